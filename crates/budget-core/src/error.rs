@@ -1,0 +1,54 @@
+//! The one error type of the core. The binding maps `kind` to a JS error class.
+
+use std::fmt;
+
+/// Which JS error class an error becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+  /// A value of the wrong type (JS `TypeError`).
+  Type,
+  /// A value outside its allowed range (JS `RangeError`).
+  Range,
+  /// An operation on a closed tracker (JS `Error`).
+  State,
+}
+
+/// An error with a stable `code` and a message naming the field and what is allowed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BudgetError {
+  pub kind: ErrorKind,
+  pub code: &'static str,
+  pub message: String,
+}
+
+impl BudgetError {
+  /// A wrong type: `code` is `ERR_INVALID_ARG_TYPE`.
+  pub fn invalid_type(message: impl Into<String>) -> Self {
+    Self { kind: ErrorKind::Type, code: "ERR_INVALID_ARG_TYPE", message: message.into() }
+  }
+
+  /// A value out of range: `code` is `ERR_OUT_OF_RANGE`.
+  pub fn out_of_range(message: impl Into<String>) -> Self {
+    Self { kind: ErrorKind::Range, code: "ERR_OUT_OF_RANGE", message: message.into() }
+  }
+
+  /// An operation on a closed tracker: `code` is `ERR_TRACKER_CLOSED`.
+  pub fn closed(operation: &str) -> Self {
+    Self {
+      kind: ErrorKind::State,
+      code: "ERR_TRACKER_CLOSED",
+      message: format!("cannot call {operation}() on a closed ErrorBudgetTracker"),
+    }
+  }
+}
+
+impl fmt::Display for BudgetError {
+  fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    write!(f, "{} ({})", self.message, self.code)
+  }
+}
+
+impl std::error::Error for BudgetError {}
+
+/// Result of core operations.
+pub type Result<T> = std::result::Result<T, BudgetError>;

@@ -1,0 +1,17 @@
+//! The pure core of captcha-error-budget: a bucketed rolling window, the error
+//! budget computed from it, status transitions, and clocks. No Node-API here:
+//! the napi binding is a thin layer over [`Tracker`].
+
+pub mod budget;
+pub mod clock;
+pub mod config;
+pub mod error;
+pub mod tracker;
+pub mod window;
+
+pub use budget::{Budget, Counts, Status};
+pub use clock::{Clock, ManualClock, MonotonicClock};
+pub use config::Config;
+pub use error::{BudgetError, ErrorKind, Result};
+pub use tracker::{Report, Tracker, Transition};
+pub use window::Placement;
