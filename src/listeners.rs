@@ -1,0 +1,152 @@
+//! Listener dispatch: transitions travel from whichever thread produced them
+//! to the JS thread that registered the listeners, through one threadsafe
+//! function per (tracker handle, thread), so they arrive in the order they happened.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::thread::{self, ThreadId};
+
+use budget_core::{Status as CoreStatus, Transition};
+use napi::bindgen_prelude::*;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::{sys, Env};
+
+use crate::report::BudgetReport;
+
+type Listener = Rc<FunctionRef<Unknown<'static>, Unknown<'static>>>;
+
+/// The listeners of one tracker handle, by status. Lives on its JS thread only.
+#[derive(Default)]
+pub struct ListenerTable {
+  by_status: [Vec<Listener>; 4],
+}
+
+impl ListenerTable {
+  /// Adds `listener` for `status`.
+  pub fn add(&mut self, status: CoreStatus, listener: FunctionRef<Unknown<'static>, Unknown<'static>>) {
+    self.by_status[status.index()].push(Rc::new(listener));
+  }
+
+  /// Removes the most recently added registration of `listener` for `status`.
+  pub fn remove(&mut self, env: &Env, status: CoreStatus, listener: Unknown) -> Result<bool> {
+    let list = &mut self.by_status[status.index()];
+    for i in (0..list.len()).rev() {
+      let registered = list[i].borrow_back(env)?;
+      if env.strict_equals(registered, listener)? {
+        list.remove(i);
+        return Ok(true);
+      }
+    }
+    Ok(false)
+  }
+
+  fn for_status(&self, status: CoreStatus) -> Vec<Listener> {
+    self.by_status[status.index()].clone()
+  }
+
+  /// Drops every listener reference.
+  pub fn clear(&mut self) {
+    self.by_status.iter_mut().for_each(Vec::clear);
+  }
+}
+
+/// Keeps the event loop alive while a transition produced on the JS thread
+/// itself is queued, so a script that records and ends still sees it; an idle
+/// tracker leaves the loop free to exit.
+struct Keepalive {
+  env: usize,
+  owner: ThreadId,
+  tsfn: AtomicPtr<sys::napi_threadsafe_function__>,
+  pending: AtomicUsize,
+  referred: AtomicBool,
+}
+
+impl Keepalive {
+  fn queued(&self) {
+    self.pending.fetch_add(1, Ordering::AcqRel);
+    if thread::current().id() == self.owner && !self.referred.swap(true, Ordering::AcqRel) {
+      unsafe { sys::napi_ref_threadsafe_function(self.env as sys::napi_env, self.tsfn.load(Ordering::Acquire)) };
+    }
+  }
+
+  fn delivered(&self) {
+    if self.pending.fetch_sub(1, Ordering::AcqRel) == 1 && self.referred.swap(false, Ordering::AcqRel) {
+      unsafe { sys::napi_unref_threadsafe_function(self.env as sys::napi_env, self.tsfn.load(Ordering::Acquire)) };
+    }
+  }
+}
+
+type DispatchFn = ThreadsafeFunction<Transition, (), FnArgs<(u32, BudgetReport)>, napi::Status, false, true>;
+
+/// The sending end of one handle's listeners; any thread may `send`.
+pub struct Sink {
+  tsfn: DispatchFn,
+  keepalive: Arc<Keepalive>,
+}
+
+impl Sink {
+  /// Creates the sink and the JS-side dispatcher that calls `table`'s listeners.
+  pub fn new(env: &Env, table: Rc<RefCell<ListenerTable>>) -> Result<Arc<Sink>> {
+    let keepalive = Arc::new(Keepalive {
+      env: env.raw() as usize,
+      owner: thread::current().id(),
+      tsfn: AtomicPtr::new(std::ptr::null_mut()),
+      pending: AtomicUsize::new(0),
+      referred: AtomicBool::new(false),
+    });
+    let delivered = Arc::clone(&keepalive);
+    let dispatcher = env.create_function_from_closure::<FnArgs<(u32, BudgetReport)>, (), _>(
+      "dispatchBudgetTransition",
+      move |ctx| {
+        let status = CoreStatus::ALL[ctx.get::<u32>(0)? as usize];
+        let report: Unknown = ctx.get(1)?;
+        // Copy the list first: a listener may call on()/off() re-entrantly.
+        let listeners = table.borrow().for_status(status);
+        for listener in listeners {
+          let f = listener.borrow_back(ctx.env)?;
+          if let Err(err) = f.call(unsafe { report.cast::<Unknown<'static>>() }?) {
+            surface_listener_error(ctx.env, err);
+          }
+        }
+        delivered.delivered();
+        Ok(())
+      },
+    )?;
+    let tsfn: DispatchFn = dispatcher
+      .build_threadsafe_function::<Transition>()
+      .weak::<true>()
+      .callee_handled::<false>()
+      .build_callback(|ctx| {
+        let t: Transition = ctx.value;
+        Ok(FnArgs::from((t.to.index() as u32, BudgetReport::from(&t.report))))
+      })?;
+    keepalive.tsfn.store(tsfn.handle.get_raw(), Ordering::Release);
+    Ok(Arc::new(Sink { tsfn, keepalive }))
+  }
+
+  /// Queues `transition` for the listeners; never blocks, never calls JS.
+  pub fn send(&self, transition: Transition) {
+    self.keepalive.queued();
+    if self.tsfn.call(transition, ThreadsafeFunctionCallMode::NonBlocking) != napi::Status::Ok {
+      // The environment is closing: nothing will run the call.
+      self.keepalive.pending.fetch_sub(1, Ordering::AcqRel);
+    }
+  }
+}
+
+/// A throwing listener must not stop the others: report its error as a
+/// process warning (`process.on('warning')`), never swallow it.
+fn surface_listener_error(env: &Env, err: napi::Error) {
+  let value = JsError::from(err).into_unknown(*env);
+  let emitted = (|| -> Result<()> {
+    let process: Object = env.get_global()?.get_named_property("process")?;
+    let emit: Function<Unknown, Unknown> = process.get_named_property("emitWarning")?;
+    emit.apply(process, value)?;
+    Ok(())
+  })();
+  if emitted.is_err() {
+    eprintln!("captcha-error-budget: a status listener threw and process.emitWarning failed");
+  }
+}

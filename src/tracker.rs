@@ -1,0 +1,273 @@
+//! The `ErrorBudgetTracker` class: argument checks and conversions around the
+//! shared native state. All budget logic lives in `budget_core`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use budget_core::config::MAX_SAFE_INTEGER;
+use budget_core::{BudgetError, Result as CoreResult, Status as CoreStatus, Tracker};
+use napi::bindgen_prelude::*;
+use napi::Env;
+use napi_derive::napi;
+
+use crate::config::{self, type_name};
+use crate::error::{or_throw, throw};
+use crate::listeners::{ListenerTable, Sink};
+use crate::report::{BudgetReport, BudgetStatus};
+use crate::state::{TrackerClock, TrackerState};
+
+const STATUS_NAMES: &str = "'healthy', 'warning', 'critical', 'exhausted'";
+
+/// Listeners of this handle and the sink that brings transitions to them.
+struct Listeners {
+  table: Rc<RefCell<ListenerTable>>,
+  sink: Arc<Sink>,
+}
+
+/// Tracks success/failure events in a rolling window against an SLO target and
+/// derives the error budget, its burn rate and a status; calls the listeners
+/// registered with `on(status, cb)` when the status changes.
+#[napi]
+pub struct ErrorBudgetTracker {
+  state: Arc<TrackerState>,
+  listeners: Option<Listeners>,
+}
+
+#[napi]
+impl ErrorBudgetTracker {
+  /// Creates a tracker. Every config field is optional (see `TrackerConfig`);
+  /// bad values throw a `TypeError` or `RangeError` naming the field.
+  #[napi(constructor, ts_args_type = "config?: TrackerConfig")]
+  pub fn new(env: Env, config: Option<Unknown>) -> napi::Result<Self> {
+    let raw = match config {
+      None => None,
+      Some(v) => match v.get_type()? {
+        ValueType::Undefined => None,
+        ValueType::Object => Some(unsafe { v.cast::<Object>() }?),
+        other => {
+          let msg = format!("config must be an object, got {}", type_name(other));
+          return Err(throw(&env, BudgetError::invalid_type(msg)));
+        }
+      },
+    };
+    let (config, clock_kind) = or_throw(&env, config::parse(raw))?;
+    let clock = TrackerClock::new(clock_kind);
+    let core = or_throw(&env, Tracker::new(config, clock.now_ms()))?;
+    Ok(ErrorBudgetTracker { state: Arc::new(TrackerState::new(core, clock)), listeners: None })
+  }
+
+  /// Records one solve: `true` for a success, `false` for a failure. `atMs`
+  /// (epoch ms) replays a logged event: older than the window, it is counted in
+  /// `report().dropped` only; later than now, it counts now (with the manual
+  /// clock it moves time forward to `atMs` first).
+  #[napi(ts_args_type = "success: boolean, atMs?: number")]
+  pub fn record(&self, env: Env, success: Unknown, at_ms: Option<Unknown>) -> napi::Result<()> {
+    or_throw(&env, self.state.check_open("record"))?;
+    let success = match success.get_type()? {
+      ValueType::Boolean => unsafe { success.cast::<bool>() }?,
+      other => {
+        let msg = format!("record(success): success must be a boolean, got {}", type_name(other));
+        return Err(throw(&env, BudgetError::invalid_type(msg)));
+      }
+    };
+    let at = match at_ms {
+      None => None,
+      Some(v) => or_throw(&env, timestamp("record(success, atMs): atMs", v))?,
+    };
+    if let (Some(at), TrackerClock::Manual(clock)) = (at, &self.state.clock) {
+      clock.advance_to(at);
+    }
+    let (successes, failures) = if success { (1, 0) } else { (0, 1) };
+    self.state.with_core(|core, now, out| {
+      core.record(now, at.unwrap_or(now), successes, failures, out);
+    });
+    Ok(())
+  }
+
+  /// Manual clock only: moves time to `ms` (epoch ms, not earlier than now),
+  /// expiring events and queueing the time-driven transitions in order.
+  #[napi]
+  pub fn advance_to(&self, env: Env, ms: f64) -> napi::Result<()> {
+    or_throw(&env, self.state.check_open("advanceTo"))?;
+    let TrackerClock::Manual(clock) = &self.state.clock else {
+      let msg = "advanceTo() needs a tracker created with clock: 'manual'";
+      return Err(throw(&env, BudgetError { kind: budget_core::ErrorKind::State, code: "ERR_INVALID_STATE", message: msg.into() }));
+    };
+    let ms = or_throw(&env, finite_ms("advanceTo(ms): ms", ms))?;
+    let now = self.state.now_ms();
+    if ms < now {
+      let msg = format!("advanceTo(ms): ms ({ms}) is earlier than the tracker's now ({now})");
+      return Err(throw(&env, BudgetError::out_of_range(msg)));
+    }
+    clock.advance_to(ms);
+    self.state.with_core(|_, _, _| ());
+    Ok(())
+  }
+
+  /// The tracker's current time, epoch ms.
+  #[napi(getter)]
+  pub fn now(&self) -> f64 {
+    self.state.with_core(|core, _, _| core.now_ms() as f64)
+  }
+
+  /// Events in the window now.
+  #[napi(getter)]
+  pub fn total(&self) -> f64 {
+    self.state.with_core(|core, _, _| core.counts().total() as f64)
+  }
+
+  /// Successes in the window now.
+  #[napi(getter)]
+  pub fn successes(&self) -> f64 {
+    self.state.with_core(|core, _, _| core.counts().successes as f64)
+  }
+
+  /// Failures in the window now.
+  #[napi(getter)]
+  pub fn failures(&self) -> f64 {
+    self.state.with_core(|core, _, _| core.counts().failures as f64)
+  }
+
+  /// successes / total (unrounded); 1 with no events.
+  #[napi(getter)]
+  pub fn current_rate(&self) -> f64 {
+    self.state.with_core(|core, _, _| core.budget().current_rate)
+  }
+
+  /// Failures the window may absorb: total × (1 − targetRate), unrounded.
+  #[napi(getter)]
+  pub fn budget_total(&self) -> f64 {
+    self.state.with_core(|core, _, _| core.budget().budget_total)
+  }
+
+  /// Failures still allowed: max(0, budgetTotal − failures), unrounded.
+  #[napi(getter)]
+  pub fn budget_remaining(&self) -> f64 {
+    self.state.with_core(|core, _, _| core.budget().budget_remaining)
+  }
+
+  /// budgetRemaining / budgetTotal in [0, 1]; with no budget, 1 if no failures else 0.
+  #[napi(getter)]
+  pub fn remaining_fraction(&self) -> f64 {
+    self.state.with_core(|core, _, _| core.budget().remaining_fraction)
+  }
+
+  /// failures / budgetTotal, unrounded: 1 spends the budget exactly over the
+  /// window, 2 in half of it; 0 with no events, no budget, or below `minEvents`.
+  #[napi(getter)]
+  pub fn burn_rate(&self) -> f64 {
+    self.state.with_core(|core, _, _| core.budget().burn_rate)
+  }
+
+  /// The status now.
+  #[napi(getter)]
+  pub fn status(&self) -> BudgetStatus {
+    self.state.with_core(|core, _, _| core.budget().status.into())
+  }
+
+  /// The status after the latest change (starts `healthy`).
+  #[napi(getter)]
+  pub fn last_status(&self) -> BudgetStatus {
+    self.state.with_core(|core, _, _| core.last_status().into())
+  }
+
+  /// The report now, rounded as the reference tracker rounds it.
+  #[napi]
+  pub fn report(&self) -> BudgetReport {
+    self.state.with_core(|core, _, _| BudgetReport::from(&core.report()))
+  }
+
+  /// Calls `listener` with the report each time the status changes to `status`.
+  /// Listeners run later on this thread's event loop, never inside `record()`.
+  #[napi(ts_args_type = "status: BudgetStatus, listener: (report: BudgetReport) => void", ts_return_type = "this")]
+  pub fn on<'a>(&mut self, env: Env, this: This<'a>, status: Unknown, listener: Unknown) -> napi::Result<This<'a>> {
+    or_throw(&env, self.state.check_open("on"))?;
+    let (status, listener) = or_throw(&env, listener_args("on", status, listener))?;
+    let listener = listener.create_ref()?;
+    if self.listeners.is_none() {
+      let table = Rc::new(RefCell::new(ListenerTable::default()));
+      let sink = Sink::new(&env, Rc::clone(&table))?;
+      self.state.add_sink(Arc::clone(&sink));
+      self.listeners = Some(Listeners { table, sink });
+    }
+    if let Some(l) = &self.listeners {
+      l.table.borrow_mut().add(status, listener);
+    }
+    Ok(this)
+  }
+
+  /// Removes the most recent registration of `listener` for `status`.
+  #[napi(ts_args_type = "status: BudgetStatus, listener: (report: BudgetReport) => void", ts_return_type = "this")]
+  pub fn off<'a>(&mut self, env: Env, this: This<'a>, status: Unknown, listener: Unknown) -> napi::Result<This<'a>> {
+    let (status, listener) = or_throw(&env, listener_args("off", status, listener))?;
+    if let Some(l) = &self.listeners {
+      l.table.borrow_mut().remove(&env, status, listener.to_unknown())?;
+    }
+    Ok(this)
+  }
+
+  /// Stops the tracker: detaches it from the timer, releases its listeners;
+  /// later `record()` and `on()` throw `ERR_TRACKER_CLOSED`. Idempotent.
+  #[napi]
+  pub fn close(&mut self) {
+    self.state.close();
+    if let Some(l) = self.listeners.take() {
+      self.state.remove_sink(&l.sink);
+      l.table.borrow_mut().clear();
+    }
+  }
+
+  /// Whether `close()` was called.
+  #[napi(getter)]
+  pub fn closed(&self) -> bool {
+    self.state.is_closed()
+  }
+}
+
+fn listener_args<'a>(
+  method: &str,
+  status: Unknown<'a>,
+  listener: Unknown<'a>,
+) -> CoreResult<(CoreStatus, Function<'a, Unknown<'static>, Unknown<'static>>)> {
+  let name = match status.get_type() {
+    Ok(ValueType::String) => unsafe { status.cast::<String>() }.ok(),
+    _ => None,
+  };
+  let Some(status) = name.as_deref().and_then(CoreStatus::parse) else {
+    return Err(BudgetError::invalid_type(format!(
+      "{method}(status, listener): status must be one of {STATUS_NAMES}, got {}",
+      name.map(|n| format!("'{n}'")).unwrap_or_else(|| type_name(status.get_type().unwrap_or(ValueType::Unknown)).into())
+    )));
+  };
+  match listener.get_type() {
+    Ok(ValueType::Function) => Ok((status, unsafe { listener.cast::<Function<Unknown<'static>, Unknown<'static>>>() }.map_err(|e| BudgetError::invalid_type(e.reason))?)),
+    Ok(other) => Err(BudgetError::invalid_type(format!(
+      "{method}(status, listener): listener must be a function, got {}",
+      type_name(other)
+    ))),
+    Err(e) => Err(BudgetError::invalid_type(e.reason)),
+  }
+}
+
+/// An optional epoch-ms timestamp argument: `undefined` is absent.
+fn timestamp(what: &str, v: Unknown) -> CoreResult<Option<i64>> {
+  match v.get_type() {
+    Ok(ValueType::Undefined) => Ok(None),
+    Ok(ValueType::Number) => {
+      let ms = unsafe { v.cast::<f64>() }.map_err(|e| BudgetError::invalid_type(e.reason))?;
+      finite_ms(what, ms).map(Some)
+    }
+    Ok(other) => Err(BudgetError::invalid_type(format!("{what} must be a number of epoch ms, got {}", type_name(other)))),
+    Err(e) => Err(BudgetError::invalid_type(e.reason)),
+  }
+}
+
+fn finite_ms(what: &str, ms: f64) -> CoreResult<i64> {
+  if ms.is_finite() && ms.abs() <= MAX_SAFE_INTEGER as f64 {
+    Ok(ms.floor() as i64)
+  } else {
+    Err(BudgetError::out_of_range(format!("{what} must be a finite number of epoch ms, got {ms}")))
+  }
+}
+
