@@ -11,3 +11,25 @@ mod tracker;
 pub use config::TrackerConfig;
 pub use report::{BudgetReport, BudgetStatus};
 pub use tracker::ErrorBudgetTracker;
+
+use napi::bindgen_prelude::*;
+use napi::Env;
+use napi_derive::napi;
+
+/// Makes `tracker[Symbol.dispose]()` the same as `tracker.close()`, so
+/// `using tracker = new ErrorBudgetTracker()` closes it at scope exit.
+#[napi(module_exports)]
+pub fn install_dispose(exports: Object, env: Env) -> napi::Result<()> {
+  let ctor: Unknown = exports.get_named_property("ErrorBudgetTracker")?;
+  // Classes and `Symbol` are functions: read their properties through the object view.
+  let ctor: Object = unsafe { ctor.cast() }?;
+  let mut proto: Object = ctor.get_named_property("prototype")?;
+  let close: Unknown = proto.get_named_property("close")?;
+  let symbol: Unknown = env.get_global()?.get_named_property("Symbol")?;
+  let symbol: Object = unsafe { symbol.cast() }?;
+  let dispose: Unknown = symbol.get_named_property("dispose")?;
+  if dispose.get_type()? == ValueType::Symbol {
+    proto.set_property(dispose, close)?;
+  }
+  Ok(())
+}
