@@ -6,6 +6,7 @@ mod error;
 mod listeners;
 mod report;
 mod state;
+mod timer;
 mod tracker;
 
 pub use config::TrackerConfig;

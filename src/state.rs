@@ -10,6 +10,7 @@ use parking_lot::Mutex;
 
 use crate::config::ClockKind;
 use crate::listeners::Sink;
+use crate::timer;
 
 /// The clock of one tracker.
 pub enum TrackerClock {
@@ -40,13 +41,21 @@ pub struct TrackerState {
   core: Mutex<Tracker>,
   pub clock: TrackerClock,
   closed: AtomicBool,
+  /// Whether the timer thread watches this tracker (real clock, has listeners).
+  watched: AtomicBool,
   sinks: Mutex<Vec<Arc<Sink>>>,
 }
 
 impl TrackerState {
   /// State for a validated core tracker.
   pub fn new(core: Tracker, clock: TrackerClock) -> Self {
-    TrackerState { core: Mutex::new(core), clock, closed: AtomicBool::new(false), sinks: Mutex::new(Vec::new()) }
+    TrackerState {
+      core: Mutex::new(core),
+      clock,
+      closed: AtomicBool::new(false),
+      watched: AtomicBool::new(false),
+      sinks: Mutex::new(Vec::new()),
+    }
   }
 
   /// The clock's current time.
@@ -97,6 +106,37 @@ impl TrackerState {
         sink.send(t.clone());
       }
     }
+  }
+
+  /// Records at `at` (default now); wakes the timer if that brought the next
+  /// time-driven change closer.
+  pub fn record(&self, at: Option<i64>, successes: u64, failures: u64) {
+    let watched = self.watched.load(Ordering::Relaxed);
+    let closer = self.with_core(|core, now, out| {
+      let before = if watched { core.next_change_ms() } else { None };
+      core.record(now, at.unwrap_or(now), successes, failures, out);
+      let after = if watched { core.next_change_ms() } else { None };
+      matches!((before, after), (None, Some(_))) || matches!((before, after), (Some(b), Some(a)) if a < b)
+    });
+    if closer {
+      timer::poke();
+    }
+  }
+
+  /// Hands a real-clock tracker to the timer thread, once.
+  pub fn watch(self: &Arc<Self>) {
+    if matches!(self.clock, TrackerClock::Monotonic(_)) && !self.watched.swap(true, Ordering::AcqRel) {
+      timer::watch(self);
+    }
+  }
+
+  /// Timer step: moves to now (delivering transitions) and returns how many ms
+  /// until the status could next change on its own, if ever.
+  pub fn tick(&self) -> Option<i64> {
+    if self.is_closed() {
+      return None;
+    }
+    self.with_core(|core, now, _| core.next_change_ms().map(|t| t - now))
   }
 
   /// Adds a handle's sink.

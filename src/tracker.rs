@@ -79,9 +79,7 @@ impl ErrorBudgetTracker {
       clock.advance_to(at);
     }
     let (successes, failures) = if success { (1, 0) } else { (0, 1) };
-    self.state.with_core(|core, now, out| {
-      core.record(now, at.unwrap_or(now), successes, failures, out);
-    });
+    self.state.record(at, successes, failures);
     Ok(())
   }
 
@@ -189,6 +187,7 @@ impl ErrorBudgetTracker {
       let table = Rc::new(RefCell::new(ListenerTable::default()));
       let sink = Sink::new(&env, Rc::clone(&table))?;
       self.state.add_sink(Arc::clone(&sink));
+      self.state.watch();
       self.listeners = Some(Listeners { table, sink });
     }
     if let Some(l) = &self.listeners {
