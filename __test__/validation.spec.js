@@ -1,0 +1,104 @@
+const test = require('ava')
+const { inspect } = require('node:util')
+const { ErrorBudgetTracker } = require('..')
+
+const KNOWN = 'targetRate, windowMs, warningThreshold, criticalThreshold, minEvents, resolutionMs, clock'
+
+const badConfigs = [
+  // [config, error class, code, words the message must contain]
+  [{ targetRate: 0 }, RangeError, 'ERR_OUT_OF_RANGE', 'targetRate must be in (0, 1], got 0'],
+  [{ targetRate: 1.5 }, RangeError, 'ERR_OUT_OF_RANGE', 'targetRate must be in (0, 1], got 1.5'],
+  [{ targetRate: NaN }, RangeError, 'ERR_OUT_OF_RANGE', 'targetRate must be a finite number'],
+  [{ targetRate: '0.95' }, TypeError, 'ERR_INVALID_ARG_TYPE', 'config.targetRate must be a number, got string'],
+  [{ warningThreshold: 1.1 }, RangeError, 'ERR_OUT_OF_RANGE', 'warningThreshold must be in [0, 1], got 1.1'],
+  [{ criticalThreshold: -0.1 }, RangeError, 'ERR_OUT_OF_RANGE', 'criticalThreshold must be in [0, 1], got -0.1'],
+  [{ criticalThreshold: 0.6 }, RangeError, 'ERR_OUT_OF_RANGE', 'criticalThreshold (0.6) must not exceed warningThreshold (0.5)'],
+  [{ windowMs: 0 }, RangeError, 'ERR_OUT_OF_RANGE', 'windowMs must be a positive integer'],
+  [{ windowMs: 1.5 }, RangeError, 'ERR_OUT_OF_RANGE', 'windowMs must be an integer, got 1.5'],
+  [{ windowMs: Infinity }, RangeError, 'ERR_OUT_OF_RANGE', 'windowMs must be an integer'],
+  [{ resolutionMs: 0 }, RangeError, 'ERR_OUT_OF_RANGE', 'resolutionMs must be a positive integer'],
+  [{ windowMs: 1000, resolutionMs: 2000 }, RangeError, 'ERR_OUT_OF_RANGE', 'resolutionMs (2000) must not exceed windowMs (1000)'],
+  [{ windowMs: 86400000, resolutionMs: 1 }, RangeError, 'ERR_OUT_OF_RANGE', 'at most 1000000 buckets'],
+  [{ minEvents: -1 }, RangeError, 'ERR_OUT_OF_RANGE', 'minEvents must be a non-negative integer'],
+  [{ minEvents: 2.5 }, RangeError, 'ERR_OUT_OF_RANGE', 'minEvents must be an integer'],
+  [{ clock: 'wall' }, TypeError, 'ERR_INVALID_ARG_TYPE', "config.clock must be 'monotonic' or 'manual', got 'wall'"],
+  [{ clock: 1 }, TypeError, 'ERR_INVALID_ARG_TYPE', "config.clock must be 'monotonic' or 'manual', got number"],
+  [{ targetRat: 0.9 }, TypeError, 'ERR_INVALID_ARG_TYPE', `unknown config key 'targetRat'; known keys: ${KNOWN}`],
+]
+
+for (const [config, errorClass, code, words] of badConfigs) {
+  test(`new ErrorBudgetTracker(${inspect(config)}) throws ${errorClass.name} ${code}`, (t) => {
+    const err = t.throws(() => new ErrorBudgetTracker(config), { instanceOf: errorClass })
+    t.is(err.code, code)
+    t.true(err.message.includes(words), err.message)
+  })
+}
+
+test('a config that is not an object is a TypeError', (t) => {
+  const err = t.throws(() => new ErrorBudgetTracker(0.95), { instanceOf: TypeError })
+  t.is(err.message, 'config must be an object, got number')
+})
+
+test('zero is a value, not "use the default"', (t) => {
+  const tracker = new ErrorBudgetTracker({ warningThreshold: 0, criticalThreshold: 0, minEvents: 0, clock: 'manual' })
+  // 1 failure of 21 at 95 %: budget 1.05, 0.05 left (f ≈ 0.048): critical by default, healthy with thresholds 0.
+  for (let i = 0; i < 20; i++) tracker.record(true, 1000)
+  tracker.record(false, 1000)
+  t.is(tracker.status, 'healthy')
+  const defaults = new ErrorBudgetTracker({ clock: 'manual' })
+  for (let i = 0; i < 20; i++) defaults.record(true, 1000)
+  defaults.record(false, 1000)
+  t.is(defaults.status, 'critical')
+})
+
+test('undefined config fields take their defaults', (t) => {
+  const tracker = new ErrorBudgetTracker({ targetRate: undefined, clock: undefined })
+  tracker.record(true)
+  t.is(tracker.report().sloTarget, 0.95)
+})
+
+const badRecords = [
+  [['yes'], 'record(success): success must be a boolean, got string'],
+  [[1], 'record(success): success must be a boolean, got number'],
+  [[null], 'record(success): success must be a boolean, got null'],
+  [[], 'record(success): success must be a boolean, got undefined'],
+  [[true, '1000'], 'record(success, atMs): atMs must be a number of epoch ms, got string'],
+]
+for (const [args, message] of badRecords) {
+  test(`record(${args.map((a) => inspect(a)).join(', ')}) is a TypeError and records nothing`, (t) => {
+    const tracker = new ErrorBudgetTracker()
+    const err = t.throws(() => tracker.record(...args), { instanceOf: TypeError })
+    t.is(err.code, 'ERR_INVALID_ARG_TYPE')
+    t.is(err.message, message)
+    t.is(tracker.total, 0)
+  })
+}
+
+test('a non-finite atMs is a RangeError and records nothing', (t) => {
+  const tracker = new ErrorBudgetTracker({ clock: 'manual' })
+  const err = t.throws(() => tracker.record(false, NaN), { instanceOf: RangeError })
+  t.is(err.code, 'ERR_OUT_OF_RANGE')
+  t.is(tracker.total, 0)
+  t.is(tracker.now, 0)
+})
+
+test('on/off with an unknown status or a non-function is a TypeError', (t) => {
+  const tracker = new ErrorBudgetTracker()
+  const bad = t.throws(() => tracker.on('broken', () => {}), { instanceOf: TypeError })
+  t.is(bad.message, "on(status, listener): status must be one of 'healthy', 'warning', 'critical', 'exhausted', got 'broken'")
+  const notFn = t.throws(() => tracker.on('healthy', 'cb'), { instanceOf: TypeError })
+  t.is(notFn.message, 'on(status, listener): listener must be a function, got string')
+  t.throws(() => tracker.off('Healthy', () => {}), { instanceOf: TypeError })
+  tracker.close()
+})
+
+test('advanceTo is for manual clocks and never goes back', (t) => {
+  const real = new ErrorBudgetTracker()
+  const state = t.throws(() => real.advanceTo(1))
+  t.is(state.code, 'ERR_INVALID_STATE')
+  const manual = new ErrorBudgetTracker({ clock: 'manual' })
+  manual.advanceTo(5000)
+  const back = t.throws(() => manual.advanceTo(4000), { instanceOf: RangeError })
+  t.is(back.message, "advanceTo(ms): ms (4000) is earlier than the tracker's now (5000)")
+  t.is(manual.now, 5000)
+})
