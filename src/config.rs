@@ -67,8 +67,8 @@ pub fn parse(raw: Option<Object>) -> std::result::Result<(Config, ClockKind), Bu
       return Err(BudgetError::invalid_type(format!("unknown config key '{key}'; known keys: {KNOWN_KEYS}")));
     }
   }
-  let input = unsafe { TrackerConfig::from_napi_value(raw.env(), raw.raw()) }
-    .map_err(|e| BudgetError::invalid_type(e.reason))?;
+  let input =
+    unsafe { TrackerConfig::from_napi_value(raw.env(), raw.raw()) }.map_err(|e| BudgetError::invalid_type(e.reason))?;
   build(input)
 }
 

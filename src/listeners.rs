@@ -114,14 +114,13 @@ impl Sink {
         Ok(())
       },
     )?;
-    let tsfn: DispatchFn = dispatcher
-      .build_threadsafe_function::<Transition>()
-      .weak::<true>()
-      .callee_handled::<false>()
-      .build_callback(|ctx| {
-        let t: Transition = ctx.value;
-        Ok(FnArgs::from((t.to.index() as u32, BudgetReport::from(&t.report))))
-      })?;
+    let tsfn: DispatchFn =
+      dispatcher.build_threadsafe_function::<Transition>().weak::<true>().callee_handled::<false>().build_callback(
+        |ctx| {
+          let t: Transition = ctx.value;
+          Ok(FnArgs::from((t.to.index() as u32, BudgetReport::from(&t.report))))
+        },
+      )?;
     keepalive.tsfn.store(tsfn.handle.get_raw(), Ordering::Release);
     Ok(Arc::new(Sink { tsfn, keepalive }))
   }

@@ -27,10 +27,7 @@ static TIMER: OnceLock<Timer> = OnceLock::new();
 
 fn timer() -> &'static Timer {
   TIMER.get_or_init(|| {
-    thread::Builder::new()
-      .name("captcha-budget-timer".into())
-      .spawn(run)
-      .expect("spawn the budget timer thread");
+    thread::Builder::new().name("captcha-budget-timer".into()).spawn(run).expect("spawn the budget timer thread");
     Timer { schedule: Mutex::new(Schedule { trackers: Vec::new(), generation: 0 }), wake: Condvar::new() }
   })
 }

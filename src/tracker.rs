@@ -90,7 +90,10 @@ impl ErrorBudgetTracker {
     or_throw(&env, self.state.check_open("advanceTo"))?;
     let TrackerClock::Manual(clock) = &self.state.clock else {
       let msg = "advanceTo() needs a tracker created with clock: 'manual'";
-      return Err(throw(&env, BudgetError { kind: budget_core::ErrorKind::State, code: "ERR_INVALID_STATE", message: msg.into() }));
+      return Err(throw(
+        &env,
+        BudgetError { kind: budget_core::ErrorKind::State, code: "ERR_INVALID_STATE", message: msg.into() },
+      ));
     };
     let ms = or_throw(&env, finite_ms("advanceTo(ms): ms", ms))?;
     let now = self.state.now_ms();
@@ -236,11 +239,17 @@ fn listener_args<'a>(
   let Some(status) = name.as_deref().and_then(CoreStatus::parse) else {
     return Err(BudgetError::invalid_type(format!(
       "{method}(status, listener): status must be one of {STATUS_NAMES}, got {}",
-      name.map(|n| format!("'{n}'")).unwrap_or_else(|| type_name(status.get_type().unwrap_or(ValueType::Unknown)).into())
+      name
+        .map(|n| format!("'{n}'"))
+        .unwrap_or_else(|| type_name(status.get_type().unwrap_or(ValueType::Unknown)).into())
     )));
   };
   match listener.get_type() {
-    Ok(ValueType::Function) => Ok((status, unsafe { listener.cast::<Function<Unknown<'static>, Unknown<'static>>>() }.map_err(|e| BudgetError::invalid_type(e.reason))?)),
+    Ok(ValueType::Function) => Ok((
+      status,
+      unsafe { listener.cast::<Function<Unknown<'static>, Unknown<'static>>>() }
+        .map_err(|e| BudgetError::invalid_type(e.reason))?,
+    )),
     Ok(other) => Err(BudgetError::invalid_type(format!(
       "{method}(status, listener): listener must be a function, got {}",
       type_name(other)
@@ -257,7 +266,9 @@ fn timestamp(what: &str, v: Unknown) -> CoreResult<Option<i64>> {
       let ms = unsafe { v.cast::<f64>() }.map_err(|e| BudgetError::invalid_type(e.reason))?;
       finite_ms(what, ms).map(Some)
     }
-    Ok(other) => Err(BudgetError::invalid_type(format!("{what} must be a number of epoch ms, got {}", type_name(other)))),
+    Ok(other) => {
+      Err(BudgetError::invalid_type(format!("{what} must be a number of epoch ms, got {}", type_name(other))))
+    }
     Err(e) => Err(BudgetError::invalid_type(e.reason)),
   }
 }
@@ -269,4 +280,3 @@ fn finite_ms(what: &str, ms: f64) -> CoreResult<i64> {
     Err(BudgetError::out_of_range(format!("{what} must be a finite number of epoch ms, got {ms}")))
   }
 }
-

@@ -77,7 +77,11 @@ impl Budget {
     let budget_total = total as f64 * (1.0 - config.target_rate);
     let budget_remaining = (budget_total - failures).max(0.0);
     let remaining_fraction = if budget_total <= 0.0 {
-      if counts.failures == 0 { 1.0 } else { 0.0 }
+      if counts.failures == 0 {
+        1.0
+      } else {
+        0.0
+      }
     } else {
       (budget_remaining / budget_total).max(0.0)
     };

@@ -42,10 +42,7 @@ pub struct SystemWallClock;
 
 impl WallClock for SystemWallClock {
   fn epoch_ms(&self) -> i64 {
-    SystemTime::now()
-      .duration_since(UNIX_EPOCH)
-      .map(|d| d.as_millis() as i64)
-      .unwrap_or(0)
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
   }
 }
 

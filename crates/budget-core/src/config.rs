@@ -53,10 +53,7 @@ impl Config {
   /// Checks every field's range; the message names the field and the allowed range.
   pub fn validate(&self) -> Result<()> {
     if !(self.target_rate > 0.0 && self.target_rate <= 1.0) {
-      return Err(BudgetError::out_of_range(format!(
-        "targetRate must be in (0, 1], got {}",
-        self.target_rate
-      )));
+      return Err(BudgetError::out_of_range(format!("targetRate must be in (0, 1], got {}", self.target_rate)));
     }
     unit_interval("warningThreshold", self.warning_threshold)?;
     unit_interval("criticalThreshold", self.critical_threshold)?;
@@ -96,9 +93,7 @@ fn positive_integer(field: &str, value: i64) -> Result<()> {
   if (1..=MAX_SAFE_INTEGER).contains(&value) {
     Ok(())
   } else {
-    Err(BudgetError::out_of_range(format!(
-      "{field} must be a positive integer of milliseconds, got {value}"
-    )))
+    Err(BudgetError::out_of_range(format!("{field} must be a positive integer of milliseconds, got {value}")))
   }
 }
 
@@ -130,10 +125,13 @@ mod tests {
       ("criticalThreshold", Box::new(|c| c.critical_threshold = -0.1)),
       ("criticalThreshold (0.6) must not exceed", Box::new(|c| c.critical_threshold = 0.6)),
       ("windowMs", Box::new(|c| c.window_ms = 0)),
-      ("resolutionMs (2000) must not exceed", Box::new(|c| {
-        c.window_ms = 1000;
-        c.resolution_ms = 2000
-      })),
+      (
+        "resolutionMs (2000) must not exceed",
+        Box::new(|c| {
+          c.window_ms = 1000;
+          c.resolution_ms = 2000
+        }),
+      ),
     ];
     for (needle, f) in cases {
       let err = with(f).unwrap_err();

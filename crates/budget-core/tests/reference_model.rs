@@ -86,11 +86,8 @@ fn figures(successes: u64, failures: u64, cfg: &Config) -> ModelFigures {
   } else {
     f64::max(0.0, budget_remaining / budget_total)
   };
-  let burn_rate = if total == 0 || budget_total <= 0.0 || total < cfg.min_events {
-    0.0
-  } else {
-    failures as f64 / budget_total
-  };
+  let burn_rate =
+    if total == 0 || budget_total <= 0.0 || total < cfg.min_events { 0.0 } else { failures as f64 / budget_total };
   let status = if total < cfg.min_events {
     Status::Healthy
   } else {
@@ -207,12 +204,8 @@ impl Model {
   /// `(now, new_now]` (the only moments the counts change on their own).
   fn advance(&mut self, new_now: i64) -> Vec<Transition> {
     let new_now = new_now.max(self.now);
-    let mut instants: Vec<i64> = self
-      .events
-      .iter()
-      .map(|&(t, _, _)| t + self.cfg.window_ms)
-      .filter(|&x| x > self.now && x <= new_now)
-      .collect();
+    let mut instants: Vec<i64> =
+      self.events.iter().map(|&(t, _, _)| t + self.cfg.window_ms).filter(|&x| x > self.now && x <= new_now).collect();
     instants.sort_unstable();
     instants.dedup();
     let mut out = Vec::new();
@@ -265,10 +258,18 @@ enum Jump {
 enum Op {
   /// Move `now` to the first multiple of resolution at or after the current
   /// now plus `buckets` resolutions, and record there, at now.
-  RecordNow { buckets: u8, successes: u64, failures: u64 },
+  RecordNow {
+    buckets: u8,
+    successes: u64,
+    failures: u64,
+  },
   /// Record, without moving time, at the latest multiple of resolution at or
   /// before now minus `back` resolutions (may be older than the window).
-  RecordPast { back: u32, successes: u64, failures: u64 },
+  RecordPast {
+    back: u32,
+    successes: u64,
+    failures: u64,
+  },
   Advance(Jump),
 }
 
@@ -309,32 +310,22 @@ fn config() -> impl Strategy<Value = Config> {
     // (0, 1]
     (0.0f64..1.0).prop_map(|x| 1.0 - x),
   ];
-  let threshold = || {
-    prop_oneof![
-      Just(0.0),
-      Just(0.1),
-      Just(0.25),
-      Just(0.5),
-      Just(0.9),
-      Just(1.0),
-      0.0f64..=1.0,
-    ]
-  };
+  let threshold = || prop_oneof![Just(0.0), Just(0.1), Just(0.25), Just(0.5), Just(0.9), Just(1.0), 0.0f64..=1.0,];
   // resolution r, window = r * m (r divides it) or r * m + s with 0 < s < r.
   let geometry = (1i64..=40, 1i64..=20, any::<bool>(), any::<u32>()).prop_map(|(r, m, divides, s)| {
     let w = if divides || r == 1 { r * m } else { r * m + 1 + (s as i64 % (r - 1)) };
     (w, r)
   });
-  (target, threshold(), threshold(), geometry, 0u64..5).prop_map(|(target_rate, a, b, (window_ms, resolution_ms), min_events)| {
-    Config {
+  (target, threshold(), threshold(), geometry, 0u64..5).prop_map(
+    |(target_rate, a, b, (window_ms, resolution_ms), min_events)| Config {
       target_rate,
       window_ms,
       warning_threshold: a.max(b),
       critical_threshold: a.min(b),
       min_events,
       resolution_ms,
-    }
-  })
+    },
+  )
 }
 
 fn start() -> impl Strategy<Value = i64> {
@@ -361,19 +352,22 @@ fn check_state(tracker: &mut Tracker, model: &Model, ctx: &str) -> Result<(), Te
 
 /// The checks the brief lists for the transitions of an `advance()`, each
 /// stated on its own (the exact-list comparison follows it).
-fn check_time_transitions(
-  got: &[Transition],
-  before: &Model,
-  after: &Model,
-  ctx: &str,
-) -> Result<(), TestCaseError> {
+fn check_time_transitions(got: &[Transition], before: &Model, after: &Model, ctx: &str) -> Result<(), TestCaseError> {
   let mut prev_status = before.last;
   let mut prev_at = before.now;
   for (i, tr) in got.iter().enumerate() {
     prop_assert_eq!(tr.from, prev_status, "transition {} does not chain {}", i, ctx);
     prop_assert!(tr.from != tr.to, "transition {} to itself {}", i, ctx);
     let at = tr.report.at_ms;
-    prop_assert!(at > prev_at && at <= after.now, "transition {} at {} outside ({}, {}] {}", i, at, prev_at, after.now, ctx);
+    prop_assert!(
+      at > prev_at && at <= after.now,
+      "transition {} at {} outside ({}, {}] {}",
+      i,
+      at,
+      prev_at,
+      after.now,
+      ctx
+    );
     // Re-evaluate the model (with no new events) at that instant.
     let at_model = before.report_at(at);
     prop_assert_eq!(tr.to, at_model.status, "transition {} status at {} {}", i, at, ctx);
