@@ -85,17 +85,22 @@ impl ErrorBudgetTracker {
 
   /// Manual clock only: moves time to `ms` (epoch ms, not earlier than now),
   /// expiring events and queueing the time-driven transitions in order.
-  #[napi]
-  pub fn advance_to(&self, env: Env, ms: f64) -> napi::Result<()> {
+  #[napi(ts_args_type = "ms: number")]
+  pub fn advance_to(&self, env: Env, ms: Unknown) -> napi::Result<()> {
     or_throw(&env, self.state.check_open("advanceTo"))?;
     let TrackerClock::Manual(clock) = &self.state.clock else {
       let msg = "advanceTo() needs a tracker created with clock: 'manual'";
-      return Err(throw(
-        &env,
-        BudgetError { kind: budget_core::ErrorKind::State, code: "ERR_INVALID_STATE", message: msg.into() },
-      ));
+      return Err(throw(&env, BudgetError::invalid_state(msg)));
     };
-    let ms = or_throw(&env, finite_ms("advanceTo(ms): ms", ms))?;
+    let ms = match or_throw(&env, timestamp("advanceTo(ms): ms", ms))? {
+      Some(ms) => ms,
+      None => {
+        return Err(throw(
+          &env,
+          BudgetError::invalid_type("advanceTo(ms): ms must be a number of epoch ms, got undefined"),
+        ))
+      }
+    };
     let now = self.state.now_ms();
     if ms < now {
       let msg = format!("advanceTo(ms): ms ({ms}) is earlier than the tracker's now ({now})");
@@ -227,6 +232,7 @@ impl ErrorBudgetTracker {
   }
 }
 
+/// Checks `on`/`off` arguments: a known status name and a function.
 fn listener_args<'a>(
   method: &str,
   status: Unknown<'a>,

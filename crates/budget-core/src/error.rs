@@ -9,7 +9,7 @@ pub enum ErrorKind {
   Type,
   /// A value outside its allowed range (JS `RangeError`).
   Range,
-  /// An operation on a closed tracker (JS `Error`).
+  /// An operation the tracker's state forbids (JS `Error`).
   State,
 }
 
@@ -30,6 +30,11 @@ impl BudgetError {
   /// A value out of range: `code` is `ERR_OUT_OF_RANGE`.
   pub fn out_of_range(message: impl Into<String>) -> Self {
     Self { kind: ErrorKind::Range, code: "ERR_OUT_OF_RANGE", message: message.into() }
+  }
+
+  /// An operation the tracker's setup does not allow: `code` is `ERR_INVALID_STATE`.
+  pub fn invalid_state(message: impl Into<String>) -> Self {
+    Self { kind: ErrorKind::State, code: "ERR_INVALID_STATE", message: message.into() }
   }
 
   /// An operation on a closed tracker: `code` is `ERR_TRACKER_CLOSED`.
