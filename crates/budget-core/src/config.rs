@@ -22,6 +22,8 @@ pub struct Config {
   pub min_events: u64,
   /// Width of one bucket of the window in milliseconds.
   pub resolution_ms: i64,
+  /// The alert policy; `None` for the default one (see `alerts::default_policy`).
+  pub alerts: Option<Vec<crate::alerts::AlertRule>>,
 }
 
 impl Default for Config {
@@ -34,13 +36,16 @@ impl Default for Config {
       critical_threshold: 0.1,
       min_events: 0,
       resolution_ms: default_resolution_ms(window_ms),
+      alerts: None,
     }
   }
 }
 
-/// The default bucket width: a 3600th of the window (1 s for an hour), at least 1 ms.
+/// The default bucket width: a 43 200th of the window, at least 1 ms (83 ms for
+/// an hour, 2 s for a day, 1 min for 30 days), so that the shortest default
+/// alert window (window / 8640) spans 5 buckets.
 pub fn default_resolution_ms(window_ms: i64) -> i64 {
-  (window_ms / 3600).max(1)
+  (window_ms / 43_200).max(1)
 }
 
 impl Config {
@@ -111,7 +116,7 @@ mod tests {
   fn defaults_are_the_reference_defaults() {
     let c = Config::default();
     assert_eq!((c.target_rate, c.window_ms, c.warning_threshold, c.critical_threshold), (0.95, 3_600_000, 0.5, 0.1));
-    assert_eq!((c.min_events, c.resolution_ms, c.bucket_count()), (0, 1000, 3600));
+    assert_eq!((c.min_events, c.resolution_ms, c.bucket_count()), (0, 83, 43_374));
     assert!(c.validate().is_ok());
   }
 

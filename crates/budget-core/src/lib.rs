@@ -2,6 +2,7 @@
 //! budget computed from it, status transitions, and clocks. No Node-API here:
 //! the napi binding is a thin layer over [`Tracker`].
 
+pub mod alerts;
 pub mod budget;
 pub mod clock;
 pub mod config;
@@ -9,9 +10,10 @@ pub mod error;
 pub mod tracker;
 pub mod window;
 
+pub use alerts::{AlertRule, Severity};
 pub use budget::{Budget, Counts, Status};
 pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use config::Config;
 pub use error::{BudgetError, ErrorKind, Result};
-pub use tracker::{Report, Tracker, Transition};
+pub use tracker::{AlertSnapshot, Event, EventSink, FiringAlert, Report, Tracker, Transition};
 pub use window::Placement;

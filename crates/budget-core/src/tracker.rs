@@ -1,7 +1,8 @@
-//! The core tracker: a window, its budget and the status transitions it goes
+//! The core tracker: a window, its budget, its alerts and the changes they go
 //! through. It owns no clock and no callbacks: callers pass `now` and collect
-//! the transitions each call produced.
+//! the events each call produced.
 
+use crate::alerts::{self, AlertRule, Severity};
 use crate::budget::{round_js, Budget, Counts, Status};
 use crate::config::Config;
 use crate::error::Result;
@@ -40,21 +41,131 @@ pub struct Transition {
   pub report: Report,
 }
 
-/// Window + budget + status of one SLO.
+/// A firing alert pair and its burn rates (to 2 decimals) at one moment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FiringAlert {
+  pub name: String,
+  pub severity: Severity,
+  pub burn_rate_long: f64,
+  pub burn_rate_short: f64,
+  pub threshold: f64,
+}
+
+/// The alert side of a report at one moment.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AlertSnapshot {
+  /// The pairs firing, in policy order.
+  pub firing: Vec<FiringAlert>,
+  /// Too few events to judge: below `minEvents` in the window, or below every
+  /// pair's minimum in its long window.
+  pub insufficient_data: bool,
+  /// At the short-window burn rate of the fastest firing pair (else the
+  /// window's), ms until the remaining budget is spent; `None` when not burning.
+  pub exhausts_in_ms: Option<f64>,
+}
+
+/// Something that changed, with the report and alerts at that moment.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+  /// The status changed.
+  Status(Transition, AlertSnapshot),
+  /// A pair started (`fired`) or stopped firing.
+  Alert { fired: bool, alert: FiringAlert, report: Report, alerts: AlertSnapshot },
+}
+
+/// Where the events of a call go.
+pub trait EventSink {
+  fn push_event(&mut self, event: Event);
+}
+
+impl EventSink for Vec<Event> {
+  fn push_event(&mut self, event: Event) {
+    self.push(event);
+  }
+}
+
+/// Status transitions only: alert events are dropped.
+impl EventSink for Vec<Transition> {
+  fn push_event(&mut self, event: Event) {
+    if let Event::Status(t, _) = event {
+      self.push(t);
+    }
+  }
+}
+
+/// An alert rule with the window spans that hold its sums.
+#[derive(Debug, Clone)]
+struct ArmedRule {
+  rule: AlertRule,
+  long_span: usize,
+  short_span: usize,
+  firing: bool,
+}
+
+/// Window + budget + status + alerts of one SLO.
 #[derive(Debug, Clone)]
 pub struct Tracker {
   config: Config,
   window: Window,
   last_status: Status,
   dropped: u64,
+  rules: Vec<ArmedRule>,
 }
 
 impl Tracker {
-  /// A tracker with a validated `config`, starting `healthy` at `now_ms`.
+  /// A tracker with a validated `config` and its alert policy (the default one
+  /// when `config.alerts` is `None`), starting `healthy` at `now_ms`.
   pub fn new(config: Config, now_ms: i64) -> Result<Self> {
     config.validate()?;
-    let window = Window::new(config.window_ms, config.resolution_ms, now_ms);
-    Ok(Tracker { config, window, last_status: Status::Healthy, dropped: 0 })
+    let policy = match &config.alerts {
+      None => alerts::default_policy(&config),
+      Some(rules) => alerts::validate_policy(rules.clone(), &config)?,
+    };
+    let mut spans: Vec<i64> = Vec::new();
+    let mut span_of = |ms: i64| match spans.iter().position(|&s| s == ms) {
+      Some(i) => i,
+      None => {
+        spans.push(ms);
+        spans.len() - 1
+      }
+    };
+    let rules: Vec<ArmedRule> = policy
+      .into_iter()
+      .map(|rule| ArmedRule {
+        long_span: span_of(rule.long_window_ms),
+        short_span: span_of(rule.short_window_ms),
+        rule,
+        firing: false,
+      })
+      .collect();
+    let window = Window::new(config.window_ms, config.resolution_ms, now_ms, &spans);
+    Ok(Tracker { config, window, last_status: Status::Healthy, dropped: 0, rules })
+  }
+
+  /// The alert policy in force, windows rounded to whole buckets.
+  pub fn alert_rules(&self) -> impl Iterator<Item = &AlertRule> {
+    self.rules.iter().map(|r| &r.rule)
+  }
+
+  /// The burn rate over the last `span_ms` (unrounded): O(1) for a window of the
+  /// alert policy, O(buckets) otherwise.
+  pub fn burn_rate_over(&self, span_ms: i64) -> f64 {
+    let counts = self
+      .rules
+      .iter()
+      .find_map(|r| {
+        if r.rule.long_window_ms == span_ms {
+          Some(self.window.span_counts(r.long_span))
+        } else if r.rule.short_window_ms == span_ms {
+          Some(self.window.span_counts(r.short_span))
+        } else {
+          None
+        }
+      })
+      .unwrap_or_else(
+        || if span_ms >= self.config.window_ms { self.counts() } else { self.window.counts_over(span_ms) },
+      );
+    alerts::burn_rate(counts, self.config.target_rate)
   }
 
   /// The configuration.
@@ -84,13 +195,13 @@ impl Tracker {
 
   /// Moves time to `now_ms`, stopping at every instant a non-empty bucket
   /// expires so that each time-driven transition carries its exact moment.
-  pub fn advance(&mut self, now_ms: i64, transitions: &mut Vec<Transition>) {
+  pub fn advance(&mut self, now_ms: i64, events: &mut impl EventSink) {
     while let Some(t) = self.window.next_expiry_ms() {
       if t > now_ms {
         break;
       }
       self.window.advance(t);
-      self.note_status(transitions);
+      self.note_changes(events);
     }
     self.window.advance(now_ms);
   }
@@ -103,19 +214,19 @@ impl Tracker {
     at_ms: i64,
     successes: u64,
     failures: u64,
-    transitions: &mut Vec<Transition>,
+    events: &mut impl EventSink,
   ) -> Placement {
-    self.advance(now_ms, transitions);
+    self.advance(now_ms, events);
     let placement = self.window.add(at_ms, successes, failures);
     match placement {
       Placement::TooOld => self.dropped += successes + failures,
-      Placement::Counted => self.note_status(transitions),
+      Placement::Counted => self.note_changes(events),
     }
     placement
   }
 
-  /// The next moment the status could change with no new event (the next
-  /// expiry of a non-empty bucket), if any.
+  /// The next moment the status or an alert could change with no new event
+  /// (the next expiry of a non-empty bucket from the window or an alert window).
   pub fn next_change_ms(&mut self) -> Option<i64> {
     self.window.next_expiry_ms()
   }
@@ -149,11 +260,82 @@ impl Tracker {
     }
   }
 
-  fn note_status(&mut self, transitions: &mut Vec<Transition>) {
+  /// The alert side of the report now.
+  pub fn alert_snapshot(&self) -> AlertSnapshot {
+    let budget = self.budget();
+    let firing: Vec<FiringAlert> = self.rules.iter().filter(|r| r.firing).map(|r| self.firing_alert(r)).collect();
+    let low_volume = budget.counts.total() < self.config.min_events;
+    let judged = self.rules.iter().any(|r| self.has_data(r));
+    let burn = firing
+      .iter()
+      .map(|a| self.unrounded_short_burn(&a.name))
+      .fold(None, |m: Option<f64>, b| Some(m.map_or(b, |m| m.max(b))));
+    let burn = burn.unwrap_or(budget.burn_rate);
+    let exhausts_in_ms =
+      (burn > 0.0 && !low_volume).then(|| (budget.remaining_fraction * self.config.window_ms as f64 / burn).round());
+    AlertSnapshot { firing, insufficient_data: low_volume || (!self.rules.is_empty() && !judged), exhausts_in_ms }
+  }
+
+  fn unrounded_short_burn(&self, name: &str) -> f64 {
+    let r = self.rules.iter().find(|r| r.rule.name == name).expect("a firing rule");
+    alerts::burn_rate(self.window.span_counts(r.short_span), self.config.target_rate)
+  }
+
+  fn has_data(&self, r: &ArmedRule) -> bool {
+    self.counts().total() >= self.config.min_events && self.window.span_counts(r.long_span).total() >= r.rule.min_events
+  }
+
+  fn burn_rates(&self, r: &ArmedRule) -> (f64, f64) {
+    let target = self.config.target_rate;
+    (
+      alerts::burn_rate(self.window.span_counts(r.long_span), target),
+      alerts::burn_rate(self.window.span_counts(r.short_span), target),
+    )
+  }
+
+  fn firing_alert(&self, r: &ArmedRule) -> FiringAlert {
+    let (long, short) = self.burn_rates(r);
+    FiringAlert {
+      name: r.rule.name.clone(),
+      severity: r.rule.severity,
+      burn_rate_long: round_js(long, 2),
+      burn_rate_short: round_js(short, 2),
+      threshold: r.rule.burn_rate,
+    }
+  }
+
+  /// Re-evaluates status and alerts; emits the status change first, then the
+  /// alerts that started or stopped firing, in policy order, all with the
+  /// report of this moment.
+  fn note_changes(&mut self, events: &mut impl EventSink) {
     let status = self.budget().status;
+    let mut changed: Vec<usize> = Vec::new();
+    for i in 0..self.rules.len() {
+      let r = &self.rules[i];
+      let (long, short) = self.burn_rates(r);
+      let fire = self.has_data(r) && long > r.rule.burn_rate && short > r.rule.burn_rate;
+      if fire != r.firing {
+        self.rules[i].firing = fire;
+        changed.push(i);
+      }
+    }
+    if status == self.last_status && changed.is_empty() {
+      return;
+    }
+    let report = self.report();
+    let snapshot = self.alert_snapshot();
     if status != self.last_status {
       let from = std::mem::replace(&mut self.last_status, status);
-      transitions.push(Transition { from, to: status, report: self.report() });
+      events.push_event(Event::Status(Transition { from, to: status, report: report.clone() }, snapshot.clone()));
+    }
+    for i in changed {
+      let r = &self.rules[i];
+      events.push_event(Event::Alert {
+        fired: r.firing,
+        alert: self.firing_alert(r),
+        report: report.clone(),
+        alerts: snapshot.clone(),
+      });
     }
   }
 }

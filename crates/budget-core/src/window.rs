@@ -17,45 +17,54 @@ pub enum Placement {
   TooOld,
 }
 
-/// Bucketed counts of the most recent `window_ms`.
+/// Running counts of the buckets that start within the last `span_ms`.
 #[derive(Debug, Clone)]
-pub struct Window {
-  window_ms: i64,
-  resolution_ms: i64,
-  successes: Vec<u64>,
-  failures: Vec<u64>,
+struct Span {
+  span_ms: i64,
   sum: Counts,
-  /// Latest time the window was moved to; never decreases.
-  now_ms: i64,
-  /// Every bucket below this index has been cleared.
+  /// Buckets below this index are no longer in the span.
   floor_k: i64,
   /// Every bucket in `floor_k..scan_k` is empty: where the search for the
-  /// oldest non-empty bucket resumes.
+  /// oldest non-empty bucket of the span resumes.
   scan_k: i64,
 }
 
+/// Bucketed counts of the most recent `window_ms`, plus running sums over
+/// shorter tracked spans (the alert windows), all O(1) amortised per call.
+#[derive(Debug, Clone)]
+pub struct Window {
+  resolution_ms: i64,
+  successes: Vec<u64>,
+  failures: Vec<u64>,
+  /// `spans[0]` is the whole window; it alone clears the buckets it leaves.
+  spans: Vec<Span>,
+  /// Latest time the window was moved to; never decreases.
+  now_ms: i64,
+}
+
 impl Window {
-  /// An empty window at time `now_ms`.
-  pub fn new(window_ms: i64, resolution_ms: i64, now_ms: i64) -> Self {
+  /// An empty window at time `now_ms`, with running sums over each of
+  /// `tracked_spans_ms` (each at most `window_ms`).
+  pub fn new(window_ms: i64, resolution_ms: i64, now_ms: i64, tracked_spans_ms: &[i64]) -> Self {
     let n = ((window_ms + resolution_ms - 1) / resolution_ms) as usize;
-    let mut w = Window {
-      window_ms,
-      resolution_ms,
-      successes: vec![0; n],
-      failures: vec![0; n],
-      sum: Counts::default(),
-      now_ms,
-      floor_k: 0,
-      scan_k: 0,
-    };
-    w.floor_k = w.first_live_bucket(now_ms);
-    w.scan_k = w.floor_k;
-    w
+    let spans = std::iter::once(window_ms)
+      .chain(tracked_spans_ms.iter().copied())
+      .map(|span_ms| {
+        let floor_k = first_live_bucket(now_ms, span_ms, resolution_ms);
+        Span { span_ms, sum: Counts::default(), floor_k, scan_k: floor_k }
+      })
+      .collect();
+    Window { resolution_ms, successes: vec![0; n], failures: vec![0; n], spans, now_ms }
   }
 
   /// The counts inside the window.
   pub fn counts(&self) -> Counts {
-    self.sum
+    self.spans[0].sum
+  }
+
+  /// The counts inside tracked span `i` (0-based in `tracked_spans_ms`).
+  pub fn span_counts(&self, i: usize) -> Counts {
+    self.spans[i + 1].sum
   }
 
   /// The time the window was last moved to.
@@ -70,7 +79,7 @@ impl Window {
 
   /// Window length in milliseconds.
   pub fn window_ms(&self) -> i64 {
-    self.window_ms
+    self.spans[0].span_ms
   }
 
   /// Bytes of bucket storage.
@@ -82,76 +91,98 @@ impl Window {
     t.div_euclid(self.resolution_ms)
   }
 
-  /// The oldest bucket still inside the window at `now`: smallest k with
-  /// k × resolution > now − window.
-  fn first_live_bucket(&self, now: i64) -> i64 {
-    (now - self.window_ms).div_euclid(self.resolution_ms) + 1
-  }
-
   fn slot(&self, k: i64) -> usize {
     k.rem_euclid(self.successes.len() as i64) as usize
   }
 
   /// Moves the window to `now` (ignored if earlier than the current time),
-  /// expiring the buckets that left it.
+  /// expiring the buckets that left the window and each span.
   pub fn advance(&mut self, now: i64) {
     if now <= self.now_ms {
       return;
     }
+    // Buckets after the newest one so far hold no events yet (their slots may
+    // still hold buckets the whole window is about to clear): spans skip them.
+    let newest_with_events = self.bucket_of(self.now_ms);
     self.now_ms = now;
-    let live = self.first_live_bucket(now);
-    if live <= self.floor_k {
-      return;
-    }
-    if live - self.floor_k >= self.successes.len() as i64 {
-      self.successes.fill(0);
-      self.failures.fill(0);
-      self.sum = Counts::default();
-    } else {
-      for k in self.floor_k..live {
-        let i = self.slot(k);
-        self.sum.successes -= std::mem::take(&mut self.successes[i]);
-        self.sum.failures -= std::mem::take(&mut self.failures[i]);
+    let n = self.successes.len() as i64;
+    // Shorter spans first: they read buckets the whole window may clear below.
+    for s in (0..self.spans.len()).rev() {
+      let live = first_live_bucket(now, self.spans[s].span_ms, self.resolution_ms);
+      let floor = self.spans[s].floor_k;
+      if live <= floor {
+        continue;
       }
+      let clears = s == 0;
+      if live - floor >= n {
+        self.spans[s].sum = Counts::default();
+        if clears {
+          self.successes.fill(0);
+          self.failures.fill(0);
+        }
+      } else {
+        let upto = if clears { live } else { live.min(newest_with_events + 1) };
+        for k in floor..upto {
+          let i = self.slot(k);
+          let (ok, bad) = (self.successes[i], self.failures[i]);
+          self.spans[s].sum.successes -= ok;
+          self.spans[s].sum.failures -= bad;
+          if clears {
+            self.successes[i] = 0;
+            self.failures[i] = 0;
+          }
+        }
+      }
+      let span = &mut self.spans[s];
+      span.floor_k = live;
+      span.scan_k = span.scan_k.max(live);
     }
-    self.floor_k = live;
-    self.scan_k = self.scan_k.max(live);
   }
 
   /// Adds `successes` and `failures` at time `at` (clamped to now if later).
   pub fn add(&mut self, at: i64, successes: u64, failures: u64) -> Placement {
     let k = self.bucket_of(at.min(self.now_ms));
-    if k < self.floor_k {
+    if k < self.spans[0].floor_k {
       return Placement::TooOld;
     }
     let i = self.slot(k);
     self.successes[i] += successes;
     self.failures[i] += failures;
-    self.sum.successes += successes;
-    self.sum.failures += failures;
-    self.scan_k = self.scan_k.min(k);
+    for span in self.spans.iter_mut().filter(|span| k >= span.floor_k) {
+      span.sum.successes += successes;
+      span.sum.failures += failures;
+      span.scan_k = span.scan_k.min(k);
+    }
     Placement::Counted
   }
 
-  /// The next instant at which a non-empty bucket leaves the window, if any:
-  /// the only moments the counts, and so the status, can change on their own.
+  /// The next instant at which a non-empty bucket leaves the window or one of
+  /// the tracked spans, if any: the only moments the counts, and so the
+  /// status and the alerts, can change on their own.
   pub fn next_expiry_ms(&mut self) -> Option<i64> {
     let newest = self.bucket_of(self.now_ms);
-    while self.scan_k <= newest {
-      let i = self.slot(self.scan_k);
-      if self.successes[i] != 0 || self.failures[i] != 0 {
-        return Some(self.scan_k * self.resolution_ms + self.window_ms);
+    let mut next: Option<i64> = None;
+    for s in 0..self.spans.len() {
+      let mut k = self.spans[s].scan_k;
+      while k <= newest {
+        let i = self.slot(k);
+        if self.successes[i] != 0 || self.failures[i] != 0 {
+          let at = k * self.resolution_ms + self.spans[s].span_ms;
+          next = Some(next.map_or(at, |n| n.min(at)));
+          break;
+        }
+        k += 1;
       }
-      self.scan_k += 1;
+      self.spans[s].scan_k = k;
     }
-    None
+    next
   }
 
   /// Counts of the buckets that start within the last `span_ms` before now
   /// (k × resolution > now − span). O(buckets in the span).
   pub fn counts_over(&self, span_ms: i64) -> Counts {
     let newest = self.bucket_of(self.now_ms);
-    let oldest = self.first_live_bucket(self.now_ms).max((self.now_ms - span_ms).div_euclid(self.resolution_ms) + 1);
+    let oldest = self.spans[0].floor_k.max(first_live_bucket(self.now_ms, span_ms, self.resolution_ms));
     let mut c = Counts::default();
     for k in oldest..=newest {
       let i = self.slot(k);
@@ -162,13 +193,19 @@ impl Window {
   }
 }
 
+/// The oldest bucket still inside a span at `now`: the smallest k with
+/// k × resolution > now − span.
+fn first_live_bucket(now: i64, span_ms: i64, resolution_ms: i64) -> i64 {
+  (now - span_ms).div_euclid(resolution_ms) + 1
+}
+
 #[cfg(test)]
 mod tests {
   use super::*;
 
   #[test]
   fn event_at_bucket_start_counts_until_exactly_one_window_later() {
-    let mut w = Window::new(1000, 100, 0);
+    let mut w = Window::new(1000, 100, 0, &[]);
     w.advance(500);
     assert_eq!(w.add(500, 0, 1), Placement::Counted);
     w.advance(1499);
@@ -179,7 +216,7 @@ mod tests {
 
   #[test]
   fn too_old_events_are_refused_and_out_of_order_ones_land() {
-    let mut w = Window::new(1000, 100, 0);
+    let mut w = Window::new(1000, 100, 0, &[]);
     w.advance(5000);
     assert_eq!(w.add(4000, 1, 0), Placement::TooOld);
     assert_eq!(w.add(4100, 1, 0), Placement::Counted);
@@ -190,7 +227,7 @@ mod tests {
 
   #[test]
   fn a_long_gap_clears_everything() {
-    let mut w = Window::new(1000, 100, 0);
+    let mut w = Window::new(1000, 100, 0, &[]);
     w.add(0, 5, 5);
     w.advance(1_000_000);
     assert_eq!(w.counts(), Counts::default());
@@ -201,14 +238,14 @@ mod tests {
 
   #[test]
   fn negative_times_use_floor_buckets() {
-    let mut w = Window::new(1000, 100, -5000);
+    let mut w = Window::new(1000, 100, -5000, &[]);
     assert_eq!(w.add(-5000, 0, 1), Placement::Counted);
     assert_eq!(w.next_expiry_ms(), Some(-4000));
   }
 
   #[test]
   fn counts_over_a_span() {
-    let mut w = Window::new(1000, 100, 0);
+    let mut w = Window::new(1000, 100, 0, &[]);
     for t in (0..1000).step_by(100) {
       w.advance(t);
       w.add(t, 1, 0);
@@ -217,5 +254,46 @@ mod tests {
     assert_eq!(w.counts_over(300).successes, 3);
     assert_eq!(w.counts_over(1000).successes, 10);
     assert_eq!(w.counts_over(5000).successes, 10);
+  }
+}
+
+#[cfg(test)]
+mod span_tests {
+  use super::*;
+
+  #[test]
+  fn tracked_spans_keep_their_own_running_sums() {
+    // Window 1000, spans 200 and 500, buckets of 100.
+    let mut w = Window::new(1000, 100, 0, &[200, 500]);
+    for t in (0..1000).step_by(100) {
+      w.advance(t);
+      w.add(t, 1, (t == 400) as u64);
+    }
+    // now 900: span 200 holds buckets 8, 9; span 500 buckets 5..9; window 0..9.
+    assert_eq!(w.span_counts(0), Counts { successes: 2, failures: 0 });
+    assert_eq!(w.span_counts(1), Counts { successes: 5, failures: 0 });
+    assert_eq!(w.counts(), Counts { successes: 10, failures: 1 });
+    assert_eq!(w.counts_over(500), w.span_counts(1));
+    // Next expiry: bucket 8 leaves span 200 at 1000, bucket 0 the window at 1000.
+    assert_eq!(w.next_expiry_ms(), Some(1000));
+    w.advance(1350);
+    // At 1350 span 500 holds buckets with k × 100 > 850: bucket 9 only; the
+    // window still holds buckets 4..9 (the failure, bucket 4, leaves at 1400).
+    assert_eq!(w.span_counts(1), Counts { successes: 1, failures: 0 });
+    assert_eq!(w.counts(), Counts { successes: 6, failures: 1 });
+    w.advance(1400);
+    assert_eq!(w.counts(), Counts { successes: 5, failures: 0 });
+    // A late event older than a span but inside the window counts in the window only.
+    w.add(600, 0, 1);
+    assert_eq!(w.counts().failures, 1);
+    assert_eq!(w.span_counts(0).failures, 0);
+    assert_eq!(w.span_counts(1).failures, 0);
+    // A jump past everything empties every span.
+    w.advance(10_000);
+    assert_eq!(
+      (w.counts(), w.span_counts(0), w.span_counts(1)),
+      (Counts::default(), Counts::default(), Counts::default())
+    );
+    assert_eq!(w.next_expiry_ms(), None);
   }
 }

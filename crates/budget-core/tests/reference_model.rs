@@ -208,7 +208,7 @@ impl Model {
       self.events.iter().map(|&(t, _, _)| t + self.cfg.window_ms).filter(|&x| x > self.now && x <= new_now).collect();
     instants.sort_unstable();
     instants.dedup();
-    let mut out = Vec::new();
+    let mut out: Vec<Transition> = Vec::new();
     for x in instants {
       self.note(x, &mut out);
     }
@@ -324,6 +324,7 @@ fn config() -> impl Strategy<Value = Config> {
       critical_threshold: a.min(b),
       min_events,
       resolution_ms,
+      alerts: Some(Vec::new()), // status only: alerts have their own tests
     },
   )
 }

@@ -1,0 +1,266 @@
+//! Multiwindow, multi-burn-rate alerts (Google SRE Workbook, "Alerting on
+//! SLOs"): a pair fires while the burn rate over its long window AND over its
+//! short window are both above its threshold.
+
+use crate::budget::Counts;
+use crate::config::Config;
+use crate::error::{BudgetError, Result};
+
+/// Who an alert is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+  /// Wake someone up.
+  Page,
+  /// Look at it in working hours.
+  Ticket,
+}
+
+impl Severity {
+  /// The lowercase name used in the JS API.
+  pub fn as_str(self) -> &'static str {
+    match self {
+      Severity::Page => "page",
+      Severity::Ticket => "ticket",
+    }
+  }
+
+  /// The severity called `name`, if any.
+  pub fn parse(name: &str) -> Option<Severity> {
+    [Severity::Page, Severity::Ticket].into_iter().find(|s| s.as_str() == name)
+  }
+}
+
+/// Events a pair's long window must hold before it may fire, unless configured.
+pub const DEFAULT_ALERT_MIN_EVENTS: u64 = 10;
+
+/// One long/short window pair and its burn-rate threshold, as configured.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlertRule {
+  pub name: String,
+  pub severity: Severity,
+  pub long_window_ms: i64,
+  pub short_window_ms: i64,
+  /// Fires while both burn rates are strictly above this.
+  pub burn_rate: f64,
+  /// Fewer events than this in the long window never fire.
+  pub min_events: u64,
+}
+
+/// The workbook's proportions for an SLO period `P` (the tracker's window):
+/// budget share spent, long window as a fraction of P, severity.
+const DEFAULT_PAIRS: [(&str, Severity, f64, i64); 3] = [
+  ("fast-burn", Severity::Page, 0.02, 720),
+  ("slow-burn", Severity::Page, 0.05, 120),
+  ("budget-leak", Severity::Ticket, 0.10, 10),
+];
+
+/// The default policy for `config`: long windows of P/720, P/120 and P/10, short
+/// windows of a twelfth of those, thresholds budget% × P ÷ long window (14.4,
+/// 6 and 1), each rounded to whole buckets. Pairs the SLO cannot reach (a
+/// threshold at or above 1 / (1 − targetRate)) are left out.
+pub fn default_policy(config: &Config) -> Vec<AlertRule> {
+  if config.target_rate >= 1.0 {
+    return Vec::new(); // no budget, no burn rate: nothing can fire
+  }
+  DEFAULT_PAIRS
+    .iter()
+    .map(|&(name, severity, budget_share, divisor)| {
+      let long = round_to_buckets(config.window_ms as f64 / divisor as f64, config.resolution_ms);
+      let short = round_to_buckets(config.window_ms as f64 / (divisor * 12) as f64, config.resolution_ms);
+      AlertRule {
+        name: name.to_string(),
+        severity,
+        long_window_ms: long,
+        short_window_ms: short,
+        burn_rate: budget_share * divisor as f64,
+        min_events: DEFAULT_ALERT_MIN_EVENTS,
+      }
+    })
+    .filter(|rule| rule.burn_rate < max_burn_rate(config.target_rate) && rule.short_window_ms < rule.long_window_ms)
+    .collect()
+}
+
+/// The largest burn rate the SLO allows: every event failing, 1 / (1 − target).
+pub fn max_burn_rate(target_rate: f64) -> f64 {
+  1.0 / (1.0 - target_rate)
+}
+
+/// `ms` rounded to the nearest whole number of buckets, at least one.
+pub fn round_to_buckets(ms: f64, resolution_ms: i64) -> i64 {
+  ((ms / resolution_ms as f64).round() as i64).max(1) * resolution_ms
+}
+
+/// Checks a custom policy against `config` and rounds its windows to whole
+/// buckets; the message names the alert and the field.
+pub fn validate_policy(rules: Vec<AlertRule>, config: &Config) -> Result<Vec<AlertRule>> {
+  if config.target_rate >= 1.0 && !rules.is_empty() {
+    return Err(BudgetError::out_of_range("alerts need targetRate < 1: with targetRate 1 there is no budget to burn"));
+  }
+  let max = max_burn_rate(config.target_rate);
+  let max_shown = (max * 1e6).round() / 1e6;
+  let mut seen: Vec<&str> = Vec::new();
+  for rule in &rules {
+    let at = |field: &str| format!("alerts['{}'].{field}", rule.name);
+    if rule.name.is_empty() {
+      return Err(BudgetError::invalid_type("alerts[].name must be a non-empty string"));
+    }
+    if seen.contains(&rule.name.as_str()) {
+      return Err(BudgetError::out_of_range(format!("alert names must be unique: '{}' appears twice", rule.name)));
+    }
+    seen.push(&rule.name);
+    for (field, ms) in [("longWindowMs", rule.long_window_ms), ("shortWindowMs", rule.short_window_ms)] {
+      if ms < config.resolution_ms || ms > config.window_ms {
+        return Err(BudgetError::out_of_range(format!(
+          "{} must be between one bucket ({} ms, resolutionMs) and the window ({} ms, windowMs), got {ms}",
+          at(field),
+          config.resolution_ms,
+          config.window_ms
+        )));
+      }
+    }
+    if rule.short_window_ms >= rule.long_window_ms {
+      return Err(BudgetError::out_of_range(format!(
+        "{} ({}) must be shorter than longWindowMs ({})",
+        at("shortWindowMs"),
+        rule.short_window_ms,
+        rule.long_window_ms
+      )));
+    }
+    if !(rule.burn_rate > 0.0 && rule.burn_rate < max) {
+      return Err(BudgetError::out_of_range(format!(
+        "{} must be in (0, {max_shown}): a {}% SLO burns at most {max_shown}× (every event failing), got {}",
+        at("burnRate"),
+        config.target_rate * 100.0,
+        rule.burn_rate
+      )));
+    }
+  }
+  let rules: Vec<AlertRule> = rules
+    .into_iter()
+    .map(|r| AlertRule {
+      long_window_ms: round_to_buckets(r.long_window_ms as f64, config.resolution_ms),
+      short_window_ms: round_to_buckets(r.short_window_ms as f64, config.resolution_ms),
+      ..r
+    })
+    .collect();
+  if let Some(r) = rules.iter().find(|r| r.short_window_ms >= r.long_window_ms) {
+    return Err(BudgetError::out_of_range(format!(
+      "alerts['{}']: shortWindowMs and longWindowMs round to the same number of {} ms buckets",
+      r.name, config.resolution_ms
+    )));
+  }
+  Ok(rules)
+}
+
+/// The burn rate of `counts` under `target_rate`, unrounded: failures / (total × (1 − target)).
+pub fn burn_rate(counts: Counts, target_rate: f64) -> f64 {
+  let budget = counts.total() as f64 * (1.0 - target_rate);
+  if counts.total() == 0 || budget <= 0.0 {
+    0.0
+  } else {
+    counts.failures as f64 / budget
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn config(window_ms: i64) -> Config {
+    Config { window_ms, resolution_ms: crate::config::default_resolution_ms(window_ms), ..Config::default() }
+  }
+
+  fn summary(rules: &[AlertRule]) -> Vec<(&str, &str, i64, i64, f64)> {
+    rules
+      .iter()
+      .map(|r| (r.name.as_str(), r.severity.as_str(), r.long_window_ms, r.short_window_ms, r.burn_rate))
+      .collect()
+  }
+
+  #[test]
+  fn default_policy_for_a_30_day_period_is_the_workbook_table() {
+    // 30 d / 43200 = 60 s buckets: 1 h & 5 min @ 14.4, 6 h & 30 min @ 6, 3 d & 6 h @ 1.
+    let rules = default_policy(&config(30 * 86_400_000));
+    assert_eq!(
+      summary(&rules),
+      vec![
+        ("fast-burn", "page", 3_600_000, 300_000, 14.4),
+        ("slow-burn", "page", 21_600_000, 1_800_000, 6.0),
+        ("budget-leak", "ticket", 259_200_000, 21_600_000, 1.0),
+      ]
+    );
+  }
+
+  #[test]
+  fn default_policy_for_one_hour_and_one_day() {
+    // 1 h: 83 ms buckets. 5 s → 60 buckets = 4980 ms; 416.7 ms → 5 = 415 ms;
+    // 30 s → 361 = 29963 ms; 2.5 s → 30 = 2490 ms; 6 min → 4337 = 359971 ms; 30 s → 29963 ms.
+    assert_eq!(
+      summary(&default_policy(&config(3_600_000))),
+      vec![
+        ("fast-burn", "page", 4_980, 415, 14.4),
+        ("slow-burn", "page", 29_963, 2_490, 6.0),
+        ("budget-leak", "ticket", 359_971, 29_963, 1.0),
+      ]
+    );
+    // 24 h: 2 s buckets, all exact: 2 min & 10 s, 12 min & 1 min, 2.4 h & 12 min.
+    assert_eq!(
+      summary(&default_policy(&config(86_400_000))),
+      vec![
+        ("fast-burn", "page", 120_000, 10_000, 14.4),
+        ("slow-burn", "page", 720_000, 60_000, 6.0),
+        ("budget-leak", "ticket", 8_640_000, 720_000, 1.0),
+      ]
+    );
+  }
+
+  #[test]
+  fn unreachable_default_pairs_are_left_out() {
+    // 90 %: at most 10× burn, so the 14.4× page cannot fire and is dropped.
+    let c = Config { target_rate: 0.9, ..config(86_400_000) };
+    assert_eq!(default_policy(&c).iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["slow-burn", "budget-leak"]);
+    let c = Config { target_rate: 1.0, ..config(86_400_000) };
+    assert!(default_policy(&c).is_empty());
+  }
+
+  fn rule(long: i64, short: i64, burn: f64) -> AlertRule {
+    AlertRule {
+      name: "x".into(),
+      severity: Severity::Page,
+      long_window_ms: long,
+      short_window_ms: short,
+      burn_rate: burn,
+      min_events: 0,
+    }
+  }
+
+  #[test]
+  fn custom_policies_are_checked() {
+    let c = Config { window_ms: 3_600_000, resolution_ms: 1000, ..Config::default() };
+    let err = |r: AlertRule| validate_policy(vec![r], &c).unwrap_err().message;
+    assert!(err(rule(3_600_001, 300_000, 10.0)).contains("alerts['x'].longWindowMs must be between one bucket"));
+    assert!(err(rule(600_000, 500, 10.0)).contains("alerts['x'].shortWindowMs must be between one bucket (1000 ms"));
+    assert!(err(rule(600_000, 600_000, 10.0)).contains("shortWindowMs (600000) must be shorter than longWindowMs"));
+    let unreachable = err(rule(600_000, 60_000, 20.0));
+    assert_eq!(
+      unreachable,
+      "alerts['x'].burnRate must be in (0, 20): a 95% SLO burns at most 20× (every event failing), got 20"
+    );
+    let c1 = Config { target_rate: 1.0, ..c.clone() };
+    assert!(validate_policy(vec![rule(600_000, 60_000, 2.0)], &c1).unwrap_err().message.contains("targetRate < 1"));
+    assert!(err(rule(600_000, 60_000, 0.0)).contains("burnRate must be in (0,"));
+    assert!(err(rule(1400, 1000, 2.0)).contains("round to the same number of 1000 ms buckets"));
+    let twice = validate_policy(vec![rule(600_000, 60_000, 2.0), rule(600_000, 60_000, 3.0)], &c).unwrap_err();
+    assert!(twice.message.contains("'x' appears twice"));
+    let ok = validate_policy(vec![rule(600_400, 60_600, 19.9)], &c).unwrap();
+    assert_eq!((ok[0].long_window_ms, ok[0].short_window_ms), (600_000, 61_000));
+  }
+
+  #[test]
+  fn burn_rate_of_counts() {
+    assert_eq!(burn_rate(Counts { successes: 0, failures: 0 }, 0.95), 0.0);
+    assert_eq!(burn_rate(Counts { successes: 3, failures: 1 }, 0.5), 0.5);
+    assert_eq!(burn_rate(Counts { successes: 0, failures: 4 }, 0.75), 4.0);
+    assert_eq!(burn_rate(Counts { successes: 0, failures: 4 }, 1.0), 0.0);
+  }
+}
