@@ -6,6 +6,14 @@ export declare interface ErrorBudgetTracker {
   [Symbol.dispose](): void
 }
 
+/** What `on()` and `off()` accept: a status, or `'alert'` / `'resolve'` for the alert pairs. */
+export type BudgetEvent = BudgetStatus | 'alert' | 'resolve'
+
+/** The listener of event `E`: status listeners get the report, alert listeners an `AlertEvent`. */
+export type BudgetListener<E extends BudgetEvent> = (
+  payload: E extends 'alert' | 'resolve' ? AlertEvent : BudgetReport,
+) => void
+
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
@@ -65,12 +73,24 @@ export declare class ErrorBudgetTracker {
   /** The report now, rounded as the reference tracker rounds it. */
   report(): BudgetReport
   /**
-   * Calls `listener` with the report each time the status changes to `status`.
-   * Listeners run later on this thread's event loop, never inside `record()`.
+   * The alert policy in force (the default one unless `config.alerts` was
+   * given), with its windows rounded to whole buckets.
    */
-  on(status: BudgetStatus, listener: (report: BudgetReport) => void): this
-  /** Removes the most recent registration of `listener` for `status`. */
-  off(status: BudgetStatus, listener: (report: BudgetReport) => void): this
+  get alertPolicy(): Array<AlertRuleInfo>
+  /**
+   * Burn rate (unrounded) over the most recent `ms` (a positive integer, at most
+   * `windowMs`): O(1) for the alert policy's windows, O(buckets) otherwise.
+   */
+  burnRateOver(ms: number): number
+  /**
+   * Calls `listener` each time `event` happens: a status name — called with the
+   * report when the status changes to it — or `'alert'` / `'resolve'` — called
+   * with an `AlertEvent` when an alert pair starts / stops firing. Listeners run
+   * later on this thread's event loop, never inside `record()`.
+   */
+  on<E extends BudgetEvent>(event: E, listener: BudgetListener<E>): this
+  /** Removes the most recent registration of `listener` for `event`. */
+  off<E extends BudgetEvent>(event: E, listener: BudgetListener<E>): this
   /**
    * Stops the tracker: detaches it from the timer, releases its listeners;
    * later `record()` and `on()` throw `ERR_TRACKER_CLOSED`. Idempotent.
@@ -79,6 +99,60 @@ export declare class ErrorBudgetTracker {
   /** Whether `close()` was called. */
   get closed(): boolean
 }
+
+/**
+ * What `on('alert')` and `on('resolve')` listeners receive: the pair that
+ * started or stopped firing, the moment, and the report at that moment.
+ */
+export interface AlertEvent {
+  /** The pair's name from the policy. */
+  name: string
+  severity: AlertSeverity
+  /** Burn rate over the long window, to 2 decimals. */
+  burnRateLong: number
+  /** Burn rate over the short window, to 2 decimals. */
+  burnRateShort: number
+  /** The pair's threshold. */
+  threshold: number
+  /** The moment it started or stopped firing, epoch ms. */
+  at: number
+  /** The report at that moment. */
+  report: BudgetReport
+}
+
+/**
+ * One alert pair: fires while the burn rate over `longWindowMs` and over
+ * `shortWindowMs` are both above `burnRate`.
+ */
+export interface AlertRuleConfig {
+  /** Unique name, reported in alert events. */
+  name: string
+  /** `'page'` or `'ticket'`. */
+  severity: 'page' | 'ticket'
+  /** The long window in ms: at least one bucket, at most `windowMs`; rounded to whole buckets. */
+  longWindowMs: number
+  /** The short window in ms (the workbook uses a twelfth of the long one), shorter than the long one. */
+  shortWindowMs: number
+  /** Burn-rate threshold, in (0, 1 / (1 − targetRate)): 20 at 95 %. */
+  burnRate: number
+  /** Fewer events than this in the long window never fire. Default 10. */
+  minEvents?: number
+}
+
+/** One pair of the alert policy in force, windows rounded to whole buckets. */
+export interface AlertRuleInfo {
+  name: string
+  severity: AlertSeverity
+  longWindowMs: number
+  shortWindowMs: number
+  /** Fires while both burn rates are above this. */
+  burnRate: number
+  /** Fewer events than this in the long window never fire. */
+  minEvents: number
+}
+
+/** Who an alert is for: `page` (wake someone) or `ticket` (working hours). */
+export type AlertSeverity = 'page' | 'ticket'
 
 /** A snapshot of the window, rounded as the reference tracker rounds it. */
 export interface BudgetReport {
@@ -106,6 +180,19 @@ export interface BudgetReport {
   dropped: number
   /** The moment of the report, epoch milliseconds. */
   at: number
+  /** The alert pairs firing now, in policy order. */
+  alerts: Array<FiringAlertInfo>
+  /**
+   * Too few events to judge: fewer than `minEvents` in the window, or fewer than
+   * every alert pair's `minEvents` in its long window. No alert fires then.
+   */
+  insufficientData: boolean
+  /**
+   * Milliseconds until the remaining budget is spent at the short-window burn
+   * rate of the fastest firing pair (else the window's burn rate), a linear
+   * projection; `null` when nothing is burning.
+   */
+  exhaustsInMs: number | null
 }
 
 /**
@@ -114,6 +201,19 @@ export interface BudgetReport {
  * `exhausted` (nothing left).
  */
 export type BudgetStatus = 'healthy' | 'warning' | 'critical' | 'exhausted'
+
+/** An alert pair that is firing, with its burn rates to 2 decimals. */
+export interface FiringAlertInfo {
+  /** The pair's name from the policy. */
+  name: string
+  severity: AlertSeverity
+  /** Burn rate over the long window. */
+  burnRateLong: number
+  /** Burn rate over the short window. */
+  burnRateShort: number
+  /** The pair's threshold. */
+  threshold: number
+}
 
 /**
  * Configuration of an `ErrorBudgetTracker`. Every field is optional; `0` is a
@@ -138,9 +238,15 @@ export interface TrackerConfig {
   minEvents?: number
   /**
    * Bucket width of the window in ms: a positive integer ≤ `windowMs`, at most
-   * 1 000 000 buckets per window. Default `max(1, floor(windowMs / 3600))`.
+   * 1 000 000 buckets per window. Default `max(1, floor(windowMs / 43200))`,
+   * so the shortest default alert window spans 5 buckets.
    */
   resolutionMs?: number
+  /**
+   * The multiwindow burn-rate alert policy; omitted, the default one derived
+   * from `windowMs` (see the README); `[]` for none.
+   */
+  alerts?: Array<AlertRuleConfig>
   /**
    * `'monotonic'` (default): real time from a monotonic clock, reported in epoch
    * ms. `'manual'`: time moves only through `record(…, atMs)` and `advanceTo()`.

@@ -836,4 +836,5 @@ function __napiStampBindingTarget(exportsObject, target) {
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
 module.exports.ErrorBudgetTracker = nativeBinding.ErrorBudgetTracker
+module.exports.AlertSeverity = nativeBinding.AlertSeverity
 module.exports.BudgetStatus = nativeBinding.BudgetStatus

@@ -85,9 +85,9 @@ test('a non-finite atMs is a RangeError and records nothing', (t) => {
 test('on/off with an unknown status or a non-function is a TypeError', (t) => {
   const tracker = new ErrorBudgetTracker()
   const bad = t.throws(() => tracker.on('broken', () => {}), { instanceOf: TypeError })
-  t.is(bad.message, "on(status, listener): status must be one of 'healthy', 'warning', 'critical', 'exhausted', got 'broken'")
+  t.is(bad.message, "on(event, listener): event must be one of 'healthy', 'warning', 'critical', 'exhausted', 'alert', 'resolve', got 'broken'")
   const notFn = t.throws(() => tracker.on('healthy', 'cb'), { instanceOf: TypeError })
-  t.is(notFn.message, 'on(status, listener): listener must be a function, got string')
+  t.is(notFn.message, 'on(event, listener): listener must be a function, got string')
   t.throws(() => tracker.off('Healthy', () => {}), { instanceOf: TypeError })
   tracker.close()
 })

@@ -1,7 +1,8 @@
 //! Reads and checks the JS config object before anything is created.
 
+use budget_core::alerts::DEFAULT_ALERT_MIN_EVENTS;
 use budget_core::config::{default_resolution_ms, MAX_SAFE_INTEGER};
-use budget_core::{BudgetError, Config};
+use budget_core::{AlertRule, BudgetError, Config, Severity};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
@@ -22,12 +23,35 @@ pub struct TrackerConfig {
   /// rate 0: a non-negative integer. Default 0; ~100 suits low-volume pipelines.
   pub min_events: Option<f64>,
   /// Bucket width of the window in ms: a positive integer ≤ `windowMs`, at most
-  /// 1 000 000 buckets per window. Default `max(1, floor(windowMs / 3600))`.
+  /// 1 000 000 buckets per window. Default `max(1, floor(windowMs / 43200))`,
+  /// so the shortest default alert window spans 5 buckets.
   pub resolution_ms: Option<f64>,
+  /// The multiwindow burn-rate alert policy; omitted, the default one derived
+  /// from `windowMs` (see the README); `[]` for none.
+  pub alerts: Option<Vec<AlertRuleConfig>>,
   /// `'monotonic'` (default): real time from a monotonic clock, reported in epoch
   /// ms. `'manual'`: time moves only through `record(…, atMs)` and `advanceTo()`.
   #[napi(ts_type = "'monotonic' | 'manual'")]
   pub clock: Option<String>,
+}
+
+/// One alert pair: fires while the burn rate over `longWindowMs` and over
+/// `shortWindowMs` are both above `burnRate`.
+#[napi(object, object_to_js = false)]
+pub struct AlertRuleConfig {
+  /// Unique name, reported in alert events.
+  pub name: String,
+  /// `'page'` or `'ticket'`.
+  #[napi(ts_type = "'page' | 'ticket'")]
+  pub severity: String,
+  /// The long window in ms: at least one bucket, at most `windowMs`; rounded to whole buckets.
+  pub long_window_ms: f64,
+  /// The short window in ms (the workbook uses a twelfth of the long one), shorter than the long one.
+  pub short_window_ms: f64,
+  /// Burn-rate threshold, in (0, 1 / (1 − targetRate)): 20 at 95 %.
+  pub burn_rate: f64,
+  /// Fewer events than this in the long window never fire. Default 10.
+  pub min_events: Option<f64>,
 }
 
 /// Which clock drives a tracker.
@@ -39,7 +63,9 @@ pub enum ClockKind {
 
 const NUMBER_KEYS: [&str; 6] =
   ["targetRate", "windowMs", "warningThreshold", "criticalThreshold", "minEvents", "resolutionMs"];
-const KNOWN_KEYS: &str = "targetRate, windowMs, warningThreshold, criticalThreshold, minEvents, resolutionMs, clock";
+const KNOWN_KEYS: &str =
+  "targetRate, windowMs, warningThreshold, criticalThreshold, minEvents, resolutionMs, clock, alerts";
+const RULE_KEYS: &str = "name, severity, longWindowMs, shortWindowMs, burnRate, minEvents";
 
 /// Checks keys and types of `raw`, then builds and validates the core config.
 pub fn parse(raw: Option<Object>) -> std::result::Result<(Config, ClockKind), BudgetError> {
@@ -56,6 +82,8 @@ pub fn parse(raw: Option<Object>) -> std::result::Result<(Config, ClockKind), Bu
       if ty != ValueType::Number {
         return Err(BudgetError::invalid_type(format!("config.{key} must be a number, got {}", type_name(ty))));
       }
+    } else if key == "alerts" {
+      check_alerts(value)?;
     } else if key == "clock" {
       if ty != ValueType::String {
         return Err(BudgetError::invalid_type(format!(
@@ -72,6 +100,63 @@ pub fn parse(raw: Option<Object>) -> std::result::Result<(Config, ClockKind), Bu
   build(input)
 }
 
+/// Checks the types and keys of `config.alerts` and of each rule in it.
+fn check_alerts(value: Unknown) -> std::result::Result<(), BudgetError> {
+  let err = |e: napi::Error| BudgetError::invalid_type(e.reason);
+  if !value.is_array().map_err(err)? {
+    let ty = value.get_type().map_err(err)?;
+    return Err(BudgetError::invalid_type(format!("config.alerts must be an array, got {}", type_name(ty))));
+  }
+  let array: Object = unsafe { value.cast() }.map_err(err)?;
+  let len = array.get_array_length().map_err(err)?;
+  for i in 0..len {
+    let rule: Unknown = array.get_element(i).map_err(err)?;
+    let at = format!("config.alerts[{i}]");
+    if rule.get_type().map_err(err)? != ValueType::Object {
+      return Err(BudgetError::invalid_type(format!("{at} must be an object with {RULE_KEYS}")));
+    }
+    let rule: Object = unsafe { rule.cast() }.map_err(err)?;
+    for key in Object::keys(&rule).map_err(err)? {
+      let ty = rule.get_named_property::<Unknown>(&key).and_then(|v| v.get_type()).map_err(err)?;
+      let expected = match key.as_str() {
+        "name" | "severity" => ValueType::String,
+        "longWindowMs" | "shortWindowMs" | "burnRate" => ValueType::Number,
+        "minEvents" if ty == ValueType::Undefined => continue,
+        "minEvents" => ValueType::Number,
+        _ => return Err(BudgetError::invalid_type(format!("unknown key '{key}' in {at}; known keys: {RULE_KEYS}"))),
+      };
+      if ty != expected {
+        return Err(BudgetError::invalid_type(format!(
+          "{at}.{key} must be a {}, got {}",
+          type_name(expected),
+          type_name(ty)
+        )));
+      }
+    }
+    for key in ["name", "severity", "longWindowMs", "shortWindowMs", "burnRate"] {
+      if !rule.has_named_property(key).map_err(err)? {
+        return Err(BudgetError::invalid_type(format!("{at}.{key} is required")));
+      }
+    }
+  }
+  Ok(())
+}
+
+fn alert_rule(input: AlertRuleConfig) -> std::result::Result<AlertRule, BudgetError> {
+  let at = |field: &str| format!("alerts['{}'].{field}", input.name);
+  let severity = Severity::parse(&input.severity).ok_or_else(|| {
+    BudgetError::invalid_type(format!("{} must be 'page' or 'ticket', got '{}'", at("severity"), input.severity))
+  })?;
+  Ok(AlertRule {
+    long_window_ms: integer(&at("longWindowMs"), Some(input.long_window_ms), 0)?,
+    short_window_ms: integer(&at("shortWindowMs"), Some(input.short_window_ms), 0)?,
+    burn_rate: finite(&at("burnRate"), Some(input.burn_rate), 0.0)?,
+    min_events: non_negative(&at("minEvents"), input.min_events, DEFAULT_ALERT_MIN_EVENTS)?,
+    severity,
+    name: input.name,
+  })
+}
+
 fn build(input: TrackerConfig) -> std::result::Result<(Config, ClockKind), BudgetError> {
   let defaults = Config::default();
   let window_ms = integer("windowMs", input.window_ms, defaults.window_ms)?;
@@ -80,10 +165,9 @@ fn build(input: TrackerConfig) -> std::result::Result<(Config, ClockKind), Budge
     window_ms,
     warning_threshold: finite("warningThreshold", input.warning_threshold, defaults.warning_threshold)?,
     critical_threshold: finite("criticalThreshold", input.critical_threshold, defaults.critical_threshold)?,
-    min_events: integer("minEvents", input.min_events, 0)?.try_into().map_err(|_| {
-      BudgetError::out_of_range(format!("minEvents must be a non-negative integer, got {:?}", input.min_events))
-    })?,
+    min_events: non_negative("minEvents", input.min_events, 0)?,
     resolution_ms: integer("resolutionMs", input.resolution_ms, default_resolution_ms(window_ms))?,
+    alerts: input.alerts.map(|rules| rules.into_iter().map(alert_rule).collect()).transpose()?,
   };
   config.validate()?;
   let clock = match input.clock.as_deref() {
@@ -110,6 +194,11 @@ fn integer(field: &str, value: Option<f64>, default: i64) -> std::result::Result
     Some(v) if v.is_finite() && v.fract() == 0.0 && v.abs() <= MAX_SAFE_INTEGER as f64 => Ok(v as i64),
     Some(v) => Err(BudgetError::out_of_range(format!("{field} must be an integer, got {v}"))),
   }
+}
+
+fn non_negative(field: &str, value: Option<f64>, default: u64) -> std::result::Result<u64, BudgetError> {
+  let n = integer(field, value, default as i64)?;
+  u64::try_from(n).map_err(|_| BudgetError::out_of_range(format!("{field} must be a non-negative integer, got {n}")))
 }
 
 /// `typeof`-style name of a JS value type, for messages.

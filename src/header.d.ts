@@ -5,3 +5,11 @@ export declare interface ErrorBudgetTracker {
   /** Same as `close()`: `using tracker = new ErrorBudgetTracker()` closes it at scope exit. */
   [Symbol.dispose](): void
 }
+
+/** What `on()` and `off()` accept: a status, or `'alert'` / `'resolve'` for the alert pairs. */
+export type BudgetEvent = BudgetStatus | 'alert' | 'resolve'
+
+/** The listener of event `E`: status listeners get the report, alert listeners an `AlertEvent`. */
+export type BudgetListener<E extends BudgetEvent> = (
+  payload: E extends 'alert' | 'resolve' ? AlertEvent : BudgetReport,
+) => void

@@ -8,30 +8,68 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::{self, ThreadId};
 
-use budget_core::{Status as CoreStatus, Transition};
+use budget_core::{Event, Status as CoreStatus};
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{sys, Env};
 
-use crate::report::BudgetReport;
+use crate::report::{AlertEvent, BudgetReport};
 
 type Listener = Rc<FunctionRef<Unknown<'static>, Unknown<'static>>>;
 
-/// The listeners of one tracker handle, by status. Lives on its JS thread only.
+/// What a listener listens to: a status, or an alert starting or stopping.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+  Status(CoreStatus),
+  Alert,
+  Resolve,
+}
+
+/// The names `on()` and `off()` accept.
+pub const EVENT_NAMES: &str = "'healthy', 'warning', 'critical', 'exhausted', 'alert', 'resolve'";
+
+impl EventKind {
+  /// The kind called `name`, if any.
+  pub fn parse(name: &str) -> Option<EventKind> {
+    match name {
+      "alert" => Some(EventKind::Alert),
+      "resolve" => Some(EventKind::Resolve),
+      _ => CoreStatus::parse(name).map(EventKind::Status),
+    }
+  }
+
+  fn index(self) -> usize {
+    match self {
+      EventKind::Status(s) => s.index(),
+      EventKind::Alert => 4,
+      EventKind::Resolve => 5,
+    }
+  }
+
+  fn of(event: &Event) -> EventKind {
+    match event {
+      Event::Status(t, _) => EventKind::Status(t.to),
+      Event::Alert { fired: true, .. } => EventKind::Alert,
+      Event::Alert { fired: false, .. } => EventKind::Resolve,
+    }
+  }
+}
+
+/// The listeners of one tracker handle, by event kind. Lives on its JS thread only.
 #[derive(Default)]
 pub struct ListenerTable {
-  by_status: [Vec<Listener>; 4],
+  by_kind: [Vec<Listener>; 6],
 }
 
 impl ListenerTable {
-  /// Adds `listener` for `status`.
-  pub fn add(&mut self, status: CoreStatus, listener: FunctionRef<Unknown<'static>, Unknown<'static>>) {
-    self.by_status[status.index()].push(Rc::new(listener));
+  /// Adds `listener` for `kind`.
+  pub fn add(&mut self, kind: EventKind, listener: FunctionRef<Unknown<'static>, Unknown<'static>>) {
+    self.by_kind[kind.index()].push(Rc::new(listener));
   }
 
-  /// Removes the most recently added registration of `listener` for `status`.
-  pub fn remove(&mut self, env: &Env, status: CoreStatus, listener: Unknown) -> Result<bool> {
-    let list = &mut self.by_status[status.index()];
+  /// Removes the most recently added registration of `listener` for `kind`.
+  pub fn remove(&mut self, env: &Env, kind: EventKind, listener: Unknown) -> Result<bool> {
+    let list = &mut self.by_kind[kind.index()];
     for i in (0..list.len()).rev() {
       let registered = list[i].borrow_back(env)?;
       if env.strict_equals(registered, listener)? {
@@ -42,13 +80,13 @@ impl ListenerTable {
     Ok(false)
   }
 
-  fn for_status(&self, status: CoreStatus) -> Vec<Listener> {
-    self.by_status[status.index()].clone()
+  fn for_kind(&self, index: usize) -> Vec<Listener> {
+    self.by_kind[index].clone()
   }
 
   /// Drops every listener reference.
   pub fn clear(&mut self) {
-    self.by_status.iter_mut().for_each(Vec::clear);
+    self.by_kind.iter_mut().for_each(Vec::clear);
   }
 }
 
@@ -78,7 +116,8 @@ impl Keepalive {
   }
 }
 
-type DispatchFn = ThreadsafeFunction<Transition, (), FnArgs<(u32, BudgetReport)>, napi::Status, false, true>;
+type Payload = Either<BudgetReport, AlertEvent>;
+type DispatchFn = ThreadsafeFunction<Event, (), FnArgs<(u32, Payload)>, napi::Status, false, true>;
 
 /// The sending end of one handle's listeners; any thread may `send`.
 pub struct Sink {
@@ -97,13 +136,12 @@ impl Sink {
       referred: AtomicBool::new(false),
     });
     let delivered = Arc::clone(&keepalive);
-    let dispatcher = env.create_function_from_closure::<FnArgs<(u32, BudgetReport)>, (), _>(
-      "dispatchBudgetTransition",
-      move |ctx| {
-        let status = CoreStatus::ALL[ctx.get::<u32>(0)? as usize];
+    let dispatcher =
+      env.create_function_from_closure::<FnArgs<(u32, Payload)>, (), _>("dispatchBudgetEvent", move |ctx| {
+        let kind = ctx.get::<u32>(0)? as usize;
         let report: Unknown = ctx.get(1)?;
         // Copy the list first: a listener may call on()/off() re-entrantly.
-        let listeners = table.borrow().for_status(status);
+        let listeners = table.borrow().for_kind(kind);
         for listener in listeners {
           let f = listener.borrow_back(ctx.env)?;
           if let Err(err) = f.call(unsafe { report.cast::<Unknown<'static>>() }?) {
@@ -112,23 +150,27 @@ impl Sink {
         }
         delivered.delivered();
         Ok(())
-      },
-    )?;
+      })?;
     let tsfn: DispatchFn =
-      dispatcher.build_threadsafe_function::<Transition>().weak::<true>().callee_handled::<false>().build_callback(
+      dispatcher.build_threadsafe_function::<Event>().weak::<true>().callee_handled::<false>().build_callback(
         |ctx| {
-          let t: Transition = ctx.value;
-          Ok(FnArgs::from((t.to.index() as u32, BudgetReport::from(&t.report))))
+          let event: Event = ctx.value;
+          let kind = EventKind::of(&event).index() as u32;
+          let payload = match &event {
+            Event::Status(t, alerts) => Either::A(BudgetReport::new(&t.report, alerts)),
+            Event::Alert { alert, report, alerts, .. } => Either::B(AlertEvent::new(alert, report, alerts)),
+          };
+          Ok(FnArgs::from((kind, payload)))
         },
       )?;
     keepalive.tsfn.store(tsfn.handle.get_raw(), Ordering::Release);
     Ok(Arc::new(Sink { tsfn, keepalive }))
   }
 
-  /// Queues `transition` for the listeners; never blocks, never calls JS.
-  pub fn send(&self, transition: Transition) {
+  /// Queues `event` for the listeners; never blocks, never calls JS.
+  pub fn send(&self, event: Event) {
     self.keepalive.queued();
-    if self.tsfn.call(transition, ThreadsafeFunctionCallMode::NonBlocking) != napi::Status::Ok {
+    if self.tsfn.call(event, ThreadsafeFunctionCallMode::NonBlocking) != napi::Status::Ok {
       // The environment is closing: nothing will run the call.
       self.keepalive.pending.fetch_sub(1, Ordering::AcqRel);
     }

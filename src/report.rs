@@ -1,6 +1,7 @@
 //! The JS shapes of the core's report and status.
 
-use budget_core::{Report, Status};
+use budget_core::{AlertRule, AlertSnapshot, FiringAlert, Report, Severity, Status};
+use napi::bindgen_prelude::{Either, Null};
 use napi_derive::napi;
 
 /// Budget state, from best to worst: `healthy` (at least `warningThreshold` of
@@ -57,10 +58,100 @@ pub struct BudgetReport {
   pub dropped: f64,
   /// The moment of the report, epoch milliseconds.
   pub at: f64,
+  /// The alert pairs firing now, in policy order.
+  pub alerts: Vec<FiringAlertInfo>,
+  /// Too few events to judge: fewer than `minEvents` in the window, or fewer than
+  /// every alert pair's `minEvents` in its long window. No alert fires then.
+  pub insufficient_data: bool,
+  /// Milliseconds until the remaining budget is spent at the short-window burn
+  /// rate of the fastest firing pair (else the window's burn rate), a linear
+  /// projection; `null` when nothing is burning.
+  #[napi(ts_type = "number | null")]
+  pub exhausts_in_ms: Either<f64, Null>,
 }
 
-impl From<&Report> for BudgetReport {
-  fn from(r: &Report) -> Self {
+/// Who an alert is for: `page` (wake someone) or `ticket` (working hours).
+#[napi(string_enum)]
+#[derive(Debug, PartialEq, Eq)]
+pub enum AlertSeverity {
+  #[napi(value = "page")]
+  Page,
+  #[napi(value = "ticket")]
+  Ticket,
+}
+
+/// An alert pair that is firing, with its burn rates to 2 decimals.
+#[napi(object, object_from_js = false)]
+pub struct FiringAlertInfo {
+  /// The pair's name from the policy.
+  pub name: String,
+  pub severity: AlertSeverity,
+  /// Burn rate over the long window.
+  pub burn_rate_long: f64,
+  /// Burn rate over the short window.
+  pub burn_rate_short: f64,
+  /// The pair's threshold.
+  pub threshold: f64,
+}
+
+/// What `on('alert')` and `on('resolve')` listeners receive: the pair that
+/// started or stopped firing, the moment, and the report at that moment.
+#[napi(object, object_from_js = false)]
+pub struct AlertEvent {
+  /// The pair's name from the policy.
+  pub name: String,
+  pub severity: AlertSeverity,
+  /// Burn rate over the long window, to 2 decimals.
+  pub burn_rate_long: f64,
+  /// Burn rate over the short window, to 2 decimals.
+  pub burn_rate_short: f64,
+  /// The pair's threshold.
+  pub threshold: f64,
+  /// The moment it started or stopped firing, epoch ms.
+  pub at: f64,
+  /// The report at that moment.
+  pub report: BudgetReport,
+}
+
+impl From<&FiringAlert> for FiringAlertInfo {
+  fn from(a: &FiringAlert) -> Self {
+    FiringAlertInfo {
+      name: a.name.clone(),
+      severity: a.severity.into(),
+      burn_rate_long: a.burn_rate_long,
+      burn_rate_short: a.burn_rate_short,
+      threshold: a.threshold,
+    }
+  }
+}
+
+impl From<Severity> for AlertSeverity {
+  fn from(s: Severity) -> Self {
+    match s {
+      Severity::Page => AlertSeverity::Page,
+      Severity::Ticket => AlertSeverity::Ticket,
+    }
+  }
+}
+
+impl AlertEvent {
+  /// The JS event for `alert` with the report and alerts of its moment.
+  pub fn new(alert: &FiringAlert, report: &Report, alerts: &AlertSnapshot) -> Self {
+    AlertEvent {
+      name: alert.name.clone(),
+      severity: alert.severity.into(),
+      burn_rate_long: alert.burn_rate_long,
+      burn_rate_short: alert.burn_rate_short,
+      threshold: alert.threshold,
+      at: report.at_ms as f64,
+      report: BudgetReport::new(report, alerts),
+    }
+  }
+}
+
+impl BudgetReport {
+  /// The JS report from the core's report and alert snapshot of one moment.
+  pub fn new(r: &Report, alerts: &AlertSnapshot) -> Self {
     BudgetReport {
       status: r.status.into(),
       current_rate: r.current_rate,
@@ -74,6 +165,35 @@ impl From<&Report> for BudgetReport {
       budget_remaining: r.budget_remaining,
       dropped: r.dropped as f64,
       at: r.at_ms as f64,
+      alerts: alerts.firing.iter().map(FiringAlertInfo::from).collect(),
+      insufficient_data: alerts.insufficient_data,
+      exhausts_in_ms: alerts.exhausts_in_ms.map_or(Either::B(Null), Either::A),
+    }
+  }
+}
+
+/// One pair of the alert policy in force, windows rounded to whole buckets.
+#[napi(object, object_from_js = false)]
+pub struct AlertRuleInfo {
+  pub name: String,
+  pub severity: AlertSeverity,
+  pub long_window_ms: f64,
+  pub short_window_ms: f64,
+  /// Fires while both burn rates are above this.
+  pub burn_rate: f64,
+  /// Fewer events than this in the long window never fire.
+  pub min_events: f64,
+}
+
+impl From<&AlertRule> for AlertRuleInfo {
+  fn from(r: &AlertRule) -> Self {
+    AlertRuleInfo {
+      name: r.name.clone(),
+      severity: r.severity.into(),
+      long_window_ms: r.long_window_ms as f64,
+      short_window_ms: r.short_window_ms as f64,
+      burn_rate: r.burn_rate,
+      min_events: r.min_events as f64,
     }
   }
 }

@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use budget_core::{BudgetError, Clock, ManualClock, MonotonicClock, Tracker, Transition};
+use budget_core::{BudgetError, Clock, Event, ManualClock, MonotonicClock, Tracker};
 use parking_lot::Mutex;
 
 use crate::config::ClockKind;
@@ -84,26 +84,26 @@ impl TrackerState {
     }
   }
 
-  /// Runs `f` on the core moved to the clock's now, then sends every transition
+  /// Runs `f` on the core moved to the clock's now, then sends every event
   /// it produced, in order, while still holding the lock (so concurrent
   /// callers cannot interleave their deliveries).
-  pub fn with_core<R>(&self, f: impl FnOnce(&mut Tracker, i64, &mut Vec<Transition>) -> R) -> R {
-    let mut transitions = Vec::new();
+  pub fn with_core<R>(&self, f: impl FnOnce(&mut Tracker, i64, &mut Vec<Event>) -> R) -> R {
+    let mut events = Vec::new();
     let mut core = self.core.lock();
     let now = self.clock.now_ms();
-    core.advance(now, &mut transitions);
-    let result = f(&mut core, now, &mut transitions);
-    if !transitions.is_empty() {
-      self.deliver(transitions);
+    core.advance(now, &mut events);
+    let result = f(&mut core, now, &mut events);
+    if !events.is_empty() {
+      self.deliver(events);
     }
     result
   }
 
-  fn deliver(&self, transitions: Vec<Transition>) {
+  fn deliver(&self, events: Vec<Event>) {
     let sinks = self.sinks.lock();
-    for t in transitions {
+    for event in events {
       for sink in sinks.iter() {
-        sink.send(t.clone());
+        sink.send(event.clone());
       }
     }
   }

@@ -6,18 +6,16 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use budget_core::config::MAX_SAFE_INTEGER;
-use budget_core::{BudgetError, Result as CoreResult, Status as CoreStatus, Tracker};
+use budget_core::{BudgetError, Result as CoreResult, Tracker};
 use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
 use crate::config::{self, type_name};
 use crate::error::{or_throw, throw};
-use crate::listeners::{ListenerTable, Sink};
-use crate::report::{BudgetReport, BudgetStatus};
+use crate::listeners::{EventKind, ListenerTable, Sink, EVENT_NAMES};
+use crate::report::{AlertRuleInfo, BudgetReport, BudgetStatus};
 use crate::state::{TrackerClock, TrackerState};
-
-const STATUS_NAMES: &str = "'healthy', 'warning', 'critical', 'exhausted'";
 
 /// Listeners of this handle and the sink that brings transitions to them.
 struct Listeners {
@@ -181,12 +179,44 @@ impl ErrorBudgetTracker {
   /// The report now, rounded as the reference tracker rounds it.
   #[napi]
   pub fn report(&self) -> BudgetReport {
-    self.state.with_core(|core, _, _| BudgetReport::from(&core.report()))
+    self.state.with_core(|core, _, _| BudgetReport::new(&core.report(), &core.alert_snapshot()))
   }
 
-  /// Calls `listener` with the report each time the status changes to `status`.
-  /// Listeners run later on this thread's event loop, never inside `record()`.
-  #[napi(ts_args_type = "status: BudgetStatus, listener: (report: BudgetReport) => void", ts_return_type = "this")]
+  /// The alert policy in force (the default one unless `config.alerts` was
+  /// given), with its windows rounded to whole buckets.
+  #[napi(getter)]
+  pub fn alert_policy(&self) -> Vec<AlertRuleInfo> {
+    self.state.with_core(|core, _, _| core.alert_rules().map(AlertRuleInfo::from).collect())
+  }
+
+  /// Burn rate (unrounded) over the most recent `ms` (a positive integer, at most
+  /// `windowMs`): O(1) for the alert policy's windows, O(buckets) otherwise.
+  #[napi(ts_args_type = "ms: number")]
+  pub fn burn_rate_over(&self, env: Env, ms: Unknown) -> napi::Result<f64> {
+    let window_ms = self.state.with_core(|core, _, _| core.config().window_ms);
+    let span = match or_throw(&env, timestamp("burnRateOver(ms): ms", ms))? {
+      Some(ms) if ms >= 1 && ms <= window_ms => ms,
+      Some(ms) => {
+        let msg = format!("burnRateOver(ms): ms must be between 1 and windowMs ({window_ms}), got {ms}");
+        return Err(throw(&env, BudgetError::out_of_range(msg)));
+      }
+      None => {
+        let msg = "burnRateOver(ms): ms must be a number of milliseconds, got undefined";
+        return Err(throw(&env, BudgetError::invalid_type(msg)));
+      }
+    };
+    Ok(self.state.with_core(|core, _, _| core.burn_rate_over(span)))
+  }
+
+  /// Calls `listener` each time `event` happens: a status name — called with the
+  /// report when the status changes to it — or `'alert'` / `'resolve'` — called
+  /// with an `AlertEvent` when an alert pair starts / stops firing. Listeners run
+  /// later on this thread's event loop, never inside `record()`.
+  #[napi(
+    ts_generic_types = "E extends BudgetEvent",
+    ts_args_type = "event: E, listener: BudgetListener<E>",
+    ts_return_type = "this"
+  )]
   pub fn on<'a>(&mut self, env: Env, this: This<'a>, status: Unknown, listener: Unknown) -> napi::Result<This<'a>> {
     or_throw(&env, self.state.check_open("on"))?;
     let (status, listener) = or_throw(&env, listener_args("on", status, listener))?;
@@ -204,8 +234,12 @@ impl ErrorBudgetTracker {
     Ok(this)
   }
 
-  /// Removes the most recent registration of `listener` for `status`.
-  #[napi(ts_args_type = "status: BudgetStatus, listener: (report: BudgetReport) => void", ts_return_type = "this")]
+  /// Removes the most recent registration of `listener` for `event`.
+  #[napi(
+    ts_generic_types = "E extends BudgetEvent",
+    ts_args_type = "event: E, listener: BudgetListener<E>",
+    ts_return_type = "this"
+  )]
   pub fn off<'a>(&mut self, env: Env, this: This<'a>, status: Unknown, listener: Unknown) -> napi::Result<This<'a>> {
     let (status, listener) = or_throw(&env, listener_args("off", status, listener))?;
     if let Some(l) = &self.listeners {
@@ -232,32 +266,32 @@ impl ErrorBudgetTracker {
   }
 }
 
-/// Checks `on`/`off` arguments: a known status name and a function.
+/// Checks `on`/`off` arguments: a known event name and a function.
 fn listener_args<'a>(
   method: &str,
-  status: Unknown<'a>,
+  event: Unknown<'a>,
   listener: Unknown<'a>,
-) -> CoreResult<(CoreStatus, Function<'a, Unknown<'static>, Unknown<'static>>)> {
-  let name = match status.get_type() {
-    Ok(ValueType::String) => unsafe { status.cast::<String>() }.ok(),
+) -> CoreResult<(EventKind, Function<'a, Unknown<'static>, Unknown<'static>>)> {
+  let name = match event.get_type() {
+    Ok(ValueType::String) => unsafe { event.cast::<String>() }.ok(),
     _ => None,
   };
-  let Some(status) = name.as_deref().and_then(CoreStatus::parse) else {
+  let Some(kind) = name.as_deref().and_then(EventKind::parse) else {
     return Err(BudgetError::invalid_type(format!(
-      "{method}(status, listener): status must be one of {STATUS_NAMES}, got {}",
+      "{method}(event, listener): event must be one of {EVENT_NAMES}, got {}",
       name
         .map(|n| format!("'{n}'"))
-        .unwrap_or_else(|| type_name(status.get_type().unwrap_or(ValueType::Unknown)).into())
+        .unwrap_or_else(|| type_name(event.get_type().unwrap_or(ValueType::Unknown)).into())
     )));
   };
   match listener.get_type() {
     Ok(ValueType::Function) => Ok((
-      status,
+      kind,
       unsafe { listener.cast::<Function<Unknown<'static>, Unknown<'static>>>() }
         .map_err(|e| BudgetError::invalid_type(e.reason))?,
     )),
     Ok(other) => Err(BudgetError::invalid_type(format!(
-      "{method}(status, listener): listener must be a function, got {}",
+      "{method}(event, listener): listener must be a function, got {}",
       type_name(other)
     ))),
     Err(e) => Err(BudgetError::invalid_type(e.reason)),
