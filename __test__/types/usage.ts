@@ -1,6 +1,12 @@
 // Compiled by `tsc -p __test__/types` (see types.spec.js): correct use must
 // type-check and every misuse below must be an error.
-import { ErrorBudgetTracker, type BudgetReport, type BudgetStatus, type TrackerConfig } from 'captcha-error-budget'
+import {
+  ErrorBudgetTracker,
+  type AlertEvent,
+  type BudgetReport,
+  type BudgetStatus,
+  type TrackerConfig,
+} from 'captcha-error-budget'
 
 const seen: unknown[] = []
 const config: TrackerConfig = { targetRate: 0.95, windowMs: 3_600_000, minEvents: 100, clock: 'manual' }
@@ -13,6 +19,14 @@ const pct: number = report.budgetRemainingPct
 const chained: ErrorBudgetTracker = tracker
   .on('exhausted', (r: BudgetReport) => seen.push(r.status, r.burnRate))
   .off('warning', (r) => seen.push(r.total))
+tracker.on('alert', (e: AlertEvent) => seen.push(e.name, e.severity, e.burnRateShort, e.report.status))
+tracker.on('resolve', (e) => seen.push(e.at))
+const paged: TrackerConfig = {
+  alerts: [{ name: 'fast', severity: 'page', longWindowMs: 3_600_000, shortWindowMs: 300_000, burnRate: 14.4 }],
+}
+const exhaustsIn: number | null = tracker.report().exhaustsInMs
+const burn: number = tracker.burnRateOver(60_000)
+void [paged, exhaustsIn, burn, tracker.alertPolicy[0]?.longWindowMs]
 tracker[Symbol.dispose]()
 void [status, pct, chained]
 
@@ -30,3 +44,7 @@ new ErrorBudgetTracker({ targetRat: 0.9 })
 new ErrorBudgetTracker({ clock: 'wall' })
 // @ts-expect-error: listeners receive a report, not a number
 tracker.on('healthy', (r: number) => r)
+// @ts-expect-error: alert listeners receive an AlertEvent, not a report
+tracker.on('alert', (r: BudgetReport) => r)
+// @ts-expect-error: no such severity
+new ErrorBudgetTracker({ alerts: [{ name: 'a', severity: 'sms', longWindowMs: 2, shortWindowMs: 1, burnRate: 2 }] })
