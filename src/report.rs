@@ -197,3 +197,11 @@ impl From<&AlertRule> for AlertRuleInfo {
     }
   }
 }
+
+/// Events ever recorded by outcome, never reset by the window (for Prometheus
+/// counters and rates over any window).
+#[napi(object, object_from_js = false)]
+pub struct RecordedCounts {
+  pub successes: f64,
+  pub failures: f64,
+}

@@ -14,7 +14,7 @@ use napi_derive::napi;
 use crate::config::{self, type_name};
 use crate::error::{or_throw, throw};
 use crate::listeners::{EventKind, ListenerTable, Sink, EVENT_NAMES};
-use crate::report::{AlertRuleInfo, BudgetReport, BudgetStatus};
+use crate::report::{AlertRuleInfo, BudgetReport, BudgetStatus, RecordedCounts};
 use crate::state::{TrackerClock, TrackerState};
 
 /// Listeners of this handle and the sink that brings transitions to them.
@@ -180,6 +180,15 @@ impl ErrorBudgetTracker {
   #[napi]
   pub fn report(&self) -> BudgetReport {
     self.state.with_core(|core, _, _| BudgetReport::new(&core.report(), &core.alert_snapshot()))
+  }
+
+  /// Every event ever recorded by outcome — in the window, aged out or dropped.
+  #[napi(getter)]
+  pub fn recorded(&self) -> RecordedCounts {
+    self.state.with_core(|core, _, _| {
+      let c = core.recorded();
+      RecordedCounts { successes: c.successes as f64, failures: c.failures as f64 }
+    })
   }
 
   /// The alert policy in force (the default one unless `config.alerts` was

@@ -109,6 +109,9 @@ pub struct Tracker {
   window: Window,
   last_status: Status,
   dropped: u64,
+  /// Every event ever recorded, counted or dropped: never reset by the window
+  /// (Prometheus counters are built on these).
+  recorded: Counts,
   rules: Vec<ArmedRule>,
 }
 
@@ -139,7 +142,7 @@ impl Tracker {
       })
       .collect();
     let window = Window::new(config.window_ms, config.resolution_ms, now_ms, &spans);
-    Ok(Tracker { config, window, last_status: Status::Healthy, dropped: 0, rules })
+    Ok(Tracker { config, window, last_status: Status::Healthy, dropped: 0, recorded: Counts::default(), rules })
   }
 
   /// The alert policy in force, windows rounded to whole buckets.
@@ -188,6 +191,11 @@ impl Tracker {
     self.dropped
   }
 
+  /// Every event ever recorded (in the window, aged out or dropped).
+  pub fn recorded(&self) -> Counts {
+    self.recorded
+  }
+
   /// Bytes of bucket storage.
   pub fn bucket_bytes(&self) -> usize {
     self.window.bucket_bytes()
@@ -217,6 +225,8 @@ impl Tracker {
     events: &mut impl EventSink,
   ) -> Placement {
     self.advance(now_ms, events);
+    self.recorded.successes += successes;
+    self.recorded.failures += failures;
     let placement = self.window.add(at_ms, successes, failures);
     match placement {
       Placement::TooOld => self.dropped += successes + failures,
