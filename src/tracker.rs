@@ -28,7 +28,7 @@ struct Listeners {
 /// registered with `on(status, cb)` when the status changes.
 #[napi]
 pub struct ErrorBudgetTracker {
-  state: Arc<TrackerState>,
+  pub(crate) state: Arc<TrackerState>,
   listeners: Option<Listeners>,
 }
 

@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+'use strict'
+// The `captcha-budget` command line. Each subcommand lives in lib/cli/<name>.js
+// and exports `register(program)`; this file only wires them to commander.
+const fs = require('node:fs')
+const path = require('node:path')
+const { Command } = require('commander')
+const { version } = require('../package.json')
+
+const program = new Command()
+program
+  .name('captcha-budget')
+  .description('SLO error budgets for CAPTCHA-solve workers')
+  .version(version)
+  .showHelpAfterError()
+
+const commandsDir = path.join(__dirname, '..', 'lib', 'cli')
+for (const file of fs.readdirSync(commandsDir).filter((f) => f.endsWith('.js')).sort()) {
+  require(path.join(commandsDir, file)).register(program)
+}
+
+program.parseAsync(process.argv).catch((err) => {
+  console.error(`captcha-budget: ${err.message}`)
+  process.exitCode = process.exitCode || 2
+})
