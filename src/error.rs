@@ -9,7 +9,7 @@ pub fn throw(env: &Env, err: BudgetError) -> Error {
   let thrown = match err.kind {
     ErrorKind::Type => env.throw_type_error(&err.message, Some(err.code)),
     ErrorKind::Range => env.throw_range_error(&err.message, Some(err.code)),
-    ErrorKind::State => env.throw_error(&err.message, Some(err.code)),
+    ErrorKind::State | ErrorKind::Snapshot => env.throw_error(&err.message, Some(err.code)),
   };
   match thrown {
     Ok(()) => Error::new(Status::PendingException, err.message),

@@ -11,6 +11,8 @@ pub enum ErrorKind {
   Range,
   /// An operation the tracker's state forbids (JS `Error`).
   State,
+  /// A snapshot that cannot be restored (JS `Error`, code `ERR_SNAPSHOT_INVALID`).
+  Snapshot,
 }
 
 /// An error with a stable `code` and a message naming the field and what is allowed.
@@ -35,6 +37,11 @@ impl BudgetError {
   /// An operation the tracker's setup does not allow: `code` is `ERR_INVALID_STATE`.
   pub fn invalid_state(message: impl Into<String>) -> Self {
     Self { kind: ErrorKind::State, code: "ERR_INVALID_STATE", message: message.into() }
+  }
+
+  /// A corrupt, truncated, wrong-version or inconsistent snapshot.
+  pub fn snapshot(message: impl Into<String>) -> Self {
+    Self { kind: ErrorKind::Snapshot, code: "ERR_SNAPSHOT_INVALID", message: message.into() }
   }
 
   /// An operation on a closed tracker: `code` is `ERR_TRACKER_CLOSED`.

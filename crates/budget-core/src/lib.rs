@@ -15,5 +15,5 @@ pub use budget::{Budget, Counts, Status};
 pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use config::Config;
 pub use error::{BudgetError, ErrorKind, Result};
-pub use tracker::{AlertSnapshot, Event, EventSink, FiringAlert, Report, Tracker, Transition};
+pub use tracker::{AlertSnapshot, Event, EventSink, FiringAlert, Report, Snapshot, Tracker, Transition};
 pub use window::Placement;

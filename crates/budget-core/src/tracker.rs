@@ -8,6 +8,9 @@ use crate::config::Config;
 use crate::error::Result;
 use crate::window::{Placement, Window};
 
+mod snapshot;
+pub use snapshot::Snapshot;
+
 /// The report of a tracker at one moment, rounded as the reference rounds it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {

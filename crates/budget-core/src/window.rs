@@ -178,6 +178,16 @@ impl Window {
     next
   }
 
+  /// The non-empty buckets inside the window, oldest first, as
+  /// (start ms, successes, failures).
+  pub fn buckets(&self) -> impl Iterator<Item = (i64, u64, u64)> + '_ {
+    (self.spans[0].floor_k..=self.bucket_of(self.now_ms)).filter_map(move |k| {
+      let i = self.slot(k);
+      let (s, f) = (self.successes[i], self.failures[i]);
+      (s != 0 || f != 0).then_some((k * self.resolution_ms, s, f))
+    })
+  }
+
   /// Counts of the buckets that start within the last `span_ms` before now
   /// (k × resolution > now − span). O(buckets in the span).
   pub fn counts_over(&self, span_ms: i64) -> Counts {

@@ -1,0 +1,329 @@
+//! Snapshots: a tracker's whole state as versioned JSON, and back. A child
+//! module of `tracker` so that restoring can set the counters no public
+//! method should.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Tracker, Transition};
+use crate::alerts::{AlertRule, Severity};
+use crate::budget::{Counts, Status};
+use crate::config::{Config, MAX_SAFE_INTEGER};
+use crate::error::{BudgetError, Result};
+
+/// The `format` every snapshot carries.
+pub const FORMAT: &str = "captcha-error-budget.snapshot";
+/// The snapshot version this build writes and reads.
+pub const VERSION: u32 = 1;
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SnapshotJson {
+  format: String,
+  version: u32,
+  saved_at: i64,
+  config: ConfigJson,
+  last_status: String,
+  dropped: u64,
+  recorded: CountsJson,
+  totals: CountsJson,
+  buckets: Vec<BucketJson>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ConfigJson {
+  target_rate: f64,
+  window_ms: i64,
+  warning_threshold: f64,
+  critical_threshold: f64,
+  min_events: u64,
+  resolution_ms: i64,
+  alerts: Vec<AlertJson>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct AlertJson {
+  name: String,
+  severity: String,
+  long_window_ms: i64,
+  short_window_ms: i64,
+  burn_rate: f64,
+  min_events: u64,
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+struct CountsJson {
+  successes: u64,
+  failures: u64,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct BucketJson {
+  start_ms: i64,
+  successes: u64,
+  failures: u64,
+}
+
+impl From<Counts> for CountsJson {
+  fn from(c: Counts) -> Self {
+    CountsJson { successes: c.successes, failures: c.failures }
+  }
+}
+
+impl From<CountsJson> for Counts {
+  fn from(c: CountsJson) -> Self {
+    Counts { successes: c.successes, failures: c.failures }
+  }
+}
+
+/// A snapshot read and checked, ready to become a tracker.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+  /// The tracker's time when it was taken, epoch ms.
+  pub saved_at_ms: i64,
+  /// The configuration, with the alert policy spelled out.
+  pub config: Config,
+  last_status: Status,
+  dropped: u64,
+  recorded: Counts,
+  buckets: Vec<(i64, u64, u64)>,
+}
+
+fn invalid(message: impl Into<String>) -> BudgetError {
+  BudgetError::snapshot(message)
+}
+
+impl Tracker {
+  /// The tracker's state as snapshot JSON (schema version 1).
+  pub fn snapshot_json(&self) -> String {
+    let c = &self.config;
+    let json = SnapshotJson {
+      format: FORMAT.into(),
+      version: VERSION,
+      saved_at: self.now_ms(),
+      config: ConfigJson {
+        target_rate: c.target_rate,
+        window_ms: c.window_ms,
+        warning_threshold: c.warning_threshold,
+        critical_threshold: c.critical_threshold,
+        min_events: c.min_events,
+        resolution_ms: c.resolution_ms,
+        alerts: self
+          .alert_rules()
+          .map(|r| AlertJson {
+            name: r.name.clone(),
+            severity: r.severity.as_str().into(),
+            long_window_ms: r.long_window_ms,
+            short_window_ms: r.short_window_ms,
+            burn_rate: r.burn_rate,
+            min_events: r.min_events,
+          })
+          .collect(),
+      },
+      last_status: self.last_status.as_str().into(),
+      dropped: self.dropped,
+      recorded: self.recorded.into(),
+      totals: self.counts().into(),
+      buckets: self
+        .window
+        .buckets()
+        .map(|(start_ms, successes, failures)| BucketJson { start_ms, successes, failures })
+        .collect(),
+    };
+    serde_json::to_string(&json).expect("a snapshot always serialises")
+  }
+
+  /// A tracker rebuilt from `snapshot`, then aged to `now_ms` (the buckets that
+  /// left the window meanwhile are gone; no events are reported for that).
+  pub fn from_snapshot(snapshot: &Snapshot, now_ms: i64) -> Result<Tracker> {
+    let mut tracker = Tracker::new(snapshot.config.clone(), snapshot.saved_at_ms)?;
+    let mut ignored: Vec<Transition> = Vec::new();
+    for &(start, successes, failures) in &snapshot.buckets {
+      tracker.record(snapshot.saved_at_ms, start, successes, failures, &mut ignored);
+    }
+    tracker.dropped = snapshot.dropped;
+    tracker.recorded = snapshot.recorded;
+    if tracker.last_status != snapshot.last_status {
+      return Err(invalid(format!(
+        "lastStatus '{}' does not match the buckets, which give '{}'",
+        snapshot.last_status.as_str(),
+        tracker.last_status.as_str()
+      )));
+    }
+    tracker.advance(now_ms, &mut ignored);
+    Ok(tracker)
+  }
+}
+
+impl Snapshot {
+  /// Parses and checks snapshot JSON: well-formed, this version, a valid
+  /// config, and counters that add up inside the window.
+  pub fn parse(text: &str) -> Result<Snapshot> {
+    let json: SnapshotJson = serde_json::from_str(text).map_err(|e| match e.classify() {
+      serde_json::error::Category::Eof => invalid(format!("snapshot is truncated ({e})")),
+      serde_json::error::Category::Syntax => invalid(format!("snapshot is not valid JSON ({e})")),
+      _ => invalid(format!("snapshot does not match the schema ({e})")),
+    })?;
+    if json.format != FORMAT {
+      return Err(invalid(format!("not a snapshot: format is '{}', expected '{FORMAT}'", json.format)));
+    }
+    if json.version != VERSION {
+      return Err(invalid(format!("unsupported snapshot version {} (this build reads version {VERSION})", json.version)));
+    }
+    let config = config_from(json.config)?;
+    if !(0..=MAX_SAFE_INTEGER).contains(&json.saved_at) {
+      return Err(invalid(format!("savedAt must be an epoch-ms time, got {}", json.saved_at)));
+    }
+    let last_status =
+      Status::parse(&json.last_status).ok_or_else(|| invalid(format!("unknown lastStatus '{}'", json.last_status)))?;
+    let buckets = check_buckets(&json.buckets, &config, json.saved_at)?;
+    let sum = buckets.iter().fold(Counts::default(), |c, &(_, s, f)| Counts {
+      successes: c.successes.saturating_add(s),
+      failures: c.failures.saturating_add(f),
+    });
+    if sum != Counts::from(json.totals) {
+      return Err(invalid(format!(
+        "totals ({} successes, {} failures) do not match the buckets ({} successes, {} failures)",
+        json.totals.successes, json.totals.failures, sum.successes, sum.failures
+      )));
+    }
+    let recorded = Counts::from(json.recorded);
+    if recorded.successes < sum.successes || recorded.failures < sum.failures {
+      return Err(invalid("recorded counts are smaller than the counts in the window"));
+    }
+    Ok(Snapshot { saved_at_ms: json.saved_at, config, last_status, dropped: json.dropped, recorded, buckets })
+  }
+}
+
+fn config_from(c: ConfigJson) -> Result<Config> {
+  let alerts = c
+    .alerts
+    .into_iter()
+    .map(|a| {
+      let severity = Severity::parse(&a.severity)
+        .ok_or_else(|| invalid(format!("alert '{}' has unknown severity '{}'", a.name, a.severity)))?;
+      Ok(AlertRule {
+        name: a.name,
+        severity,
+        long_window_ms: a.long_window_ms,
+        short_window_ms: a.short_window_ms,
+        burn_rate: a.burn_rate,
+        min_events: a.min_events,
+      })
+    })
+    .collect::<Result<Vec<_>>>()?;
+  let config = Config {
+    target_rate: c.target_rate,
+    window_ms: c.window_ms,
+    warning_threshold: c.warning_threshold,
+    critical_threshold: c.critical_threshold,
+    min_events: c.min_events,
+    resolution_ms: c.resolution_ms,
+    alerts: Some(alerts),
+  };
+  let checked = config.validate().and_then(|()| {
+    crate::alerts::validate_policy(config.alerts.clone().unwrap_or_default(), &config).map(|_| ())
+  });
+  checked.map_err(|e| invalid(format!("snapshot config is invalid: {}", e.message)))?;
+  Ok(config)
+}
+
+/// Buckets must start on bucket boundaries inside the window at `saved_at`, in
+/// increasing order.
+fn check_buckets(buckets: &[BucketJson], config: &Config, saved_at: i64) -> Result<Vec<(i64, u64, u64)>> {
+  let oldest = saved_at - config.window_ms;
+  let mut previous: Option<i64> = None;
+  buckets
+    .iter()
+    .map(|b| {
+      if b.start_ms.rem_euclid(config.resolution_ms) != 0 {
+        return Err(invalid(format!(
+          "bucket startMs {} is not a multiple of resolutionMs ({})",
+          b.start_ms, config.resolution_ms
+        )));
+      }
+      if b.start_ms <= oldest || b.start_ms > saved_at {
+        return Err(invalid(format!(
+          "bucket startMs {} is outside the window ({oldest}, {saved_at}] at savedAt",
+          b.start_ms
+        )));
+      }
+      if previous.is_some_and(|p| b.start_ms <= p) {
+        return Err(invalid(format!("buckets are not in increasing order at startMs {}", b.start_ms)));
+      }
+      previous = Some(b.start_ms);
+      Ok((b.start_ms, b.successes, b.failures))
+    })
+    .collect()
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  fn sample() -> Tracker {
+    let config = Config { window_ms: 1000, resolution_ms: 100, ..Config::default() };
+    let mut t = Tracker::new(config, 0).unwrap();
+    let mut out: Vec<Transition> = Vec::new();
+    t.record(200, 200, 30, 1, &mut out);
+    t.record(700, 700, 10, 2, &mut out);
+    t.record(900, 50_000, 0, 0, &mut out); // clamped to now
+    t.record(900, -5000, 1, 0, &mut out); // dropped
+    t
+  }
+
+  #[test]
+  fn round_trip_keeps_every_figure() {
+    let t = sample();
+    let json = t.snapshot_json();
+    let restored = Tracker::from_snapshot(&Snapshot::parse(&json).unwrap(), t.now_ms()).unwrap();
+    assert_eq!(restored.report(), t.report());
+    assert_eq!(restored.alert_snapshot(), t.alert_snapshot());
+    assert_eq!((restored.recorded(), restored.dropped()), (t.recorded(), t.dropped()));
+    assert_eq!(restored.snapshot_json(), json);
+  }
+
+  #[test]
+  fn restoring_later_ages_the_window() {
+    let t = sample();
+    let snap = Snapshot::parse(&t.snapshot_json()).unwrap();
+    // Bucket 2 (start 200) leaves at 1200, bucket 7 at 1700.
+    assert_eq!(Tracker::from_snapshot(&snap, 1199).unwrap().counts().total(), 43);
+    assert_eq!(Tracker::from_snapshot(&snap, 1200).unwrap().counts(), Counts { successes: 10, failures: 2 });
+    assert_eq!(Tracker::from_snapshot(&snap, 1700).unwrap().counts().total(), 0);
+  }
+
+  fn rejected(edit: impl FnOnce(&mut serde_json::Value)) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(&sample().snapshot_json()).unwrap();
+    edit(&mut v);
+    let text = v.to_string();
+    match Snapshot::parse(&text).and_then(|s| Tracker::from_snapshot(&s, 900)) {
+      Ok(_) => panic!("accepted {text}"),
+      Err(e) => {
+        assert_eq!(e.code, "ERR_SNAPSHOT_INVALID");
+        e.message
+      }
+    }
+  }
+
+  #[test]
+  fn rejects_each_kind_of_damage_with_a_clear_message() {
+    let full = sample().snapshot_json();
+    assert!(Snapshot::parse(&full[..full.len() / 2]).unwrap_err().message.starts_with("snapshot is truncated"));
+    assert!(Snapshot::parse("{]").unwrap_err().message.starts_with("snapshot is not valid JSON"));
+    assert!(rejected(|v| v["version"] = 2.into()).contains("unsupported snapshot version 2"));
+    assert!(rejected(|v| v["format"] = "x".into()).contains("not a snapshot"));
+    assert!(rejected(|v| v["dropped"] = (-1).into()).contains("does not match the schema"));
+    assert!(rejected(|v| v["extra"] = 1.into()).contains("unknown field `extra`"));
+    assert!(rejected(|v| v["totals"]["failures"] = 4.into()).contains("do not match the buckets"));
+    assert!(rejected(|v| v["buckets"][0]["startMs"] = (-100).into()).contains("outside the window"));
+    assert!(rejected(|v| v["buckets"][0]["startMs"] = 250.into()).contains("not a multiple of resolutionMs"));
+    assert!(rejected(|v| v["buckets"][1]["startMs"] = 200.into()).contains("not in increasing order"));
+    assert!(rejected(|v| v["config"]["targetRate"] = 1.5.into()).contains("targetRate must be in (0, 1]"));
+    assert!(rejected(|v| v["lastStatus"] = "healthy".into()).contains("does not match the buckets"));
+    assert!(rejected(|v| v["recorded"]["failures"] = 0.into()).contains("recorded counts are smaller"));
+  }
+}
