@@ -1,0 +1,121 @@
+'use strict'
+// The error classes of the JavaScript parts (guard, solver) and the helpers that
+// build the package's argument errors: a TypeError / RangeError with the same
+// `code`s the native addon uses (ERR_INVALID_ARG_TYPE, ERR_OUT_OF_RANGE).
+
+/**
+ * Thrown (as a rejection) by `tracker.guard()` while the budget is exhausted:
+ * the guarded function was not called and nothing was recorded.
+ */
+class BudgetExhaustedError extends Error {
+  /** @param {import('../index').BudgetReport} report the report at the moment of the refusal */
+  constructor(report) {
+    super(
+      `error budget exhausted: ${report.failures} failures of ${report.total} solves in the window ` +
+        `(SLO ${report.sloTarget}); not calling fn — pass { critical: true } to run it anyway`,
+    )
+    /** Always `'EBUDGET_EXHAUSTED'`. */
+    this.code = 'EBUDGET_EXHAUSTED'
+    /** The tracker's report when the call was refused. */
+    this.report = report
+  }
+}
+BudgetExhaustedError.prototype.name = 'BudgetExhaustedError'
+
+/**
+ * The rejection of `tracker.guard()` when `timeoutMs` passed before the guarded
+ * function settled. It is also the `reason` of the AbortSignal given to that function.
+ */
+class GuardTimeoutError extends Error {
+  /** @param {number} timeoutMs the deadline that passed */
+  constructor(timeoutMs) {
+    super(`guarded call timed out after ${timeoutMs} ms`)
+    /** Always `'ETIMEDOUT'`. */
+    this.code = 'ETIMEDOUT'
+    /** The deadline that passed, ms. */
+    this.timeoutMs = timeoutMs
+  }
+}
+GuardTimeoutError.prototype.name = 'GuardTimeoutError'
+
+/**
+ * A failed CaptchaAI call. `code` is the service's own code (`ERROR_ZERO_BALANCE`,
+ * `ERROR_CAPTCHA_UNSOLVABLE`, …) when the service answered one, `'ERR_NETWORK'`
+ * when no answer came (connection refused, reset, DNS; `cause` holds fetch's
+ * error), `'ERR_BAD_RESPONSE'` when the answer is not the protocol's JSON.
+ */
+class SolveError extends Error {
+  /**
+   * @param {string} code
+   * @param {string} message
+   * @param {{ stage: 'submit' | 'result', taskId?: string | null, httpStatus?: number | null, cause?: unknown }} details
+   */
+  constructor(code, message, { stage, taskId = null, httpStatus = null, cause } = {}) {
+    super(message, cause === undefined ? undefined : { cause })
+    this.code = code
+    /** `'submit'` (in.php) or `'result'` (res.php). */
+    this.stage = stage
+    /** The service's task id, once in.php gave one; else null. */
+    this.taskId = taskId
+    /** The HTTP status of the answer, null when there was none. */
+    this.httpStatus = httpStatus
+  }
+}
+SolveError.prototype.name = 'SolveError'
+
+/** The type named in an argument error, as the native addon names it ('null', 'array', typeof). */
+function describe(value) {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'array'
+  return typeof value
+}
+
+/** A TypeError with code ERR_INVALID_ARG_TYPE. */
+function invalidArgType(message) {
+  const err = new TypeError(message)
+  err.code = 'ERR_INVALID_ARG_TYPE'
+  return err
+}
+
+/** A RangeError with code ERR_OUT_OF_RANGE. */
+function outOfRange(message) {
+  const err = new RangeError(message)
+  err.code = 'ERR_OUT_OF_RANGE'
+  return err
+}
+
+/**
+ * Checks that `options` is undefined or a plain object with only `known` keys;
+ * returns it (or `{}`). `where` names the argument in the message.
+ */
+function checkOptionsObject(options, known, where) {
+  if (options === undefined) return {}
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw invalidArgType(`${where} must be an object, got ${describe(options)}`)
+  }
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) throw invalidArgType(`unknown key '${key}' in ${where}; known keys: ${known.join(', ')}`)
+  }
+  return options
+}
+
+/** Checks an optional integer option in [min, max]; returns it or `fallback` when undefined. */
+function integerOption(value, name, min, max, fallback) {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number') throw invalidArgType(`${name} must be a number, got ${describe(value)}`)
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw outOfRange(`${name} must be an integer in [${min}, ${max}], got ${value}`)
+  }
+  return value
+}
+
+module.exports = {
+  BudgetExhaustedError,
+  GuardTimeoutError,
+  SolveError,
+  describe,
+  invalidArgType,
+  outOfRange,
+  checkOptionsObject,
+  integerOption,
+}

@@ -1,0 +1,145 @@
+'use strict'
+// tracker.guard(fn, options): one solve attempt, recorded exactly once.
+//
+// The article's solve_with_budget records a failure, raises, and its own except
+// records it again. Here the recording lives in one place, behind a latch: the
+// first of fn's settle and the deadline wins, and whatever comes second is
+// dropped, so an attempt can never be counted twice.
+const {
+  BudgetExhaustedError,
+  GuardTimeoutError,
+  describe,
+  invalidArgType,
+  checkOptionsObject,
+  integerOption,
+} = require('./errors')
+
+const GUARD_OPTIONS = ['timeoutMs', 'critical', 'countsAsFailure']
+// setTimeout's limit: a longer delay would fire at once (with a warning).
+const MAX_TIMEOUT_MS = 2 ** 31 - 1
+
+function parseGuardOptions(options) {
+  const { timeoutMs, critical, countsAsFailure } = checkOptionsObject(options, GUARD_OPTIONS, 'guard options')
+  if (critical !== undefined && typeof critical !== 'boolean') {
+    throw invalidArgType(`guard options.critical must be a boolean, got ${describe(critical)}`)
+  }
+  if (countsAsFailure !== undefined && typeof countsAsFailure !== 'function') {
+    throw invalidArgType(`guard options.countsAsFailure must be a function, got ${describe(countsAsFailure)}`)
+  }
+  return {
+    timeoutMs: integerOption(timeoutMs, 'guard options.timeoutMs', 1, MAX_TIMEOUT_MS, undefined),
+    critical: critical === true,
+    countsAsFailure,
+  }
+}
+
+// Whether a rejection of fn counts against the budget. A classifier that throws
+// or answers something other than a boolean (say, a forgotten `return`) is a bug
+// of its own: the rejection then counts, so that a broken classifier cannot hide
+// an outage, and the bug surfaces as a process warning, as listeners' errors do.
+function countsAgainstBudget(countsAsFailure, error) {
+  if (countsAsFailure === undefined) return true
+  let verdict
+  try {
+    verdict = countsAsFailure(error)
+  } catch (classifierError) {
+    const why = classifierError instanceof Error ? classifierError.message : String(classifierError)
+    process.emitWarning(`guard: countsAsFailure threw (${why}); the rejection counts as a failure`, 'BudgetGuardWarning')
+    return true
+  }
+  if (typeof verdict === 'boolean') return verdict
+  process.emitWarning(
+    `guard: countsAsFailure must return a boolean, got ${describe(verdict)}; the rejection counts as a failure`,
+    'BudgetGuardWarning',
+  )
+  return true
+}
+
+// A tracker closed while fn ran can no longer record: the outcome still reaches
+// the caller (a solved CAPTCHA is not thrown away at shutdown), unrecorded.
+function record(tracker, ok) {
+  if (!tracker.closed) tracker.record(ok)
+}
+
+function attempt(tracker, fn, { timeoutMs, countsAsFailure }) {
+  const controller = new AbortController()
+  return new Promise((resolve, reject) => {
+    let settled = false
+    let timer
+    const finish = (recordOutcome, settle) => {
+      if (settled) return // the loser of the race: already recorded and settled
+      settled = true
+      clearTimeout(timer)
+      recordOutcome()
+      settle()
+    }
+    if (timeoutMs !== undefined) {
+      timer = setTimeout(() => {
+        const timeout = new GuardTimeoutError(timeoutMs)
+        finish(
+          () => record(tracker, false),
+          () => {
+            controller.abort(timeout) // fn should stop working; its late settle is ignored
+            reject(timeout)
+          },
+        )
+      }, timeoutMs)
+    }
+    let outcome
+    try {
+      outcome = Promise.resolve(fn(controller.signal))
+    } catch (error) {
+      outcome = Promise.reject(error) // a synchronous throw is a rejection like any other
+    }
+    // Both handlers are attached, so a rejection after a timeout is never unhandled.
+    outcome.then(
+      (value) => finish(() => record(tracker, true), () => resolve(value)),
+      (error) =>
+        finish(
+          () => {
+            if (countsAgainstBudget(countsAsFailure, error)) record(tracker, false)
+          },
+          () => reject(error),
+        ),
+    )
+  })
+}
+
+function closedError() {
+  const err = new Error('cannot call guard() on a closed ErrorBudgetTracker')
+  err.code = 'ERR_TRACKER_CLOSED'
+  return err
+}
+
+/**
+ * Defines `guard()` on `Tracker.prototype` (non-enumerable, like a class method).
+ * @param {typeof import('../native').ErrorBudgetTracker} Tracker
+ */
+function installGuard(Tracker) {
+  /**
+   * Runs `fn(signal)` as one solve attempt and records its outcome exactly once:
+   * resolve → one success; reject → one failure (unless `countsAsFailure(error)`
+   * says false: then nothing); `timeoutMs` passed first → one failure, `signal`
+   * aborted, rejection with a GuardTimeoutError, fn's late settle ignored. While
+   * the budget is exhausted it rejects with a BudgetExhaustedError without calling
+   * fn, unless `critical: true`. Bad arguments reject with a TypeError/RangeError
+   * before anything is called or recorded.
+   * @template T
+   * @param {(signal: AbortSignal) => T | PromiseLike<T>} fn
+   * @param {{ timeoutMs?: number, critical?: boolean, countsAsFailure?: (error: unknown) => boolean }} [options]
+   * @returns {Promise<T>}
+   */
+  async function guard(fn, options) {
+    if (!(this instanceof Tracker)) {
+      throw invalidArgType(`guard() must be called on an ErrorBudgetTracker, got ${describe(this)}`)
+    }
+    if (typeof fn !== 'function') throw invalidArgType(`guard(fn, options): fn must be a function, got ${describe(fn)}`)
+    const parsed = parseGuardOptions(options)
+    if (this.closed) throw closedError()
+    if (!parsed.critical && this.status === 'exhausted') throw new BudgetExhaustedError(this.report())
+    return attempt(this, fn, parsed)
+  }
+  Object.defineProperty(Tracker.prototype, 'guard', { value: guard, writable: true, configurable: true })
+}
+
+module.exports = { installGuard }

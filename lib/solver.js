@@ -1,0 +1,210 @@
+'use strict'
+// A CaptchaAI client under an error budget. CaptchaAI speaks the 2captcha-compatible
+// HTTP API: POST in.php (key, method, the method's parameters, json=1) answers
+// {"status":1,"request":"<task id>"}; GET res.php?action=get&id=… answers
+// {"status":0,"request":"CAPCHA_NOT_READY"} until {"status":1,"request":"<answer>"};
+// errors are {"status":0,"request":"ERROR_…"}. Every solve is one tracker.guard()
+// attempt, so it is recorded exactly once, and refused while the budget is exhausted.
+const { setTimeout: sleep } = require('node:timers/promises')
+const { SolveError, describe, invalidArgType, checkOptionsObject, integerOption } = require('./errors')
+
+const DEFAULT_BASE_URL = 'https://ocr.captchaai.com'
+const SOLVER_OPTIONS = ['apiKey', 'baseUrl', 'tracker', 'pollIntervalMs', 'timeoutMs', 'countsAsFailure']
+const SOLVE_OPTIONS = ['critical']
+const MAX_MS = 2 ** 31 - 1 // setTimeout's limit
+// Parameters each known method cannot go without; other methods are passed through unchecked.
+const REQUIRED_PARAMS = { turnstile: ['sitekey', 'pageurl'], userrecaptcha: ['googlekey', 'pageurl'], base64: ['body'] }
+// Set by the client itself: a task may not override them.
+const RESERVED_PARAMS = ['key', 'json']
+
+/**
+ * Service codes that are the caller's or the account's problem, not the solver's
+ * unreliability: a wrong key, no free threads or funds, a banned IP, a malformed
+ * request. They fail every call until a person fixes something, so they say
+ * nothing about how reliably CAPTCHAs get solved, and burning the budget on
+ * them would page for a configuration error and freeze the deploys that fix it.
+ * Watch them separately (they reject every solve with their `code`).
+ */
+const CALLER_ERROR_CODES = Object.freeze([
+  // the key and the account
+  'ERROR_WRONG_USER_KEY',
+  'ERROR_KEY_DOES_NOT_EXIST',
+  'ERROR_ZERO_BALANCE',
+  'ERROR_IP_NOT_ALLOWED',
+  'ERROR_IP_BANNED',
+  'IP_BANNED',
+  'ERROR_TOO_MUCH_REQUESTS',
+  'MAX_USER_TURN',
+  // the request
+  'ERROR_NO_SUCH_METHOD',
+  'ERROR_BAD_PARAMETERS',
+  'ERROR_PAGEURL',
+  'ERROR_GOOGLEKEY',
+  'ERROR_BAD_TOKEN_OR_PAGEURL',
+  'ERROR_ZERO_CAPTCHA_FILESIZE',
+  'ERROR_TOO_BIG_CAPTCHA_FILESIZE',
+  'ERROR_WRONG_FILE_EXTENSION',
+  'ERROR_IMAGE_TYPE_NOT_SUPPORTED',
+  'ERROR_UPLOAD',
+  'ERROR_CAPTCHAIMAGE_BLOCKED',
+  'ERROR_BAD_PROXY',
+  // Not here: ERROR_WRONG_CAPTCHA_ID / ERROR_WRONG_ID_FORMAT from res.php, since the
+  // client polls only ids in.php gave it; the service losing its own task counts.
+])
+const callerCodes = new Set(CALLER_ERROR_CODES)
+
+/**
+ * The solver's default classifier: every rejection counts against the budget
+ * except a SolveError whose code is in CALLER_ERROR_CODES. Unknown codes count:
+ * a classifier that errs should err towards an alert, not a silent budget.
+ * @param {unknown} error
+ * @returns {boolean}
+ */
+function defaultCountsAsFailure(error) {
+  return !(error instanceof SolveError && callerCodes.has(error.code))
+}
+
+function checkBaseUrl(baseUrl) {
+  if (typeof baseUrl !== 'string' && !(baseUrl instanceof URL)) {
+    throw invalidArgType(`createSolver options.baseUrl must be a string or URL, got ${describe(baseUrl)}`)
+  }
+  let url
+  try {
+    url = new URL(String(baseUrl))
+  } catch {
+    throw invalidArgType(`createSolver options.baseUrl must be an absolute http(s) URL, got '${baseUrl}'`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw invalidArgType(`createSolver options.baseUrl must be an http(s) URL, got '${baseUrl}'`)
+  }
+  // A trailing slash keeps a proxy's path prefix when in.php / res.php are resolved against it.
+  if (!url.pathname.endsWith('/')) url.pathname += '/'
+  return url
+}
+
+function checkTask(task) {
+  if (task === null || typeof task !== 'object' || Array.isArray(task)) {
+    throw invalidArgType(`solve(task): task must be an object, got ${describe(task)}`)
+  }
+  if (typeof task.method !== 'string' || task.method === '') {
+    throw invalidArgType(`solve(task): task.method must be a non-empty string, got ${describe(task.method)}`)
+  }
+  for (const name of REQUIRED_PARAMS[task.method] ?? []) {
+    if (typeof task[name] !== 'string' || task[name] === '') {
+      throw invalidArgType(`solve(task): task.${name} must be a non-empty string for method '${task.method}', got ${describe(task[name])}`)
+    }
+  }
+  const params = new URLSearchParams()
+  for (const [name, value] of Object.entries(task)) {
+    if (RESERVED_PARAMS.includes(name)) throw invalidArgType(`solve(task): task.${name} is set by the solver, not the task`)
+    if (value === undefined) continue
+    if (typeof value === 'boolean') params.set(name, value ? '1' : '0') // the API's flags are 0/1
+    else if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) params.set(name, String(value))
+    else throw invalidArgType(`solve(task): task.${name} must be a string, finite number or boolean, got ${describe(value)}`)
+  }
+  return params
+}
+
+// One request; the protocol's answer ({status, request}) or a SolveError. After
+// the guard's deadline the signal is aborted: its reason is rethrown as is (the
+// guard has already settled and ignores it).
+async function call(url, init, signal, stage, taskId) {
+  let response
+  let text
+  try {
+    response = await fetch(url, { ...init, signal })
+    text = await response.text()
+  } catch (error) {
+    if (signal.aborted) throw signal.reason
+    const why = error?.cause?.code ?? error?.cause?.message ?? error?.message
+    throw new SolveError('ERR_NETWORK', `CaptchaAI ${stage} request failed: ${why}`, { stage, taskId, cause: error })
+  }
+  let body
+  try {
+    body = JSON.parse(text)
+  } catch {
+    body = undefined
+  }
+  const isAnswer = body !== null && typeof body === 'object' && (body.status === 0 || body.status === 1) &&
+    (typeof body.request === 'string' || typeof body.request === 'number')
+  if (!isAnswer) {
+    const excerpt = text.length > 80 ? `${text.slice(0, 80)}…` : text
+    throw new SolveError(
+      'ERR_BAD_RESPONSE',
+      `CaptchaAI ${stage} answer is not the protocol's JSON (HTTP ${response.status}): ${JSON.stringify(excerpt)}`,
+      { stage, taskId, httpStatus: response.status },
+    )
+  }
+  return { body, httpStatus: response.status }
+}
+
+function serviceError({ body, httpStatus }, stage, taskId) {
+  const code = String(body.request)
+  const detail = typeof body.error_text === 'string' && body.error_text !== '' ? `: ${body.error_text}` : ''
+  const where = stage === 'submit' ? 'in.php' : `res.php (task ${taskId})`
+  return new SolveError(code, `CaptchaAI ${where} answered ${code}${detail}`, { stage, taskId, httpStatus })
+}
+
+/**
+ * A CaptchaAI client whose every `solve()` is one `tracker.guard()` attempt.
+ * @param {{ apiKey: string, tracker: import('../index').ErrorBudgetTracker, baseUrl?: string | URL,
+ *   pollIntervalMs?: number, timeoutMs?: number, countsAsFailure?: (error: unknown) => boolean }} options
+ * @returns {import('../index').Solver}
+ */
+function createSolver(options) {
+  if (options === undefined) throw invalidArgType('createSolver(options): options must be an object, got undefined')
+  const opts = checkOptionsObject(options, SOLVER_OPTIONS, 'createSolver options')
+  if (typeof opts.apiKey !== 'string' || opts.apiKey === '') {
+    throw invalidArgType(`createSolver options.apiKey must be a non-empty string, got ${describe(opts.apiKey)}`)
+  }
+  if (opts.tracker === null || typeof opts.tracker !== 'object' || typeof opts.tracker.guard !== 'function') {
+    throw invalidArgType(`createSolver options.tracker must be an ErrorBudgetTracker, got ${describe(opts.tracker)}`)
+  }
+  if (opts.countsAsFailure !== undefined && typeof opts.countsAsFailure !== 'function') {
+    throw invalidArgType(`createSolver options.countsAsFailure must be a function, got ${describe(opts.countsAsFailure)}`)
+  }
+  const apiKey = opts.apiKey
+  const tracker = opts.tracker
+  const base = checkBaseUrl(opts.baseUrl ?? DEFAULT_BASE_URL)
+  const pollIntervalMs = integerOption(opts.pollIntervalMs, 'createSolver options.pollIntervalMs', 1, MAX_MS, 5000)
+  const timeoutMs = integerOption(opts.timeoutMs, 'createSolver options.timeoutMs', 1, MAX_MS, 180_000)
+  const countsAsFailure = opts.countsAsFailure ?? defaultCountsAsFailure
+  const inUrl = new URL('in.php', base)
+  const resUrl = new URL('res.php', base)
+
+  async function run(params, signal) {
+    params.set('key', apiKey)
+    params.set('json', '1')
+    const submitted = await call(inUrl, { method: 'POST', body: params }, signal, 'submit', null)
+    if (submitted.body.status !== 1) throw serviceError(submitted, 'submit', null)
+    const taskId = String(submitted.body.request)
+    const poll = new URL(resUrl)
+    poll.search = new URLSearchParams({ key: apiKey, action: 'get', id: taskId, json: '1' }).toString()
+    for (;;) {
+      await sleep(pollIntervalMs, undefined, { signal })
+      const result = await call(poll, { method: 'GET' }, signal, 'result', taskId)
+      if (result.body.status === 1) return { taskId, answer: String(result.body.request) }
+      if (result.body.request !== 'CAPCHA_NOT_READY') throw serviceError(result, 'result', taskId)
+    }
+  }
+
+  /**
+   * Submits `task` and polls until the answer (a token, or an image's text).
+   * Rejects with a SolveError (service code, ERR_NETWORK, ERR_BAD_RESPONSE), a
+   * GuardTimeoutError after `timeoutMs`, a BudgetExhaustedError while the budget
+   * is exhausted (unless `critical`), or a TypeError for a bad task (nothing sent
+   * or recorded).
+   */
+  async function solve(task, solveOptions) {
+    const { critical } = checkOptionsObject(solveOptions, SOLVE_OPTIONS, 'solve options')
+    if (critical !== undefined && typeof critical !== 'boolean') {
+      throw invalidArgType(`solve options.critical must be a boolean, got ${describe(critical)}`)
+    }
+    const params = checkTask(task)
+    return tracker.guard((signal) => run(params, signal), { timeoutMs, critical, countsAsFailure })
+  }
+
+  return Object.freeze({ solve, baseUrl: base.href })
+}
+
+module.exports = { createSolver, defaultCountsAsFailure, CALLER_ERROR_CODES, DEFAULT_BASE_URL }
