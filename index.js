@@ -10,6 +10,22 @@ const solver = require('./lib/solver.js')
 require('./lib/guard.js').installGuard(native.ErrorBudgetTracker)
 
 exports.ErrorBudgetTracker = native.ErrorBudgetTracker
+
+/**
+ * Rebuilds a tracker from `snapshot()` JSON, aged to now: its config comes from
+ * the snapshot; `options` may set `clock`, `now` (manual clock) and `persist`.
+ * A corrupt, truncated, wrong-version or inconsistent snapshot throws
+ * `ERR_SNAPSHOT_INVALID` and creates nothing.
+ */
+native.ErrorBudgetTracker.restore = function restore(json, options = {}) {
+  if (typeof json !== 'string') {
+    throw Object.assign(new TypeError(`restore(json): json must be a string, got ${typeof json}`), { code: 'ERR_INVALID_ARG_TYPE' })
+  }
+  if (options === null || typeof options !== 'object') {
+    throw Object.assign(new TypeError('restore(json, options): options must be an object'), { code: 'ERR_INVALID_ARG_TYPE' })
+  }
+  return new native.ErrorBudgetTracker({ ...options, snapshot: json })
+}
 exports.BudgetExhaustedError = errors.BudgetExhaustedError
 exports.GuardTimeoutError = errors.GuardTimeoutError
 exports.SolveError = errors.SolveError

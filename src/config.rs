@@ -2,7 +2,7 @@
 
 use budget_core::alerts::DEFAULT_ALERT_MIN_EVENTS;
 use budget_core::config::{default_resolution_ms, MAX_SAFE_INTEGER};
-use budget_core::{AlertRule, BudgetError, Config, Severity};
+use budget_core::{AlertRule, BudgetError, Config, Severity, Snapshot};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
@@ -33,6 +33,43 @@ pub struct TrackerConfig {
   /// ms. `'manual'`: time moves only through `record(…, atMs)` and `advanceTo()`.
   #[napi(ts_type = "'monotonic' | 'manual'")]
   pub clock: Option<String>,
+  /// Restore from this `snapshot()` JSON instead of starting empty (what
+  /// `ErrorBudgetTracker.restore()` does): the config comes from the snapshot,
+  /// so only `clock`, `now` and `persist` may be given with it.
+  pub snapshot: Option<String>,
+  /// With `snapshot` and the manual clock: the time to restore at (epoch ms,
+  /// default the snapshot's `savedAt`).
+  pub now: Option<f64>,
+  /// Autosave: write a snapshot to `path` atomically every `intervalMs` and on
+  /// `close()`, and restore from it on start when it exists.
+  pub persist: Option<PersistConfig>,
+}
+
+/// Where and how often a tracker saves itself.
+#[napi(object, object_to_js = false)]
+pub struct PersistConfig {
+  /// The snapshot file. Written as a temporary file in the same directory, fsynced, then renamed.
+  pub path: String,
+  /// Milliseconds between saves: a positive integer. Default 60 000.
+  pub interval_ms: Option<f64>,
+}
+
+/// Autosave settings, checked.
+#[derive(Debug, Clone)]
+pub struct Persist {
+  pub path: std::path::PathBuf,
+  pub interval_ms: u64,
+}
+
+/// Everything the constructor needs, checked.
+pub struct Plan {
+  pub config: Config,
+  pub clock: ClockKind,
+  /// A snapshot to restore from (`config.snapshot`).
+  pub snapshot: Option<Snapshot>,
+  /// Where a manual clock starts.
+  pub manual_start_ms: i64,
+  pub persist: Option<Persist>,
 }
 
 /// One alert pair: fires while the burn rate over `longWindowMs` and over
@@ -63,16 +100,26 @@ pub enum ClockKind {
 
 const NUMBER_KEYS: [&str; 6] =
   ["targetRate", "windowMs", "warningThreshold", "criticalThreshold", "minEvents", "resolutionMs"];
-const KNOWN_KEYS: &str =
-  "targetRate, windowMs, warningThreshold, criticalThreshold, minEvents, resolutionMs, clock, alerts";
+const KNOWN_KEYS: &str = "targetRate, windowMs, warningThreshold, criticalThreshold, minEvents, resolutionMs, \
+  clock, alerts, snapshot, now, persist";
+const RESTORE_KEYS: [&str; 3] = ["clock", "now", "persist"];
 const RULE_KEYS: &str = "name, severity, longWindowMs, shortWindowMs, burnRate, minEvents";
 
 /// Checks keys and types of `raw`, then builds and validates the core config.
-pub fn parse(raw: Option<Object>) -> std::result::Result<(Config, ClockKind), BudgetError> {
+pub fn parse(raw: Option<Object>) -> std::result::Result<Plan, BudgetError> {
   let Some(raw) = raw else {
-    return Ok((Config::default(), ClockKind::Monotonic));
+    let plan = Plan {
+      config: Config::default(),
+      clock: ClockKind::Monotonic,
+      snapshot: None,
+      manual_start_ms: 0,
+      persist: None,
+    };
+    return Ok(plan);
   };
-  for key in Object::keys(&raw).map_err(|e| BudgetError::invalid_type(e.reason))? {
+  let keys = Object::keys(&raw).map_err(|e| BudgetError::invalid_type(e.reason))?;
+  for key in &keys {
+    let key = key.clone();
     let value: Unknown = raw.get_named_property(&key).map_err(|e| BudgetError::invalid_type(e.reason))?;
     let ty = value.get_type().map_err(|e| BudgetError::invalid_type(e.reason))?;
     if ty == ValueType::Undefined {
@@ -84,6 +131,20 @@ pub fn parse(raw: Option<Object>) -> std::result::Result<(Config, ClockKind), Bu
       }
     } else if key == "alerts" {
       check_alerts(value)?;
+    } else if key == "snapshot" || key == "now" || key == "persist" {
+      let expected = match key.as_str() {
+        "snapshot" => ValueType::String,
+        "now" => ValueType::Number,
+        _ => ValueType::Object,
+      };
+      if ty != expected {
+        return Err(BudgetError::invalid_type(format!(
+          "config.{key} must be a{} {}, got {}",
+          if expected == ValueType::Object { "n" } else { "" },
+          type_name(expected),
+          type_name(ty)
+        )));
+      }
     } else if key == "clock" {
       if ty != ValueType::String {
         return Err(BudgetError::invalid_type(format!(
@@ -97,6 +158,16 @@ pub fn parse(raw: Option<Object>) -> std::result::Result<(Config, ClockKind), Bu
   }
   let input =
     unsafe { TrackerConfig::from_napi_value(raw.env(), raw.raw()) }.map_err(|e| BudgetError::invalid_type(e.reason))?;
+  if input.snapshot.is_some() {
+    if let Some(key) = keys.iter().find(|k| !RESTORE_KEYS.contains(&k.as_str()) && k.as_str() != "snapshot") {
+      return Err(BudgetError::invalid_type(format!(
+        "config.{key} cannot be given with config.snapshot: the config comes from the snapshot (only {} may)",
+        RESTORE_KEYS.join(", ")
+      )));
+    }
+  } else if input.now.is_some() {
+    return Err(BudgetError::invalid_type("config.now is only for restoring: give it with config.snapshot"));
+  }
   build(input)
 }
 
@@ -157,7 +228,7 @@ fn alert_rule(input: AlertRuleConfig) -> std::result::Result<AlertRule, BudgetEr
   })
 }
 
-fn build(input: TrackerConfig) -> std::result::Result<(Config, ClockKind), BudgetError> {
+fn build(input: TrackerConfig) -> std::result::Result<Plan, BudgetError> {
   let defaults = Config::default();
   let window_ms = integer("windowMs", input.window_ms, defaults.window_ms)?;
   let config = Config {
@@ -177,7 +248,34 @@ fn build(input: TrackerConfig) -> std::result::Result<(Config, ClockKind), Budge
       return Err(BudgetError::invalid_type(format!("config.clock must be 'monotonic' or 'manual', got '{other}'")))
     }
   };
-  Ok((config, clock))
+  let snapshot = input.snapshot.as_deref().map(Snapshot::parse).transpose()?;
+  if input.now.is_some() && clock != ClockKind::Manual {
+    return Err(BudgetError::invalid_type(
+      "config.now needs clock: 'manual' (a real clock restores at the current time)",
+    ));
+  }
+  let manual_start_ms = match (&snapshot, input.now) {
+    (_, Some(now)) => integer("now", Some(now), 0)?,
+    (Some(s), None) => s.saved_at_ms,
+    (None, None) => 0,
+  };
+  let persist = input
+    .persist
+    .map(|p| -> std::result::Result<Persist, BudgetError> {
+      if p.path.is_empty() {
+        return Err(BudgetError::invalid_type("config.persist.path must be a non-empty string"));
+      }
+      let interval_ms = integer("persist.intervalMs", p.interval_ms, 60_000)?;
+      if interval_ms < 1 {
+        return Err(BudgetError::out_of_range(format!(
+          "persist.intervalMs must be a positive integer of milliseconds, got {interval_ms}"
+        )));
+      }
+      Ok(Persist { path: p.path.into(), interval_ms: interval_ms as u64 })
+    })
+    .transpose()?;
+  let config = snapshot.as_ref().map_or(config, |s| s.config.clone());
+  Ok(Plan { config, clock, snapshot, manual_start_ms, persist })
 }
 
 fn finite(field: &str, value: Option<f64>, default: f64) -> std::result::Result<f64, BudgetError> {

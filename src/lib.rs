@@ -4,6 +4,7 @@
 mod config;
 mod error;
 mod listeners;
+mod persist;
 mod report;
 mod state;
 mod timer;

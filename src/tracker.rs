@@ -6,7 +6,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use budget_core::config::MAX_SAFE_INTEGER;
-use budget_core::{BudgetError, Result as CoreResult, Tracker};
+use budget_core::{BudgetError, Result as CoreResult};
 use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
@@ -15,6 +15,7 @@ use crate::config::{self, type_name};
 use crate::error::{or_throw, throw};
 use crate::listeners::{EventKind, ListenerTable, Sink, EVENT_NAMES};
 use crate::report::{AlertRuleInfo, BudgetReport, BudgetStatus, RecordedCounts};
+use crate::persist::{self, Autosave};
 use crate::state::{TrackerClock, TrackerState};
 
 /// Listeners of this handle and the sink that brings transitions to them.
@@ -30,6 +31,8 @@ struct Listeners {
 pub struct ErrorBudgetTracker {
   pub(crate) state: Arc<TrackerState>,
   listeners: Option<Listeners>,
+  /// Present with `config.persist`.
+  pub(crate) autosave: Option<Autosave>,
 }
 
 #[napi]
@@ -49,10 +52,15 @@ impl ErrorBudgetTracker {
         }
       },
     };
-    let (config, clock_kind) = or_throw(&env, config::parse(raw))?;
-    let clock = TrackerClock::new(clock_kind);
-    let core = or_throw(&env, Tracker::new(config, clock.now_ms()))?;
-    Ok(ErrorBudgetTracker { state: Arc::new(TrackerState::new(core, clock)), listeners: None })
+    let plan = or_throw(&env, config::parse(raw))?;
+    let clock = TrackerClock::new(plan.clock);
+    if let TrackerClock::Manual(manual) = &clock {
+      manual.advance_to(plan.manual_start_ms);
+    }
+    let core = or_throw(&env, persist::initial_core(&plan, clock.now_ms()))?;
+    let state = Arc::new(TrackerState::new(core, clock));
+    let autosave = plan.persist.as_ref().map(|p| Autosave::start(&state, p));
+    Ok(ErrorBudgetTracker { state, listeners: None, autosave })
   }
 
   /// Records one solve: `true` for a success, `false` for a failure. `atMs`
@@ -257,15 +265,21 @@ impl ErrorBudgetTracker {
     Ok(this)
   }
 
-  /// Stops the tracker: detaches it from the timer, releases its listeners;
-  /// later `record()` and `on()` throw `ERR_TRACKER_CLOSED`. Idempotent.
+  /// Stops the tracker: detaches it from the timer, releases its listeners,
+  /// and with `persist` stops the autosave and writes a final snapshot (throwing
+  /// `ERR_PERSIST_WRITE` if it cannot); later `record()` and `on()` throw
+  /// `ERR_TRACKER_CLOSED`. Idempotent.
   #[napi]
-  pub fn close(&mut self) {
+  pub fn close(&mut self, env: Env) -> napi::Result<()> {
     self.state.close();
     if let Some(l) = self.listeners.take() {
       self.state.remove_sink(&l.sink);
       l.table.borrow_mut().clear();
     }
+    if let Some(mut autosave) = self.autosave.take() {
+      or_throw(&env, autosave.stop_and_save())?;
+    }
+    Ok(())
   }
 
   /// Whether `close()` was called.

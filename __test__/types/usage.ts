@@ -48,3 +48,7 @@ tracker.on('healthy', (r: number) => r)
 tracker.on('alert', (r: BudgetReport) => r)
 // @ts-expect-error: no such severity
 new ErrorBudgetTracker({ alerts: [{ name: 'a', severity: 'sms', longWindowMs: 2, shortWindowMs: 1, burnRate: 2 }] })
+const restored: ErrorBudgetTracker = ErrorBudgetTracker.restore(tracker.snapshot(), { clock: 'manual', now: 5 })
+void restored
+// @ts-expect-error: restore takes the snapshot JSON string
+ErrorBudgetTracker.restore({ version: 1 })
