@@ -5,6 +5,7 @@
 use std::fs::{self, File};
 use std::io::Write;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -96,7 +97,10 @@ fn write_error(path: &Path, what: &str, e: std::io::Error) -> BudgetError {
 pub fn write_atomically(path: &Path, contents: &str) -> std::io::Result<()> {
   let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
   let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("snapshot");
-  let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+  // Unique per write: two trackers (or threads) may save to the same path.
+  static WRITES: AtomicU64 = AtomicU64::new(0);
+  let n = WRITES.fetch_add(1, Ordering::Relaxed);
+  let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
   let result = (|| {
     let mut file = File::create(&tmp)?;
     file.write_all(contents.as_bytes())?;
