@@ -17,19 +17,31 @@
 //!   * the model re-evaluated at each `at_ms` gives that transition's `to`
 //!     and its whole report,
 //!   * the last `to` (or the old last status if none) is the model's status
-//!     at the new now,
+//!     at the new now;
+//!
 //! and, stronger, that the list equals the one the model gets by evaluating
 //! its status at every event expiry instant `t + window_ms` in
 //! `(previous now, new now]`, in order. (A `record()` whose `now` is later than
 //! the tracker's first advances time the same way, so its transition list is
 //! the time-driven ones followed by the one its own event causes, if any.)
+//!
+//! Alert policies (none, the default one, random pairs) are generated too:
+//! their shorter windows make the tracker stop at more instants, which must
+//! leave the status side exactly as above (alerts themselves are checked in
+//! span_model.rs); `next_change_ms()` is then at or before the window's next
+//! expiry instead of equal to it.
 
-use budget_core::{Budget, Config, Counts, Placement, Report, Status, Tracker, Transition};
+use budget_core::{AlertRule, Budget, Config, Counts, Placement, Report, Severity, Status, Tracker, Transition};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
-/// Number of generated cases; each runs up to `MAX_OPS` operations.
+/// Number of generated cases (`PROPTEST_CASES` overrides it for a deeper run);
+/// each runs up to `MAX_OPS` operations.
 const CASES: u32 = 1500;
+
+fn cases() -> u32 {
+  std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(CASES)
+}
 const MAX_OPS: usize = 80;
 
 // ---------------------------------------------------------------------------
@@ -122,12 +134,14 @@ struct Model {
   /// Every counted event ever: (timestamp, successes, failures).
   events: Vec<(i64, u64, u64)>,
   dropped: u64,
+  /// Every event ever recorded, counted or dropped.
+  recorded: Counts,
   last: Status,
 }
 
 impl Model {
   fn new(cfg: Config, now: i64) -> Self {
-    Model { cfg, now, events: Vec::new(), dropped: 0, last: Status::Healthy }
+    Model { cfg, now, events: Vec::new(), dropped: 0, recorded: Counts::default(), last: Status::Healthy }
   }
 
   fn in_window(&self, t: i64, now: i64) -> bool {
@@ -221,6 +235,8 @@ impl Model {
   fn record(&mut self, now: i64, at: i64, successes: u64, failures: u64) -> (Placement, Vec<Transition>, usize) {
     let mut out = self.advance(now);
     let time_driven = out.len();
+    self.recorded.successes += successes;
+    self.recorded.failures += failures;
     assert!(at <= self.now);
     if self.in_window(at, self.now) {
       self.events.push((at, successes, failures));
@@ -264,9 +280,12 @@ enum Op {
     failures: u64,
   },
   /// Record, without moving time, at the latest multiple of resolution at or
-  /// before now minus `back` resolutions (may be older than the window).
+  /// before now minus `back` resolutions (may be older than the window). With
+  /// `stale` > 0 the call passes a `now` up to a window earlier than the
+  /// tracker's (a late caller: time must not go back) and `at` is taken from it.
   RecordPast {
     back: u32,
+    stale: u32,
     successes: u64,
     failures: u64,
   },
@@ -294,8 +313,8 @@ fn op() -> impl Strategy<Value = Op> {
   prop_oneof![
     6 => (prop_oneof![3 => Just(0u8), 2 => 1u8..4], batch())
       .prop_map(|(buckets, (successes, failures))| Op::RecordNow { buckets, successes, failures }),
-    3 => (any::<u32>(), batch())
-      .prop_map(|(back, (successes, failures))| Op::RecordPast { back, successes, failures }),
+    3 => (any::<u32>(), prop_oneof![3 => Just(0u32), 1 => any::<u32>()], batch())
+      .prop_map(|(back, stale, (successes, failures))| Op::RecordPast { back, stale, successes, failures }),
     4 => jump.prop_map(Op::Advance),
   ]
 }
@@ -316,17 +335,63 @@ fn config() -> impl Strategy<Value = Config> {
     let w = if divides || r == 1 { r * m } else { r * m + 1 + (s as i64 % (r - 1)) };
     (w, r)
   });
-  (target, threshold(), threshold(), geometry, 0u64..5).prop_map(
-    |(target_rate, a, b, (window_ms, resolution_ms), min_events)| Config {
+  // The alert policy: none (status only), the default one, or 1-3 random
+  // valid pairs. Alerts have their own tests (span_model.rs); here they only
+  // add instants the tracker stops at, which must not change the status side.
+  let alerts = prop_oneof![
+    3 => Just(AlertChoice::Empty),
+    1 => Just(AlertChoice::Default),
+    2 => prop::collection::vec((any::<u32>(), any::<u32>(), 0.02f64..0.98, 0u64..12), 1..4).prop_map(AlertChoice::Custom),
+  ];
+  (target, threshold(), threshold(), geometry, 0u64..5, alerts).prop_map(
+    |(target_rate, a, b, (window_ms, resolution_ms), min_events, alerts)| Config {
       target_rate,
       window_ms,
       warning_threshold: a.max(b),
       critical_threshold: a.min(b),
       min_events,
       resolution_ms,
-      alerts: Some(Vec::new()), // status only: alerts have their own tests
+      alerts: alerts.policy(target_rate, window_ms, resolution_ms),
     },
   )
+}
+
+#[derive(Debug, Clone)]
+enum AlertChoice {
+  Empty,
+  Default,
+  /// Raw (short, long, burn share of the maximum, min events) of each pair.
+  Custom(Vec<(u32, u32, f64, u64)>),
+}
+
+impl AlertChoice {
+  fn policy(&self, target: f64, window_ms: i64, resolution_ms: i64) -> Option<Vec<AlertRule>> {
+    let whole_buckets = window_ms / resolution_ms;
+    match self {
+      AlertChoice::Empty => Some(Vec::new()),
+      AlertChoice::Default => None,
+      // Alerts need a budget (target < 1) and two distinct whole-bucket windows.
+      AlertChoice::Custom(_) if target >= 1.0 || whole_buckets < 2 => Some(Vec::new()),
+      AlertChoice::Custom(raw) => Some(
+        raw
+          .iter()
+          .enumerate()
+          .map(|(i, &(short, long, share, min_events))| {
+            let short_b = 1 + short as i64 % (whole_buckets - 1); // 1 ..= whole − 1
+            let long_b = short_b + 1 + long as i64 % (whole_buckets - short_b); // short + 1 ..= whole
+            AlertRule {
+              name: format!("pair{i}"),
+              severity: if i % 2 == 0 { Severity::Page } else { Severity::Ticket },
+              long_window_ms: long_b * resolution_ms,
+              short_window_ms: short_b * resolution_ms,
+              burn_rate: share / (1.0 - target),
+              min_events,
+            }
+          })
+          .collect(),
+      ),
+    }
+  }
 }
 
 fn start() -> impl Strategy<Value = i64> {
@@ -347,7 +412,21 @@ fn check_state(tracker: &mut Tracker, model: &Model, ctx: &str) -> Result<(), Te
   prop_assert_eq!(tracker.last_status(), model.last, "last_status {}", ctx);
   // The tracker's invariant: the last status is the status now.
   prop_assert_eq!(model.last, model.figures_at(model.now).status, "model last status {}", ctx);
-  prop_assert_eq!(tracker.next_change_ms(), model.next_expiry(), "next_change_ms {}", ctx);
+  prop_assert_eq!(tracker.recorded(), model.recorded, "recorded {}", ctx);
+  let next = tracker.next_change_ms();
+  if tracker.alert_rules().next().is_none() {
+    prop_assert_eq!(next, model.next_expiry(), "next_change_ms {}", ctx);
+  } else {
+    // Alert windows are shorter than the window: their expiries of the same
+    // buckets come first, and all of them are empty iff the window is.
+    match (next, model.next_expiry()) {
+      (None, None) => {}
+      (Some(got), Some(want)) => {
+        prop_assert!(got > model.now && got <= want, "next_change_ms {} vs window's {} {}", got, want, ctx)
+      }
+      (got, want) => prop_assert!(false, "next_change_ms {:?} vs window's {:?} {}", got, want, ctx),
+    }
+  }
   Ok(())
 }
 
@@ -392,6 +471,7 @@ fn floor_to(x: i64, r: i64) -> i64 {
 #[derive(Debug, Default)]
 struct Stats {
   cases: u64,
+  with_alert_rules: u64,
   non_dividing_windows: u64,
   ops: u64,
   too_old: u64,
@@ -411,6 +491,9 @@ fn run_with_stats(cfg: Config, start: i64, ops: Vec<Op>, stats: &mut Stats) -> R
     stats.non_dividing_windows += 1;
   }
   let mut tracker = Tracker::new(cfg.clone(), start).expect("generated configs are valid");
+  if tracker.alert_rules().next().is_some() {
+    stats.with_alert_rules += 1;
+  }
   let mut model = Model::new(cfg.clone(), start);
   let (w, r) = (cfg.window_ms, cfg.resolution_ms);
   let buckets = (w + r - 1) / r;
@@ -430,10 +513,10 @@ fn run_with_stats(cfg: Config, start: i64, ops: Vec<Op>, stats: &mut Stats) -> R
         prop_assert_eq!(placement, want_placement, "placement {}", ctx);
         prop_assert_eq!(&got, &want, "record transitions {}", ctx);
       }
-      Op::RecordPast { back, successes, failures } => {
+      Op::RecordPast { back, stale, successes, failures } => {
         let back = back as i64 % (buckets + 3);
-        let at = floor_to(model.now, r) - back * r;
-        let now = model.now;
+        let now = model.now - stale as i64 % (w + 1);
+        let at = floor_to(now, r) - back * r;
         let placement = tracker.record(now, at, successes, failures, &mut got);
         let (want_placement, want, td) = model.record(now, at, successes, failures);
         time_driven = td;
@@ -481,7 +564,7 @@ fn run_with_stats(cfg: Config, start: i64, ops: Vec<Op>, stats: &mut Stats) -> R
 proptest! {
   // No failure persistence: a failure prints its shrunk case, and nothing is
   // written next to the sources.
-  #![proptest_config(ProptestConfig { cases: CASES, failure_persistence: None, ..ProptestConfig::default() })]
+  #![proptest_config(ProptestConfig { cases: cases(), failure_persistence: None, ..ProptestConfig::default() })]
 
   #[test]
   fn core_matches_the_reference_model(
@@ -509,6 +592,7 @@ fn generator_exercises_every_path() {
   }
   eprintln!("{stats:#?}");
   assert!(stats.non_dividing_windows >= 50, "{stats:?}");
+  assert!(stats.with_alert_rules >= 50, "{stats:?}");
   assert!(stats.too_old > 0, "{stats:?}");
   assert!(stats.several_time_transitions_in_one_call > 0, "{stats:?}");
   assert!(stats.records_with_time_then_event_transition > 0, "{stats:?}");

@@ -474,9 +474,16 @@ fn replay_puts_the_expiry_transition_before_the_events_own() {
 // d) next_change_ms()
 // ---------------------------------------------------------------------------
 
+/// Default figures (target 0.95, warning 0.5, critical 0.1) and no alert
+/// pairs, so that the only instants are the window's own bucket expiries
+/// (alert windows would add theirs).
+fn window_only(window_ms: i64, resolution_ms: i64) -> Config {
+  Config { window_ms, resolution_ms, alerts: Some(Vec::new()), ..Config::default() }
+}
+
 #[test]
 fn next_change_is_the_expiry_of_the_oldest_non_empty_bucket() {
-  let config = Config { window_ms: 1000, resolution_ms: 100, ..Config::default() };
+  let config = window_only(1000, 100);
   let mut t = tracker(config, 0);
   let mut out: Vec<Transition> = Vec::new();
 
@@ -525,7 +532,7 @@ fn next_change_is_the_expiry_of_the_oldest_non_empty_bucket() {
 fn next_change_with_a_window_the_resolution_does_not_divide() {
   // window 1050, resolution 100: 11 buckets in the ring. An event at 0
   // counts while 0 > now − 1050, i.e. until now = 1050.
-  let config = Config { window_ms: 1050, resolution_ms: 100, ..Config::default() };
+  let config = window_only(1050, 100);
   let mut t = tracker(config, 0);
   let mut out: Vec<Transition> = Vec::new();
   t.record(0, 0, 0, 1, &mut out);
@@ -546,7 +553,7 @@ fn next_change_with_a_window_the_resolution_does_not_divide() {
 #[test]
 fn next_change_with_negative_times() {
   // Bucket −50 (start −5000) leaves at −4000.
-  let config = Config { window_ms: 1000, resolution_ms: 100, ..Config::default() };
+  let config = window_only(1000, 100);
   let mut t = tracker(config, -5000);
   let mut out: Vec<Transition> = Vec::new();
   assert_eq!(t.next_change_ms(), None);
