@@ -22,3 +22,149 @@ declare module './native' {
     function restore(json: string, options?: RestoreOptions): ErrorBudgetTracker
   }
 }
+
+// ── tracker.guard() and the CaptchaAI client (lib/guard.js, lib/solver.js) ──
+
+import type { BudgetReport, ErrorBudgetTracker } from './native'
+
+/**
+ * The `AbortSignal` of the environment (DOM lib or @types/node), or a minimal
+ * stand-in when neither is loaded, so these types need no extra lib.
+ */
+export type GuardSignal = typeof globalThis extends { AbortSignal: { prototype: infer S } }
+  ? S
+  : {
+      readonly aborted: boolean
+      readonly reason: unknown
+      throwIfAborted(): void
+      addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void
+      removeEventListener(type: 'abort', listener: () => void): void
+    }
+
+/** Options of `tracker.guard()`. Every field is optional. */
+export interface GuardOptions {
+  /**
+   * Deadline in ms (an integer in [1, 2³¹ − 1]): when it passes first, the attempt
+   * is one failure, the signal given to fn is aborted, the guard rejects with a
+   * `GuardTimeoutError`, and fn's later settle is ignored. Default: none.
+   */
+  timeoutMs?: number
+  /** Run fn even while the budget is exhausted (its outcome is recorded). Default false. */
+  critical?: boolean
+  /**
+   * Whether a rejection of fn counts against the budget: `false` records nothing
+   * (the caller's bug, not the solver's unreliability). Must return a boolean; a
+   * throw or another value counts the rejection and emits a process warning.
+   * Not consulted for timeouts (always failures). Default: every rejection counts.
+   */
+  countsAsFailure?: (error: unknown) => boolean
+}
+
+declare module './native' {
+  interface ErrorBudgetTracker {
+    /**
+     * Runs `fn(signal)` as one solve attempt and records it exactly once: resolve →
+     * one success; reject (or a synchronous throw) → one failure, unless
+     * `countsAsFailure` says false; timeout → one failure. While the budget is
+     * exhausted it rejects with a `BudgetExhaustedError` without calling fn, unless
+     * `critical`. Bad arguments reject with a TypeError / RangeError.
+     */
+    guard<T>(fn: (signal: GuardSignal) => T | PromiseLike<T>, options?: GuardOptions): Promise<T>
+  }
+}
+
+/** `tracker.guard()` refused to call fn: the budget is exhausted. Nothing was recorded. */
+export declare class BudgetExhaustedError extends Error {
+  constructor(report: BudgetReport)
+  readonly code: 'EBUDGET_EXHAUSTED'
+  /** The report when the call was refused. */
+  readonly report: BudgetReport
+}
+
+/** `tracker.guard()`'s deadline passed first; also the reason of the aborted signal. */
+export declare class GuardTimeoutError extends Error {
+  constructor(timeoutMs: number)
+  readonly code: 'ETIMEDOUT'
+  readonly timeoutMs: number
+}
+
+/**
+ * A failed CaptchaAI call: `code` is the service's (`'ERROR_ZERO_BALANCE'`,
+ * `'ERROR_CAPTCHA_UNSOLVABLE'`, …), or `'ERR_NETWORK'` (no answer; `cause` is
+ * fetch's error), or `'ERR_BAD_RESPONSE'` (not the protocol's JSON).
+ */
+export declare class SolveError extends Error {
+  constructor(
+    code: string,
+    message: string,
+    details: { stage: 'submit' | 'result'; taskId?: string | null; httpStatus?: number | null; cause?: unknown },
+  )
+  readonly code: string
+  /** `'submit'` (in.php) or `'result'` (res.php). */
+  readonly stage: 'submit' | 'result'
+  /** The task id once in.php gave one, else null. */
+  readonly taskId: string | null
+  /** The HTTP status of the answer; null when none came. */
+  readonly httpStatus: number | null
+}
+
+/** Options of `createSolver()`. */
+export interface SolverOptions {
+  /** The CaptchaAI API key. */
+  apiKey: string
+  /** Every solve is one `tracker.guard()` attempt on this tracker. */
+  tracker: ErrorBudgetTracker
+  /** Where in.php and res.php live (a path prefix is kept). Default `https://ocr.captchaai.com`. */
+  baseUrl?: string | (typeof globalThis extends { URL: { prototype: infer U } } ? U : never)
+  /** Wait before each res.php poll, ms (integer ≥ 1). Default 5000. */
+  pollIntervalMs?: number
+  /** Deadline of a whole solve, submit and polls, ms (integer ≥ 1). Default 180 000. */
+  timeoutMs?: number
+  /** Which rejections count against the budget. Default `defaultCountsAsFailure`. */
+  countsAsFailure?: (error: unknown) => boolean
+}
+
+/** The parameters each known method requires; other methods are passed through unchecked. */
+export interface SolveTaskParams {
+  turnstile: { sitekey: string; pageurl: string }
+  userrecaptcha: { googlekey: string; pageurl: string }
+  base64: { body: string }
+}
+
+/**
+ * A task for in.php: `method`, its parameters, and any other parameter of the API
+ * (booleans are sent as 1 / 0). `key` and `json` are the solver's.
+ */
+export type SolveTask<M extends string = string> = { method: M } & (M extends keyof SolveTaskParams
+  ? SolveTaskParams[M]
+  : {}) & { [param: string]: string | number | boolean | undefined }
+
+/** A solved task: the service's task id and its answer (a token, or an image's text). */
+export interface SolveResult {
+  taskId: string
+  answer: string
+}
+
+/** A CaptchaAI client under an error budget (`createSolver()`). */
+export interface Solver {
+  /**
+   * Submits `task`, polls until the answer. Rejects with a SolveError, a
+   * GuardTimeoutError, a BudgetExhaustedError (unless `critical`), or a TypeError
+   * for a bad task (nothing sent or recorded).
+   */
+  solve<M extends string>(task: SolveTask<M>, options?: { critical?: boolean }): Promise<SolveResult>
+  /** The base URL in use, with a trailing slash. */
+  readonly baseUrl: string
+}
+
+/** A CaptchaAI client whose every `solve()` goes through `tracker.guard()`. */
+export declare function createSolver(options: SolverOptions): Solver
+
+/**
+ * The solver's default classifier: false for a SolveError whose code is in
+ * `CALLER_ERROR_CODES`, true for everything else (unknown codes count).
+ */
+export declare function defaultCountsAsFailure(error: unknown): boolean
+
+/** Service codes that are the caller's or the account's problem and do not count by default. */
+export declare const CALLER_ERROR_CODES: readonly string[]

@@ -26,6 +26,7 @@ native.ErrorBudgetTracker.restore = function restore(json, options = {}) {
   }
   return new native.ErrorBudgetTracker({ ...options, snapshot: json })
 }
+
 exports.BudgetExhaustedError = errors.BudgetExhaustedError
 exports.GuardTimeoutError = errors.GuardTimeoutError
 exports.SolveError = errors.SolveError

@@ -52,3 +52,58 @@ const restored: ErrorBudgetTracker = ErrorBudgetTracker.restore(tracker.snapshot
 void restored
 // @ts-expect-error: restore takes the snapshot JSON string
 ErrorBudgetTracker.restore({ version: 1 })
+
+// ── tracker.guard() and the CaptchaAI client ──
+import {
+  BudgetExhaustedError,
+  GuardTimeoutError,
+  SolveError,
+  createSolver,
+  defaultCountsAsFailure,
+  CALLER_ERROR_CODES,
+  type GuardOptions,
+  type Solver,
+  type SolveResult,
+} from 'captcha-error-budget'
+
+async function guarded(): Promise<void> {
+  const token: string = await tracker.guard(async (signal) => (signal.aborted ? 'aborted' : 'token'))
+  const count: number = await tracker.guard(() => 42) // a synchronous value is fine too
+  const options: GuardOptions = { timeoutMs: 30_000, critical: true, countsAsFailure: (e) => !(e instanceof SolveError) }
+  await tracker.guard((signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve())), options)
+  try {
+    await tracker.guard(async () => 'x')
+  } catch (err) {
+    if (err instanceof BudgetExhaustedError) seen.push(err.code, err.report.budgetRemainingPct)
+    if (err instanceof GuardTimeoutError) seen.push(err.timeoutMs)
+  }
+  const solver: Solver = createSolver({ apiKey: 'k', tracker, baseUrl: 'http://127.0.0.1:8080', pollIntervalMs: 5000 })
+  const result: SolveResult = await solver.solve({ method: 'turnstile', sitekey: '0x4', pageurl: 'https://a.example/' })
+  await solver.solve({ method: 'userrecaptcha', googlekey: '6L', pageurl: 'https://a.example/', invisible: true })
+  await solver.solve({ method: 'base64', body: 'iVBORw0KGgo=' }, { critical: true })
+  await solver.solve({ method: 'hcaptcha', sitekey: 'x', pageurl: 'https://a.example/' }) // other methods pass through
+  const codes: readonly string[] = CALLER_ERROR_CODES
+  const counts: boolean = defaultCountsAsFailure(new Error('x'))
+  void [token, count, result.answer, result.taskId, codes, counts]
+
+  // @ts-expect-error: the guard returns fn's type, a string here
+  const wrong: number = await tracker.guard(async () => 'token')
+  // @ts-expect-error: fn must be a function
+  await tracker.guard(Promise.resolve(1))
+  // @ts-expect-error: timeoutMs is a number of ms
+  await tracker.guard(async () => 1, { timeoutMs: '30s' })
+  // @ts-expect-error: unknown option
+  await tracker.guard(async () => 1, { timeout: 30 })
+  // @ts-expect-error: the classifier returns a boolean
+  await tracker.guard(async () => 1, { countsAsFailure: () => 'yes' })
+  // @ts-expect-error: turnstile needs a pageurl
+  await solver.solve({ method: 'turnstile', sitekey: '0x4' })
+  // @ts-expect-error: userrecaptcha needs a googlekey, not a sitekey
+  await solver.solve({ method: 'userrecaptcha', sitekey: '6L', pageurl: 'https://a.example/' })
+  // @ts-expect-error: parameters are strings, numbers or booleans
+  await solver.solve({ method: 'base64', body: 'x', extra: { nested: true } })
+  // @ts-expect-error: a solver needs a tracker
+  createSolver({ apiKey: 'k' })
+  void wrong
+}
+void guarded

@@ -1,0 +1,220 @@
+const test = require('ava')
+const {
+  ErrorBudgetTracker,
+  createSolver,
+  defaultCountsAsFailure,
+  CALLER_ERROR_CODES,
+  SolveError,
+  GuardTimeoutError,
+  BudgetExhaustedError,
+} = require('..')
+const { startMockCaptchaAI, refusedUrl } = require('./helpers/mock-captchaai')
+const { settle } = require('./helpers/deliveries')
+
+const TURNSTILE = { method: 'turnstile', sitekey: '0x4AAAAAAAB-test', pageurl: 'https://shop.example/login' }
+const FIRST_ID = '73000001' // the mock's first task id
+
+// A mock on an ephemeral port, closed when the test ends, and a fast solver on it.
+async function setUp(t, behaviour = {}, solverOptions = {}) {
+  const mock = await startMockCaptchaAI(behaviour)
+  t.teardown(() => mock.close())
+  const tracker = new ErrorBudgetTracker({ clock: 'manual' })
+  const solver = createSolver({ apiKey: 'test-key', baseUrl: mock.url, tracker, pollIntervalMs: 5, timeoutMs: 2000, ...solverOptions })
+  return { mock, tracker, solver }
+}
+
+test('success (turnstile): submit, poll past CAPCHA_NOT_READY, one success recorded', async (t) => {
+  const { mock, tracker, solver } = await setUp(t, { pollsUntilReady: 2 })
+  t.deepEqual(await solver.solve(TURNSTILE), { taskId: FIRST_ID, answer: `token-${FIRST_ID}` })
+  t.deepEqual(
+    mock.requests.map((r) => [r.httpMethod, r.path]),
+    [['POST', '/in.php'], ['GET', '/res.php'], ['GET', '/res.php'], ['GET', '/res.php']],
+  )
+  t.deepEqual(mock.requests[0].params, { key: 'test-key', json: '1', ...TURNSTILE })
+  t.deepEqual(mock.requests[1].params, { key: 'test-key', action: 'get', id: FIRST_ID, json: '1' })
+  t.deepEqual(tracker.recorded, { successes: 1, failures: 0 })
+})
+
+test('success (userrecaptcha with extra parameters; booleans sent as 1/0)', async (t) => {
+  const { mock, solver } = await setUp(t)
+  const task = { method: 'userrecaptcha', googlekey: '6Le-test', pageurl: 'https://shop.example/', invisible: true, enterprise: false }
+  t.is((await solver.solve(task)).answer, `token-${FIRST_ID}`)
+  t.like(mock.requests[0].params, { method: 'userrecaptcha', googlekey: '6Le-test', invisible: '1', enterprise: '0' })
+})
+
+test('success (base64 image): the answer is the recognised text', async (t) => {
+  const { mock, tracker, solver } = await setUp(t, { pollsUntilReady: 0, answer: (params) => `text of ${params.body.length} chars` })
+  const body = Buffer.from('not really a png').toString('base64')
+  t.deepEqual(await solver.solve({ method: 'base64', body }), { taskId: FIRST_ID, answer: `text of ${body.length} chars` })
+  t.is(mock.requests[0].params.body, body, 'the base64 body arrives intact (+, / and = survive the form encoding)')
+  t.deepEqual(tracker.recorded, { successes: 1, failures: 0 })
+})
+
+test('unsolvable: SolveError ERROR_CAPTCHA_UNSOLVABLE from res.php, one failure', async (t) => {
+  const { tracker, solver } = await setUp(t, { outcome: 'unsolvable' })
+  const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: SolveError, code: 'ERROR_CAPTCHA_UNSOLVABLE' })
+  t.like(err, { stage: 'result', taskId: FIRST_ID, httpStatus: 200 })
+  t.is(err.message, `CaptchaAI res.php (task ${FIRST_ID}) answered ERROR_CAPTCHA_UNSOLVABLE`)
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+})
+
+test('zero balance: SolveError ERROR_ZERO_BALANCE from in.php, not counted by default', async (t) => {
+  const { mock, tracker, solver } = await setUp(t, { zeroBalance: true })
+  const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: SolveError, code: 'ERROR_ZERO_BALANCE' })
+  t.like(err, { stage: 'submit', taskId: null, message: 'CaptchaAI in.php answered ERROR_ZERO_BALANCE' })
+  t.is(mock.requests.length, 1, 'no polling after a refused submit')
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 0 })
+})
+
+test('zero balance counts when the classifier says so', async (t) => {
+  const countsAsFailure = (err) => err.code === 'ERROR_ZERO_BALANCE' || defaultCountsAsFailure(err)
+  const { tracker, solver } = await setUp(t, { zeroBalance: true }, { countsAsFailure })
+  await t.throwsAsync(solver.solve(TURNSTILE), { code: 'ERROR_ZERO_BALANCE' })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+})
+
+test('a wrong API key is the caller’s bug: SolveError, nothing recorded', async (t) => {
+  const { tracker, solver } = await setUp(t, {}, { apiKey: 'someone-elses-key' })
+  await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: SolveError, code: 'ERROR_KEY_DOES_NOT_EXIST' })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 0 })
+})
+
+test('slow service: the solver’s timeoutMs fails the attempt once', async (t) => {
+  const { tracker, solver } = await setUp(t, { delayMs: 1000 }, { timeoutMs: 40 })
+  const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: GuardTimeoutError, code: 'ETIMEDOUT' })
+  t.is(err.timeoutMs, 40)
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+})
+
+test('never ready: the timeout stops the polling, and records once', async (t) => {
+  const { mock, tracker, solver } = await setUp(t, { pollsUntilReady: Infinity }, { timeoutMs: 300 })
+  // The first fetch of a worker loads undici (up to a second on a busy machine): do it
+  // before the clock starts, so that the 300 ms go to submitting and polling.
+  await (await fetch(`${mock.url}/warm-up`)).text()
+  await t.throwsAsync(solver.solve(TURNSTILE), { code: 'ETIMEDOUT' })
+  await settle(20) // a poll already on the wire at the deadline may still arrive
+  const polls = mock.requests.filter((r) => r.path === '/res.php').length
+  t.true(polls >= 1, `polled (${polls} times) before the deadline`)
+  await settle(60) // a dozen poll intervals
+  t.is(mock.requests.filter((r) => r.path === '/res.php').length, polls, 'no poll after the deadline')
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+})
+
+test('malformed JSON from in.php: SolveError ERR_BAD_RESPONSE, one failure', async (t) => {
+  const { tracker, solver } = await setUp(t, { malformed: 'in.php' })
+  const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: SolveError, code: 'ERR_BAD_RESPONSE' })
+  t.like(err, { stage: 'submit', taskId: null, httpStatus: 200 })
+  t.true(err.message.includes('{\\"status\\":1,\\"re'), err.message)
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+})
+
+test('malformed JSON from res.php: SolveError ERR_BAD_RESPONSE with the task id', async (t) => {
+  const { tracker, solver } = await setUp(t, { malformed: 'res.php' })
+  const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: SolveError, code: 'ERR_BAD_RESPONSE' })
+  t.like(err, { stage: 'result', taskId: FIRST_ID })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+})
+
+test('connection refused: SolveError ERR_NETWORK with fetch’s error as cause, one failure', async (t) => {
+  const tracker = new ErrorBudgetTracker({ clock: 'manual' })
+  const solver = createSolver({ apiKey: 'test-key', baseUrl: await refusedUrl(), tracker, pollIntervalMs: 5, timeoutMs: 2000 })
+  const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: SolveError, code: 'ERR_NETWORK' })
+  t.is(err.message, 'CaptchaAI submit request failed: ECONNREFUSED')
+  t.is(err.cause.cause.code, 'ECONNREFUSED')
+  t.like(err, { stage: 'submit', httpStatus: null })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+})
+
+test('baseUrl keeps a proxy’s path prefix; an HTTP error page is ERR_BAD_RESPONSE', async (t) => {
+  const mock = await startMockCaptchaAI()
+  t.teardown(() => mock.close())
+  const tracker = new ErrorBudgetTracker({ clock: 'manual' })
+  const solver = createSolver({ apiKey: 'test-key', baseUrl: `${mock.url}/captchaai`, tracker, pollIntervalMs: 5 })
+  t.is(solver.baseUrl, `${mock.url}/captchaai/`)
+  const err = await t.throwsAsync(solver.solve(TURNSTILE), { code: 'ERR_BAD_RESPONSE' })
+  t.is(mock.requests[0].path, '/captchaai/in.php')
+  t.is(err.httpStatus, 404)
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+})
+
+test('exhausted budget: BudgetExhaustedError and no request at all; critical solves anyway', async (t) => {
+  const { mock, tracker, solver } = await setUp(t)
+  tracker.record(true)
+  tracker.record(false) // 1 of 2 at 95 % → exhausted
+  const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: BudgetExhaustedError, code: 'EBUDGET_EXHAUSTED' })
+  t.is(err.report.status, 'exhausted')
+  t.is(mock.requests.length, 0)
+  t.is((await solver.solve(TURNSTILE, { critical: true })).answer, `token-${FIRST_ID}`)
+  t.deepEqual(tracker.recorded, { successes: 2, failures: 1 })
+})
+
+test('the default classifier: caller codes do not count, everything else does', (t) => {
+  const solveError = (code) => new SolveError(code, code, { stage: 'submit' })
+  for (const code of ['ERROR_WRONG_USER_KEY', 'ERROR_KEY_DOES_NOT_EXIST', 'ERROR_ZERO_BALANCE', 'ERROR_PAGEURL']) {
+    t.true(CALLER_ERROR_CODES.includes(code))
+    t.false(defaultCountsAsFailure(solveError(code)), code)
+  }
+  for (const code of ['ERROR_CAPTCHA_UNSOLVABLE', 'ERROR_NO_SLOT_AVAILABLE', 'ERROR_WRONG_CAPTCHA_ID', 'ERR_NETWORK', 'ERR_BAD_RESPONSE', 'ERROR_NEW_ONE']) {
+    t.true(defaultCountsAsFailure(solveError(code)), code)
+  }
+  t.true(defaultCountsAsFailure(Object.assign(new Error('not a SolveError'), { code: 'ERROR_ZERO_BALANCE' })))
+  t.true(Object.isFrozen(CALLER_ERROR_CODES))
+})
+
+const badTasks = [
+  // [task, message]
+  [undefined, 'solve(task): task must be an object, got undefined'],
+  [{ sitekey: 'x', pageurl: 'y' }, 'solve(task): task.method must be a non-empty string, got undefined'],
+  [{ method: 'turnstile', sitekey: 'x' }, "task.pageurl must be a non-empty string for method 'turnstile', got undefined"],
+  [{ method: 'userrecaptcha', pageurl: 'https://a.example/' }, "task.googlekey must be a non-empty string for method 'userrecaptcha'"],
+  [{ method: 'base64', body: '' }, "task.body must be a non-empty string for method 'base64', got string"],
+  [{ ...TURNSTILE, key: 'other' }, 'solve(task): task.key is set by the solver, not the task'],
+  [{ ...TURNSTILE, data: { a: 1 } }, 'solve(task): task.data must be a string, finite number or boolean, got object'],
+]
+
+for (const [task, message] of badTasks) {
+  test(`bad task: ${message}; nothing sent, nothing recorded`, async (t) => {
+    const { mock, tracker, solver } = await setUp(t)
+    const err = await t.throwsAsync(solver.solve(task), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE' })
+    t.true(err.message.includes(message), err.message)
+    t.is(mock.requests.length, 0)
+    t.deepEqual(tracker.recorded, { successes: 0, failures: 0 })
+  })
+}
+
+test('bad solve options are a TypeError', async (t) => {
+  const { solver } = await setUp(t)
+  await t.throwsAsync(solver.solve(TURNSTILE, { critical: 1 }), {
+    instanceOf: TypeError,
+    message: 'solve options.critical must be a boolean, got number',
+  })
+  await t.throwsAsync(solver.solve(TURNSTILE, { timeoutMs: 5 }), { message: "unknown key 'timeoutMs' in solve options; known keys: critical" })
+})
+
+const tracker = new ErrorBudgetTracker({ clock: 'manual' })
+const good = { apiKey: 'k', tracker }
+const badSolvers = [
+  // [options, error class, message]
+  [undefined, TypeError, 'createSolver(options): options must be an object, got undefined'],
+  [{ tracker }, TypeError, 'createSolver options.apiKey must be a non-empty string, got undefined'],
+  [{ apiKey: 'k' }, TypeError, 'createSolver options.tracker must be an ErrorBudgetTracker, got undefined'],
+  [{ ...good, tracker: {} }, TypeError, 'createSolver options.tracker must be an ErrorBudgetTracker, got object'],
+  [{ ...good, baseUrl: 'ocr.captchaai.com' }, TypeError, "options.baseUrl must be an absolute http(s) URL, got 'ocr.captchaai.com'"],
+  [{ ...good, baseUrl: 'ftp://127.0.0.1/' }, TypeError, "options.baseUrl must be an http(s) URL, got 'ftp://127.0.0.1/'"],
+  [{ ...good, pollIntervalMs: 0 }, RangeError, 'createSolver options.pollIntervalMs must be an integer in [1, 2147483647], got 0'],
+  [{ ...good, timeoutMs: '3m' }, TypeError, 'createSolver options.timeoutMs must be a number, got string'],
+  [{ ...good, countsAsFailure: 'no' }, TypeError, 'createSolver options.countsAsFailure must be a function, got string'],
+  [{ ...good, apikey: 'k' }, TypeError, "unknown key 'apikey' in createSolver options; known keys: apiKey, baseUrl, tracker"],
+]
+
+for (const [options, errorClass, message] of badSolvers) {
+  test(`createSolver: ${message}`, (t) => {
+    const err = t.throws(() => createSolver(options), { instanceOf: errorClass })
+    t.true(err.message.includes(message), err.message)
+    t.is(err.code, errorClass === TypeError ? 'ERR_INVALID_ARG_TYPE' : 'ERR_OUT_OF_RANGE')
+  })
+}
+
+test('createSolver defaults to CaptchaAI’s own endpoint', (t) => {
+  t.is(createSolver(good).baseUrl, 'https://ocr.captchaai.com/')
+})
