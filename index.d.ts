@@ -168,3 +168,76 @@ export declare function defaultCountsAsFailure(error: unknown): boolean
 
 /** Service codes that are the caller's or the account's problem and do not count by default. */
 export declare const CALLER_ERROR_CODES: readonly string[]
+
+// Prometheus (lib/metrics.js, lib/rules.js).
+import type { AlertRuleConfig, ErrorBudgetTracker as Tracker } from './native'
+
+/** Labels of a tracker's Prometheus series. */
+export interface MetricsOptions {
+  /** The `name` label: which tracker (CAPTCHA type) the series describe. Default `'default'`. */
+  name?: string
+  /**
+   * Constant labels on every series, e.g. `{ region: 'eu' }`: Prometheus label
+   * names, not `name`, `outcome`, `window`, `status`, `alert`, `severity`, `job`, `instance`.
+   */
+  labels?: Record<string, string>
+}
+
+/** One tracker of a shared scrape (`renderMetrics`). */
+export interface MetricsSource extends MetricsOptions {
+  tracker: Tracker
+}
+
+/** What `registerMetrics` needs of a prom-client `Registry` (prom-client stays optional). */
+export interface PromClientRegistry {
+  registerMetric(metric: any): void
+  removeSingleMetric(name: string): void
+}
+
+/** The SLO of `prometheusRules()`: the tracker's config fields plus the `name` label. */
+export interface PrometheusRulesOptions {
+  /** The `name` label the workers give `tracker.metrics({ name })`. */
+  name: string
+  /** The SLO target, in (0, 1). */
+  targetRate: number
+  /** The SLO period in ms. */
+  windowMs: number
+  /** The alert policy (default: the tracker's default for `windowMs`). */
+  alerts?: Array<AlertRuleConfig>
+  /** No alert while the period holds fewer solves. Default 0. */
+  minEvents?: number
+  /** The workers' `resolutionMs`, if they set it: alert windows are rounded to it. */
+  resolutionMs?: number
+}
+
+/**
+ * The Prometheus text exposition (format 0.0.4) of several trackers in one
+ * scrape, told apart by their `name` (and `labels`).
+ */
+export declare function renderMetrics(sources: Array<MetricsSource>): string
+
+/**
+ * Adds the series of `tracker.metrics()` to a prom-client registry, read at
+ * each scrape through `collect()`. Returns a function that removes them.
+ */
+export declare function registerMetrics(
+  tracker: Tracker,
+  registry: PromClientRegistry,
+  options?: MetricsOptions,
+): () => void
+
+/** The Content-Type of `metrics()` output. */
+export declare const METRICS_CONTENT_TYPE: string
+
+/**
+ * Prometheus rules (YAML) for one SLO across all instances: recording rules
+ * and one multiwindow burn-rate alert per pair of the tracker's alert policy.
+ */
+export declare function prometheusRules(slo: PrometheusRulesOptions): string
+
+declare module './native' {
+  interface ErrorBudgetTracker {
+    /** This tracker's Prometheus series, text exposition format 0.0.4. */
+    metrics(options?: MetricsOptions): string
+  }
+}

@@ -9,6 +9,16 @@ const solver = require('./lib/solver.js')
 // tracker.guard(fn, options): one solve attempt, recorded exactly once (lib/guard.js).
 require('./lib/guard.js').installGuard(native.ErrorBudgetTracker)
 
+const metrics = require('./lib/metrics.js')
+const rules = require('./lib/rules.js')
+// tracker.metrics(options): this tracker's Prometheus series (lib/metrics.js),
+// a method like the native ones (not enumerable).
+Object.defineProperty(native.ErrorBudgetTracker.prototype, 'metrics', {
+  value: metrics.metrics,
+  writable: true,
+  configurable: true,
+})
+
 exports.ErrorBudgetTracker = native.ErrorBudgetTracker
 
 /**
@@ -33,3 +43,7 @@ exports.SolveError = errors.SolveError
 exports.createSolver = solver.createSolver
 exports.defaultCountsAsFailure = solver.defaultCountsAsFailure
 exports.CALLER_ERROR_CODES = solver.CALLER_ERROR_CODES
+exports.renderMetrics = metrics.renderMetrics
+exports.registerMetrics = metrics.registerMetrics
+exports.METRICS_CONTENT_TYPE = metrics.METRICS_CONTENT_TYPE
+exports.prometheusRules = rules.prometheusRules

@@ -107,3 +107,18 @@ async function guarded(): Promise<void> {
   void wrong
 }
 void guarded
+
+// Prometheus (lib/metrics.js, lib/rules.js): tracker.metrics() comes from index.js.
+import { registerMetrics, renderMetrics, prometheusRules, METRICS_CONTENT_TYPE, type MetricsOptions } from 'captcha-error-budget'
+const metricsOptions: MetricsOptions = { name: 'turnstile', labels: { region: 'eu' } }
+const exposition: string = tracker.metrics(metricsOptions) + tracker.metrics() + renderMetrics([{ tracker, name: 'recaptcha' }])
+const registry = { registerMetric(_metric: unknown) {}, removeSingleMetric(_name: string) {} }
+const unregister: () => void = registerMetrics(tracker, registry, { name: 'turnstile' })
+const rulesYaml: string = prometheusRules({ name: 'turnstile', targetRate: 0.95, windowMs: 30 * 86_400_000, minEvents: 100 })
+void [exposition, unregister, rulesYaml, METRICS_CONTENT_TYPE.length]
+// @ts-expect-error: label values are strings
+tracker.metrics({ labels: { region: 1 } })
+// @ts-expect-error: the rules need the name label
+prometheusRules({ targetRate: 0.95, windowMs: 3_600_000 })
+// @ts-expect-error: no such option
+renderMetrics([{ tracker, nom: 'x' }])

@@ -1,0 +1,333 @@
+'use strict'
+// Prometheus series of error-budget trackers: the text exposition format
+// (`tracker.metrics()`, `renderMetrics()`) and the same series through a
+// prom-client Registry (`registerMetrics()`). Both are built from FAMILIES, so
+// they cannot drift apart. Counters come from `tracker.recorded` (never reset by
+// the window) so that Prometheus can take increase() over any window; the gauges
+// repeat what the tracker itself sees in its window.
+const { ErrorBudgetTracker } = require('../native.js')
+
+/** Content-Type of the text exposition format produced by `metrics()`. */
+const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
+
+const STATUSES = ['healthy', 'warning', 'critical', 'exhausted']
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/
+// Labels the series set themselves: a user label of the same name would clash.
+const RESERVED_LABELS = ['name', 'outcome', 'window', 'status', 'alert', 'severity', 'job', 'instance']
+
+/**
+ * A duration in ms the way Prometheus writes it: the largest unit that divides
+ * it exactly (30d, 144m, 4980ms), so rule names and `window` labels agree.
+ */
+function formatDuration(ms) {
+  const units = [['w', 604_800_000], ['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]]
+  for (const [unit, size] of units) if (ms % size === 0) return `${ms / size}${unit}`
+  return `${ms}ms`
+}
+
+// One snapshot of a tracker, read in one synchronous sequence (on a real clock,
+// the reads are microseconds apart; on a manual clock they are one instant).
+function snapshot(tracker) {
+  const report = tracker.report()
+  const policy = tracker.alertPolicy
+  const windows = [...new Set(policy.flatMap((r) => [r.longWindowMs, r.shortWindowMs]))].sort((a, b) => a - b)
+  const firing = new Set(report.alerts.map((a) => a.name))
+  return {
+    recorded: tracker.recorded,
+    report,
+    remainingFraction: tracker.remainingFraction,
+    burnRate: tracker.burnRate,
+    windowBurn: windows.map((ms) => [formatDuration(ms), tracker.burnRateOver(ms)]),
+    alerts: policy.map((r) => [r.name, r.severity, firing.has(r.name) ? 1 : 0]),
+  }
+}
+
+// Every series: name, HELP, TYPE, the family's own labels, and its samples
+// ([label values, value]) from a snapshot.
+const FAMILIES = [
+  {
+    name: 'captcha_budget_solves_total',
+    help: 'CAPTCHA solves recorded since the tracker was created, by outcome; never reset by the window.',
+    type: 'counter',
+    labels: ['outcome'],
+    samples: (s) => [[['success'], s.recorded.successes], [['failure'], s.recorded.failures]],
+  },
+  {
+    name: 'captcha_budget_window_solves',
+    help: "Solves inside the tracker's rolling window.",
+    type: 'gauge',
+    labels: [],
+    samples: (s) => [[[], s.report.total]],
+  },
+  {
+    name: 'captcha_budget_window_failures',
+    help: "Failed solves inside the tracker's rolling window.",
+    type: 'gauge',
+    labels: [],
+    samples: (s) => [[[], s.report.failures]],
+  },
+  {
+    name: 'captcha_budget_objective_ratio',
+    help: 'The SLO target: the fraction of solves that must succeed.',
+    type: 'gauge',
+    labels: [],
+    samples: (s) => [[[], s.report.sloTarget]],
+  },
+  {
+    name: 'captcha_budget_remaining_ratio',
+    help: "Fraction of the window's error budget left, 0 to 1.",
+    type: 'gauge',
+    labels: [],
+    samples: (s) => [[[], s.remainingFraction]],
+  },
+  {
+    name: 'captcha_budget_burn_rate',
+    help: "Burn rate over the tracker's whole window: 1 spends the budget exactly over the window.",
+    type: 'gauge',
+    labels: [],
+    samples: (s) => [[[], s.burnRate]],
+  },
+  {
+    name: 'captcha_budget_alert_window_burn_rate',
+    help: 'Burn rate over each window of the alert policy.',
+    type: 'gauge',
+    labels: ['window'],
+    samples: (s) => s.windowBurn.map(([window, burn]) => [[window], burn]),
+  },
+  {
+    name: 'captcha_budget_status',
+    help: 'Budget status: 1 for the current one, 0 for the others.',
+    type: 'gauge',
+    labels: ['status'],
+    samples: (s) => STATUSES.map((status) => [[status], s.report.status === status ? 1 : 0]),
+  },
+  {
+    name: 'captcha_budget_alert_firing',
+    help: 'Each pair of the alert policy: 1 while it fires.',
+    type: 'gauge',
+    labels: ['alert', 'severity'],
+    samples: (s) => s.alerts.map(([name, severity, firing]) => [[name, severity], firing]),
+  },
+  {
+    name: 'captcha_budget_insufficient_data',
+    help: '1 while the tracker has too few events to judge (no alert can fire).',
+    type: 'gauge',
+    labels: [],
+    samples: (s) => [[[], s.report.insufficientData ? 1 : 0]],
+  },
+]
+
+function invalidType(message) {
+  return Object.assign(new TypeError(message), { code: 'ERR_INVALID_ARG_TYPE' })
+}
+
+function invalidValue(message) {
+  return Object.assign(new Error(message), { code: 'ERR_INVALID_ARG_VALUE' })
+}
+
+function typeName(v) {
+  return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v
+}
+
+/**
+ * Checks `{ tracker, name?, labels? }` — or `{ name?, labels? }` when the
+ * tracker comes apart, as `[tracker, trackerWhere]` — and returns
+ * `{ tracker, labels }` with `name` first, then the user labels sorted. `where`
+ * names the object in messages.
+ */
+function checkSource(source, where, [given, trackerWhere] = []) {
+  if (typeof source !== 'object' || source === null || Array.isArray(source)) {
+    throw invalidType(`${where} must be an object, got ${typeName(source)}`)
+  }
+  const keys = trackerWhere ? ['name', 'labels'] : ['tracker', 'name', 'labels']
+  const unknown = Object.keys(source).filter((k) => !keys.includes(k))
+  if (unknown.length) throw invalidType(`unknown key '${unknown[0]}' in ${where}; known keys: ${keys.join(', ')}`)
+  const { name = 'default', labels = {} } = source
+  const tracker = trackerWhere ? given : source.tracker
+  if (!(tracker instanceof ErrorBudgetTracker)) {
+    trackerWhere = trackerWhere || `${where}.tracker`
+    throw invalidType(`${trackerWhere} must be an ErrorBudgetTracker, got ${typeName(tracker)}`)
+  }
+  if (typeof name !== 'string' || name === '') throw invalidType(`${where}.name must be a non-empty string, got ${typeName(name)}`)
+  if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) {
+    throw invalidType(`${where}.labels must be an object of strings, got ${typeName(labels)}`)
+  }
+  for (const [key, value] of Object.entries(labels)) {
+    if (!LABEL_NAME.test(key) || key.startsWith('__')) {
+      throw invalidType(`${where}.labels: '${key}' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)`)
+    }
+    if (RESERVED_LABELS.includes(key)) {
+      throw invalidType(`${where}.labels: '${key}' is reserved (${RESERVED_LABELS.join(', ')})`)
+    }
+    if (typeof value !== 'string') throw invalidType(`${where}.labels.${key} must be a string, got ${typeName(value)}`)
+  }
+  const userLabels = Object.keys(labels).sort()
+  return { tracker, labels: { name, ...Object.fromEntries(userLabels.map((k) => [k, labels[k]])) } }
+}
+
+function escapeLabelValue(v) {
+  return v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')
+}
+
+function formatValue(v) {
+  if (Number.isNaN(v)) return 'NaN'
+  if (v === Infinity) return '+Inf'
+  if (v === -Infinity) return '-Inf'
+  return String(v)
+}
+
+function checkSources(sources, where) {
+  const seen = new Set()
+  return sources.map((source, i) => {
+    const checked = checkSource(source, `${where}[${i}]`)
+    const key = JSON.stringify(checked.labels)
+    if (seen.has(key)) throw invalidValue(`${where}[${i}]: another tracker already has the labels ${key}; give each a distinct name`)
+    seen.add(key)
+    return checked
+  })
+}
+
+/**
+ * The Prometheus text exposition (format 0.0.4) of several trackers sharing
+ * one scrape: each family once, one series per tracker, told apart by `name`
+ * (and the user `labels`).
+ * @param {Array<{ tracker: ErrorBudgetTracker, name?: string, labels?: Record<string, string> }>} sources
+ * @returns {string}
+ */
+function renderMetrics(sources) {
+  if (!Array.isArray(sources)) throw invalidType(`renderMetrics(sources): sources must be an array, got ${typeName(sources)}`)
+  return render(checkSources(sources, 'renderMetrics(sources): sources'))
+}
+
+function render(checked) {
+  const snaps = checked.map(({ tracker }) => snapshot(tracker))
+  const lines = []
+  for (const family of FAMILIES) {
+    lines.push(`# HELP ${family.name} ${family.help}`, `# TYPE ${family.name} ${family.type}`)
+    checked.forEach(({ labels }, i) => {
+      for (const [values, value] of family.samples(snaps[i])) {
+        const all = [...Object.entries(labels), ...family.labels.map((l, j) => [l, values[j]])]
+        const text = all.map(([k, v]) => `${k}="${escapeLabelValue(v)}"`).join(',')
+        lines.push(`${family.name}{${text}} ${formatValue(value)}`)
+      }
+    })
+  }
+  return lines.join('\n') + '\n'
+}
+
+/**
+ * `tracker.metrics(options?)`: this tracker's series in the text exposition
+ * format; `options.name` (default `'default'`) and `options.labels` label them.
+ * @this {ErrorBudgetTracker}
+ * @param {{ name?: string, labels?: Record<string, string> }} [options]
+ * @returns {string}
+ */
+function metrics(options = {}) {
+  return render([checkSource(options, 'metrics(options): options', [this, 'metrics(): this'])])
+}
+
+// Per prom-client Registry: the registered metrics and the trackers behind them.
+const registries = new WeakMap()
+
+function loadPromClient() {
+  try {
+    return require('prom-client')
+  } catch (err) {
+    if (err.code !== 'MODULE_NOT_FOUND') throw err
+    throw Object.assign(new Error('registerMetrics() needs prom-client (an optional peer dependency): npm install prom-client'), {
+      code: 'ERR_MODULE_NOT_FOUND',
+    })
+  }
+}
+
+// A snapshot per tracker per turn of the event loop: every metric of one
+// scrape (collected one after the other, in microtasks) sees the same instant.
+function cachedSnapshot(entry) {
+  if (!entry.snap) {
+    entry.snap = snapshot(entry.tracker)
+    setImmediate(() => (entry.snap = null)).unref()
+  }
+  return entry.snap
+}
+
+/**
+ * Adds the series of `tracker.metrics()` to a prom-client `registry` through
+ * `collect()` (read at each scrape). Several trackers may share a registry
+ * (distinct `name`s, the same user label names). Nothing goes to prom-client's
+ * global registry unless it is the one passed.
+ * @param {ErrorBudgetTracker} tracker
+ * @param {import('prom-client').Registry} registry
+ * @param {{ name?: string, labels?: Record<string, string> }} [options]
+ * @returns {() => void} removes this tracker's series (and the metrics with the last one)
+ */
+function registerMetrics(tracker, registry, options = {}) {
+  if (typeof registry !== 'object' || registry === null || typeof registry.registerMetric !== 'function') {
+    throw invalidType(
+      `registerMetrics(tracker, registry): registry must be a prom-client Registry (new Registry(), or register for the global one), got ${typeName(registry)}`,
+    )
+  }
+  const entry = checkSource(options, 'registerMetrics(tracker, registry, options): options', [
+    tracker,
+    'registerMetrics(tracker, registry): tracker',
+  ])
+  const userLabels = Object.keys(entry.labels).slice(1)
+  let state = registries.get(registry)
+  if (state) {
+    const key = JSON.stringify(entry.labels)
+    if (state.entries.some((e) => JSON.stringify(e.labels) === key)) {
+      throw invalidValue(`registerMetrics: a tracker with the labels ${key} is already registered in this registry`)
+    }
+    if (JSON.stringify(state.userLabels) !== JSON.stringify(userLabels)) {
+      throw invalidValue(
+        `registerMetrics: trackers in one registry need the same label names; registered: [${state.userLabels}], given: [${userLabels}]`,
+      )
+    }
+  } else {
+    state = { entries: [], userLabels, names: [] }
+    const client = loadPromClient()
+    try {
+      addFamilies(client, registry, state)
+    } catch (err) {
+      // e.g. a metric of that name already in the registry: leave it as it was.
+      for (const name of state.names) registry.removeSingleMetric(name)
+      throw err
+    }
+    registries.set(registry, state)
+  }
+  state.entries.push(entry)
+  return function unregister() {
+    const i = state.entries.indexOf(entry)
+    if (i < 0) return
+    state.entries.splice(i, 1)
+    if (state.entries.length === 0 && registries.get(registry) === state) {
+      for (const name of state.names) registry.removeSingleMetric(name)
+      registries.delete(registry)
+    }
+  }
+}
+
+// One prom-client metric per family, reading every tracker of `state` at collect().
+function addFamilies(client, registry, state) {
+  for (const family of FAMILIES) {
+      const Metric = family.type === 'counter' ? client.Counter : client.Gauge
+      new Metric({
+        name: family.name,
+        help: family.help,
+        labelNames: ['name', ...state.userLabels, ...family.labels],
+        registers: [registry],
+        collect() {
+          this.reset()
+          for (const e of state.entries) {
+            for (const [values, value] of family.samples(cachedSnapshot(e))) {
+              const labels = { ...e.labels, ...Object.fromEntries(family.labels.map((l, j) => [l, values[j]])) }
+              if (family.type === 'counter') this.inc(labels, value)
+              else this.set(labels, value)
+            }
+          }
+        },
+      })
+      state.names.push(family.name)
+  }
+}
+
+module.exports = { METRICS_CONTENT_TYPE, FAMILIES, formatDuration, metrics, renderMetrics, registerMetrics }
