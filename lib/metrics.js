@@ -240,14 +240,20 @@ function loadPromClient() {
   }
 }
 
-// A snapshot per tracker per turn of the event loop: every metric of one
-// scrape (collected one after the other, in microtasks) sees the same instant.
-function cachedSnapshot(entry) {
-  if (!entry.snap) {
-    entry.snap = snapshot(entry.tracker)
-    setImmediate(() => (entry.snap = null)).unref()
+// The snapshot one family of a scrape reads: every family of one scrape
+// (collected one after the other, in microtasks) sees the same instant. A new
+// snapshot is taken when this family already read the current one (the next
+// scrape) or after a turn of the event loop.
+function cachedSnapshot(entry, family) {
+  if (!entry.snap || entry.snap.read.has(family)) {
+    const snap = { data: snapshot(entry.tracker), read: new Set() }
+    entry.snap = snap
+    setImmediate(() => {
+      if (entry.snap === snap) entry.snap = null
+    }).unref()
   }
-  return entry.snap
+  entry.snap.read.add(family)
+  return entry.snap.data
 }
 
 /**
@@ -318,7 +324,7 @@ function addFamilies(client, registry, state) {
         collect() {
           this.reset()
           for (const e of state.entries) {
-            for (const [values, value] of family.samples(cachedSnapshot(e))) {
+            for (const [values, value] of family.samples(cachedSnapshot(e, family))) {
               const labels = { ...e.labels, ...Object.fromEntries(family.labels.map((l, j) => [l, values[j]])) }
               if (family.type === 'counter') this.inc(labels, value)
               else this.set(labels, value)
