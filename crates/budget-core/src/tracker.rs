@@ -8,7 +8,9 @@ use crate::config::Config;
 use crate::error::Result;
 use crate::window::{Placement, Window};
 
+mod quiet;
 mod snapshot;
+use quiet::Quiet;
 pub use snapshot::Snapshot;
 
 /// The report of a tracker at one moment, rounded as the reference rounds it.
@@ -116,6 +118,9 @@ pub struct Tracker {
   /// (Prometheus counters are built on these).
   recorded: Counts,
   rules: Vec<ArmedRule>,
+  /// Events that can be recorded at now without a status or alert change:
+  /// `record()` skips the re-evaluation inside it (see `quiet.rs`).
+  quiet: Quiet,
 }
 
 impl Tracker {
@@ -145,7 +150,15 @@ impl Tracker {
       })
       .collect();
     let window = Window::new(config.window_ms, config.resolution_ms, now_ms, &spans);
-    Ok(Tracker { config, window, last_status: Status::Healthy, dropped: 0, recorded: Counts::default(), rules })
+    Ok(Tracker {
+      config,
+      window,
+      last_status: Status::Healthy,
+      dropped: 0,
+      recorded: Counts::default(),
+      rules,
+      quiet: Quiet::default(),
+    })
   }
 
   /// The alert policy in force, windows rounded to whole buckets.
@@ -214,7 +227,11 @@ impl Tracker {
       self.window.advance(t);
       self.note_changes(events);
     }
-    self.window.advance(now_ms);
+    if self.window.advance(now_ms) {
+      // Only expiries change counts, and they were all handled above; this
+      // keeps the quiet region honest should that ever not hold.
+      self.quiet = Quiet::default();
+    }
   }
 
   /// Records `successes` and `failures` stamped `at_ms`, after moving time to `now_ms`.
@@ -233,6 +250,7 @@ impl Tracker {
     let placement = self.window.add(at_ms, successes, failures);
     match placement {
       Placement::TooOld => self.dropped += successes + failures,
+      Placement::Counted if self.quiet.take(successes, failures) => {}
       Placement::Counted => self.note_changes(events),
     }
     placement
@@ -319,8 +337,13 @@ impl Tracker {
 
   /// Re-evaluates status and alerts; emits the status change first, then the
   /// alerts that started or stopped firing, in policy order, all with the
-  /// report of this moment.
+  /// report of this moment. Then works out the new quiet region.
   fn note_changes(&mut self, events: &mut impl EventSink) {
+    self.emit_changes(events);
+    self.quiet = self.quiet_region();
+  }
+
+  fn emit_changes(&mut self, events: &mut impl EventSink) {
     let status = self.budget().status;
     let mut changed: Vec<usize> = Vec::new();
     for i in 0..self.rules.len() {

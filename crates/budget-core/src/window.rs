@@ -4,7 +4,12 @@
 //! At time `now` it counts while its start is inside the window,
 //! `k × resolution > now − window`, which is exactly the reference's
 //! `now − t < window` for events stamped at a bucket start, and within one
-//! bucket for the rest. Memory is the ring, whatever the number of events.
+//! bucket for the rest. Memory is the ring, whatever the number of events:
+//! 16 bytes a bucket (a success and a failure counter).
+//!
+//! Hot path: `record()` at now lands in the newest bucket, whose index, slot and
+//! start are cached (no division), and the next expiry is cached until a
+//! bucket with events leaves a span, so a record costs a few additions.
 
 use crate::budget::Counts;
 
@@ -40,6 +45,15 @@ pub struct Window {
   spans: Vec<Span>,
   /// Latest time the window was moved to; never decreases.
   now_ms: i64,
+  /// `bucket_of(now_ms)`, its first millisecond and its slot in the ring.
+  newest_k: i64,
+  newest_start_ms: i64,
+  newest_slot: usize,
+  /// What `next_expiry_ms()` returns, once computed; `None` when it must be
+  /// recomputed (a bucket with events left a span).
+  next_expiry: Option<Option<i64>>,
+  /// `advance()` has nothing to expire before this instant.
+  floors_move_at: i64,
 }
 
 impl Window {
@@ -54,7 +68,27 @@ impl Window {
         Span { span_ms, sum: Counts::default(), floor_k, scan_k: floor_k }
       })
       .collect();
-    Window { resolution_ms, successes: vec![0; n], failures: vec![0; n], spans, now_ms }
+    let mut window = Window {
+      resolution_ms,
+      successes: vec![0; n],
+      failures: vec![0; n],
+      spans,
+      now_ms,
+      newest_k: 0,
+      newest_start_ms: 0,
+      newest_slot: 0,
+      next_expiry: Some(None),
+      floors_move_at: 0,
+    };
+    window.set_newest();
+    window.floors_move_at = window.floors_move_at();
+    window
+  }
+
+  fn set_newest(&mut self) {
+    self.newest_k = self.bucket_of(self.now_ms);
+    self.newest_start_ms = self.newest_k * self.resolution_ms;
+    self.newest_slot = self.slot(self.newest_k);
   }
 
   /// The counts inside the window.
@@ -96,16 +130,26 @@ impl Window {
   }
 
   /// Moves the window to `now` (ignored if earlier than the current time),
-  /// expiring the buckets that left the window and each span.
-  pub fn advance(&mut self, now: i64) {
+  /// expiring the buckets that left the window and each span. Returns whether
+  /// any count changed (a bucket with events left the window or a span).
+  pub fn advance(&mut self, now: i64) -> bool {
     if now <= self.now_ms {
-      return;
+      return false;
     }
     // Buckets after the newest one so far hold no events yet (their slots may
     // still hold buckets the whole window is about to clear): spans skip them.
-    let newest_with_events = self.bucket_of(self.now_ms);
+    let newest_with_events = self.newest_k;
     self.now_ms = now;
+    if now >= self.newest_start_ms + self.resolution_ms {
+      self.set_newest();
+    }
+    if now < self.floors_move_at {
+      // No span's oldest bucket left (the slot of a new newest bucket was
+      // cleared when the window's floor passed its previous bucket).
+      return false;
+    }
     let n = self.successes.len() as i64;
+    let mut changed = false;
     // Shorter spans first: they read buckets the whole window may clear below.
     for s in (0..self.spans.len()).rev() {
       let live = first_live_bucket(now, self.spans[s].span_ms, self.resolution_ms);
@@ -115,6 +159,7 @@ impl Window {
       }
       let clears = s == 0;
       if live - floor >= n {
+        changed |= self.spans[s].sum != Counts::default();
         self.spans[s].sum = Counts::default();
         if clears {
           self.successes.fill(0);
@@ -125,6 +170,7 @@ impl Window {
         for k in floor..upto {
           let i = self.slot(k);
           let (ok, bad) = (self.successes[i], self.failures[i]);
+          changed |= ok != 0 || bad != 0;
           self.spans[s].sum.successes -= ok;
           self.spans[s].sum.failures -= bad;
           if clears {
@@ -137,21 +183,46 @@ impl Window {
       span.floor_k = live;
       span.scan_k = span.scan_k.max(live);
     }
+    self.floors_move_at = self.floors_move_at();
+    // Each span's first non-empty bucket, and so the next expiry, stays the
+    // same unless a bucket with events left.
+    if changed {
+      self.next_expiry = None;
+    }
+    changed
+  }
+
+  /// The first instant at which some span's floor passes its oldest bucket.
+  fn floors_move_at(&self) -> i64 {
+    self.spans.iter().map(|s| s.floor_k * self.resolution_ms + s.span_ms).min().unwrap_or(i64::MAX)
   }
 
   /// Adds `successes` and `failures` at time `at` (clamped to now if later).
+  #[inline]
   pub fn add(&mut self, at: i64, successes: u64, failures: u64) -> Placement {
-    let k = self.bucket_of(at.min(self.now_ms));
-    if k < self.spans[0].floor_k {
-      return Placement::TooOld;
-    }
-    let i = self.slot(k);
+    let (k, i) = if at >= self.newest_start_ms {
+      (self.newest_k, self.newest_slot)
+    } else {
+      let k = self.bucket_of(at);
+      if k < self.spans[0].floor_k {
+        return Placement::TooOld;
+      }
+      (k, self.slot(k))
+    };
     self.successes[i] += successes;
     self.failures[i] += failures;
+    let start_ms = k * self.resolution_ms;
+    let mut expiry = self.next_expiry.flatten();
     for span in self.spans.iter_mut().filter(|span| k >= span.floor_k) {
       span.sum.successes += successes;
       span.sum.failures += failures;
       span.scan_k = span.scan_k.min(k);
+      // Bucket k is now this span's first non-empty one, or a later one.
+      let at = start_ms + span.span_ms;
+      expiry = Some(expiry.map_or(at, |t| t.min(at)));
+    }
+    if self.next_expiry.is_some() && successes + failures > 0 {
+      self.next_expiry = Some(expiry);
     }
     Placement::Counted
   }
@@ -160,7 +231,10 @@ impl Window {
   /// the tracked spans, if any: the only moments the counts, and so the
   /// status and the alerts, can change on their own.
   pub fn next_expiry_ms(&mut self) -> Option<i64> {
-    let newest = self.bucket_of(self.now_ms);
+    if let Some(next) = self.next_expiry {
+      return next;
+    }
+    let newest = self.newest_k;
     let mut next: Option<i64> = None;
     for s in 0..self.spans.len() {
       let mut k = self.spans[s].scan_k;
@@ -175,6 +249,7 @@ impl Window {
       }
       self.spans[s].scan_k = k;
     }
+    self.next_expiry = Some(next);
     next
   }
 

@@ -1,0 +1,423 @@
+//! The quiet region: how many more successes and failures a tracker can take
+//! before its status or an alert could change, so that `record()` skips the
+//! full re-evaluation (a dozen floating-point divisions) inside it.
+//!
+//! Status and alerts are decided by a handful of quantities of the counts:
+//! the window's `q = failures / (total × (1 − targetRate))` (the remaining
+//! fraction is `1 − q`) against the status thresholds, and each alert span's
+//! burn rate (also `failures / (total × (1 − targetRate))`) against its
+//! threshold, plus integer tests (`minEvents`). Adding `a` successes and `b`
+//! failures to any subset of the spans moves each of these monotonically: down
+//! in `a`, up in `b`. So if a quantity is on the same side of every threshold
+//! at `(A, 0)` and `(0, B)` as at `(0, 0)`, it is on that side everywhere in
+//! `[0, A] × [0, B]`.
+//!
+//! Exactness: the tracker compares floating-point results, which are within a
+//! few ulps of the exact rational values; the region is only granted where the
+//! exact value stays a relative 1e-9 away from each threshold (far beyond any
+//! rounding), so inside it the floating-point decisions are those of `(0, 0)`,
+//! bit for bit. Near a threshold the region is empty and every record is
+//! evaluated in full, exactly as before.
+
+use crate::budget::{status_for, Counts, Status};
+
+use super::Tracker;
+
+/// Relative distance from a threshold below which a quantity is "too close to call".
+const MARGIN: f64 = 1e-9;
+/// The largest region granted in one go (events); also keeps every `u64` → `f64`
+/// conversion below exact-integer range.
+const CAP: u64 = 1 << 40;
+
+/// Events the tracker can still take at once without re-evaluating.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Quiet {
+  successes: u64,
+  failures: u64,
+  events: u64,
+}
+
+impl Quiet {
+  /// Spends `successes` and `failures` from the region; false (and nothing
+  /// spent) if they do not fit.
+  #[inline]
+  pub(super) fn take(&mut self, successes: u64, failures: u64) -> bool {
+    if successes <= self.successes && failures <= self.failures && successes + failures <= self.events {
+      self.successes -= successes;
+      self.failures -= failures;
+      self.events -= successes + failures;
+      true
+    } else {
+      false
+    }
+  }
+}
+
+/// Limits on successes and failures along one quantity's two directions.
+#[derive(Clone, Copy)]
+struct Limits {
+  successes: u64,
+  failures: u64,
+}
+
+const UNLIMITED: Limits = Limits { successes: CAP, failures: CAP };
+const NONE: Limits = Limits { successes: 0, failures: 0 };
+
+impl Tracker {
+  /// The quiet region at the current counts, given the status and firing
+  /// flags `note_changes` just set from them.
+  pub(super) fn quiet_region(&self) -> Quiet {
+    let c = 1.0 - self.config.target_rate;
+    let window = self.window.counts();
+    let min_events = self.config.min_events;
+    let mut events = CAP;
+    let mut limits = UNLIMITED;
+    let mut meet = |l: Limits| {
+      limits.successes = limits.successes.min(l.successes);
+      limits.failures = limits.failures.min(l.failures);
+    };
+    if window.total() < min_events {
+      // Low volume: healthy and nothing fires while below `minEvents`.
+      events = min_events - 1 - window.total();
+    } else {
+      meet(status_limits(window, c, &self.config, self.last_status));
+      for r in &self.rules {
+        let long = self.window.span_counts(r.long_span);
+        if long.total() < r.rule.min_events {
+          events = events.min(r.rule.min_events - 1 - long.total());
+          continue;
+        }
+        meet(burn_limits(long, c, r.rule.burn_rate));
+        meet(burn_limits(self.window.span_counts(r.short_span), c, r.rule.burn_rate));
+      }
+    }
+    Quiet { successes: limits.successes.min(events), failures: limits.failures.min(events), events }
+  }
+}
+
+/// `failures / (total × c)` as the tracker computes it, when both are exact integers in f64.
+fn ratio(counts: Counts, c: f64) -> f64 {
+  counts.failures as f64 / (counts.total() as f64 * c)
+}
+
+fn plus(counts: Counts, successes: u64, failures: u64) -> Counts {
+  Counts { successes: counts.successes + successes, failures: counts.failures + failures }
+}
+
+/// The status of counts (at or above `minEvents`) when the window's remaining
+/// fraction `1 − q` is clear of 0 and both thresholds; `None` when too close.
+fn clear_status(counts: Counts, c: f64, config: &crate::config::Config) -> Option<Status> {
+  let q = ratio(counts, c);
+  let r = 1.0 - q;
+  let tolerance = MARGIN * (1.0 + q);
+  let edges = [0.0, config.critical_threshold, config.warning_threshold];
+  if edges.iter().any(|e| (r - e).abs() <= tolerance) {
+    return None;
+  }
+  Some(if r < 0.0 { Status::Exhausted } else { status_for(r, config) })
+}
+
+/// How far the window's status is settled.
+fn status_limits(counts: Counts, c: f64, config: &crate::config::Config, status: Status) -> Limits {
+  if counts.failures == 0 {
+    // Remaining fraction exactly 1 whatever the successes; a failure re-decides.
+    return Limits { successes: CAP, failures: 0 };
+  }
+  if c <= 0.0 {
+    // targetRate 1: any failure exhausts the budget for good.
+    return UNLIMITED;
+  }
+  if counts.total() > CAP || clear_status(counts, c, config) != Some(status) {
+    return NONE;
+  }
+  // q = failures / (total × c) falls with successes, rises with failures; the
+  // band of `status` is lo < q ≤ hi (q-space edges of the thresholds).
+  let (lo, hi) = match status {
+    Status::Exhausted => (Some(1.0), None),
+    Status::Critical => (Some(1.0 - config.critical_threshold), Some(1.0)),
+    Status::Warning => (Some(1.0 - config.warning_threshold), Some(1.0 - config.critical_threshold)),
+    Status::Healthy => (None, Some(1.0 - config.warning_threshold)),
+  };
+  let same = |s: u64, f: u64| clear_status(plus(counts, s, f), c, config) == Some(status);
+  Limits {
+    successes: settle(lo.map_or(CAP, |lo| successes_until(counts, c, lo)), |a| same(a, 0)),
+    failures: settle(hi.map_or(CAP, |hi| failures_until(counts, c, hi)), |b| same(0, b)),
+  }
+}
+
+/// How far one alert span's side of its burn-rate threshold is settled.
+fn burn_limits(counts: Counts, c: f64, threshold: f64) -> Limits {
+  if c <= 0.0 {
+    return UNLIMITED; // no budget: the burn rate is 0 whatever happens
+  }
+  if counts.failures == 0 {
+    // Burn rate exactly 0; with no events at all, one failure is 1 / c.
+    let failures = if counts.total() == 0 { 0 } else { failures_until(counts, c, threshold) };
+    return Limits {
+      successes: CAP,
+      failures: settle(failures, |b| side(plus(counts, 0, b), c, threshold) == Some(false)),
+    };
+  }
+  if counts.total() > CAP {
+    return NONE;
+  }
+  match side(counts, c, threshold) {
+    None => NONE,
+    Some(true) => Limits {
+      successes: settle(successes_until(counts, c, threshold), |a| {
+        side(plus(counts, a, 0), c, threshold) == Some(true)
+      }),
+      failures: CAP,
+    },
+    Some(false) => Limits {
+      successes: CAP,
+      failures: settle(failures_until(counts, c, threshold), |b| side(plus(counts, 0, b), c, threshold) == Some(false)),
+    },
+  }
+}
+
+/// Whether the burn rate of counts is above `threshold`, when clearly so either way.
+fn side(counts: Counts, c: f64, threshold: f64) -> Option<bool> {
+  let h = ratio(counts, c);
+  if (h - threshold).abs() <= MARGIN * threshold {
+    None
+  } else {
+    Some(h > threshold)
+  }
+}
+
+/// A guess at how many successes keep `failures / (total × c)` above `edge`:
+/// total + a < failures / (edge × c).
+fn successes_until(counts: Counts, c: f64, edge: f64) -> u64 {
+  if edge <= 0.0 {
+    return CAP;
+  }
+  guess(counts.failures as f64 / (edge * c) - counts.total() as f64)
+}
+
+/// A guess at how many failures keep `failures / (total × c)` below `edge`:
+/// (failures + b) < edge × c × (total + b).
+fn failures_until(counts: Counts, c: f64, edge: f64) -> u64 {
+  let k = edge * c;
+  if k >= 1.0 {
+    return CAP;
+  }
+  guess((k * counts.total() as f64 - counts.failures as f64) / (1.0 - k))
+}
+
+fn guess(x: f64) -> u64 {
+  let x = x * (1.0 - 1e-6) - 1.0;
+  if x >= CAP as f64 {
+    CAP
+  } else if x >= 1.0 {
+    x as u64
+  } else {
+    0
+  }
+}
+
+/// The largest of `guess`, `guess / 2`, … (or 0) at which `holds` — the check
+/// that makes the region safe whatever the guess was.
+fn settle(mut guess: u64, holds: impl Fn(u64) -> bool) -> u64 {
+  while guess > 0 && !holds(guess) {
+    guess /= 2;
+  }
+  guess
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+  use crate::config::Config;
+
+  #[test]
+  fn regions_stop_short_of_each_threshold() {
+    // 95 %: q = F / (T × 0.05). 10 000 events, 100 failures: q = 0.2, healthy
+    // (r = 0.8 ≥ 0.5). Warning at q > 0.5: (100 + b) / ((10 000 + b) × 0.05) > 0.5
+    // ⇔ 100 + b > 250 + 0.025 b ⇔ b > 153.8: 153 failures stay healthy.
+    let config = Config::default();
+    let counts = Counts { successes: 9_900, failures: 100 };
+    let l = status_limits(counts, 1.0 - 0.95, &config, Status::Healthy);
+    assert_eq!(l.successes, CAP);
+    assert!(l.failures <= 153 && l.failures >= 150, "{}", l.failures);
+    assert_eq!(clear_status(plus(counts, 0, 153), 1.0 - 0.95, &config), Some(Status::Healthy));
+    assert_eq!(clear_status(plus(counts, 0, 154), 1.0 - 0.95, &config), Some(Status::Warning));
+    // Critical band 0.9 < q < 1 at 1 000 events, 47 failures (q = 0.94): back to
+    // warning needs 47 / (T × 0.05) ≤ 0.9 ⇔ T ≥ 1044.4, i.e. 45 successes;
+    // exhausted needs (47 + b) ≥ 0.05 (1000 + b) ⇔ b ≥ 3.16, i.e. 4 failures.
+    let counts = Counts { successes: 953, failures: 47 };
+    let l = status_limits(counts, 1.0 - 0.95, &config, Status::Critical);
+    assert!(l.successes <= 44 && l.successes >= 40, "{}", l.successes);
+    assert!(l.failures <= 3 && l.failures >= 1, "{}", l.failures);
+  }
+
+  #[test]
+  fn nothing_is_granted_on_a_threshold() {
+    // 5 failures of 100 at 95 %: q = 5 / 5.000000000000004, a sliver under 1.
+    let config = Config::default();
+    let counts = Counts { successes: 95, failures: 5 };
+    assert_eq!(clear_status(counts, 1.0 - 0.95, &config), None);
+    let l = status_limits(counts, 1.0 - 0.95, &config, Status::Critical);
+    assert_eq!((l.successes, l.failures), (0, 0));
+    // A burn rate equal to its threshold: 10 failures of 100 at 95 % is 2.
+    assert_eq!(side(Counts { successes: 90, failures: 10 }, 1.0 - 0.95, 2.0), None);
+  }
+
+  #[test]
+  fn burn_limits_on_each_side() {
+    // 1 failure in 100 at 95 %: burn 0.2, threshold 2 ⇔ F / T > 0.1:
+    // (1 + b) / (100 + b) > 0.1 ⇔ b > 10 (b = 10 is on it): 9 failures stay below.
+    let l = burn_limits(Counts { successes: 99, failures: 1 }, 1.0 - 0.95, 2.0);
+    assert_eq!(l.successes, CAP);
+    assert!(l.failures <= 9 && l.failures >= 7, "{}", l.failures);
+    // 50 failures in 100: burn 10 above 2; successes bring it to 2 at T = 500.
+    let l = burn_limits(Counts { successes: 50, failures: 50 }, 1.0 - 0.95, 2.0);
+    assert_eq!(l.failures, CAP);
+    assert!(l.successes <= 399 && l.successes >= 390, "{}", l.successes);
+    // An empty span: the first failure already crosses any threshold.
+    let l = burn_limits(Counts::default(), 1.0 - 0.95, 14.4);
+    assert_eq!((l.successes, l.failures), (CAP, 0));
+  }
+
+  #[test]
+  fn take_is_all_or_nothing() {
+    let mut q = Quiet { successes: 3, failures: 1, events: 3 };
+    assert!(q.take(2, 0));
+    assert!(!q.take(0, 2));
+    assert!(!q.take(1, 1)); // fits each kind, but 2 events > 1 left
+    assert!(q.take(0, 1));
+    assert_eq!(q, Quiet { successes: 1, failures: 0, events: 0 });
+  }
+
+  /// The quiet region changes speed only: a tracker using it and one that
+  /// re-evaluates every record (its region emptied before each operation)
+  /// emit the same events and agree on everything after every operation.
+  mod same_as_full_evaluation {
+    use super::super::super::{Event, Tracker};
+    use super::*;
+    use crate::alerts::{AlertRule, Severity};
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    enum Op {
+      /// Time step, how far back the event is stamped, successes, failures.
+      Record(i64, i64, u64, u64),
+      /// A run of single events at now: count, failure every `n`th (0: none).
+      Run(u32, u32),
+      Advance(i64),
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+      let step = prop_oneof![4 => Just(0i64), 2 => 0i64..50, 1 => 0i64..3000];
+      let back = prop_oneof![6 => Just(0i64), 1 => 0i64..1500];
+      let batch = prop_oneof![
+        4 => Just((1u64, 0u64)),
+        4 => Just((0, 1)),
+        1 => (0u64..5, 0u64..5),
+        1 => (0u64..100_000, 0u64..10_000),
+      ];
+      prop_oneof![
+        5 => (step, back, batch).prop_map(|(t, b, (s, f))| Op::Record(t, b, s, f)),
+        3 => (1u32..400, prop_oneof![Just(0u32), 1u32..40]).prop_map(|(n, k)| Op::Run(n, k)),
+        1 => (0i64..2500).prop_map(Op::Advance),
+      ]
+    }
+
+    fn config() -> impl Strategy<Value = Config> {
+      let target = prop_oneof![Just(0.95), Just(0.9), Just(0.99), Just(0.5), Just(0.999), Just(1.0), 0.5f64..1.0];
+      let thresholds = prop_oneof![
+        Just((0.5, 0.1)),
+        Just((1.0, 0.0)),
+        Just((0.3, 0.3)),
+        (0.0f64..=1.0, 0.0f64..=1.0).prop_map(|(a, b)| (a.max(b), a.min(b))),
+      ];
+      let rules = prop_oneof![
+        Just(None),
+        Just(Some(vec![])),
+        (1u64..20, 1.1f64..1.9).prop_map(|(min_events, burn)| Some(vec![
+          AlertRule {
+            name: "a".into(),
+            severity: Severity::Page,
+            long_window_ms: 600,
+            short_window_ms: 100,
+            burn_rate: burn,
+            min_events,
+          },
+          AlertRule {
+            name: "b".into(),
+            severity: Severity::Ticket,
+            long_window_ms: 1000,
+            short_window_ms: 300,
+            burn_rate: 1.0,
+            min_events: 0,
+          },
+        ])),
+      ];
+      (target, thresholds, prop_oneof![Just(0u64), 1u64..60], rules).prop_map(
+        |(target_rate, (w, c), min_events, alerts)| {
+          let alerts = if target_rate >= 1.0 { Some(vec![]) } else { alerts };
+          Config {
+            target_rate,
+            window_ms: 1000,
+            resolution_ms: 50,
+            warning_threshold: w,
+            critical_threshold: c,
+            min_events,
+            alerts,
+          }
+        },
+      )
+    }
+
+    fn state(t: &Tracker) -> String {
+      let firing: Vec<bool> = t.rules.iter().map(|r| r.firing).collect();
+      format!(
+        "{:?} {:?} {:?} {:?} {firing:?} {:?}",
+        t.report(),
+        t.alert_snapshot(),
+        t.last_status,
+        t.recorded,
+        t.dropped
+      )
+    }
+
+    proptest! {
+      #![proptest_config(ProptestConfig::with_cases(400))]
+      #[test]
+      fn quiet_region_changes_nothing(config in config(), ops in proptest::collection::vec(op(), 1..120)) {
+        let mut fast = Tracker::new(config.clone(), 0).unwrap();
+        let mut full = Tracker::new(config, 0).unwrap();
+        let mut now = 0i64;
+        for op in ops {
+          let (mut a, mut b): (Vec<Event>, Vec<Event>) = (Vec::new(), Vec::new());
+          match op {
+            Op::Record(dt, back, s, f) => {
+              now += dt;
+              full.quiet = Quiet::default();
+              let pa = fast.record(now, now - back, s, f, &mut a);
+              let pb = full.record(now, now - back, s, f, &mut b);
+              prop_assert_eq!(pa, pb);
+            }
+            Op::Run(n, every) => {
+              for i in 1..=n {
+                let failed = every != 0 && i % every == 0;
+                full.quiet = Quiet::default();
+                fast.record(now, now, !failed as u64, failed as u64, &mut a);
+                full.record(now, now, !failed as u64, failed as u64, &mut b);
+              }
+            }
+            Op::Advance(dt) => {
+              now += dt;
+              full.quiet = Quiet::default();
+              fast.advance(now, &mut a);
+              full.advance(now, &mut b);
+            }
+          }
+          prop_assert_eq!(&a, &b);
+          prop_assert_eq!(state(&fast), state(&full));
+          prop_assert_eq!(fast.next_change_ms(), full.next_change_ms());
+        }
+      }
+    }
+  }
+}
