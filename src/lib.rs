@@ -5,6 +5,7 @@ mod config;
 mod error;
 mod listeners;
 mod persist;
+mod replay;
 mod report;
 mod state;
 mod timer;

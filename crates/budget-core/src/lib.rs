@@ -7,6 +7,7 @@ pub mod budget;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod logparse;
 pub mod tracker;
 pub mod window;
 

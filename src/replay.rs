@@ -1,0 +1,60 @@
+//! The parser behind `captcha-budget replay` (lib/replay/reader.js): one chunk
+//! of a solve log in, typed arrays of its events out. Internal: left out of the
+//! package's types, reached through `require('./native.js')` by the reader only.
+
+use budget_core::logparse::{parse_chunk, LogFields, LogFormat};
+use napi::bindgen_prelude::*;
+use napi::Env;
+use napi_derive::napi;
+
+/// Parses the complete lines of `chunk` (a Buffer) of a JSON Lines or CSV solve
+/// log; see `crates/budget-core/src/logparse.rs`.
+///
+/// - `format`: `'jsonl'` or `'csv'`;
+/// - `fields`: `[ts, ok, type]` field names (JSON keys; CSV: for messages);
+/// - `csvColumns`: CSV only, `[ts, ok, type]` column indices, type `-1` if absent;
+/// - `firstLine`: the 1-based number of the chunk's first line;
+/// - `last`: the input ends here, so a final line without a newline counts.
+///
+/// Returns `{ ts: Float64Array, ok: Uint8Array, typeIndex: Uint32Array, types:
+/// string[], badLines: { line, message }[], lines, consumed }`: `consumed`
+/// bytes (whole lines) were read, the rest belongs to the next chunk.
+#[napi(skip_typescript)]
+pub fn parse_log_chunk<'env>(
+  env: &'env Env,
+  chunk: BufferSlice<'_>,
+  format: String,
+  fields: Vec<String>,
+  csv_columns: Option<Vec<i32>>,
+  first_line: f64,
+  last: bool,
+) -> Result<Object<'env>> {
+  let [ts, ok, ty]: [String; 3] =
+    fields.try_into().map_err(|_| Error::new(Status::InvalidArg, "fields must be [ts, ok, type]"))?;
+  let fields = LogFields { ts, ok, ty };
+  let format = match (format.as_str(), csv_columns.as_deref()) {
+    ("jsonl", _) => LogFormat::JsonLines(fields),
+    ("csv", Some(&[ts, ok, ty])) if ts >= 0 && ok >= 0 => {
+      LogFormat::Csv { fields, ts: ts as usize, ok: ok as usize, ty: usize::try_from(ty).ok() }
+    }
+    _ => return Err(Error::new(Status::InvalidArg, "format must be 'jsonl', or 'csv' with csvColumns [ts, ok, type]")),
+  };
+  let parsed = parse_chunk(&chunk, &format, first_line as u64, last);
+
+  let mut out = Object::new(env)?;
+  out.set_named_property("ts", Float64Array::new(parsed.ts))?;
+  out.set_named_property("ok", Uint8Array::new(parsed.ok))?;
+  out.set_named_property("typeIndex", Uint32Array::new(parsed.type_index))?;
+  out.set_named_property("types", parsed.types)?;
+  let mut bad = env.create_array(parsed.bad_lines.len() as u32)?;
+  for (i, line) in parsed.bad_lines.into_iter().enumerate() {
+    let mut item = Object::new(env)?;
+    item.set_named_property("line", line.line as f64)?;
+    item.set_named_property("message", line.message)?;
+    bad.set(i as u32, item)?;
+  }
+  out.set_named_property("badLines", bad)?;
+  out.set_named_property("lines", parsed.lines as f64)?;
+  out.set_named_property("consumed", parsed.consumed as f64)?;
+  Ok(out)
+}
