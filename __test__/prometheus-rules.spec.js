@@ -18,8 +18,10 @@ const SLO_ARGS = ['rules', '--name', 'turnstile', '--target', '0.95', '--window'
 
 test('the rules for 30 d at 95 %: one recording per window and figure, the default policy as alerts', (t) => {
   const { groups } = ruleGroups(SLO)
-  t.deepEqual(groups.map((g) => g.name), ['captcha-budget-turnstile-recordings', 'captcha-budget-turnstile-alerts'])
-  const records = groups[0].rules.map((r) => r.record)
+  // One group, recordings first: the alerts read the recordings of the same evaluation.
+  t.deepEqual(groups.map((g) => g.name), ['captcha-budget-turnstile'])
+  const records = groups[0].rules.filter((r) => r.record).map((r) => r.record)
+  t.deepEqual(groups[0].rules.map((r) => (r.record ? 'record' : 'alert')), [...Array(21).fill('record'), ...Array(3).fill('alert')])
   for (const w of ['5m', '30m', '1h', '6h', '3d', '30d']) {
     t.true(records.includes(`captcha_budget:solve_error:ratio_rate${w}`), w)
     t.true(records.includes(`captcha_budget:burn_rate:ratio_rate${w}`), w)
@@ -34,7 +36,7 @@ test('the rules for 30 d at 95 %: one recording per window and figure, the defau
       'sum by (name) (rate(captcha_budget_solves_total{name="turnstile"}[1h]))',
   )
   t.deepEqual(
-    groups[1].rules.map((r) => [r.alert, r.labels.severity, r.labels.pair, r.expr.split('\nand\n')]),
+    groups[0].rules.filter((r) => r.alert).map((r) => [r.alert, r.labels.severity, r.labels.pair, r.expr.split('\nand\n')]),
     [
       ['CaptchaBudgetFastBurn', 'page', 'fast-burn', [
         'captcha_budget:burn_rate:ratio_rate1h{name="turnstile"} > 14.4',
@@ -58,7 +60,7 @@ test('the rules for 30 d at 95 %: one recording per window and figure, the defau
 test('--min-events adds the period condition; a custom policy replaces the default', (t) => {
   const alerts = [{ name: 'outage', severity: 'page', longWindowMs: 3_600_000, shortWindowMs: 300_000, burnRate: 10, minEvents: 0 }]
   const { groups } = ruleGroups({ ...SLO, windowMs: DAY, minEvents: 100, alerts })
-  t.deepEqual(groups[1].rules.map((r) => [r.alert, r.expr.split('\nand\n')]), [
+  t.deepEqual(groups[0].rules.filter((r) => r.alert).map((r) => [r.alert, r.expr.split('\nand\n')]), [
     ['CaptchaBudgetOutage', [
       'captcha_budget:burn_rate:ratio_rate1h{name="turnstile"} > 10',
       'captcha_budget:burn_rate:ratio_rate5m{name="turnstile"} > 10',
@@ -66,7 +68,7 @@ test('--min-events adds the period condition; a custom policy replaces the defau
     ]],
   ])
   // alerts: [] — recordings only.
-  t.is(ruleGroups({ ...SLO, alerts: [] }).groups.length, 1)
+  t.deepEqual(ruleGroups({ ...SLO, alerts: [] }).groups[0].rules.filter((r) => r.alert), [])
 })
 
 withBinary(test, promtool)('the CLI writes rules that promtool check rules accepts (stdout and -o)', async (t) => {
@@ -273,7 +275,7 @@ function promtoolTest(scenario) {
       input.push({ series: `captcha_budget_solves_total{name="turnstile",outcome="${outcome}",instance="${instance}"}`, values: values.join(' ') })
     }
   }
-  const alertRules = ruleGroups(SLO).groups[1].rules
+  const alertRules = ruleGroups(SLO).groups[0].rules
   const alerts = []
   for (const [minute, firing] of Object.entries(scenario.expected)) {
     for (const [pair, alertname] of Object.entries(ALERT)) {

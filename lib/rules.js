@@ -144,9 +144,9 @@ function ruleGroups(slo) {
     }
   })
 
-  const groups = [{ name: `captcha-budget-${name}-recordings`, rules: recordings }]
-  if (alerts.length) groups.push({ name: `captcha-budget-${name}-alerts`, rules: alerts })
-  return { groups }
+  // One group: its rules run in order at each evaluation, so the alerts read the
+  // recordings of the same instant (separate groups run on their own timers).
+  return { groups: [{ name: `captcha-budget-${name}`, rules: [...recordings, ...alerts] }] }
 }
 
 // A string that reads the same as a YAML literal block (`|-`): PromQL with
