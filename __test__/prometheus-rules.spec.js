@@ -85,7 +85,7 @@ withBinary(test, promtool)('the CLI writes rules that promtool check rules accep
   const custom = await cli([...SLO_ARGS, '--alerts', inline, '--min-events', '500', '-o', file])
   t.is(custom.code, 0, custom.stderr)
   t.is(custom.stdout, '')
-  t.regex(fs.readFileSync(file, 'utf8'), /alert: "CaptchaBudgetLeak"/)
+  t.regex(fs.readFileSync(file, 'utf8'), /alert: CaptchaBudgetLeak$/m)
   // 6 windows × 3 + 3 + 3 alerts; 3 windows (30m, 6h, 30d) × 3 + 3 + 1 alert.
   const checked = await run(promtool, ['check', 'rules', path.join(dir, 'stdout.yml'), file])
   t.is(checked.code, 0, checked.stdout + checked.stderr)

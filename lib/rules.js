@@ -1,4 +1,5 @@
 'use strict'
+const YAML = require('yaml')
 // Prometheus recording and alerting rules for one SLO over the counters of
 // lib/metrics.js, summed over every instance (the fleet is judged as one), with
 // the alert policy the tracker itself would use. Shaped after Sloth's output:
@@ -149,33 +150,12 @@ function ruleGroups(slo) {
   return { groups: [{ name: `captcha-budget-${name}`, rules: [...recordings, ...alerts] }] }
 }
 
-// A string that reads the same as a YAML literal block (`|-`): PromQL with
-// quotes or several lines stays legible that way.
-const asBlock = (v) => /[\n"]/.test(v) && !/^\s|\s$|[\u0000-\u0009\u000b-\u001f]/.test(v)
-
 /**
- * A YAML rendering of plain objects, arrays, strings and numbers: strings are
- * double-quoted JSON (valid YAML), or literal blocks when they hold quotes or
- * line breaks.
+ * YAML for plain objects, as Prometheus and promtool read it (the `yaml`
+ * package; PromQL with line breaks comes out as literal blocks).
  */
-function toYaml(value, indent = '') {
-  if (Array.isArray(value) && value.length === 0) return '[]'
-  if (Array.isArray(value)) {
-    return value.map((item) => `${indent}- ${toYaml(item, `${indent}  `).trimStart()}`).join('\n')
-  }
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value)
-      .map(([key, v]) => {
-        if (typeof v === 'string' && asBlock(v)) {
-          return `${indent}${key}: |-\n${v.split('\n').map((line) => `${indent}  ${line}`).join('\n')}`
-        }
-        if (Array.isArray(v) && v.length === 0) return `${indent}${key}: []`
-        if (typeof v === 'object' && v !== null) return `${indent}${key}:\n${toYaml(v, `${indent}  `)}`
-        return `${indent}${key}: ${typeof v === 'string' ? JSON.stringify(v) : String(v)}`
-      })
-      .join('\n')
-  }
-  return typeof value === 'string' ? JSON.stringify(value) : String(value)
+function toYaml(value) {
+  return YAML.stringify(value, { lineWidth: 0 }).trimEnd()
 }
 
 /**

@@ -1,0 +1,38 @@
+// `npm start`: the replay of the shipped sample log (scripts/generate-sample-log.js).
+// Its story — a flash sale on 2026-03-03 from 14:00 UTC saturates the Turnstile
+// solver for 40 minutes — must show in the replay: Turnstile's budget exhausted
+// during the sale and back once the sale leaves its 12 h window; the other types
+// untouched. And the targets and windows `npm start` uses are the advice's own.
+const test = require('ava')
+const path = require('node:path')
+const { replayJson, tempFiles } = require('./fixtures/replay/cli')
+const { scripts } = require('../package.json')
+
+const ROOT = path.join(__dirname, '..')
+
+test('npm start replays the flash sale: Turnstile exhausted, then recovered', async (t) => {
+  const words = scripts.start.split(' ')
+  t.deepEqual(words.slice(0, 4), ['node', 'bin/captcha-budget.js', 'replay', 'sample/solves.jsonl'])
+  const args = words.slice(3)
+  args[args.indexOf('--chart') + 1] = path.join(tempFiles({}).dir, 'replay.svg')
+  const r = await replayJson(args, { cwd: ROOT })
+  t.is(r.badLineCount, 0)
+  t.deepEqual(r.trackers.map((s) => s.name), ['image', 'recaptcha', 'turnstile'])
+  const changes = (name) => r.timeline.filter((e) => e.tracker === name && e.kind === 'status')
+  t.deepEqual(changes('image'), [])
+  t.deepEqual(changes('recaptcha'), [])
+  const exhausted = changes('turnstile').filter((e) => e.to === 'exhausted')
+  t.is(exhausted.length, 1)
+  t.true(exhausted[0].at > '2026-03-03T14:00' && exhausted[0].at < '2026-03-03T15:00', exhausted[0].at)
+  const recovered = changes('turnstile').find((e) => e.from === 'exhausted')
+  // The sale's failures (14:00–15:30) leave the 12 h window from 02:00 to 03:30 the next day.
+  t.true(recovered.at > '2026-03-04T02:00' && recovered.at < '2026-03-04T03:30', recovered.at)
+  t.is(r.trackers[2].final.status, 'healthy')
+  t.true(r.timeline.some((e) => e.tracker === 'turnstile' && e.kind === 'alert' && e.name === 'fast-burn'))
+  // The advice recommends what npm start uses.
+  for (const row of r.advice.rows.filter((row) => row.type !== '(all)')) {
+    const tracker = r.trackers.find((s) => s.name === row.type)
+    t.is(tracker.targetRate, row.recommendedSlo, row.type)
+    t.is(tracker.windowMs, row.recommendedWindowMs, row.type)
+  }
+})

@@ -1,0 +1,102 @@
+'use strict'
+// `captcha-budget replay [file]`: replays a solve log (JSON Lines or CSV, a file
+// or stdin) through manual-clock trackers — one, or one per CAPTCHA type — and
+// prints every status change and alert, a summary per tracker, the measured
+// baseline with a recommended SLO and window, and optionally an SVG chart.
+const fs = require('node:fs')
+const path = require('node:path')
+
+/** Exit codes of `replay`, documented in the README. */
+const EXIT = { ok: 0, badInput: 2 }
+/** Bad lines printed one by one on stderr; the rest are counted. */
+const SHOWN_BAD_LINES = 20
+
+const collect = (value, previous) => previous.concat(value)
+
+function register(program) {
+  program
+    .command('replay')
+    .description('replay a solve log through error-budget trackers: transitions, alerts, summary, baseline advice, chart (exit 2 on bad input)')
+    .argument('[file]', "a JSON Lines or CSV solve log; '-' or nothing for stdin")
+    .option('--format <format>', 'jsonl or csv (default: from the file extension, else from the first line)')
+    .option('--by <dimension>', "one tracker per value of a dimension: 'type'")
+    .option('--target <rate>', 'SLO target, e.g. 0.95 or 95%; repeat with type=rate for one type (e.g. turnstile=0.97)', collect, [])
+    .option('--window <duration>', 'SLO window, e.g. 24h, 12h, 7d; repeat with type=duration for one type (default 24h)', collect, [])
+    .option('--alerts <spec>', "alert pairs: 'default' (derived from the window), 'none', inline JSON like config.alerts, or a JSON file")
+    .option('--min-events <n>', 'no judgement below this many solves in the window (as config.minEvents)', '100')
+    .option('--ts-field <name>', 'timestamp field: epoch ms or ISO 8601 (no offset means UTC)', 'ts')
+    .option('--ok-field <name>', 'outcome field: true/false or 1/0', 'ok')
+    .option('--type-field <name>', 'CAPTCHA type field (optional in each line)', 'type')
+    .option('--strict', 'stop at the first bad line with exit code 2 (default: report it and skip it)')
+    .option('--json', 'print the result as JSON')
+    .option('--chart <file>', 'write an SVG chart of budget left and burn rate over time')
+    .option('--no-progress', 'no progress bar on stderr (shown only when stderr is a terminal)')
+    // Usage errors (unknown option, missing value) exit 2 like any other bad input.
+    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : EXIT.badInput))
+    .action(async (file, options) => {
+      process.exitCode = await replayCommand(file, options)
+    })
+}
+
+/** Runs the command; resolves to its exit code. */
+async function replayCommand(file, options) {
+  // Required here, not at the top: the CLI's other commands need no addon.
+  const opts = require('../replay/options')
+  const { replay, BadLineError } = require('../replay/run')
+  const { progressBar } = require('../replay/progress')
+  const input = file ?? '-'
+  const fail = (message) => {
+    console.error(`captcha-budget replay: ${message}`)
+    return EXIT.badInput
+  }
+  let bar = { update() {}, stop() {} }
+  let shown = 0
+  try {
+    if (input === '-' && process.stdin.isTTY) throw new opts.UsageError('no input: give a log file, or pipe one to stdin')
+    if (options.by !== undefined && options.by !== 'type') throw new opts.UsageError(`--by must be 'type', got '${options.by}'`)
+    const settings = {
+      input,
+      format: options.format,
+      fields: opts.checkFields({ ts: options.tsField, ok: options.okField, type: options.typeField }),
+      byType: options.by === 'type',
+      targets: opts.perName(options.target, opts.parseTarget, '--target'),
+      windows: opts.perName(options.window, opts.parseDuration, '--window'),
+      alerts: opts.parseAlerts(options.alerts),
+      minEvents: opts.parseCount(options.minEvents, '--min-events'),
+      strict: Boolean(options.strict),
+      onBadLine({ line, message }) {
+        if (++shown <= SHOWN_BAD_LINES) console.error(`captcha-budget replay: line ${line}: ${message} (skipped)`)
+      },
+    }
+    bar = progressBar(input, options.progress)
+    settings.onProgress = bar.update
+    const result = await replay(settings)
+    bar.stop()
+    if (shown > SHOWN_BAD_LINES) {
+      console.error(`captcha-budget replay: … and ${shown - SHOWN_BAD_LINES} more bad lines (skipped; --json lists the first 1000)`)
+    }
+    const { series, ...summary } = result
+    let chartPath = null
+    if (options.chart) {
+      const { chartSvg } = require('../replay/chart')
+      chartPath = path.resolve(options.chart)
+      fs.writeFileSync(chartPath, chartSvg(summary, series))
+    }
+    if (options.json) {
+      console.log(JSON.stringify({ ...summary, chart: chartPath }, null, 2))
+    } else {
+      const { render } = require('../replay/text')
+      // The chart's path as typed when it is under the working directory, else absolute.
+      const shown = chartPath && (path.relative(process.cwd(), chartPath).startsWith('..') ? chartPath : path.relative(process.cwd(), chartPath))
+      console.log(render(summary, shown))
+    }
+    return EXIT.ok
+  } catch (err) {
+    bar.stop()
+    if (err instanceof opts.UsageError || err instanceof BadLineError) return fail(err.message)
+    if (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'EISDIR') return fail(err.message)
+    throw err
+  }
+}
+
+module.exports = { register, replayCommand, EXIT }

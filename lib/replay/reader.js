@@ -1,0 +1,134 @@
+'use strict'
+// Streams a solve log — JSON Lines or CSV, from a file or stdin — through the
+// native line parser, a chunk at a time: the log is never held whole, and a
+// line split across chunks waits for the rest of it.
+const fs = require('node:fs')
+const path = require('node:path')
+const { parseLogChunk } = require('../../native.js')
+const { UsageError } = require('./options')
+
+const CHUNK_BYTES = 1 << 20
+const FORMATS = ['jsonl', 'csv']
+
+/** The format named by a file extension, if any. */
+function formatOfPath(file) {
+  const ext = path.extname(file).toLowerCase()
+  if (ext === '.csv') return 'csv'
+  if (['.jsonl', '.ndjson', '.json'].includes(ext)) return 'jsonl'
+  return undefined
+}
+
+// CSV header fields: comma-separated, optionally double-quoted (header names never hold newlines).
+function splitHeader(line) {
+  const names = []
+  const re = /\s*(?:"((?:[^"]|"")*)"|([^,]*?))\s*(?:,|$)/y
+  let m
+  while (re.lastIndex < line.length && (m = re.exec(line)) !== null) {
+    names.push(m[1] !== undefined ? m[1].replace(/""/g, '"') : m[2])
+    if (m[0] === '') break
+  }
+  if (line.endsWith(',')) names.push('')
+  return names
+}
+
+/** Column indices `[ts, ok, type]` of a CSV header line; type is -1 when absent. */
+function csvColumns(headerLine, fields) {
+  const names = splitHeader(headerLine)
+  const index = (name) => names.indexOf(name)
+  for (const name of [fields.ts, fields.ok]) {
+    if (index(name) === -1) {
+      throw new UsageError(`the CSV header has no column '${name}' (columns: ${names.join(', ')}); see --ts-field, --ok-field`)
+    }
+  }
+  return [index(fields.ts), index(fields.ok), index(fields.type)]
+}
+
+/**
+ * Reads `input` (a path, or '-' for stdin) and yields one batch per chunk:
+ * `{ ts: Float64Array, ok: Uint8Array, typeIndex: Uint32Array, types: string[],
+ * badLines: { line, message }[], lines, bytes }` where `types` are the batch's
+ * own (a type is `''` when the line has none), `lines` and `bytes` the totals
+ * read so far. The first batch carries `format` too.
+ * @param {{ input: string, format?: 'jsonl' | 'csv', fields: { ts: string, ok: string, type: string } }} options
+ */
+async function* readLog({ input, format, fields }) {
+  if (format !== undefined && !FORMATS.includes(format)) throw new UsageError(`--format must be jsonl or csv, got '${format}'`)
+  format ??= input === '-' ? undefined : formatOfPath(input)
+  const stream = input === '-' ? process.stdin : fs.createReadStream(input, { highWaterMark: CHUNK_BYTES })
+  const names = [fields.ts, fields.ok, fields.type]
+  let columns = null
+  let carry = null
+  let line = 0
+  let bytes = 0
+  let first = true
+  try {
+    for await (let chunk of stream) {
+      bytes += chunk.length
+      if (first) {
+        // A UTF-8 byte-order mark is not part of the first line.
+        if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3)
+        first = false
+      }
+      let buf = carry && carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk
+      if (format === undefined) {
+        const start = buf.findIndex((b) => b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09)
+        if (start === -1) {
+          carry = buf
+          continue
+        }
+        format = buf[start] === 0x7b /* { */ ? 'jsonl' : 'csv'
+      }
+      if (format === 'csv' && columns === null) {
+        const header = takeHeader(buf, false)
+        if (header === null) {
+          carry = buf
+          continue
+        }
+        columns = csvColumns(header.text, fields)
+        line += header.lines
+        buf = buf.subarray(header.consumed)
+      }
+      const batch = parseLogChunk(buf, format, names, columns, line + 1, false)
+      line += batch.lines
+      carry = buf.subarray(batch.consumed)
+      yield Object.assign(batch, { lines: line, bytes, format })
+    }
+    let buf = carry ?? Buffer.alloc(0)
+    format ??= 'jsonl'
+    if (format === 'csv' && columns === null) {
+      const header = takeHeader(buf, true)
+      if (header === null) throw new UsageError('the CSV input is empty: it needs a header line (e.g. ts,ok,type)')
+      columns = csvColumns(header.text, fields)
+      line += header.lines
+      buf = buf.subarray(header.consumed)
+    }
+    const batch = parseLogChunk(buf, format, names, columns, line + 1, true)
+    yield Object.assign(batch, { lines: line + batch.lines, bytes, format })
+  } catch (err) {
+    if (err.code === 'ENOENT' || err.code === 'EISDIR' || err.code === 'EACCES') {
+      throw new UsageError(`cannot read ${input}: ${err.message}`)
+    }
+    throw err
+  } finally {
+    if (stream !== process.stdin) stream.destroy()
+  }
+}
+
+// The first non-blank line of `buf` (the CSV header), or null if it is not complete yet.
+function takeHeader(buf, last) {
+  let pos = 0
+  let lines = 0
+  for (;;) {
+    const nl = buf.indexOf(0x0a, pos)
+    if (nl === -1 && !last) return null
+    const end = nl === -1 ? buf.length : nl
+    const text = buf.toString('utf8', pos, end).replace(/\r$/, '')
+    lines += 1
+    const consumed = nl === -1 ? buf.length : nl + 1
+    if (text.trim() !== '') return { text, lines, consumed }
+    if (nl === -1) return null
+    pos = consumed
+  }
+}
+
+module.exports = { readLog, csvColumns, splitHeader, formatOfPath }

@@ -1,0 +1,74 @@
+'use strict'
+// The replay's result, as --json prints it: the timeline of every tracker
+// merged in time order, a summary per tracker, and the baseline advice.
+// Timestamps are ISO 8601 UTC; durations and windows are ms.
+const { STATUSES } = require('./trackers')
+
+const iso = (ms) => new Date(ms).toISOString()
+const round2 = (x) => Math.round(x * 100) / 100
+
+/** Time spent in each status between `start` and `end`, from the status changes in order. */
+function timeInStatus(timeline, start, end) {
+  const spent = Object.fromEntries(STATUSES.map((s) => [s, 0]))
+  let status = 'healthy'
+  let since = start
+  for (const e of timeline) {
+    if (e.kind !== 'status') continue
+    const at = Math.min(Math.max(e.at, start), end)
+    spent[status] += at - since
+    status = e.to
+    since = at
+  }
+  spent[status] += end - since
+  return spent
+}
+
+function trackerSummary(slot, start, end) {
+  const report = slot.tracker.report()
+  const alertsFired = {}
+  for (const e of slot.timeline) if (e.kind === 'alert') alertsFired[e.name] = (alertsFired[e.name] ?? 0) + 1
+  return {
+    name: slot.name,
+    targetRate: slot.config.targetRate,
+    windowMs: slot.config.windowMs,
+    minEvents: slot.config.minEvents,
+    alertPolicy: slot.tracker.alertPolicy,
+    events: slot.events,
+    dropped: report.dropped,
+    final: { ...report, at: iso(report.at) },
+    worstBurnRate: slot.worst.at === null ? null : { burnRate: round2(slot.worst.burnRate), at: iso(slot.worst.at) },
+    timeInStatusMs: timeInStatus(slot.timeline, start, end),
+    alertsFired,
+  }
+}
+
+/**
+ * The result of a replay.
+ * @param {object} r `{ input, format, lines, events, bad, start, end, first, trackers, baseline }`
+ */
+function summarize({ input, format, lines, events, bad, start, end, first, trackers, baseline }) {
+  const slots = [...trackers.slots.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  // Concatenated in tracker order, then a stable sort by time: ties keep tracker order,
+  // and each tracker's own order (a status change before the alerts of the same instant).
+  const timeline = slots
+    .flatMap((slot) => slot.timeline.map((e) => ({ ...e, tracker: slot.name })))
+    .sort((a, b) => a.at - b.at)
+    .map(({ at, tracker, ...rest }) => ({ at: iso(at), tracker, ...rest }))
+  return {
+    input: input === '-' ? 'stdin' : input,
+    format,
+    lines,
+    events,
+    badLineCount: bad.count,
+    badLines: bad.first,
+    from: iso(start),
+    to: iso(end),
+    durationMs: end - start,
+    byType: trackers.byType,
+    trackers: slots.map((slot) => trackerSummary(slot, start, end)),
+    timeline,
+    advice: baseline.advice(end - Math.min(first, start)),
+  }
+}
+
+module.exports = { summarize, timeInStatus, iso }

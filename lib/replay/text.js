@@ -1,0 +1,98 @@
+'use strict'
+// The replay's result for people: the timeline, a summary per tracker, the
+// baseline advice. Timestamps ISO 8601 UTC, like --json.
+const { formatDuration } = require('./options')
+const { STATUSES } = require('./trackers')
+
+const pct = (rate, digits = 1) => `${(rate * 100).toFixed(digits)} %`
+const int = (n) => Math.round(n).toLocaleString('en-US')
+const capital = (s) => s[0].toUpperCase() + s.slice(1)
+
+/** `2d 3h 5m`-style, to the second, for spans of time. */
+function span(ms) {
+  if (ms < 1000) return `${ms} ms`
+  const parts = []
+  let rest = Math.round(ms / 1000)
+  for (const [unit, size] of [['d', 86_400], ['h', 3600], ['m', 60], ['s', 1]]) {
+    if (rest >= size) {
+      parts.push(`${Math.floor(rest / size)}${unit}`)
+      rest %= size
+    }
+  }
+  return parts.slice(0, 3).join(' ')
+}
+
+function timelineLine(e, width) {
+  const head = `  ${e.at}  ${e.tracker.padEnd(width)}  `
+  if (e.kind === 'status') {
+    return `${head}${e.from} → ${e.to.padEnd(9)}  budget left ${String(e.budgetRemainingPct).padStart(5)} %, burn rate ${e.burnRate}`
+  }
+  const verb = e.kind === 'alert' ? 'ALERT  ' : 'resolved'
+  return `${head}${verb} ${e.name} (${e.severity}): burn ${e.burnRateLong} long, ${e.burnRateShort} short, threshold ${e.threshold}`
+}
+
+function trackerLines(t, span0) {
+  const f = t.final
+  const total = Object.values(t.timeInStatusMs).reduce((a, b) => a + b, 0) || 1
+  const statuses = STATUSES.filter((s) => t.timeInStatusMs[s] > 0)
+    .map((s) => `${s} ${span(t.timeInStatusMs[s])} (${((t.timeInStatusMs[s] / total) * 100).toFixed(1)} %)`)
+    .join(', ')
+  const fired = Object.entries(t.alertsFired).map(([name, n]) => `${name} ×${n}`)
+  return [
+    `  ${t.name}: SLO ${pct(t.targetRate)} over ${formatDuration(t.windowMs)}, ${int(t.events)} solves`,
+    `    final        ${f.status} at ${f.at}: ${pct(f.currentRate, 2)} of ${int(f.total)} in the window, budget left ${f.budgetRemainingPct} %, burn rate ${f.burnRate}`,
+    `    worst burn   ${t.worstBurnRate ? `${t.worstBurnRate.burnRate} at ${t.worstBurnRate.at}` : 'none'}`,
+    `    time spent   ${statuses || span0}`,
+    `    alerts fired ${fired.length ? fired.join(', ') : 'none'}`,
+    ...(t.dropped > 0 ? [`    dropped      ${int(t.dropped)} solves older than the window when they came (out of order)`] : []),
+  ]
+}
+
+function adviceLines(advice) {
+  const rows = advice.rows.map((r) => [
+    r.type,
+    int(r.solves),
+    pct(r.successRate),
+    r.days.length > 7 ? `${r.days.length} days, ${pct(Math.min(...r.days.map((d) => d.successRate)))} worst` : r.days.map((d) => pct(d.successRate)).join(' · '),
+    `${pct(r.baseline)} ${r.baselineFrom === 'whole log' ? '(whole log)' : '(median day)'}`,
+    r.recommendedSlo === null ? 'n/a' : pct(r.recommendedSlo),
+    int(r.solvesPerDay),
+    formatDuration(r.recommendedWindowMs),
+  ])
+  const head = ['type', 'solves', 'success', `per UTC day (${advice.rows[0].days.map((d) => d.day.slice(5)).join(' · ')})`, 'baseline', 'SLO', 'solves/day', 'window']
+  if (advice.rows[0].days.length > 7) head[3] = 'per UTC day'
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
+  const line = (cells) => `  ${cells.map((c, i) => (i === 0 || i === 3 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')}`.trimEnd()
+  return [
+    line(head),
+    ...rows.map(line),
+    '',
+    `  ${capital(advice.rule)}.`,
+    `  ${capital(advice.baselineRule)}.`,
+    `  Window by volume: ${advice.windowRule.map((w) => (w.belowSolvesPerDay === null ? `more → ${formatDuration(w.windowMs)}` : `under ${int(w.belowSolvesPerDay)}/day → ${formatDuration(w.windowMs)}`)).join('; ')}.`,
+    ...(advice.shortLog ? ['  Note: the log covers less than two weeks; the article measures the baseline over a few weeks.'] : []),
+  ]
+}
+
+/** The whole report as text lines. */
+function render(result, chartPath) {
+  const width = Math.max(...result.trackers.map((t) => t.name.length))
+  const kinds = result.byType ? `one tracker per type: ${result.trackers.map((t) => t.name).join(', ')}` : 'one tracker for every solve'
+  const out = [
+    `Replay of ${result.input} (${result.format === 'csv' ? 'CSV' : 'JSON Lines'}): ${int(result.lines)} lines, ${int(result.events)} solves, ${int(result.badLineCount)} bad lines`,
+    `  ${result.from} → ${result.to} (${span(result.durationMs)}), ${kinds}`,
+    '',
+    `Timeline (${result.timeline.length} status changes and alerts)`,
+    ...(result.timeline.length ? result.timeline.map((e) => timelineLine(e, width)) : ['  (none: every tracker stayed healthy without alerts)']),
+    '',
+    'Summary',
+    ...result.trackers.flatMap((t) => trackerLines(t, `healthy ${span(result.durationMs)}`)),
+    '',
+    'Baseline and advice',
+    ...adviceLines(result.advice),
+  ]
+  if (chartPath) out.push('', `Chart: ${chartPath}`)
+  return out.join('\n')
+}
+
+module.exports = { render, span }

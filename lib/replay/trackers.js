@@ -1,0 +1,116 @@
+'use strict'
+// The trackers of a replay: one for the whole log, or one per CAPTCHA type
+// (`--by type`), each a manual-clock ErrorBudgetTracker with its own target and
+// window. Collects what their listeners report (status changes, alerts) and the
+// worst burn rate seen.
+const { ErrorBudgetTracker } = require('../..')
+
+const STATUSES = ['healthy', 'warning', 'critical', 'exhausted']
+const ALL = 'all'
+
+/** One tracker of the replay and what happened to it. */
+class Slot {
+  constructor(name, config) {
+    this.name = name
+    this.config = config
+    this.tracker = new ErrorBudgetTracker({ ...config, clock: 'manual' })
+    this.events = 0
+    /** Status changes and alerts, in the order the tracker produced them. */
+    this.timeline = []
+    this.delivered = 'healthy'
+    this.worst = { burnRate: 0, at: null }
+    for (const status of STATUSES) {
+      this.tracker.on(status, (report) => {
+        this.timeline.push({
+          at: report.at,
+          kind: 'status',
+          from: this.delivered,
+          to: status,
+          budgetRemainingPct: report.budgetRemainingPct,
+          burnRate: report.burnRate,
+        })
+        this.delivered = status
+      })
+    }
+    for (const kind of ['alert', 'resolve']) {
+      this.tracker.on(kind, (e) => {
+        const { name, severity, burnRateLong, burnRateShort, threshold, at } = e
+        this.timeline.push({ at, kind, name, severity, burnRateLong, burnRateShort, threshold })
+      })
+    }
+  }
+
+  /** Reads the burn rate now and keeps it if it is the worst so far. */
+  checkWorst(at) {
+    const burnRate = this.tracker.burnRate
+    if (burnRate > this.worst.burnRate) this.worst = { burnRate, at }
+  }
+
+  /** Whether every transition the tracker made has reached the listeners. */
+  settled() {
+    const firing = new Set()
+    for (const e of this.timeline) {
+      if (e.kind === 'alert') firing.add(e.name)
+      else if (e.kind === 'resolve') firing.delete(e.name)
+    }
+    const report = this.tracker.report()
+    return this.delivered === this.tracker.lastStatus && report.alerts.every((a) => firing.has(a.name)) && firing.size === report.alerts.length
+  }
+}
+
+/**
+ * The set of trackers. `settingsFor(name)` gives a tracker's config (targetRate,
+ * windowMs, alerts, minEvents); with `byType`, a tracker is created for each new
+ * type as it appears, else a single one named 'all' takes every event.
+ */
+class ReplayTrackers {
+  constructor({ byType, settingsFor }) {
+    this.byType = byType
+    this.settingsFor = settingsFor
+    /** @type {Map<string, Slot>} */
+    this.slots = new Map()
+    /** Called with each new slot (the chart pads its series). */
+    this.onSlot = () => {}
+  }
+
+  /** The slot that takes the events of `type`. */
+  slotFor(type) {
+    const name = this.byType ? type : ALL
+    let slot = this.slots.get(name)
+    if (slot === undefined) {
+      slot = new Slot(name, this.settingsFor(name))
+      this.slots.set(name, slot)
+      this.onSlot(slot)
+    }
+    return slot
+  }
+
+  /** Moves every tracker's clock to `ms` (producing the transitions due by then). */
+  advanceTo(ms) {
+    for (const slot of this.slots.values()) {
+      if (slot.tracker.now < ms) slot.tracker.advanceTo(ms)
+    }
+  }
+
+  /**
+   * Waits until the listeners have received every transition: they are called
+   * asynchronously, later on the event loop, in order.
+   */
+  async settle(timeoutMs = 5000) {
+    const started = Date.now()
+    let seen = -1
+    for (;;) {
+      await new Promise((resolve) => setImmediate(resolve))
+      const count = [...this.slots.values()].reduce((n, s) => n + s.timeline.length, 0)
+      if (count === seen && [...this.slots.values()].every((s) => s.settled())) return
+      if (Date.now() - started > timeoutMs) throw new Error('the tracker listeners did not settle')
+      seen = count
+    }
+  }
+
+  close() {
+    for (const slot of this.slots.values()) slot.tracker.close()
+  }
+}
+
+module.exports = { ReplayTrackers, STATUSES, ALL }

@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+'use strict'
+// Writes sample/solves.jsonl, the solve log that `npm start` replays: three
+// days of mixed Turnstile / reCAPTCHA / image-CAPTCHA traffic with a daily
+// rhythm, and one incident — a flash sale on the second afternoon that sends
+// fifteen times the usual Turnstile traffic to the solver, which saturates: most
+// solves time out for 40 minutes, and Turnstile's error budget is gone until
+// the sale leaves the window. Deterministic (seeded), so the file is stable:
+//
+//   node scripts/generate-sample-log.js [out.jsonl]
+const fs = require('node:fs')
+const path = require('node:path')
+
+const MINUTE = 60_000
+const HOUR = 60 * MINUTE
+const DAY = 24 * HOUR
+const START = Date.UTC(2026, 2, 2) // Monday 2026-03-02, 00:00 UTC
+const DAYS = 3
+
+/** Per type: solves a day, the usual success rate, and how failures say so. */
+const TYPES = {
+  turnstile: { perDay: 8000, success: 0.992, errors: ['ERROR_CAPTCHA_UNSOLVABLE', 'ERROR_TIMEOUT'] },
+  recaptcha: { perDay: 3000, success: 0.986, errors: ['ERROR_CAPTCHA_UNSOLVABLE', 'ERROR_BAD_TOKEN'] },
+  image: { perDay: 500, success: 0.982, errors: ['ERROR_CAPTCHA_UNSOLVABLE', 'ERROR_WRONG_ANSWER'] },
+}
+
+/** The flash sale: Turnstile only, day 2 from 14:00 UTC; phases of traffic and failure rate. */
+const SALE_START = START + DAY + 14 * HOUR
+const SALE = [
+  { minutes: 20, traffic: 15, failure: 0.1 }, // the queue builds up
+  { minutes: 40, traffic: 15, failure: 0.9 }, // the solver is saturated: timeouts
+  { minutes: 30, traffic: 15, failure: 0.1 }, // the sale winds down, the queue drains
+]
+
+// mulberry32: a small seeded PRNG, so every run writes the same file.
+function prng(seed) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+// Poisson-distributed count with mean `mean` (Knuth; the means here are small).
+function poisson(random, mean) {
+  const limit = Math.exp(-mean)
+  let k = 0
+  for (let p = random(); p > limit; p *= random()) k++
+  return k
+}
+
+// Daily rhythm: quiet at night, busiest mid-afternoon UTC (0.5× … 1.5×).
+const rhythm = (ms) => 1 + 0.5 * Math.sin((2 * Math.PI * ((ms % DAY) / HOUR - 9)) / 24)
+
+function salePhase(ms) {
+  let from = SALE_START
+  for (const phase of SALE) {
+    const to = from + phase.minutes * MINUTE
+    if (ms >= from && ms < to) return phase
+    from = to
+  }
+  return null
+}
+
+function generate() {
+  const random = prng(20260302)
+  const events = []
+  for (let minute = START; minute < START + DAYS * DAY; minute += MINUTE) {
+    for (const [type, spec] of Object.entries(TYPES)) {
+      const phase = type === 'turnstile' ? salePhase(minute) : null
+      const mean = (spec.perDay / 1440) * rhythm(minute) * (phase ? phase.traffic : 1)
+      for (let n = poisson(random, mean); n > 0; n--) {
+        const ts = minute + Math.floor(random() * MINUTE)
+        const ok = random() >= (phase ? phase.failure : 1 - spec.success)
+        const event = { ts: new Date(ts).toISOString(), type, ok }
+        if (!ok) event.error = phase && phase.failure > 0.5 ? 'ERROR_TIMEOUT' : spec.errors[Math.floor(random() * spec.errors.length)]
+        events.push([ts, JSON.stringify(event)])
+      }
+    }
+  }
+  events.sort((a, b) => a[0] - b[0])
+  return events.map(([, line]) => line).join('\n') + '\n'
+}
+
+const out = path.resolve(process.argv[2] ?? path.join(__dirname, '..', 'sample', 'solves.jsonl'))
+fs.mkdirSync(path.dirname(out), { recursive: true })
+const text = generate()
+fs.writeFileSync(out, text)
+console.log(`wrote ${out}: ${text.split('\n').length - 1} solves, ${(text.length / 1e6).toFixed(1)} MB`)
