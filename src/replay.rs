@@ -20,6 +20,8 @@ use napi_derive::napi;
 /// string[], badLines: { line, message }[], lines, consumed }`: `consumed`
 /// bytes (whole lines) were read, the rest belongs to the next chunk.
 #[napi(skip_typescript)]
+// Only JavaScript calls it: `cargo test` builds no registration, so Rust sees no caller.
+#[cfg_attr(test, allow(dead_code))]
 pub fn parse_log_chunk<'env>(
   env: &'env Env,
   chunk: BufferSlice<'_>,
