@@ -83,6 +83,6 @@ test('the CLI prints the advice from a three-day log', async (t) => {
     ['2026-03-03', 0.99],
   ])
   const text = await replayCli(['-'], { stdin })
-  t.regex(text.stdout, /image +300 +95\.7 % +98\.0 % · 90\.0 % · 99\.0 % +98\.0 % \(median day\) +95\.5 % +145 +7d/)
+  t.regex(text.stdout, /image +300 +95\.7 % +98\.0 % +· +90\.0 % +· +99\.0 % +98\.0 % \(median day\) +95\.5 % +145 +7d/)
   t.regex(text.stdout, /Recommended SLO = baseline − 2\.5 points \(the article: 2–3 % below the baseline\)/)
 })

@@ -49,18 +49,26 @@ function trackerLines(t, span0) {
 }
 
 function adviceLines(advice) {
+  // Every UTC day of the log, in order; a type without solves that day shows a dash.
+  const allDays = [...new Set(advice.rows.flatMap((r) => r.days.map((d) => d.day)))].sort()
+  const manyDays = allDays.length > 7
+  const perDay = (r) => {
+    if (manyDays) return `${r.days.length} days, worst ${pct(Math.min(...r.days.map((d) => d.successRate)))}`
+    const byDay = new Map(r.days.map((d) => [d.day, d.successRate]))
+    return allDays.map((day) => (byDay.has(day) ? pct(byDay.get(day)) : '—').padStart(7)).join(' · ')
+  }
   const rows = advice.rows.map((r) => [
     r.type,
     int(r.solves),
     pct(r.successRate),
-    r.days.length > 7 ? `${r.days.length} days, ${pct(Math.min(...r.days.map((d) => d.successRate)))} worst` : r.days.map((d) => pct(d.successRate)).join(' · '),
+    perDay(r),
     `${pct(r.baseline)} ${r.baselineFrom === 'whole log' ? '(whole log)' : '(median day)'}`,
     r.recommendedSlo === null ? 'n/a' : pct(r.recommendedSlo),
     int(r.solvesPerDay),
     formatDuration(r.recommendedWindowMs),
   ])
-  const head = ['type', 'solves', 'success', `per UTC day (${advice.rows[0].days.map((d) => d.day.slice(5)).join(' · ')})`, 'baseline', 'SLO', 'solves/day', 'window']
-  if (advice.rows[0].days.length > 7) head[3] = 'per UTC day'
+  const days = manyDays ? 'per UTC day' : `per UTC day (${allDays.map((d) => d.slice(5)).join(' · ')})`
+  const head = ['type', 'solves', 'success', days, 'baseline', 'SLO', 'solves/day', 'window']
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
   const line = (cells) => `  ${cells.map((c, i) => (i === 0 || i === 3 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')}`.trimEnd()
   return [
