@@ -157,3 +157,12 @@ test('the sample log is what the generator writes', (t) => {
   execFileSync(process.execPath, [path.join(__dirname, '..', 'scripts', 'generate-sample-log.js'), out])
   t.true(fs.readFileSync(out).equals(fs.readFileSync(path.join(__dirname, '..', 'sample', 'solves.jsonl'))))
 })
+
+test('a per-type setting for a type the log never mentions is warned about', async (t) => {
+  const r = await replayCli(['-', '--by', 'type', '--target', 'turnstil=0.97', '--window', 'image=7d'], { stdin: toJsonl(outage()) })
+  t.is(r.code, 0)
+  t.deepEqual(r.stderr.trim().split('\n'), [
+    "captcha-budget replay: warning: --target turnstil=…: no solve of type 'turnstil' in the log",
+    "captcha-budget replay: warning: --window image=…: no solve of type 'image' in the log",
+  ])
+})

@@ -76,6 +76,13 @@ async function replayCommand(file, options) {
       console.error(`captcha-budget replay: … and ${shown - SHOWN_BAD_LINES} more bad lines (skipped; --json lists the first 1000)`)
     }
     const { series, ...summary } = result
+    // A per-type setting for a type the log never mentions is most likely a typo.
+    const seen = new Set(summary.trackers.map((t) => t.name))
+    for (const [flag, values] of [['--target', settings.targets], ['--window', settings.windows]]) {
+      for (const name of values.byName.keys()) {
+        if (!seen.has(name)) console.error(`captcha-budget replay: warning: ${flag} ${name}=…: no solve of type '${name}' in the log`)
+      }
+    }
     let chartPath = null
     if (options.chart) {
       const { chartSvg } = require('../replay/chart')
