@@ -7,26 +7,11 @@ const YAML = require('yaml')
 // burn-rate alert per pair of the policy.
 const { ErrorBudgetTracker } = require('../native.js')
 const { formatDuration } = require('./metrics.js')
+const { parseDuration } = require('./duration.js')
 
 const COUNTER = 'captcha_budget_solves_total'
-const DURATION = /^(?:(\d+)w)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?(?:(\d+)ms)?$/
-const UNIT_MS = [604_800_000, 86_400_000, 3_600_000, 60_000, 1000, 1]
-
 function rangeError(message) {
   return Object.assign(new RangeError(message), { code: 'ERR_OUT_OF_RANGE' })
-}
-
-/**
- * A Prometheus-style duration (`30d`, `24h`, `90m`, `1h30m`, `500ms`) in ms;
- * `what` names it in the error. Zero and other forms are a RangeError.
- */
-function parseDuration(text, what) {
-  const m = typeof text === 'string' && text !== '' ? DURATION.exec(text) : null
-  const ms = m ? m.slice(1).reduce((sum, n, i) => sum + (n ? Number(n) * UNIT_MS[i] : 0), 0) : 0
-  if (!m || !(ms > 0) || !Number.isSafeInteger(ms)) {
-    throw rangeError(`${what} must be a duration like 30d, 24h, 90m or 1h30m (units w, d, h, m, s, ms), got '${text}'`)
-  }
-  return ms
 }
 
 // The PromQL selector of the SLO's counter: its name label, and an outcome.

@@ -3,6 +3,7 @@
 // settings (`--target turnstile=0.97`), the alert policy. Every problem is a
 // UsageError, which the command turns into exit code 2.
 const fs = require('node:fs')
+const { parseDuration: parseAnyDuration } = require('../duration')
 
 class UsageError extends Error {
   constructor(message) {
@@ -12,23 +13,18 @@ class UsageError extends Error {
   }
 }
 
-const DURATION = /^(?:(\d+)w)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?:(\d+)ms)?$/
-const UNIT_MS = [604_800_000, 86_400_000, 3_600_000, 60_000, 1000, 1]
-
 /**
- * A duration such as `24h`, `7d`, `90m`, `1h30m` or `500ms` (units w, d, h, m,
- * s, ms — the syntax of Prometheus and of `captcha-budget rules`), in ms.
+ * A duration as `lib/duration.js` reads it; a bad one is a UsageError.
  * @param {string} text
  * @param {string} what names the value in the error
  * @returns {number}
  */
 function parseDuration(text, what) {
-  const m = DURATION.exec(text)
-  const ms = m ? m.slice(1).reduce((sum, n, i) => sum + (n ? Number(n) * UNIT_MS[i] : 0), 0) : 0
-  if (!m || !(ms > 0) || !Number.isSafeInteger(ms)) {
-    throw new UsageError(`${what} must be a duration like 24h, 7d, 90m or 1h30m (units w, d, h, m, s, ms), got '${text}'`)
+  try {
+    return parseAnyDuration(text, what)
+  } catch (err) {
+    throw new UsageError(err.message)
   }
-  return ms
 }
 
 /**
