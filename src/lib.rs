@@ -3,6 +3,7 @@
 
 mod config;
 mod error;
+mod fast_record;
 mod listeners;
 mod persist;
 mod replay;

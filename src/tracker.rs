@@ -14,8 +14,8 @@ use napi_derive::napi;
 use crate::config::{self, type_name};
 use crate::error::{or_throw, throw};
 use crate::listeners::{EventKind, ListenerTable, Sink, EVENT_NAMES};
-use crate::report::{AlertRuleInfo, BudgetReport, BudgetStatus, RecordedCounts};
 use crate::persist::{self, Autosave};
+use crate::report::{AlertRuleInfo, BudgetReport, BudgetStatus, RecordedCounts};
 use crate::state::{TrackerClock, TrackerState};
 
 /// Listeners of this handle and the sink that brings transitions to them.
@@ -40,7 +40,7 @@ impl ErrorBudgetTracker {
   /// Creates a tracker. Every config field is optional (see `TrackerConfig`);
   /// bad values throw a `TypeError` or `RangeError` naming the field.
   #[napi(constructor, ts_args_type = "config?: TrackerConfig")]
-  pub fn new(env: Env, config: Option<Unknown>) -> napi::Result<Self> {
+  pub fn new(env: Env, this: This, config: Option<Unknown>) -> napi::Result<Self> {
     let raw = match config {
       None => None,
       Some(v) => match v.get_type()? {
@@ -59,6 +59,8 @@ impl ErrorBudgetTracker {
     }
     let core = or_throw(&env, persist::initial_core(&plan, clock.now_ms()))?;
     let state = Arc::new(TrackerState::new(core, clock));
+    // `record` as an own property: a raw Node-API function on the hot path.
+    crate::fast_record::install(&env, &this, &state)?;
     let autosave = plan.persist.as_ref().map(|p| Autosave::start(&state, p));
     Ok(ErrorBudgetTracker { state, listeners: None, autosave })
   }
@@ -66,25 +68,40 @@ impl ErrorBudgetTracker {
   /// Records one solve: `true` for a success, `false` for a failure. `atMs`
   /// (epoch ms) replays a logged event: older than the window, it is counted in
   /// `report().dropped` only; later than now, it counts now (with the manual
-  /// clock it moves time forward to `atMs` first).
+  /// clock it moves time forward to `atMs` first). Costs about as much as a
+  /// bare Node-API call: each instance has its own `record` (a raw native
+  /// function that keeps working when taken off its tracker, e.g.
+  /// `const r = tracker.record`); this prototype method is the same checks
+  /// through the ordinary glue.
   #[napi(ts_args_type = "success: boolean, atMs?: number")]
   pub fn record(&self, env: Env, success: Unknown, at_ms: Option<Unknown>) -> napi::Result<()> {
-    or_throw(&env, self.state.check_open("record"))?;
-    let success = match success.get_type()? {
-      ValueType::Boolean => unsafe { success.cast::<bool>() }?,
-      other => {
-        let msg = format!("record(success): success must be a boolean, got {}", type_name(other));
-        return Err(throw(&env, BudgetError::invalid_type(msg)));
-      }
-    };
+    record_js(&env, &self.state, success, at_ms)
+  }
+
+  /// Records a batch of solves at once — `successes` and `failures`, each a
+  /// non-negative integer — counted together in one bucket, at `atMs` (epoch
+  /// ms, as for `record()`) or now. Status and alerts are evaluated once, after
+  /// the whole batch, so a batch causes at most one status change. Bad input
+  /// throws before anything is recorded: a `TypeError` for a non-number, a
+  /// `RangeError` for a negative, fractional or unsafe integer, naming the argument.
+  #[napi(ts_args_type = "successes: number, failures: number, atMs?: number")]
+  pub fn record_many(
+    &self,
+    env: Env,
+    successes: Unknown,
+    failures: Unknown,
+    at_ms: Option<Unknown>,
+  ) -> napi::Result<()> {
+    or_throw(&env, self.state.check_open("recordMany"))?;
+    let successes = or_throw(&env, count("recordMany(successes, failures): successes", successes))?;
+    let failures = or_throw(&env, count("recordMany(successes, failures): failures", failures))?;
     let at = match at_ms {
       None => None,
-      Some(v) => or_throw(&env, timestamp("record(success, atMs): atMs", v))?,
+      Some(v) => or_throw(&env, timestamp("recordMany(successes, failures, atMs): atMs", v))?,
     };
     if let (Some(at), TrackerClock::Manual(clock)) = (at, &self.state.clock) {
       clock.advance_to(at);
     }
-    let (successes, failures) = if success { (1, 0) } else { (0, 1) };
     self.state.record(at, successes, failures);
     Ok(())
   }
@@ -321,6 +338,47 @@ fn listener_args<'a>(
   }
 }
 
+/// `record(success, atMs?)` on `state`: the checks, in order, then the record.
+/// Shared by the prototype method and the raw function's slow path.
+pub(crate) fn record_js(env: &Env, state: &TrackerState, success: Unknown, at_ms: Option<Unknown>) -> napi::Result<()> {
+  or_throw(env, state.check_open("record"))?;
+  let success = match success.get_type()? {
+    ValueType::Boolean => unsafe { success.cast::<bool>() }?,
+    other => {
+      let msg = format!("record(success): success must be a boolean, got {}", type_name(other));
+      return Err(throw(env, BudgetError::invalid_type(msg)));
+    }
+  };
+  let at = match at_ms {
+    None => None,
+    Some(v) => or_throw(env, timestamp("record(success, atMs): atMs", v))?,
+  };
+  if let (Some(at), TrackerClock::Manual(clock)) = (at, &state.clock) {
+    clock.advance_to(at);
+  }
+  let (successes, failures) = if success { (1, 0) } else { (0, 1) };
+  state.record(at, successes, failures);
+  Ok(())
+}
+
+/// A count argument: a non-negative safe integer.
+fn count(what: &str, v: Unknown) -> CoreResult<u64> {
+  match v.get_type() {
+    Ok(ValueType::Number) => {
+      let n = unsafe { v.cast::<f64>() }.map_err(|e| BudgetError::invalid_type(e.reason))?;
+      if n >= 0.0 && n.fract() == 0.0 && n <= MAX_SAFE_INTEGER as f64 {
+        Ok(n as u64)
+      } else {
+        Err(BudgetError::out_of_range(format!("{what} must be a non-negative integer, got {n}")))
+      }
+    }
+    Ok(other) => {
+      Err(BudgetError::invalid_type(format!("{what} must be a non-negative integer, got {}", type_name(other))))
+    }
+    Err(e) => Err(BudgetError::invalid_type(e.reason)),
+  }
+}
+
 /// An optional epoch-ms timestamp argument: `undefined` is absent.
 fn timestamp(what: &str, v: Unknown) -> CoreResult<Option<i64>> {
   match v.get_type() {
@@ -336,7 +394,8 @@ fn timestamp(what: &str, v: Unknown) -> CoreResult<Option<i64>> {
   }
 }
 
-fn finite_ms(what: &str, ms: f64) -> CoreResult<i64> {
+/// A finite epoch-ms number (floored), within JS's exact integers.
+pub(crate) fn finite_ms(what: &str, ms: f64) -> CoreResult<i64> {
   if ms.is_finite() && ms.abs() <= MAX_SAFE_INTEGER as f64 {
     Ok(ms.floor() as i64)
   } else {
