@@ -219,7 +219,17 @@ impl Tracker {
 
   /// Moves time to `now_ms`, stopping at every instant a non-empty bucket
   /// expires so that each time-driven transition carries its exact moment.
+  #[inline]
   pub fn advance(&mut self, now_ms: i64, events: &mut impl EventSink) {
+    // Nothing expires without time moving: every expiry up to the window's
+    // now was handled when it got there, and buckets still inside the window
+    // expire later.
+    if now_ms > self.window.now_ms() {
+      self.advance_to(now_ms, events);
+    }
+  }
+
+  fn advance_to(&mut self, now_ms: i64, events: &mut impl EventSink) {
     while let Some(t) = self.window.next_expiry_ms() {
       if t > now_ms {
         break;
@@ -236,6 +246,7 @@ impl Tracker {
 
   /// Records `successes` and `failures` stamped `at_ms`, after moving time to `now_ms`.
   /// Events older than the window are counted in `dropped`; later than now, at now.
+  #[inline]
   pub fn record(
     &mut self,
     now_ms: i64,

@@ -26,7 +26,6 @@ pub enum Placement {
 #[derive(Debug, Clone)]
 struct Span {
   span_ms: i64,
-  sum: Counts,
   /// Buckets below this index are no longer in the span.
   floor_k: i64,
   /// Every bucket in `floor_k..scan_k` is empty: where the search for the
@@ -43,6 +42,9 @@ pub struct Window {
   failures: Vec<u64>,
   /// `spans[0]` is the whole window; it alone clears the buckets it leaves.
   spans: Vec<Span>,
+  /// `sums[s]`: the running counts of `spans[s]` (apart, so that a record adds
+  /// to all of them in one tight loop).
+  sums: Vec<Counts>,
   /// Latest time the window was moved to; never decreases.
   now_ms: i64,
   /// `bucket_of(now_ms)`, its first millisecond and its slot in the ring.
@@ -65,13 +67,14 @@ impl Window {
       .chain(tracked_spans_ms.iter().copied())
       .map(|span_ms| {
         let floor_k = first_live_bucket(now_ms, span_ms, resolution_ms);
-        Span { span_ms, sum: Counts::default(), floor_k, scan_k: floor_k }
+        Span { span_ms, floor_k, scan_k: floor_k }
       })
-      .collect();
+      .collect::<Vec<_>>();
     let mut window = Window {
       resolution_ms,
       successes: vec![0; n],
       failures: vec![0; n],
+      sums: vec![Counts::default(); spans.len()],
       spans,
       now_ms,
       newest_k: 0,
@@ -93,12 +96,12 @@ impl Window {
 
   /// The counts inside the window.
   pub fn counts(&self) -> Counts {
-    self.spans[0].sum
+    self.sums[0]
   }
 
   /// The counts inside tracked span `i` (0-based in `tracked_spans_ms`).
   pub fn span_counts(&self, i: usize) -> Counts {
-    self.spans[i + 1].sum
+    self.sums[i + 1]
   }
 
   /// The time the window was last moved to.
@@ -159,8 +162,8 @@ impl Window {
       }
       let clears = s == 0;
       if live - floor >= n {
-        changed |= self.spans[s].sum != Counts::default();
-        self.spans[s].sum = Counts::default();
+        changed |= self.sums[s] != Counts::default();
+        self.sums[s] = Counts::default();
         if clears {
           self.successes.fill(0);
           self.failures.fill(0);
@@ -171,8 +174,8 @@ impl Window {
           let i = self.slot(k);
           let (ok, bad) = (self.successes[i], self.failures[i]);
           changed |= ok != 0 || bad != 0;
-          self.spans[s].sum.successes -= ok;
-          self.spans[s].sum.failures -= bad;
+          self.sums[s].successes -= ok;
+          self.sums[s].failures -= bad;
           if clears {
             self.successes[i] = 0;
             self.failures[i] = 0;
@@ -200,22 +203,42 @@ impl Window {
   /// Adds `successes` and `failures` at time `at` (clamped to now if later).
   #[inline]
   pub fn add(&mut self, at: i64, successes: u64, failures: u64) -> Placement {
-    let (k, i) = if at >= self.newest_start_ms {
-      (self.newest_k, self.newest_slot)
-    } else {
-      let k = self.bucket_of(at);
-      if k < self.spans[0].floor_k {
-        return Placement::TooOld;
+    if at >= self.newest_start_ms {
+      let i = self.newest_slot;
+      if self.successes[i] != 0 || self.failures[i] != 0 {
+        // The common case: the newest bucket already has events, so it is
+        // already no earlier than each span's first non-empty bucket
+        // (`scan_k` and the next expiry stand); it is in every span.
+        self.successes[i] += successes;
+        self.failures[i] += failures;
+        for sum in &mut self.sums {
+          sum.successes += successes;
+          sum.failures += failures;
+        }
+        return Placement::Counted;
       }
-      (k, self.slot(k))
-    };
+      self.add_to(self.newest_k, successes, failures);
+      return Placement::Counted;
+    }
+    let k = self.bucket_of(at);
+    if k < self.spans[0].floor_k {
+      return Placement::TooOld;
+    }
+    self.add_to(k, successes, failures);
+    Placement::Counted
+  }
+
+  /// Adds to live bucket `k` and the spans that hold it; keeps `scan_k` and
+  /// the cached next expiry right.
+  fn add_to(&mut self, k: i64, successes: u64, failures: u64) {
+    let i = self.slot(k);
     self.successes[i] += successes;
     self.failures[i] += failures;
     let start_ms = k * self.resolution_ms;
     let mut expiry = self.next_expiry.flatten();
-    for span in self.spans.iter_mut().filter(|span| k >= span.floor_k) {
-      span.sum.successes += successes;
-      span.sum.failures += failures;
+    for (span, sum) in self.spans.iter_mut().zip(&mut self.sums).filter(|(span, _)| k >= span.floor_k) {
+      sum.successes += successes;
+      sum.failures += failures;
       span.scan_k = span.scan_k.min(k);
       // Bucket k is now this span's first non-empty one, or a later one.
       let at = start_ms + span.span_ms;
@@ -224,7 +247,6 @@ impl Window {
     if self.next_expiry.is_some() && successes + failures > 0 {
       self.next_expiry = Some(expiry);
     }
-    Placement::Counted
   }
 
   /// The next instant at which a non-empty bucket leaves the window or one of
