@@ -369,7 +369,7 @@ fn count(what: &str, v: Unknown) -> CoreResult<u64> {
       if n >= 0.0 && n.fract() == 0.0 && n <= MAX_SAFE_INTEGER as f64 {
         Ok(n as u64)
       } else {
-        Err(BudgetError::out_of_range(format!("{what} must be a non-negative integer, got {n}")))
+        Err(BudgetError::out_of_range(format!("{what} must be a non-negative integer, got {}", js_number(n))))
       }
     }
     Ok(other) => {
@@ -399,6 +399,15 @@ pub(crate) fn finite_ms(what: &str, ms: f64) -> CoreResult<i64> {
   if ms.is_finite() && ms.abs() <= MAX_SAFE_INTEGER as f64 {
     Ok(ms.floor() as i64)
   } else {
-    Err(BudgetError::out_of_range(format!("{what} must be a finite number of epoch ms, got {ms}")))
+    Err(BudgetError::out_of_range(format!("{what} must be a finite number of epoch ms, got {}", js_number(ms))))
+  }
+}
+
+/// A number as JavaScript prints it where Rust differs (`Infinity`, not `inf`).
+fn js_number(n: f64) -> String {
+  match n {
+    f64::INFINITY => "Infinity".into(),
+    f64::NEG_INFINITY => "-Infinity".into(),
+    n => n.to_string(),
   }
 }
