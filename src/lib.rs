@@ -3,7 +3,7 @@
 
 mod config;
 mod error;
-mod fast_record;
+mod fast_path;
 mod listeners;
 mod persist;
 mod replay;

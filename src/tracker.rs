@@ -59,8 +59,9 @@ impl ErrorBudgetTracker {
     }
     let core = or_throw(&env, persist::initial_core(&plan, clock.now_ms()))?;
     let state = Arc::new(TrackerState::new(core, clock));
-    // `record` as an own property: a raw Node-API function on the hot path.
-    crate::fast_record::install(&env, &this, &state)?;
+    // `record` and the report filler as own properties: raw Node-API
+    // functions on the hot paths.
+    crate::fast_path::install(&env, &this, &state)?;
     let autosave = plan.persist.as_ref().map(|p| Autosave::start(&state, p));
     Ok(ErrorBudgetTracker { state, listeners: None, autosave })
   }

@@ -1,12 +1,14 @@
-// The record() hot path: each tracker's own raw `record` function, its
-// lifetime (taken off its tracker, collected tracker, closed tracker, worker
-// threads that exit), and recordMany(). Speed itself is measured by
-// `npm run bench`, not here.
+// The hot paths: each tracker's own raw `record` function, its lifetime
+// (taken off its tracker, collected tracker, closed tracker, worker threads
+// that exit), recordMany(), and report() built in JavaScript. Speed itself is
+// measured by `npm run bench`, not here.
 const test = require('ava')
 const { execFile } = require('node:child_process')
 const path = require('node:path')
 const { Worker } = require('node:worker_threads')
 const { ErrorBudgetTracker } = require('..')
+const native = require('../native.js')
+const { REPORT_INTO } = require('../lib/fast-report.js')
 const { waitForCalls } = require('./helpers/deliveries')
 
 test('record is an own, non-enumerable function of each tracker; the prototype keeps one', (t) => {
@@ -211,4 +213,65 @@ test('recordMany checks its arguments, naming them, and records nothing on error
   const closed = t.throws(() => tracker.recordMany(1, 0))
   t.is(closed.code, 'ERR_TRACKER_CLOSED')
   t.is(closed.message, 'cannot call recordMany() on a closed ErrorBudgetTracker')
+})
+
+// The native report, as it was before report() moved to JavaScript.
+const nativeReport = (tracker) => native.ErrorBudgetTracker.prototype.report.call(tracker)
+
+test('report() built in JavaScript is the native report: same fields, order and values', (t) => {
+  // Twelve pairs, all firing under an outage, so the alert list outgrows the
+  // initial buffer (room for 8).
+  const alerts = Array.from({ length: 12 }, (_, i) => ({
+    name: `p${i}`,
+    severity: i % 2 ? 'ticket' : 'page',
+    longWindowMs: 600_000 + i * 60_000,
+    shortWindowMs: 60_000,
+    burnRate: 1 + i / 2,
+    minEvents: i,
+  }))
+  const trackers = [
+    new ErrorBudgetTracker({ clock: 'manual' }),
+    new ErrorBudgetTracker({ clock: 'manual', minEvents: 100 }),
+    new ErrorBudgetTracker({ clock: 'manual', targetRate: 1 }),
+    new ErrorBudgetTracker({ clock: 'manual', windowMs: 3_600_000, alerts }),
+  ]
+  const seen = new Set()
+  for (const tracker of trackers) {
+    const compare = () => {
+      const fast = tracker.report()
+      t.deepEqual(fast, nativeReport(tracker))
+      t.deepEqual(Object.keys(fast), Object.keys(nativeReport(tracker)))
+      seen.add(`${fast.status}/${fast.alerts.length}/${fast.insufficientData}/${fast.exhaustsInMs === null}`)
+    }
+    compare()
+    for (let minute = 1; minute <= 40; minute++) {
+      // Mostly successes, then a 15-minute outage, then recovery.
+      const failing = minute > 10 && minute <= 25
+      tracker.recordMany(failing ? 5 : 60, failing ? 55 : 1, minute * 60_000)
+      compare()
+    }
+    tracker.advanceTo(5 * 3_600_000)
+    compare()
+  }
+  // The scenarios reached every status, no/some/all alerts, both flags.
+  const all = [...seen].join(' ')
+  for (const part of ['healthy/', 'exhausted/', '/12/', '/0/', '/true/', '/false/', 'true', 'false']) {
+    t.true(all.includes(part), `${part} in ${all}`)
+  }
+})
+
+test('the report filler is a per-tracker function under a registered symbol; it wants a Float64Array', (t) => {
+  const tracker = new ErrorBudgetTracker({ clock: 'manual' })
+  t.is(REPORT_INTO, Symbol.for('captcha-error-budget.reportInto'))
+  t.is(typeof tracker[REPORT_INTO], 'function')
+  t.deepEqual(Object.keys(tracker), [])
+  const err = t.throws(() => tracker[REPORT_INTO]([0, 0]), { instanceOf: TypeError })
+  t.is(err.message, 'reportInto(buffer): buffer must be a Float64Array')
+  // Too small: nothing written, the size needed returned.
+  const small = new Float64Array(3)
+  t.is(tracker[REPORT_INTO](small), 15)
+  t.deepEqual([...small], [0, 0, 0])
+  // An object without the filler (made from the prototype) gets the native report's error.
+  const bare = Object.create(ErrorBudgetTracker.prototype)
+  t.throws(() => bare.report())
 })

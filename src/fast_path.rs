@@ -1,0 +1,246 @@
+//! The hot paths of `record()` and `report()`: raw Node-API functions per
+//! tracker, outside the generated glue.
+//!
+//! A `#[napi]` method unwraps `this` and registers borrow guards on every call
+//! (≈200 ns); a bare Node-API callback costs ≈15–30 ns. So each tracker gets
+//! its own `record` function, defined as an own property of the instance by
+//! the constructor, whose callback data is a strong reference to the tracker's
+//! native state (`Arc<TrackerState>`, leaked into a raw pointer). The
+//! reference is released by a finalizer attached to the function object, so
+//! the state lives exactly as long as the function can be called — also when
+//! the function outlives its tracker (`const r = t.record; t = null`), and
+//! with no process-wide state, so worker threads come and go freely.
+//!
+//! `this` is never read: the function records into its own tracker however it
+//! is called. Anything but the plain `record(boolean)` / `record(boolean,
+//! number)` on an open tracker falls back to the same checks and messages as
+//! the prototype's `record` (`ErrorBudgetTracker.prototype.record`, still a
+//! `#[napi]` method).
+//!
+//! `report()`: building a 15-property object through Node-API costs ≈3 µs
+//! (each property interns its name and walks V8's map transitions), while a
+//! JavaScript object literal costs tens of ns. So `lib/fast-report.js` builds
+//! the report in JavaScript from numbers this module writes into a
+//! `Float64Array`, through a second own function stored under
+//! `Symbol.for('captcha-error-budget.reportInto')` (layout: `report_into`).
+
+use std::ffi::{c_void, CStr};
+use std::ptr;
+use std::sync::Arc;
+
+use budget_core::Tracker;
+use napi::bindgen_prelude::*;
+use napi::{check_status, sys, Env};
+
+use crate::state::{TrackerClock, TrackerState};
+
+/// The registered symbol the report filler is stored under (`lib/fast-report.js` uses the same).
+const REPORT_INTO_SYMBOL: &str = "captcha-error-budget.reportInto";
+
+/// Defines `record` on `this` (writable, configurable, not enumerable, like a
+/// class method) and the report filler under its symbol, both as functions
+/// bound to `state`.
+pub fn install(env: &Env, this: &Object, state: &Arc<TrackerState>) -> Result<()> {
+  let record_fn = create(env, c"record", record, state)?;
+  let report_fn = create(env, c"reportInto", report_into, state)?;
+  // `Symbol` is a function: read its `for` through the object view.
+  let symbol: Unknown = env.get_global()?.get_named_property("Symbol")?;
+  let symbol: Object = unsafe { symbol.cast() }?;
+  let symbol_for: Function<&str, Unknown> = symbol.get_named_property("for")?;
+  let key = symbol_for.call(REPORT_INTO_SYMBOL)?;
+  let attributes = sys::PropertyAttributes::writable | sys::PropertyAttributes::configurable;
+  let properties = [
+    sys::napi_property_descriptor {
+      utf8name: c"record".as_ptr(),
+      name: ptr::null_mut(),
+      method: None,
+      getter: None,
+      setter: None,
+      value: record_fn,
+      attributes,
+      data: ptr::null_mut(),
+    },
+    sys::napi_property_descriptor {
+      utf8name: ptr::null(),
+      name: key.raw(),
+      method: None,
+      getter: None,
+      setter: None,
+      value: report_fn,
+      attributes,
+      data: ptr::null_mut(),
+    },
+  ];
+  // SAFETY: valid env, object and descriptors.
+  check_status!(
+    unsafe { sys::napi_define_properties(env.raw(), this.raw(), properties.len(), properties.as_ptr()) },
+    "cannot define record()"
+  )
+}
+
+/// A function whose callback data is a strong reference to `state`, released
+/// by a finalizer when the function is collected.
+fn create(
+  env: &Env,
+  name: &CStr,
+  callback: unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value,
+  state: &Arc<TrackerState>,
+) -> Result<sys::napi_value> {
+  let raw_env = env.raw();
+  let data = Arc::into_raw(Arc::clone(state)) as *mut c_void;
+  let mut func = ptr::null_mut();
+  // SAFETY: valid env and out-pointer; `data` is released exactly once: by
+  // `release` once attached, by us if attaching fails.
+  unsafe {
+    let len = name.to_bytes().len() as isize;
+    let created = sys::napi_create_function(raw_env, name.as_ptr(), len, Some(callback), data, &mut func);
+    let attached = created == sys::Status::napi_ok
+      && sys::napi_add_finalizer(raw_env, func, data, Some(release), ptr::null_mut(), ptr::null_mut())
+        == sys::Status::napi_ok;
+    if !attached {
+      drop(Arc::from_raw(data as *const TrackerState));
+      check_status!(created, "cannot create {name:?}")?;
+      return Err(Error::new(Status::GenericFailure, format!("cannot attach {name:?} to its tracker state")));
+    }
+  }
+  Ok(func)
+}
+
+/// Finalizer of a `record` function: drops its reference to the state.
+unsafe extern "C" fn release(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
+  // SAFETY: `data` came from `Arc::into_raw` in `install` and is released only here.
+  drop(unsafe { Arc::from_raw(data as *const TrackerState) });
+}
+
+/// `record(success, atMs?)`.
+unsafe extern "C" fn record(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+  let mut argc = 2usize;
+  let mut argv = [ptr::null_mut(); 2];
+  let mut data = ptr::null_mut();
+  // SAFETY: Node-API fills `argv` (missing arguments as `undefined`), sets
+  // `argc` to the number passed, and gives back the data of `install`.
+  let got = unsafe { sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), &mut data) };
+  if got != sys::Status::napi_ok || data.is_null() {
+    return ptr::null_mut();
+  }
+  // SAFETY: the function being called is reachable, so its finalizer has not
+  // run and the `Arc` behind `data` is alive for the whole call.
+  let state = unsafe { &*(data as *const TrackerState) };
+  let mut success = false;
+  // A failed read (not a boolean) returns a status and throws nothing.
+  if state.is_closed() || unsafe { sys::napi_get_value_bool(env, argv[0], &mut success) } != sys::Status::napi_ok {
+    return unsafe { slow(env, state, argv) };
+  }
+  let (successes, failures) = (success as u64, !success as u64);
+  if argc == 1 {
+    state.record(None, successes, failures);
+    return ptr::null_mut();
+  }
+  // `record(ok, atMs)` replays: a finite number, as the slow path would take it.
+  let mut at_ms = 0f64;
+  if unsafe { sys::napi_get_value_double(env, argv[1], &mut at_ms) } == sys::Status::napi_ok {
+    if let Ok(at) = crate::tracker::finite_ms("", at_ms) {
+      if let TrackerClock::Manual(clock) = &state.clock {
+        clock.advance_to(at);
+      }
+      state.record(Some(at), successes, failures);
+      return ptr::null_mut();
+    }
+  }
+  unsafe { slow(env, state, argv) }
+}
+
+/// Everything else goes through the prototype method's checks (closed
+/// tracker, wrong types, `undefined`/`null` atMs, out-of-range numbers).
+#[cold]
+unsafe fn slow(env: sys::napi_env, state: &TrackerState, argv: [sys::napi_value; 2]) -> sys::napi_value {
+  let result = (|| {
+    // SAFETY: both values come from this call's arguments.
+    let success = unsafe { Unknown::from_napi_value(env, argv[0]) }?;
+    let at_ms = unsafe { Option::<Unknown>::from_napi_value(env, argv[1]) }?;
+    crate::tracker::record_js(&Env::from_raw(env), state, success, at_ms)
+  })();
+  if let Err(err) = result {
+    // SAFETY: on the JS thread, inside a callback; a pending exception is left as is.
+    unsafe { JsError::from(err).throw_into(env) };
+  }
+  ptr::null_mut()
+}
+
+/// Values before the firing alerts in the report buffer.
+const REPORT_HEAD: usize = 15;
+
+/// `reportInto(buffer: Float64Array): number` — writes the report now into
+/// `buffer` and returns how many values it takes; when that is more than
+/// `buffer.length`, writes nothing (the caller grows the buffer and asks again).
+unsafe extern "C" fn report_into(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+  let mut argc = 1usize;
+  let mut argv = [ptr::null_mut(); 1];
+  let mut data = ptr::null_mut();
+  // SAFETY: as in `record`.
+  let got = unsafe { sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), &mut data) };
+  if got != sys::Status::napi_ok || data.is_null() {
+    return ptr::null_mut();
+  }
+  // SAFETY: as in `record`.
+  let state = unsafe { &*(data as *const TrackerState) };
+  let (mut kind, mut length, mut values) = (0, 0usize, ptr::null_mut());
+  // SAFETY: out-pointers are valid; a non-typed-array fails with a status.
+  let typed = unsafe {
+    sys::napi_get_typedarray_info(env, argv[0], &mut kind, &mut length, &mut values, ptr::null_mut(), ptr::null_mut())
+  };
+  if typed != sys::Status::napi_ok || kind != sys::TypedarrayType::float64_array {
+    let message = "reportInto(buffer): buffer must be a Float64Array";
+    let _ = Env::from_raw(env).throw_type_error(message, Some("ERR_INVALID_ARG_TYPE"));
+    return ptr::null_mut();
+  }
+  let out: &mut [f64] = if values.is_null() || length == 0 {
+    &mut []
+  } else {
+    // SAFETY: the typed array's own memory (aligned for f64), `length`
+    // elements, touched by no one else while this callback runs.
+    unsafe { std::slice::from_raw_parts_mut(values as *mut f64, length) }
+  };
+  let needed = state.with_core(|core, _, _| write_report(core, out));
+  let mut result = ptr::null_mut();
+  // SAFETY: valid env and out-pointer.
+  unsafe { sys::napi_create_double(env, needed as f64, &mut result) };
+  result
+}
+
+/// The report buffer: `[status index (0 healthy … 3 exhausted), currentRate,
+/// total, failures, budgetRemainingPct, burnRate, sloTarget, successes,
+/// budgetTotal, budgetRemaining, dropped, at, insufficientData (0/1),
+/// exhaustsInMs (NaN for null), n firing]`, then per firing pair `[its index
+/// in alertPolicy, burnRateLong, burnRateShort]` — the fields of `BudgetReport`.
+fn write_report(core: &Tracker, out: &mut [f64]) -> usize {
+  let report = core.report();
+  let alerts = core.alert_snapshot();
+  let needed = REPORT_HEAD + 3 * alerts.firing.len();
+  if out.len() < needed {
+    return needed;
+  }
+  let head = [
+    report.status.index() as f64,
+    report.current_rate,
+    report.total as f64,
+    report.failures as f64,
+    report.budget_remaining_pct,
+    report.burn_rate,
+    report.slo_target,
+    report.successes as f64,
+    report.budget_total,
+    report.budget_remaining,
+    report.dropped as f64,
+    report.at_ms as f64,
+    alerts.insufficient_data as u8 as f64,
+    alerts.exhausts_in_ms.unwrap_or(f64::NAN),
+    alerts.firing.len() as f64,
+  ];
+  out[..REPORT_HEAD].copy_from_slice(&head);
+  for (slot, firing) in out[REPORT_HEAD..needed].chunks_exact_mut(3).zip(&alerts.firing) {
+    let index = core.alert_rules().position(|rule| rule.name == firing.name).unwrap_or(usize::MAX);
+    slot.copy_from_slice(&[index as f64, firing.burn_rate_long, firing.burn_rate_short]);
+  }
+  needed
+}
