@@ -92,6 +92,12 @@ function rows(floor) {
     t: addonTracker(100_000, { listeners: true }),
   })
   add('addon record taken off its tracker: const r = t.record', 1000, 'r(ok(i))', { r: addonTracker(100_000).record })
+  // Worst case: 1 failure in 20 at a 95 % target keeps the budget at exactly 0,
+  // so the status flips between critical and exhausted and no record can skip
+  // the full re-evaluation.
+  const edge = new ErrorBudgetTracker({ targetRate: 0.95, windowMs: HOUR })
+  edge.recordMany(95_000, 5_000)
+  add('addon record, budget at exactly 0 (status flipping: every record re-evaluated)', 1000, 't.record(i % 20 !== 0)', { t: edge })
   const replay = new ErrorBudgetTracker({ targetRate: 0.95, windowMs: HOUR, clock: 'manual' })
   add('addon record(ok, atMs), manual clock (log replay)', 1000, 't.record(ok(i), c.at++)', { t: replay, c: { at: 0 } })
   add('floor, one call site cycling through 3 functions', 1000, 'fs[i % 3](ok(i))', {

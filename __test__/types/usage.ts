@@ -13,6 +13,9 @@ const config: TrackerConfig = { targetRate: 0.95, windowMs: 3_600_000, minEvents
 const tracker = new ErrorBudgetTracker(config)
 tracker.record(true)
 tracker.record(false, Date.now())
+tracker.recordMany(968, 32)
+tracker.recordMany(50, 2, Date.now())
+const detached: (success: boolean, atMs?: number) => void = tracker.record
 const status: BudgetStatus = tracker.status
 const report: BudgetReport = tracker.report()
 const pct: number = report.budgetRemainingPct
@@ -28,7 +31,7 @@ const exhaustsIn: number | null = tracker.report().exhaustsInMs
 const burn: number = tracker.burnRateOver(60_000)
 void [paged, exhaustsIn, burn, tracker.alertPolicy[0]?.longWindowMs]
 tracker[Symbol.dispose]()
-void [status, pct, chained]
+void [status, pct, chained, detached]
 
 // @ts-expect-error: not a status
 tracker.on('broken', () => {})
@@ -36,6 +39,8 @@ tracker.on('broken', () => {})
 tracker.record('yes')
 // @ts-expect-error: a string where a number belongs
 tracker.record(true, '2024-01-01')
+// @ts-expect-error: counts are numbers
+tracker.recordMany(true, 0)
 // @ts-expect-error: a string where a number belongs
 new ErrorBudgetTracker({ windowMs: '1h' })
 // @ts-expect-error: unknown config key
