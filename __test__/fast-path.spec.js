@@ -23,6 +23,31 @@ test('record is an own, non-enumerable function of each tracker; the prototype k
   t.is(typeof ErrorBudgetTracker.prototype.record, 'function')
 })
 
+test('a subclass that overrides record keeps its override; one that does not gets the own record', (t) => {
+  class Counting extends ErrorBudgetTracker {
+    constructor(config) {
+      super(config)
+      this.calls = 0
+    }
+
+    record(success, atMs) {
+      this.calls++
+      return super.record(success, atMs)
+    }
+  }
+  class Plain extends ErrorBudgetTracker {}
+  const counting = new Counting({ clock: 'manual' })
+  counting.record(true)
+  counting.record(false, 10)
+  t.false(Object.hasOwn(counting, 'record'))
+  t.deepEqual([counting.calls, counting.total, counting.failures, counting.now], [2, 2, 1, 10])
+  const plain = new Plain({ clock: 'manual' })
+  t.true(Object.hasOwn(plain, 'record'))
+  plain.record(true)
+  t.is(plain.total, 1)
+  t.is(counting.report().total, 2) // the report filler is there either way
+})
+
 test('a detached record records into its own tracker, whatever `this` is', (t) => {
   const tracker = new ErrorBudgetTracker({ clock: 'manual' })
   const other = new ErrorBudgetTracker({ clock: 'manual' })

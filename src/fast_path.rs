@@ -36,41 +36,70 @@ use crate::state::{TrackerClock, TrackerState};
 
 /// The registered symbol the report filler is stored under (`lib/fast-report.js` uses the same).
 const REPORT_INTO_SYMBOL: &str = "captcha-error-budget.reportInto";
+/// The registered symbol under which the prototype keeps its own `record`.
+const NATIVE_RECORD_SYMBOL: &str = "captcha-error-budget.nativeRecord";
 
-/// Defines `record` on `this` (writable, configurable, not enumerable, like a
-/// class method) and the report filler under its symbol, both as functions
-/// bound to `state`.
-pub fn install(env: &Env, this: &Object, state: &Arc<TrackerState>) -> Result<()> {
-  let record_fn = create(env, c"record", record, state)?;
-  let report_fn = create(env, c"reportInto", report_into, state)?;
+/// `Symbol.for(name)`.
+fn registered_symbol<'a>(env: &'a Env, name: &str) -> Result<Unknown<'a>> {
   // `Symbol` is a function: read its `for` through the object view.
   let symbol: Unknown = env.get_global()?.get_named_property("Symbol")?;
   let symbol: Object = unsafe { symbol.cast() }?;
   let symbol_for: Function<&str, Unknown> = symbol.get_named_property("for")?;
-  let key = symbol_for.call(REPORT_INTO_SYMBOL)?;
+  symbol_for.call(name)
+}
+
+/// At module load: keeps the prototype's `record` under a registered symbol,
+/// so that the constructor can tell a subclass that overrides `record`.
+pub fn remember_prototype_record(env: &Env, proto: &mut Object) -> Result<()> {
+  let record: Unknown = proto.get_named_property("record")?;
+  let key = registered_symbol(env, NATIVE_RECORD_SYMBOL)?;
+  let property = sys::napi_property_descriptor {
+    utf8name: ptr::null(),
+    name: key.raw(),
+    method: None,
+    getter: None,
+    setter: None,
+    value: record.raw(),
+    attributes: sys::PropertyAttributes::default,
+    data: ptr::null_mut(),
+  };
+  // SAFETY: valid env, object and descriptor.
+  check_status!(unsafe { sys::napi_define_properties(env.raw(), proto.raw(), 1, &property) }, "cannot keep record()")
+}
+
+/// Defines `record` on `this` (writable, configurable, not enumerable, like a
+/// class method) and the report filler under its symbol, both as functions
+/// bound to `state`. A subclass that overrides `record` keeps its override:
+/// an own property would shadow it, so it gets the filler only.
+pub fn install(env: &Env, this: &Object, state: &Arc<TrackerState>) -> Result<()> {
+  let inherited: Unknown = this.get_named_property("record")?;
+  let prototype_record: Unknown = this.get_property(registered_symbol(env, NATIVE_RECORD_SYMBOL)?)?;
+  let overridden = !env.strict_equals(inherited, prototype_record)?;
+  let report_fn = create(env, c"reportInto", report_into, state)?;
+  let key = registered_symbol(env, REPORT_INTO_SYMBOL)?;
   let attributes = sys::PropertyAttributes::writable | sys::PropertyAttributes::configurable;
-  let properties = [
-    sys::napi_property_descriptor {
+  let mut properties = vec![sys::napi_property_descriptor {
+    utf8name: ptr::null(),
+    name: key.raw(),
+    method: None,
+    getter: None,
+    setter: None,
+    value: report_fn,
+    attributes,
+    data: ptr::null_mut(),
+  }];
+  if !overridden {
+    properties.push(sys::napi_property_descriptor {
       utf8name: c"record".as_ptr(),
       name: ptr::null_mut(),
       method: None,
       getter: None,
       setter: None,
-      value: record_fn,
+      value: create(env, c"record", record, state)?,
       attributes,
       data: ptr::null_mut(),
-    },
-    sys::napi_property_descriptor {
-      utf8name: ptr::null(),
-      name: key.raw(),
-      method: None,
-      getter: None,
-      setter: None,
-      value: report_fn,
-      attributes,
-      data: ptr::null_mut(),
-    },
-  ];
+    });
+  }
   // SAFETY: valid env, object and descriptors.
   check_status!(
     unsafe { sys::napi_define_properties(env.raw(), this.raw(), properties.len(), properties.as_ptr()) },

@@ -35,5 +35,6 @@ pub fn install_dispose(exports: Object, env: Env) -> napi::Result<()> {
   if dispose.get_type()? == ValueType::Symbol {
     proto.set_property(dispose, close)?;
   }
+  fast_path::remember_prototype_record(&env, &mut proto)?;
   Ok(())
 }

@@ -17,7 +17,7 @@ use crate::timer;
 pub enum TrackerClock {
   Monotonic(MonotonicClock),
   /// The monotonic clock read coarsely, for trackers whose buckets are at
-  /// least one kernel tick wide (see `CoarseTicker`).
+  /// least `TICKS_PER_BUCKET` kernel ticks wide (see `CoarseTicker`).
   Coarse(MonotonicClock<CoarseTicker>),
   Manual(ManualClock),
 }
@@ -47,8 +47,8 @@ impl TrackerClock {
   }
 
   /// The cheapest clock as good as this one for buckets of `resolution_ms`: a
-  /// real clock becomes a coarse one when a kernel tick fits in a bucket,
-  /// continuing from this clock's current reading.
+  /// real clock becomes a coarse one when its lag fits in a bucket, continuing
+  /// from this clock's current reading.
   fn cheapest_for(self, resolution_ms: i64) -> Self {
     match self {
       TrackerClock::Monotonic(precise) if CoarseTicker::fits(resolution_ms) => {
@@ -60,13 +60,15 @@ impl TrackerClock {
 }
 
 /// Milliseconds from `CLOCK_MONOTONIC_COARSE`, the kernel's monotonic time as of
-/// its last tick: read from the vDSO in about 5 ns, where a precise reading
-/// (`Instant::now()`, TSC-based) costs 30–40 ns on this machine kind — most of
-/// a `record()` budget. It is monotonic and, like `Instant`, immune to
-/// wall-clock steps (same clock base as `CLOCK_MONOTONIC`); it lags real time
-/// by less than one tick (`clock_getres`, 4 ms at HZ=250) and never leads it.
-/// Used only when a tick fits in a bucket, so a record lands in its true
-/// bucket or the one before — within one bucket of its true time, the
+/// its last timekeeping update: read from the vDSO in about 5 ns, where a
+/// precise reading (`Instant::now()`, TSC-based) costs 30–40 ns on this machine
+/// kind — most of a `record()` budget. It is monotonic and, like `Instant`,
+/// immune to wall-clock steps (same clock base as `CLOCK_MONOTONIC`), and never
+/// leads real time. It lags it by about a tick (`clock_getres`: 4 ms at HZ=250);
+/// measured here over 57 M reads, 3 to 7 ms, under 2 ticks. So it is used only
+/// when a bucket spans `TICKS_PER_BUCKET` ticks (16 ms here; the default
+/// resolution of any window of 11.5 min or more): a record then lands in its
+/// true bucket or the one before — within one bucket of its true time, the
 /// window's own granularity. (A clock cached by a helper thread would be
 /// cheaper still, but its lag grows without bound whenever that thread is not
 /// scheduled.)
@@ -81,13 +83,9 @@ impl CoarseTicker {
     CoarseTicker { start_ns: read_ns(libc::CLOCK_MONOTONIC) }
   }
 
-  /// Whether a kernel tick is at most `resolution_ms`.
-  #[allow(clippy::unnecessary_cast)] // time_t and c_long are narrower on 32-bit targets
+  /// Whether `TICKS_PER_BUCKET` kernel ticks fit in `resolution_ms`.
   fn fits(resolution_ms: i64) -> bool {
-    let mut res = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `res` is a valid timespec to write to.
-    let ok = unsafe { libc::clock_getres(libc::CLOCK_MONOTONIC_COARSE, &mut res) } == 0;
-    ok && res.tv_sec as i64 * 1_000_000_000 + res.tv_nsec as i64 <= resolution_ms.saturating_mul(1_000_000)
+    tick_ns().is_some_and(|tick| tick * TICKS_PER_BUCKET <= resolution_ms.saturating_mul(1_000_000))
   }
 }
 
@@ -96,6 +94,19 @@ impl Ticker for CoarseTicker {
   fn elapsed_ms(&self) -> i64 {
     (read_ns(libc::CLOCK_MONOTONIC_COARSE) - self.start_ns).max(0) / 1_000_000
   }
+}
+
+/// Ticks of lag a bucket must hold before the coarse clock is used: twice the
+/// worst lag measured (see `CoarseTicker`).
+const TICKS_PER_BUCKET: i64 = 4;
+
+/// The coarse clock's tick, ns.
+#[allow(clippy::unnecessary_cast)] // time_t and c_long are narrower on 32-bit targets
+fn tick_ns() -> Option<i64> {
+  let mut res = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+  // SAFETY: `res` is a valid timespec to write to.
+  let ok = unsafe { libc::clock_getres(libc::CLOCK_MONOTONIC_COARSE, &mut res) } == 0;
+  (ok && (res.tv_sec > 0 || res.tv_nsec > 0)).then(|| res.tv_sec as i64 * 1_000_000_000 + res.tv_nsec as i64)
 }
 
 #[inline]
@@ -234,5 +245,52 @@ impl TrackerState {
   /// Removes a handle's sink.
   pub fn remove_sink(&self, sink: &Arc<Sink>) {
     self.sinks.lock().retain(|s| !Arc::ptr_eq(s, sink));
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+
+  #[test]
+  fn coarse_ticker_is_monotonic_and_never_ahead_of_the_precise_clock() {
+    let precise = std::time::Instant::now();
+    let coarse = CoarseTicker::new();
+    let tick_ms = tick_ns().expect("CLOCK_MONOTONIC_COARSE") / 1_000_000;
+    let mut last = 0;
+    let mut worst_lag = 0;
+    let until = precise + std::time::Duration::from_millis(200);
+    while std::time::Instant::now() < until {
+      // Precise reads on both sides: a pause between them can only make the
+      // coarse reading look fresher, never staler.
+      let before = precise.elapsed().as_millis() as i64;
+      let elapsed = coarse.elapsed_ms();
+      let after = precise.elapsed().as_millis() as i64;
+      assert!(elapsed >= last, "went back from {last} to {elapsed}");
+      // Started after `precise`: never more than its elapsed time.
+      assert!(elapsed <= after, "{elapsed} ahead of {after}");
+      worst_lag = worst_lag.max(before - elapsed);
+      last = elapsed;
+    }
+    // The margin the clock choice relies on (a bucket of TICKS_PER_BUCKET ticks),
+    // with room for a test thread descheduled between the two reads.
+    assert!(worst_lag < TICKS_PER_BUCKET * tick_ms, "lagged {worst_lag} ms, tick {tick_ms} ms");
+    assert!(last >= 150);
+  }
+
+  #[test]
+  fn the_coarse_clock_is_used_only_when_its_lag_fits_in_a_bucket() {
+    let tick_ms = tick_ns().unwrap() / 1_000_000;
+    assert!(CoarseTicker::fits(TICKS_PER_BUCKET * tick_ms));
+    assert!(!CoarseTicker::fits(TICKS_PER_BUCKET * tick_ms - 1));
+    let clock = TrackerClock::Monotonic(MonotonicClock::new());
+    let before = clock.now_ms();
+    let cheap = TrackerClock::Monotonic(MonotonicClock::new()).cheapest_for(2_000);
+    assert!(matches!(cheap, TrackerClock::Coarse(_)));
+    assert!(cheap.now_ms() >= before);
+    let precise = TrackerClock::Monotonic(MonotonicClock::new()).cheapest_for(1);
+    assert!(matches!(precise, TrackerClock::Monotonic(_)));
+    let kept = TrackerClock::Manual(ManualClock::new(5)).cheapest_for(2_000);
+    assert!(matches!(kept, TrackerClock::Manual(_)));
   }
 }
