@@ -69,9 +69,9 @@ impl ErrorBudgetTracker {
   /// Records one solve: `true` for a success, `false` for a failure. `atMs`
   /// (epoch ms) replays a logged event: older than the window, it is counted in
   /// `report().dropped` only; later than now, it counts now (with the manual
-  /// clock it moves time forward to `atMs` first). Costs about as much as a
-  /// bare Node-API call: each instance has its own `record` (a raw native
-  /// function that keeps working when taken off its tracker, e.g.
+  /// clock it moves time forward to `atMs` first). Costs under twice a bare
+  /// Node-API call: each instance has its own `record` (a raw native function
+  /// that keeps working when taken off its tracker, e.g.
   /// `const r = tracker.record`); this prototype method is the same checks
   /// through the ordinary glue.
   #[napi(ts_args_type = "success: boolean, atMs?: number")]
