@@ -1,7 +1,7 @@
 // Types of the package entry (index.js): the native addon's, generated from the
 // Rust doc comments into native.d.ts, plus those of the JavaScript parts.
 export * from './native'
-import type { PersistConfig } from './native'
+import type { PersistConfig, TrackerConfig } from './native'
 
 /** Options of `ErrorBudgetTracker.restore()`: the config itself comes from the snapshot. */
 export interface RestoreOptions {
@@ -20,6 +20,12 @@ declare module './native' {
      * wrong-version or inconsistent snapshot throws `ERR_SNAPSHOT_INVALID`.
      */
     function restore(json: string, options?: RestoreOptions): ErrorBudgetTracker
+    /**
+     * A handle on the process-wide tracker `name`, shared by every worker thread:
+     * created with `config` on first use; without `config`, attaches. A config that
+     * differs from the existing tracker's throws a RangeError naming the fields.
+     */
+    function shared(name: string, config?: Omit<TrackerConfig, 'shared' | 'persist' | 'snapshot' | 'now'>): ErrorBudgetTracker
   }
 }
 

@@ -39,6 +39,25 @@ native.ErrorBudgetTracker.restore = function restore(json, options = {}) {
   return new native.ErrorBudgetTracker({ ...options, snapshot: json })
 }
 
+/**
+ * A handle on the process-wide tracker called `name`, created with `config` on
+ * first use; the same name is the same window in every worker thread. Without
+ * `config` it attaches to the existing tracker (or creates one with the
+ * defaults); with a config that differs from the existing one's it throws a
+ * RangeError naming the fields. The tracker lives while one of its handles is
+ * open and not collected.
+ */
+native.ErrorBudgetTracker.shared = function shared(name, config) {
+  if (typeof name !== 'string' || name === '') {
+    const got = typeof name === 'string' ? "''" : typeof name
+    throw Object.assign(new TypeError(`shared(name): name must be a non-empty string, got ${got}`), { code: 'ERR_INVALID_ARG_TYPE' })
+  }
+  if (config !== undefined && (config === null || typeof config !== 'object')) {
+    throw Object.assign(new TypeError('shared(name, config): config must be an object'), { code: 'ERR_INVALID_ARG_TYPE' })
+  }
+  return new native.ErrorBudgetTracker({ ...config, shared: name })
+}
+
 exports.BudgetExhaustedError = errors.BudgetExhaustedError
 exports.GuardTimeoutError = errors.GuardTimeoutError
 exports.SolveError = errors.SolveError

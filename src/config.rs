@@ -43,6 +43,9 @@ pub struct TrackerConfig {
   /// Autosave: write a snapshot to `path` atomically every `intervalMs` and on
   /// `close()`, and restore from it on start when it exists.
   pub persist: Option<PersistConfig>,
+  /// The name of a process-wide tracker shared by every thread (what
+  /// `ErrorBudgetTracker.shared(name, config?)` passes).
+  pub shared: Option<String>,
 }
 
 /// Where and how often a tracker saves itself.
@@ -70,6 +73,11 @@ pub struct Plan {
   /// Where a manual clock starts.
   pub manual_start_ms: i64,
   pub persist: Option<Persist>,
+  /// `config.shared`: the registry name.
+  pub shared: Option<String>,
+  /// Whether any config key besides `shared` was given: a handle that only
+  /// names a shared tracker attaches to it whatever its config.
+  pub explicit: bool,
 }
 
 /// One alert pair: fires while the burn rate over `longWindowMs` and over
@@ -101,7 +109,7 @@ pub enum ClockKind {
 const NUMBER_KEYS: [&str; 6] =
   ["targetRate", "windowMs", "warningThreshold", "criticalThreshold", "minEvents", "resolutionMs"];
 const KNOWN_KEYS: &str = "targetRate, windowMs, warningThreshold, criticalThreshold, minEvents, resolutionMs, \
-  clock, alerts, snapshot, now, persist";
+  clock, alerts, snapshot, now, persist, shared";
 const RESTORE_KEYS: [&str; 3] = ["clock", "now", "persist"];
 const RULE_KEYS: &str = "name, severity, longWindowMs, shortWindowMs, burnRate, minEvents";
 
@@ -114,6 +122,8 @@ pub fn parse(raw: Option<Object>) -> std::result::Result<Plan, BudgetError> {
       snapshot: None,
       manual_start_ms: 0,
       persist: None,
+      shared: None,
+      explicit: false,
     };
     return Ok(plan);
   };
@@ -131,9 +141,9 @@ pub fn parse(raw: Option<Object>) -> std::result::Result<Plan, BudgetError> {
       }
     } else if key == "alerts" {
       check_alerts(value)?;
-    } else if key == "snapshot" || key == "now" || key == "persist" {
+    } else if key == "snapshot" || key == "now" || key == "persist" || key == "shared" {
       let expected = match key.as_str() {
-        "snapshot" => ValueType::String,
+        "snapshot" | "shared" => ValueType::String,
         "now" => ValueType::Number,
         _ => ValueType::Object,
       };
@@ -168,7 +178,18 @@ pub fn parse(raw: Option<Object>) -> std::result::Result<Plan, BudgetError> {
   } else if input.now.is_some() {
     return Err(BudgetError::invalid_type("config.now is only for restoring: give it with config.snapshot"));
   }
-  build(input)
+  if let Some(name) = &input.shared {
+    if name.is_empty() {
+      return Err(BudgetError::invalid_type("shared(name): name must be a non-empty string"));
+    }
+    if let Some(key) = ["persist", "snapshot"].into_iter().find(|k| keys.iter().any(|given| given == k)) {
+      return Err(BudgetError::invalid_type(format!(
+        "config.{key} cannot be given to a shared tracker: save or restore it from one thread with a tracker of its own"
+      )));
+    }
+  }
+  let explicit = keys.iter().any(|k| k != "shared");
+  build(input).map(|plan| Plan { explicit, ..plan })
 }
 
 /// Checks the types and keys of `config.alerts` and of each rule in it.
@@ -275,7 +296,7 @@ fn build(input: TrackerConfig) -> std::result::Result<Plan, BudgetError> {
     })
     .transpose()?;
   let config = snapshot.as_ref().map_or(config, |s| s.config.clone());
-  Ok(Plan { config, clock, snapshot, manual_start_ms, persist })
+  Ok(Plan { config, clock, snapshot, manual_start_ms, persist, shared: input.shared, explicit: true })
 }
 
 fn finite(field: &str, value: Option<f64>, default: f64) -> std::result::Result<f64, BudgetError> {

@@ -5,7 +5,7 @@
 //! (≈200 ns); a bare Node-API callback costs ≈15–30 ns. So each tracker gets
 //! its own `record` function, defined as an own property of the instance by
 //! the constructor, whose callback data is a strong reference to the tracker's
-//! native state (`Arc<TrackerState>`, leaked into a raw pointer). The
+//! native state (`Arc<Handle>`, leaked into a raw pointer). The
 //! reference is released by a finalizer attached to the function object, so
 //! the state lives exactly as long as the function can be called — also when
 //! the function outlives its tracker (`const r = t.record; t = null`), and
@@ -32,7 +32,8 @@ use budget_core::Tracker;
 use napi::bindgen_prelude::*;
 use napi::{check_status, sys, Env};
 
-use crate::state::{TrackerClock, TrackerState};
+use crate::handle::Handle;
+use crate::state::TrackerClock;
 
 /// The registered symbol the report filler is stored under (`lib/fast-report.js` uses the same).
 const REPORT_INTO_SYMBOL: &str = "captcha-error-budget.reportInto";
@@ -71,7 +72,7 @@ pub fn remember_prototype_record(env: &Env, proto: &mut Object) -> Result<()> {
 /// class method) and the report filler under its symbol, both as functions
 /// bound to `state`. A subclass that overrides `record` keeps its override:
 /// an own property would shadow it, so it gets the filler only.
-pub fn install(env: &Env, this: &Object, state: &Arc<TrackerState>) -> Result<()> {
+pub fn install(env: &Env, this: &Object, state: &Arc<Handle>) -> Result<()> {
   let inherited: Unknown = this.get_named_property("record")?;
   let prototype_record: Unknown = this.get_property(registered_symbol(env, NATIVE_RECORD_SYMBOL)?)?;
   let overridden = !env.strict_equals(inherited, prototype_record)?;
@@ -113,7 +114,7 @@ fn create(
   env: &Env,
   name: &CStr,
   callback: unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value,
-  state: &Arc<TrackerState>,
+  state: &Arc<Handle>,
 ) -> Result<sys::napi_value> {
   let raw_env = env.raw();
   let data = Arc::into_raw(Arc::clone(state)) as *mut c_void;
@@ -127,7 +128,7 @@ fn create(
       && sys::napi_add_finalizer(raw_env, func, data, Some(release), ptr::null_mut(), ptr::null_mut())
         == sys::Status::napi_ok;
     if !attached {
-      drop(Arc::from_raw(data as *const TrackerState));
+      drop(Arc::from_raw(data as *const Handle));
       check_status!(created, "cannot create {name:?}")?;
       return Err(Error::new(Status::GenericFailure, format!("cannot attach {name:?} to its tracker state")));
     }
@@ -138,7 +139,7 @@ fn create(
 /// Finalizer of a `record` function: drops its reference to the state.
 unsafe extern "C" fn release(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
   // SAFETY: `data` came from `Arc::into_raw` in `install` and is released only here.
-  drop(unsafe { Arc::from_raw(data as *const TrackerState) });
+  drop(unsafe { Arc::from_raw(data as *const Handle) });
 }
 
 /// `record(success, atMs?)`.
@@ -154,7 +155,7 @@ unsafe extern "C" fn record(env: sys::napi_env, info: sys::napi_callback_info) -
   }
   // SAFETY: the function being called is reachable, so its finalizer has not
   // run and the `Arc` behind `data` is alive for the whole call.
-  let state = unsafe { &*(data as *const TrackerState) };
+  let state = unsafe { &*(data as *const Handle) };
   let mut success = false;
   // A failed read (not a boolean) returns a status and throws nothing.
   if state.is_closed() || unsafe { sys::napi_get_value_bool(env, argv[0], &mut success) } != sys::Status::napi_ok {
@@ -182,7 +183,7 @@ unsafe extern "C" fn record(env: sys::napi_env, info: sys::napi_callback_info) -
 /// Everything else goes through the prototype method's checks (closed
 /// tracker, wrong types, `undefined`/`null` atMs, out-of-range numbers).
 #[cold]
-unsafe fn slow(env: sys::napi_env, state: &TrackerState, argv: [sys::napi_value; 2]) -> sys::napi_value {
+unsafe fn slow(env: sys::napi_env, state: &Handle, argv: [sys::napi_value; 2]) -> sys::napi_value {
   let result = (|| {
     // SAFETY: both values come from this call's arguments.
     let success = unsafe { Unknown::from_napi_value(env, argv[0]) }?;
@@ -212,7 +213,7 @@ unsafe extern "C" fn report_into(env: sys::napi_env, info: sys::napi_callback_in
     return ptr::null_mut();
   }
   // SAFETY: as in `record`.
-  let state = unsafe { &*(data as *const TrackerState) };
+  let state = unsafe { &*(data as *const Handle) };
   let (mut kind, mut length, mut values) = (0, 0usize, ptr::null_mut());
   // SAFETY: out-pointers are valid; a non-typed-array fails with a status.
   let typed = unsafe {

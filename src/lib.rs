@@ -2,12 +2,15 @@
 //! `budget_core` crate (argument checks, listener dispatch, the JS class).
 
 mod config;
+mod env_hook;
 mod error;
 mod fast_path;
+mod handle;
 mod listeners;
 mod persist;
 mod replay;
 mod report;
+mod shared;
 mod state;
 mod timer;
 mod tracker;

@@ -27,7 +27,7 @@ impl ErrorBudgetTracker {
   /// `ErrorBudgetTracker.restore(json)` turns it back into a tracker.
   #[napi]
   pub fn snapshot(&self) -> String {
-    self.state.with_core(|core, _, _| core.snapshot_json())
+    self.handle.with_core(|core, _, _| core.snapshot_json())
   }
 
   /// Writes a snapshot to the `persist.path` now (atomically). Throws
@@ -60,28 +60,16 @@ pub fn initial_core(plan: &Plan, now_ms: i64) -> Result<Tracker, BudgetError> {
   let snapshot =
     Snapshot::parse(&text).map_err(|e| BudgetError::snapshot(format!("{}: {}", persist.path.display(), e.message)))?;
   let restored = Tracker::from_snapshot(&snapshot, now_ms)?;
-  if let Some(field) = config_difference(&fresh, &restored) {
+  let differences = crate::shared::config_differences(&fresh, &restored);
+  if !differences.is_empty() {
     return Err(BudgetError::snapshot(format!(
-      "{} holds a tracker with another config ({field} differs): delete the file or use the same config",
-      persist.path.display()
+      "{} holds a tracker with another config ({} differ{}): delete the file or use the same config",
+      persist.path.display(),
+      differences.join(", "),
+      if differences.len() == 1 { "s" } else { "" }
     )));
   }
   Ok(restored)
-}
-
-/// The first config field in which two trackers differ, if any.
-fn config_difference(a: &Tracker, b: &Tracker) -> Option<&'static str> {
-  let (x, y) = (a.config(), b.config());
-  let fields = [
-    ("targetRate", x.target_rate == y.target_rate),
-    ("windowMs", x.window_ms == y.window_ms),
-    ("warningThreshold", x.warning_threshold == y.warning_threshold),
-    ("criticalThreshold", x.critical_threshold == y.critical_threshold),
-    ("minEvents", x.min_events == y.min_events),
-    ("resolutionMs", x.resolution_ms == y.resolution_ms),
-    ("alerts", a.alert_rules().eq(b.alert_rules())),
-  ];
-  fields.into_iter().find(|(_, same)| !same).map(|(name, _)| name)
 }
 
 fn write_error(path: &Path, what: &str, e: std::io::Error) -> BudgetError {

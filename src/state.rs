@@ -2,11 +2,11 @@
 //! clock, and the sinks of every handle with listeners. `Send + Sync`, so the
 //! timer thread and other JS threads can reach it.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use budget_core::clock::{Ticker, WallClock};
-use budget_core::{BudgetError, Clock, Event, ManualClock, MonotonicClock, Tracker};
+use budget_core::{Clock, Event, ManualClock, MonotonicClock, Tracker};
 use parking_lot::Mutex;
 
 use crate::config::ClockKind;
@@ -132,6 +132,10 @@ pub struct TrackerState {
   core: Mutex<Tracker>,
   pub clock: TrackerClock,
   closed: AtomicBool,
+  /// Open handles (JS objects) on this tracker: the last to close closes it.
+  open_handles: AtomicUsize,
+  /// The registry name of a shared tracker.
+  shared_name: OnceLock<String>,
   /// Whether the timer thread watches this tracker (real clock, has listeners).
   watched: AtomicBool,
   sinks: Mutex<Vec<Arc<Sink>>>,
@@ -146,6 +150,8 @@ impl TrackerState {
       core: Mutex::new(core),
       clock,
       closed: AtomicBool::new(false),
+      open_handles: AtomicUsize::new(0),
+      shared_name: OnceLock::new(),
       watched: AtomicBool::new(false),
       sinks: Mutex::new(Vec::new()),
     }
@@ -162,20 +168,39 @@ impl TrackerState {
     self.closed.load(Ordering::Acquire)
   }
 
-  /// Marks the tracker closed and drops every sink; returns false if it already was.
-  pub fn close(&self) -> bool {
-    let first = !self.closed.swap(true, Ordering::AcqRel);
+  /// Marks the tracker closed and drops every sink.
+  fn close(&self) {
+    self.closed.store(true, Ordering::Release);
     self.sinks.lock().clear();
-    first
   }
 
-  /// Fails with a clear error when the tracker is closed.
-  pub fn check_open(&self, operation: &str) -> Result<(), BudgetError> {
-    if self.is_closed() {
-      Err(BudgetError::closed(operation))
-    } else {
-      Ok(())
+  /// Counts a new handle in.
+  pub fn open_handle(&self) {
+    self.open_handles.fetch_add(1, Ordering::AcqRel);
+  }
+
+  /// Counts a handle out; the last one closes the tracker (returns true then).
+  pub fn release_handle(&self) -> bool {
+    let last = self.open_handles.fetch_sub(1, Ordering::AcqRel) == 1;
+    if last {
+      self.close();
     }
+    last
+  }
+
+  /// Counts a handle out, through the registry for a shared tracker.
+  pub fn close_handle(&self) {
+    match self.shared_name.get() {
+      Some(name) => crate::shared::close_handle(name, self),
+      None => {
+        self.release_handle();
+      }
+    }
+  }
+
+  /// Names a shared tracker (once, before its first handle).
+  pub fn set_shared_name(&self, name: &str) {
+    let _ = self.shared_name.set(name.to_string());
   }
 
   /// Runs `f` on the core moved to the clock's now, then sends every event

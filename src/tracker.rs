@@ -6,22 +6,26 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use budget_core::config::MAX_SAFE_INTEGER;
-use budget_core::{BudgetError, Result as CoreResult};
+use budget_core::{BudgetError, Result as CoreResult, Tracker};
 use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
-use crate::config::{self, type_name};
+use crate::config::{self, type_name, ClockKind};
+use crate::env_hook::SinkCleanup;
 use crate::error::{or_throw, throw};
+use crate::handle::Handle;
 use crate::listeners::{EventKind, ListenerTable, Sink, EVENT_NAMES};
 use crate::persist::{self, Autosave};
 use crate::report::{AlertRuleInfo, BudgetReport, BudgetStatus, RecordedCounts};
+use crate::shared;
 use crate::state::{TrackerClock, TrackerState};
 
 /// Listeners of this handle and the sink that brings transitions to them.
 struct Listeners {
   table: Rc<RefCell<ListenerTable>>,
-  sink: Arc<Sink>,
+  /// Takes the sink off the tracker when dropped (or when the env is torn down).
+  _cleanup: SinkCleanup,
 }
 
 /// Tracks success/failure events in a rolling window against an SLO target and
@@ -29,7 +33,8 @@ struct Listeners {
 /// registered with `on(status, cb)` when the status changes.
 #[napi]
 pub struct ErrorBudgetTracker {
-  pub(crate) state: Arc<TrackerState>,
+  /// This object's hold on the (possibly shared) native state.
+  pub(crate) handle: Arc<Handle>,
   listeners: Option<Listeners>,
   /// Present with `config.persist`.
   pub(crate) autosave: Option<Autosave>,
@@ -57,13 +62,28 @@ impl ErrorBudgetTracker {
     if let TrackerClock::Manual(manual) = &clock {
       manual.advance_to(plan.manual_start_ms);
     }
-    let core = or_throw(&env, persist::initial_core(&plan, clock.now_ms()))?;
-    let state = Arc::new(TrackerState::new(core, clock));
+    let create = || -> CoreResult<Arc<TrackerState>> {
+      let core = persist::initial_core(&plan, clock.now_ms())?;
+      Ok(Arc::new(TrackerState::new(core, clock)))
+    };
+    let state = match &plan.shared {
+      Some(name) => {
+        let expected = if plan.explicit { Some(or_throw(&env, Tracker::new(plan.config.clone(), 0))?) } else { None };
+        let expected = expected.as_ref().map(|core| (core, plan.clock == ClockKind::Monotonic));
+        or_throw(&env, shared::attach(name, expected, create))?
+      }
+      None => {
+        let state = or_throw(&env, create())?;
+        state.open_handle();
+        state
+      }
+    };
+    let handle = Handle::adopt(state);
     // `record` and the report filler as own properties: raw Node-API
     // functions on the hot paths.
-    crate::fast_path::install(&env, &this, &state)?;
-    let autosave = plan.persist.as_ref().map(|p| Autosave::start(&state, p));
-    Ok(ErrorBudgetTracker { state, listeners: None, autosave })
+    crate::fast_path::install(&env, &this, &handle)?;
+    let autosave = plan.persist.as_ref().map(|p| Autosave::start(&handle.shared, p));
+    Ok(ErrorBudgetTracker { handle, listeners: None, autosave })
   }
 
   /// Records one solve: `true` for a success, `false` for a failure. `atMs`
@@ -76,7 +96,7 @@ impl ErrorBudgetTracker {
   /// through the ordinary glue.
   #[napi(ts_args_type = "success: boolean, atMs?: number")]
   pub fn record(&self, env: Env, success: Unknown, at_ms: Option<Unknown>) -> napi::Result<()> {
-    record_js(&env, &self.state, success, at_ms)
+    record_js(&env, &self.handle, success, at_ms)
   }
 
   /// Records a batch of solves at once — `successes` and `failures`, each a
@@ -93,17 +113,17 @@ impl ErrorBudgetTracker {
     failures: Unknown,
     at_ms: Option<Unknown>,
   ) -> napi::Result<()> {
-    or_throw(&env, self.state.check_open("recordMany"))?;
+    or_throw(&env, self.handle.check_open("recordMany"))?;
     let successes = or_throw(&env, count("recordMany(successes, failures): successes", successes))?;
     let failures = or_throw(&env, count("recordMany(successes, failures): failures", failures))?;
     let at = match at_ms {
       None => None,
       Some(v) => or_throw(&env, timestamp("recordMany(successes, failures, atMs): atMs", v))?,
     };
-    if let (Some(at), TrackerClock::Manual(clock)) = (at, &self.state.clock) {
+    if let (Some(at), TrackerClock::Manual(clock)) = (at, &self.handle.clock) {
       clock.advance_to(at);
     }
-    self.state.record(at, successes, failures);
+    self.handle.record(at, successes, failures);
     Ok(())
   }
 
@@ -111,8 +131,8 @@ impl ErrorBudgetTracker {
   /// expiring events and queueing the time-driven transitions in order.
   #[napi(ts_args_type = "ms: number")]
   pub fn advance_to(&self, env: Env, ms: Unknown) -> napi::Result<()> {
-    or_throw(&env, self.state.check_open("advanceTo"))?;
-    let TrackerClock::Manual(clock) = &self.state.clock else {
+    or_throw(&env, self.handle.check_open("advanceTo"))?;
+    let TrackerClock::Manual(clock) = &self.handle.clock else {
       let msg = "advanceTo() needs a tracker created with clock: 'manual'";
       return Err(throw(&env, BudgetError::invalid_state(msg)));
     };
@@ -125,93 +145,93 @@ impl ErrorBudgetTracker {
         ))
       }
     };
-    let now = self.state.now_ms();
+    let now = self.handle.now_ms();
     if ms < now {
       let msg = format!("advanceTo(ms): ms ({ms}) is earlier than the tracker's now ({now})");
       return Err(throw(&env, BudgetError::out_of_range(msg)));
     }
     clock.advance_to(ms);
-    self.state.with_core(|_, _, _| ());
+    self.handle.with_core(|_, _, _| ());
     Ok(())
   }
 
   /// The tracker's current time, epoch ms.
   #[napi(getter)]
   pub fn now(&self) -> f64 {
-    self.state.with_core(|core, _, _| core.now_ms() as f64)
+    self.handle.with_core(|core, _, _| core.now_ms() as f64)
   }
 
   /// Events in the window now.
   #[napi(getter)]
   pub fn total(&self) -> f64 {
-    self.state.with_core(|core, _, _| core.counts().total() as f64)
+    self.handle.with_core(|core, _, _| core.counts().total() as f64)
   }
 
   /// Successes in the window now.
   #[napi(getter)]
   pub fn successes(&self) -> f64 {
-    self.state.with_core(|core, _, _| core.counts().successes as f64)
+    self.handle.with_core(|core, _, _| core.counts().successes as f64)
   }
 
   /// Failures in the window now.
   #[napi(getter)]
   pub fn failures(&self) -> f64 {
-    self.state.with_core(|core, _, _| core.counts().failures as f64)
+    self.handle.with_core(|core, _, _| core.counts().failures as f64)
   }
 
   /// successes / total (unrounded); 1 with no events.
   #[napi(getter)]
   pub fn current_rate(&self) -> f64 {
-    self.state.with_core(|core, _, _| core.budget().current_rate)
+    self.handle.with_core(|core, _, _| core.budget().current_rate)
   }
 
   /// Failures the window may absorb: total × (1 − targetRate), unrounded.
   #[napi(getter)]
   pub fn budget_total(&self) -> f64 {
-    self.state.with_core(|core, _, _| core.budget().budget_total)
+    self.handle.with_core(|core, _, _| core.budget().budget_total)
   }
 
   /// Failures still allowed: max(0, budgetTotal − failures), unrounded.
   #[napi(getter)]
   pub fn budget_remaining(&self) -> f64 {
-    self.state.with_core(|core, _, _| core.budget().budget_remaining)
+    self.handle.with_core(|core, _, _| core.budget().budget_remaining)
   }
 
   /// budgetRemaining / budgetTotal in [0, 1]; with no budget, 1 if no failures else 0.
   #[napi(getter)]
   pub fn remaining_fraction(&self) -> f64 {
-    self.state.with_core(|core, _, _| core.budget().remaining_fraction)
+    self.handle.with_core(|core, _, _| core.budget().remaining_fraction)
   }
 
   /// failures / budgetTotal, unrounded: 1 spends the budget exactly over the
   /// window, 2 in half of it; 0 with no events, no budget, or below `minEvents`.
   #[napi(getter)]
   pub fn burn_rate(&self) -> f64 {
-    self.state.with_core(|core, _, _| core.budget().burn_rate)
+    self.handle.with_core(|core, _, _| core.budget().burn_rate)
   }
 
   /// The status now.
   #[napi(getter)]
   pub fn status(&self) -> BudgetStatus {
-    self.state.with_core(|core, _, _| core.budget().status.into())
+    self.handle.with_core(|core, _, _| core.budget().status.into())
   }
 
   /// The status after the latest change (starts `healthy`).
   #[napi(getter)]
   pub fn last_status(&self) -> BudgetStatus {
-    self.state.with_core(|core, _, _| core.last_status().into())
+    self.handle.with_core(|core, _, _| core.last_status().into())
   }
 
   /// The report now, rounded as the reference tracker rounds it.
   #[napi]
   pub fn report(&self) -> BudgetReport {
-    self.state.with_core(|core, _, _| BudgetReport::new(&core.report(), &core.alert_snapshot()))
+    self.handle.with_core(|core, _, _| BudgetReport::new(&core.report(), &core.alert_snapshot()))
   }
 
   /// Every event ever recorded by outcome — in the window, aged out or dropped.
   #[napi(getter)]
   pub fn recorded(&self) -> RecordedCounts {
-    self.state.with_core(|core, _, _| {
+    self.handle.with_core(|core, _, _| {
       let c = core.recorded();
       RecordedCounts { successes: c.successes as f64, failures: c.failures as f64 }
     })
@@ -221,14 +241,14 @@ impl ErrorBudgetTracker {
   /// given), with its windows rounded to whole buckets.
   #[napi(getter)]
   pub fn alert_policy(&self) -> Vec<AlertRuleInfo> {
-    self.state.with_core(|core, _, _| core.alert_rules().map(AlertRuleInfo::from).collect())
+    self.handle.with_core(|core, _, _| core.alert_rules().map(AlertRuleInfo::from).collect())
   }
 
   /// Burn rate (unrounded) over the most recent `ms` (a positive integer, at most
   /// `windowMs`): O(1) for the alert policy's windows, O(buckets) otherwise.
   #[napi(ts_args_type = "ms: number")]
   pub fn burn_rate_over(&self, env: Env, ms: Unknown) -> napi::Result<f64> {
-    let window_ms = self.state.with_core(|core, _, _| core.config().window_ms);
+    let window_ms = self.handle.with_core(|core, _, _| core.config().window_ms);
     let span = match or_throw(&env, timestamp("burnRateOver(ms): ms", ms))? {
       Some(ms) if ms >= 1 && ms <= window_ms => ms,
       Some(ms) => {
@@ -240,7 +260,7 @@ impl ErrorBudgetTracker {
         return Err(throw(&env, BudgetError::invalid_type(msg)));
       }
     };
-    Ok(self.state.with_core(|core, _, _| core.burn_rate_over(span)))
+    Ok(self.handle.with_core(|core, _, _| core.burn_rate_over(span)))
   }
 
   /// Calls `listener` each time `event` happens: a status name — called with the
@@ -253,15 +273,16 @@ impl ErrorBudgetTracker {
     ts_return_type = "this"
   )]
   pub fn on<'a>(&mut self, env: Env, this: This<'a>, status: Unknown, listener: Unknown) -> napi::Result<This<'a>> {
-    or_throw(&env, self.state.check_open("on"))?;
+    or_throw(&env, self.handle.check_open("on"))?;
     let (status, listener) = or_throw(&env, listener_args("on", status, listener))?;
     let listener = listener.create_ref()?;
     if self.listeners.is_none() {
       let table = Rc::new(RefCell::new(ListenerTable::default()));
       let sink = Sink::new(&env, Rc::clone(&table))?;
-      self.state.add_sink(Arc::clone(&sink));
-      self.state.watch();
-      self.listeners = Some(Listeners { table, sink });
+      let cleanup = SinkCleanup::register(&env, &self.handle.shared, &sink)?;
+      self.handle.add_sink(sink);
+      self.handle.shared.watch();
+      self.listeners = Some(Listeners { table, _cleanup: cleanup });
     }
     if let Some(l) = &self.listeners {
       l.table.borrow_mut().add(status, listener);
@@ -289,9 +310,8 @@ impl ErrorBudgetTracker {
   /// `ERR_TRACKER_CLOSED`. Idempotent.
   #[napi]
   pub fn close(&mut self, env: Env) -> napi::Result<()> {
-    self.state.close();
+    self.handle.close();
     if let Some(l) = self.listeners.take() {
-      self.state.remove_sink(&l.sink);
       l.table.borrow_mut().clear();
     }
     if let Some(mut autosave) = self.autosave.take() {
@@ -303,7 +323,7 @@ impl ErrorBudgetTracker {
   /// Whether `close()` was called.
   #[napi(getter)]
   pub fn closed(&self) -> bool {
-    self.state.is_closed()
+    self.handle.is_closed()
   }
 }
 
@@ -341,7 +361,7 @@ fn listener_args<'a>(
 
 /// `record(success, atMs?)` on `state`: the checks, in order, then the record.
 /// Shared by the prototype method and the raw function's slow path.
-pub(crate) fn record_js(env: &Env, state: &TrackerState, success: Unknown, at_ms: Option<Unknown>) -> napi::Result<()> {
+pub(crate) fn record_js(env: &Env, state: &Handle, success: Unknown, at_ms: Option<Unknown>) -> napi::Result<()> {
   or_throw(env, state.check_open("record"))?;
   let success = match success.get_type()? {
     ValueType::Boolean => unsafe { success.cast::<bool>() }?,

@@ -127,3 +127,8 @@ tracker.metrics({ labels: { region: 1 } })
 prometheusRules({ targetRate: 0.95, windowMs: 3_600_000 })
 // @ts-expect-error: no such option
 renderMetrics([{ tracker, nom: 'x' }])
+const fleet: ErrorBudgetTracker = ErrorBudgetTracker.shared('turnstile', { targetRate: 0.97 })
+ErrorBudgetTracker.shared('turnstile').record(true)
+// @ts-expect-error: a shared tracker cannot persist
+ErrorBudgetTracker.shared('turnstile', { persist: { path: 'x.json' } })
+void fleet

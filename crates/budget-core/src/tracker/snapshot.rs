@@ -171,7 +171,10 @@ impl Snapshot {
       return Err(invalid(format!("not a snapshot: format is '{}', expected '{FORMAT}'", json.format)));
     }
     if json.version != VERSION {
-      return Err(invalid(format!("unsupported snapshot version {} (this build reads version {VERSION})", json.version)));
+      return Err(invalid(format!(
+        "unsupported snapshot version {} (this build reads version {VERSION})",
+        json.version
+      )));
     }
     let config = config_from(json.config)?;
     if !(0..=MAX_SAFE_INTEGER).contains(&json.saved_at) {
@@ -224,9 +227,9 @@ fn config_from(c: ConfigJson) -> Result<Config> {
     resolution_ms: c.resolution_ms,
     alerts: Some(alerts),
   };
-  let checked = config.validate().and_then(|()| {
-    crate::alerts::validate_policy(config.alerts.clone().unwrap_or_default(), &config).map(|_| ())
-  });
+  let checked = config
+    .validate()
+    .and_then(|()| crate::alerts::validate_policy(config.alerts.clone().unwrap_or_default(), &config).map(|_| ()));
   checked.map_err(|e| invalid(format!("snapshot config is invalid: {}", e.message)))?;
   Ok(config)
 }

@@ -1,0 +1,76 @@
+//! The process-wide registry behind `ErrorBudgetTracker.shared(name)`: one
+//! tracker per name, reachable from every thread. It holds weak references:
+//! a shared tracker lives while one of its handles is open and not collected.
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Weak};
+
+use budget_core::{BudgetError, Tracker};
+use parking_lot::Mutex;
+
+use crate::state::TrackerState;
+
+static REGISTRY: LazyLock<Mutex<HashMap<String, Weak<TrackerState>>>> = LazyLock::new(Default::default);
+
+/// The open shared tracker called `name`, counted in for a new handle; or a
+/// new one from `create`. With `expected` (a caller that gave a config), an
+/// existing tracker must have the same config: the error names every field
+/// that differs.
+pub fn attach(
+  name: &str,
+  expected: Option<(&Tracker, bool)>,
+  create: impl FnOnce() -> Result<Arc<TrackerState>, BudgetError>,
+) -> Result<Arc<TrackerState>, BudgetError> {
+  // One lock for attach and for the last close: a tracker cannot be closed
+  // between being found here and being counted in.
+  let mut registry = REGISTRY.lock();
+  if let Some(existing) = registry.get(name).and_then(Weak::upgrade).filter(|s| !s.is_closed()) {
+    if let Some((config, real_clock)) = expected {
+      let mut fields = existing.with_core(|core, _, _| config_differences(core, config));
+      if existing.clock.is_real() != real_clock {
+        fields.push("clock");
+      }
+      if !fields.is_empty() {
+        return Err(BudgetError::out_of_range(format!(
+          "shared tracker '{name}' already exists with another config ({} differ); attach with shared('{name}') \
+           without a config, or use the same config",
+          fields.join(", ")
+        )));
+      }
+    }
+    existing.open_handle();
+    return Ok(existing);
+  }
+  let state = create()?;
+  state.set_shared_name(name);
+  state.open_handle();
+  registry.insert(name.to_string(), Arc::downgrade(&state));
+  Ok(state)
+}
+
+/// Counts a handle of shared tracker `state` out; the last one closes it and
+/// frees its name.
+pub fn close_handle(name: &str, state: &TrackerState) {
+  let mut registry = REGISTRY.lock();
+  if state.release_handle() && registry.get(name).is_some_and(|w| std::ptr::eq(w.as_ptr(), state)) {
+    registry.remove(name);
+  }
+}
+
+/// The config fields in which two trackers differ (the alert policy as one).
+pub fn config_differences(a: &Tracker, b: &Tracker) -> Vec<&'static str> {
+  let (x, y) = (a.config(), b.config());
+  [
+    ("targetRate", x.target_rate == y.target_rate),
+    ("windowMs", x.window_ms == y.window_ms),
+    ("warningThreshold", x.warning_threshold == y.warning_threshold),
+    ("criticalThreshold", x.critical_threshold == y.critical_threshold),
+    ("minEvents", x.min_events == y.min_events),
+    ("resolutionMs", x.resolution_ms == y.resolution_ms),
+    ("alerts", a.alert_rules().eq(b.alert_rules())),
+  ]
+  .into_iter()
+  .filter(|(_, same)| !same)
+  .map(|(name, _)| name)
+  .collect()
+}
