@@ -65,8 +65,8 @@ pub fn default_policy(config: &Config) -> Vec<AlertRule> {
   DEFAULT_PAIRS
     .iter()
     .map(|&(name, severity, budget_share, divisor)| {
-      let long = round_to_buckets(config.window_ms as f64 / divisor as f64, config.resolution_ms);
-      let short = round_to_buckets(config.window_ms as f64 / (divisor * 12) as f64, config.resolution_ms);
+      let long = round_to_buckets(config.window_ms as f64 / divisor as f64, config);
+      let short = round_to_buckets(config.window_ms as f64 / (divisor * 12) as f64, config);
       AlertRule {
         name: name.to_string(),
         severity,
@@ -85,9 +85,13 @@ pub fn max_burn_rate(target_rate: f64) -> f64 {
   1.0 / (1.0 - target_rate)
 }
 
-/// `ms` rounded to the nearest whole number of buckets, at least one.
-pub fn round_to_buckets(ms: f64, resolution_ms: i64) -> i64 {
-  ((ms / resolution_ms as f64).round() as i64).max(1) * resolution_ms
+/// `ms` rounded to the nearest whole number of buckets, at least one and at
+/// most as many as fit in the window (a span longer than the window could not
+/// be kept: the window forgets its buckets first).
+pub fn round_to_buckets(ms: f64, config: &Config) -> i64 {
+  let r = config.resolution_ms;
+  let most = (config.window_ms / r).max(1);
+  ((ms / r as f64).round() as i64).clamp(1, most) * r
 }
 
 /// Checks a custom policy against `config` and rounds its windows to whole
@@ -138,8 +142,8 @@ pub fn validate_policy(rules: Vec<AlertRule>, config: &Config) -> Result<Vec<Ale
   let rules: Vec<AlertRule> = rules
     .into_iter()
     .map(|r| AlertRule {
-      long_window_ms: round_to_buckets(r.long_window_ms as f64, config.resolution_ms),
-      short_window_ms: round_to_buckets(r.short_window_ms as f64, config.resolution_ms),
+      long_window_ms: round_to_buckets(r.long_window_ms as f64, config),
+      short_window_ms: round_to_buckets(r.short_window_ms as f64, config),
       ..r
     })
     .collect();
@@ -254,6 +258,12 @@ mod tests {
     assert!(twice.message.contains("'x' appears twice"));
     let ok = validate_policy(vec![rule(600_400, 60_600, 19.9)], &c).unwrap();
     assert_eq!((ok[0].long_window_ms, ok[0].short_window_ms), (600_000, 61_000));
+    // A window the resolution does not divide: 1000 ms of 400 ms buckets keeps
+    // 2 whole buckets (800 ms); a long window of the whole 1000 ms must not round
+    // up to 1200 ms, past what the window keeps.
+    let odd = Config { window_ms: 1000, resolution_ms: 400, ..Config::default() };
+    let capped = validate_policy(vec![rule(1000, 400, 2.0)], &odd).unwrap();
+    assert_eq!((capped[0].long_window_ms, capped[0].short_window_ms), (800, 400));
   }
 
   #[test]

@@ -66,6 +66,8 @@ impl Window {
     let spans = std::iter::once(window_ms)
       .chain(tracked_spans_ms.iter().copied())
       .map(|span_ms| {
+        // A longer span could not be kept: the window clears its buckets first.
+        debug_assert!(span_ms <= window_ms, "span {span_ms} ms is longer than the window {window_ms} ms");
         let floor_k = first_live_bucket(now_ms, span_ms, resolution_ms);
         Span { span_ms, floor_k, scan_k: floor_k }
       })

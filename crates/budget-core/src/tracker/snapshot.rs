@@ -290,6 +290,30 @@ mod tests {
   }
 
   #[test]
+  fn a_long_window_rounded_to_the_window_round_trips() {
+    // 1000 ms of 400 ms buckets: a long window "of the whole window" keeps 800 ms.
+    let rule = AlertRule {
+      name: "whole".into(),
+      severity: Severity::Ticket,
+      long_window_ms: 1000,
+      short_window_ms: 400,
+      burn_rate: 2.0,
+      min_events: 0,
+    };
+    let config = Config { window_ms: 1000, resolution_ms: 400, alerts: Some(vec![rule]), ..Config::default() };
+    let mut t = Tracker::new(config, 0).unwrap();
+    let mut out: Vec<Transition> = Vec::new();
+    t.record(0, 0, 0, 1, &mut out);
+    t.record(500, 500, 3, 0, &mut out);
+    // At 1300 the failure's bucket (0) has left the window and the 800 ms span:
+    // only the 3 successes count, burn 0.
+    t.advance(1300, &mut out);
+    assert_eq!(t.burn_rate_over(800), 0.0);
+    let restored = Tracker::from_snapshot(&Snapshot::parse(&t.snapshot_json()).unwrap(), 1300).unwrap();
+    assert_eq!(restored.report(), t.report());
+  }
+
+  #[test]
   fn restoring_later_ages_the_window() {
     let t = sample();
     let snap = Snapshot::parse(&t.snapshot_json()).unwrap();
