@@ -207,8 +207,9 @@ test('config.alerts must be an array; [] means no alerts', (t) => {
 
 test('burnRateOver checks its argument', (t) => {
   const tracker = new ErrorBudgetTracker()
-  t.throws(() => tracker.burnRateOver(0), { instanceOf: RangeError, message: 'burnRateOver(ms): ms must be between 1 and windowMs (3600000), got 0' })
+  t.throws(() => tracker.burnRateOver(0), { instanceOf: RangeError, message: 'burnRateOver(ms): ms must be an integer of milliseconds from 1 to windowMs (3600000), got 0' })
   t.throws(() => tracker.burnRateOver(3_600_001), { instanceOf: RangeError })
   t.throws(() => tracker.burnRateOver('1h'), { instanceOf: TypeError })
+  t.throws(() => tracker.burnRateOver(1.5), { instanceOf: RangeError, message: /got 1.5$/ })
   t.is(tracker.burnRateOver(60_000), 0)
 })

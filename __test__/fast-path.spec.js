@@ -136,7 +136,12 @@ test('a record taken off its tracker survives the tracker being collected; a clo
     return [step, rest]
   }))
   t.deepEqual(steps.bound, { ok: true })
-  t.deepEqual(steps.collected, { collected: true, seen: [['warning', 103, 3], ['exhausted', 106, 6]] })
+  t.deepEqual(steps.collected, { collected: true, recordedAfter: 100 })
+  t.deepEqual(steps.listening, {
+    listeningCollected: false,
+    seen: [['warning', 103, 3], ['exhausted', 106, 6]],
+    collectedAfterClose: true,
+  })
   const closedError = 'ERR_TRACKER_CLOSED: cannot call record() on a closed ErrorBudgetTracker'
   t.deepEqual(steps.closed, { closedCollected: true, errors: [closedError, closedError] })
   t.deepEqual(steps.validation, { message: 'TypeError: record(success): success must be a boolean, got string' })

@@ -87,6 +87,11 @@ test('restore() checks its arguments', (t) => {
   const err = t.throws(() => ErrorBudgetTracker.restore(json, { windowMs: 10 }), { instanceOf: TypeError })
   t.regex(err.message, /config.windowMs cannot be given with config.snapshot/)
   t.throws(() => ErrorBudgetTracker.restore(json, { now: 5 }), { message: /config.now needs clock: 'manual'/ })
+  // savedAt is 700: a tracker cannot be restored to an earlier moment.
+  t.throws(() => ErrorBudgetTracker.restore(json, { clock: 'manual', now: 699 }), {
+    instanceOf: RangeError,
+    message: "config.now (699) is earlier than the snapshot's savedAt (700): restore at or after it",
+  })
 })
 
 test('persist: autosaves on the interval and on close(), and restores from the file on start', async (t) => {
@@ -118,7 +123,10 @@ test('persist: bad settings and failed writes are clear errors', (t) => {
   const unwritable = new ErrorBudgetTracker({ persist: { path: path.join(tempDir(t), 'missing-dir', 'x.json'), intervalMs: 60_000 } })
   const err = t.throws(() => unwritable.save())
   t.is(err.code, 'ERR_PERSIST_WRITE')
+  // A failed final save keeps the tracker open (nothing lost; save() still works).
   t.throws(() => unwritable.close(), { code: 'ERR_PERSIST_WRITE' })
+  t.false(unwritable.closed)
+  t.throws(() => unwritable.save(), { code: 'ERR_PERSIST_WRITE' })
 })
 
 test('kill -9 while saving never leaves a torn snapshot file', async (t) => {

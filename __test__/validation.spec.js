@@ -2,35 +2,42 @@ const test = require('ava')
 const { inspect } = require('node:util')
 const { ErrorBudgetTracker } = require('..')
 
-const KNOWN = 'targetRate, windowMs, warningThreshold, criticalThreshold, minEvents, resolutionMs, clock'
+const KNOWN =
+  'targetRate, windowMs, warningThreshold, criticalThreshold, minEvents, resolutionMs, clock, alerts, snapshot, now, persist, shared'
 
 const badConfigs = [
-  // [config, error class, code, words the message must contain]
+  // [config, error class, code, the whole message]
   [{ targetRate: 0 }, RangeError, 'ERR_OUT_OF_RANGE', 'targetRate must be in (0, 1], got 0'],
   [{ targetRate: 1.5 }, RangeError, 'ERR_OUT_OF_RANGE', 'targetRate must be in (0, 1], got 1.5'],
-  [{ targetRate: NaN }, RangeError, 'ERR_OUT_OF_RANGE', 'targetRate must be a finite number'],
+  [{ targetRate: NaN }, RangeError, 'ERR_OUT_OF_RANGE', 'targetRate must be a finite number, got NaN'],
+  [{ targetRate: Infinity }, RangeError, 'ERR_OUT_OF_RANGE', 'targetRate must be a finite number, got Infinity'],
   [{ targetRate: '0.95' }, TypeError, 'ERR_INVALID_ARG_TYPE', 'config.targetRate must be a number, got string'],
   [{ warningThreshold: 1.1 }, RangeError, 'ERR_OUT_OF_RANGE', 'warningThreshold must be in [0, 1], got 1.1'],
   [{ criticalThreshold: -0.1 }, RangeError, 'ERR_OUT_OF_RANGE', 'criticalThreshold must be in [0, 1], got -0.1'],
   [{ criticalThreshold: 0.6 }, RangeError, 'ERR_OUT_OF_RANGE', 'criticalThreshold (0.6) must not exceed warningThreshold (0.5)'],
-  [{ windowMs: 0 }, RangeError, 'ERR_OUT_OF_RANGE', 'windowMs must be a positive integer'],
-  [{ windowMs: 1.5 }, RangeError, 'ERR_OUT_OF_RANGE', 'windowMs must be an integer, got 1.5'],
-  [{ windowMs: Infinity }, RangeError, 'ERR_OUT_OF_RANGE', 'windowMs must be an integer'],
-  [{ resolutionMs: 0 }, RangeError, 'ERR_OUT_OF_RANGE', 'resolutionMs must be a positive integer'],
+  [{ windowMs: 0 }, RangeError, 'ERR_OUT_OF_RANGE', 'windowMs must be a positive integer of milliseconds, got 0'],
+  [{ windowMs: 1.5 }, RangeError, 'ERR_OUT_OF_RANGE', 'windowMs must be a positive integer of milliseconds, got 1.5'],
+  [{ windowMs: Infinity }, RangeError, 'ERR_OUT_OF_RANGE', 'windowMs must be a positive integer of milliseconds, got Infinity'],
+  [{ resolutionMs: 0 }, RangeError, 'ERR_OUT_OF_RANGE', 'resolutionMs must be a positive integer of milliseconds, got 0'],
   [{ windowMs: 1000, resolutionMs: 2000 }, RangeError, 'ERR_OUT_OF_RANGE', 'resolutionMs (2000) must not exceed windowMs (1000)'],
-  [{ windowMs: 86400000, resolutionMs: 1 }, RangeError, 'ERR_OUT_OF_RANGE', 'at most 1000000 buckets'],
-  [{ minEvents: -1 }, RangeError, 'ERR_OUT_OF_RANGE', 'minEvents must be a non-negative integer'],
-  [{ minEvents: 2.5 }, RangeError, 'ERR_OUT_OF_RANGE', 'minEvents must be an integer'],
+  [{ windowMs: 86400000, resolutionMs: 1 }, RangeError, 'ERR_OUT_OF_RANGE',
+    'windowMs / resolutionMs must be at most 1000000 buckets, got 86400000: raise resolutionMs'],
+  [{ minEvents: -1 }, RangeError, 'ERR_OUT_OF_RANGE', 'minEvents must be a non-negative integer, got -1'],
+  [{ minEvents: 2.5 }, RangeError, 'ERR_OUT_OF_RANGE', 'minEvents must be a non-negative integer, got 2.5'],
   [{ clock: 'wall' }, TypeError, 'ERR_INVALID_ARG_TYPE', "config.clock must be 'monotonic' or 'manual', got 'wall'"],
   [{ clock: 1 }, TypeError, 'ERR_INVALID_ARG_TYPE', "config.clock must be 'monotonic' or 'manual', got number"],
   [{ targetRat: 0.9 }, TypeError, 'ERR_INVALID_ARG_TYPE', `unknown config key 'targetRat'; known keys: ${KNOWN}`],
+  [{ persist: { path: 'x.json', interval: 5 } }, TypeError, 'ERR_INVALID_ARG_TYPE', "unknown key 'interval' in config.persist; known keys: path, intervalMs"],
+  [{ persist: { path: 5 } }, TypeError, 'ERR_INVALID_ARG_TYPE', 'config.persist.path must be a string, got number'],
+  [{ persist: {} }, TypeError, 'ERR_INVALID_ARG_TYPE', 'config.persist.path is required'],
+  [{ persist: { path: 'x.json', intervalMs: 0.5 } }, RangeError, 'ERR_OUT_OF_RANGE', 'config.persist.intervalMs must be a positive integer of milliseconds, got 0.5'],
 ]
 
-for (const [config, errorClass, code, words] of badConfigs) {
+for (const [config, errorClass, code, message] of badConfigs) {
   test(`new ErrorBudgetTracker(${inspect(config)}) throws ${errorClass.name} ${code}`, (t) => {
     const err = t.throws(() => new ErrorBudgetTracker(config), { instanceOf: errorClass })
     t.is(err.code, code)
-    t.true(err.message.includes(words), err.message)
+    t.is(err.message, message)
   })
 }
 
@@ -52,9 +59,18 @@ test('zero is a value, not "use the default"', (t) => {
 })
 
 test('undefined config fields take their defaults', (t) => {
-  const tracker = new ErrorBudgetTracker({ targetRate: undefined, clock: undefined })
+  const tracker = new ErrorBudgetTracker({ targetRate: undefined, clock: undefined, persist: undefined })
   tracker.record(true)
   t.is(tracker.report().sloTarget, 0.95)
+  // Not "given" either: no conflict with a snapshot or a shared tracker's config.
+  const restored = ErrorBudgetTracker.restore(tracker.snapshot(), { clock: 'manual', now: undefined })
+  t.is(restored.total, 1)
+  const name = `undefined-keys-${process.pid}`
+  const first = ErrorBudgetTracker.shared(name, { targetRate: 0.99 })
+  const attached = ErrorBudgetTracker.shared(name, { targetRate: undefined, persist: undefined })
+  t.is(attached.report().sloTarget, 0.99)
+  first.close()
+  attached.close()
 })
 
 const badRecords = [

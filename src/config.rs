@@ -9,6 +9,7 @@ use napi_derive::napi;
 /// Configuration of an `ErrorBudgetTracker`. Every field is optional; `0` is a
 /// value like any other, never "use the default". Unknown keys are a `TypeError`.
 #[napi(object, object_to_js = false)]
+#[derive(Default)]
 pub struct TrackerConfig {
   /// Fraction of solves that must succeed, in (0, 1]. Default 0.95.
   pub target_rate: Option<f64>,
@@ -75,9 +76,10 @@ pub struct Plan {
   pub persist: Option<Persist>,
   /// `config.shared`: the registry name.
   pub shared: Option<String>,
-  /// Whether any config key besides `shared` was given: a handle that only
-  /// names a shared tracker attaches to it whatever its config.
-  pub explicit: bool,
+  /// The config keys given (with a value other than `undefined`), besides
+  /// `shared`: a handle that gives none attaches to a shared tracker whatever
+  /// its config; one that gives some is checked against it on those.
+  pub given: Vec<String>,
 }
 
 /// One alert pair: fires while the burn rate over `longWindowMs` and over
@@ -112,35 +114,30 @@ const KNOWN_KEYS: &str = "targetRate, windowMs, warningThreshold, criticalThresh
   clock, alerts, snapshot, now, persist, shared";
 const RESTORE_KEYS: [&str; 3] = ["clock", "now", "persist"];
 const RULE_KEYS: &str = "name, severity, longWindowMs, shortWindowMs, burnRate, minEvents";
+const PERSIST_KEYS: &str = "path, intervalMs";
 
 /// Checks keys and types of `raw`, then builds and validates the core config.
 pub fn parse(raw: Option<Object>) -> std::result::Result<Plan, BudgetError> {
   let Some(raw) = raw else {
-    let plan = Plan {
-      config: Config::default(),
-      clock: ClockKind::Monotonic,
-      snapshot: None,
-      manual_start_ms: 0,
-      persist: None,
-      shared: None,
-      explicit: false,
-    };
-    return Ok(plan);
+    return build(TrackerConfig::default());
   };
-  let keys = Object::keys(&raw).map_err(|e| BudgetError::invalid_type(e.reason))?;
-  for key in &keys {
-    let key = key.clone();
+  // Keys set to `undefined` are not given: they take their defaults.
+  let mut keys = Vec::new();
+  for key in Object::keys(&raw).map_err(|e| BudgetError::invalid_type(e.reason))? {
     let value: Unknown = raw.get_named_property(&key).map_err(|e| BudgetError::invalid_type(e.reason))?;
     let ty = value.get_type().map_err(|e| BudgetError::invalid_type(e.reason))?;
     if ty == ValueType::Undefined {
       continue;
     }
+    keys.push(key.clone());
     if NUMBER_KEYS.contains(&key.as_str()) {
       if ty != ValueType::Number {
         return Err(BudgetError::invalid_type(format!("config.{key} must be a number, got {}", type_name(ty))));
       }
     } else if key == "alerts" {
       check_alerts(value)?;
+    } else if key == "persist" && ty == ValueType::Object {
+      check_persist(value)?;
     } else if key == "snapshot" || key == "now" || key == "persist" || key == "shared" {
       let expected = match key.as_str() {
         "snapshot" | "shared" => ValueType::String,
@@ -180,7 +177,7 @@ pub fn parse(raw: Option<Object>) -> std::result::Result<Plan, BudgetError> {
   }
   if let Some(name) = &input.shared {
     if name.is_empty() {
-      return Err(BudgetError::invalid_type("shared(name): name must be a non-empty string"));
+      return Err(BudgetError::invalid_type("config.shared must be a non-empty string"));
     }
     if let Some(key) = ["persist", "snapshot"].into_iter().find(|k| keys.iter().any(|given| given == k)) {
       return Err(BudgetError::invalid_type(format!(
@@ -188,8 +185,34 @@ pub fn parse(raw: Option<Object>) -> std::result::Result<Plan, BudgetError> {
       )));
     }
   }
-  let explicit = keys.iter().any(|k| k != "shared");
-  build(input).map(|plan| Plan { explicit, ..plan })
+  let given = keys.into_iter().filter(|k| k != "shared").collect();
+  build(input).map(|plan| Plan { given, ..plan })
+}
+
+/// Checks the keys and types of `config.persist`.
+fn check_persist(value: Unknown) -> std::result::Result<(), BudgetError> {
+  let err = |e: napi::Error| BudgetError::invalid_type(e.reason);
+  let persist: Object = unsafe { value.cast() }.map_err(err)?;
+  for key in Object::keys(&persist).map_err(err)? {
+    let ty = persist.get_named_property::<Unknown>(&key).and_then(|v| v.get_type()).map_err(err)?;
+    let expected = match key.as_str() {
+      "path" => ValueType::String,
+      "intervalMs" if ty == ValueType::Undefined => continue,
+      "intervalMs" => ValueType::Number,
+      _ => return Err(BudgetError::invalid_type(format!("unknown key '{key}' in config.persist; known keys: {PERSIST_KEYS}"))),
+    };
+    if ty != expected {
+      return Err(BudgetError::invalid_type(format!(
+        "config.persist.{key} must be a {}, got {}",
+        type_name(expected),
+        type_name(ty)
+      )));
+    }
+  }
+  if !persist.has_named_property("path").map_err(err)? {
+    return Err(BudgetError::invalid_type("config.persist.path is required"));
+  }
+  Ok(())
 }
 
 /// Checks the types and keys of `config.alerts` and of each rule in it.
@@ -240,8 +263,8 @@ fn alert_rule(input: AlertRuleConfig) -> std::result::Result<AlertRule, BudgetEr
     BudgetError::invalid_type(format!("{} must be 'page' or 'ticket', got '{}'", at("severity"), input.severity))
   })?;
   Ok(AlertRule {
-    long_window_ms: integer(&at("longWindowMs"), Some(input.long_window_ms), 0)?,
-    short_window_ms: integer(&at("shortWindowMs"), Some(input.short_window_ms), 0)?,
+    long_window_ms: integer(&at("longWindowMs"), Some(input.long_window_ms), 0, MS)?,
+    short_window_ms: integer(&at("shortWindowMs"), Some(input.short_window_ms), 0, MS)?,
     burn_rate: finite(&at("burnRate"), Some(input.burn_rate), 0.0)?,
     min_events: non_negative(&at("minEvents"), input.min_events, DEFAULT_ALERT_MIN_EVENTS)?,
     severity,
@@ -251,14 +274,14 @@ fn alert_rule(input: AlertRuleConfig) -> std::result::Result<AlertRule, BudgetEr
 
 fn build(input: TrackerConfig) -> std::result::Result<Plan, BudgetError> {
   let defaults = Config::default();
-  let window_ms = integer("windowMs", input.window_ms, defaults.window_ms)?;
+  let window_ms = integer("windowMs", input.window_ms, defaults.window_ms, MS)?;
   let config = Config {
     target_rate: finite("targetRate", input.target_rate, defaults.target_rate)?,
     window_ms,
     warning_threshold: finite("warningThreshold", input.warning_threshold, defaults.warning_threshold)?,
     critical_threshold: finite("criticalThreshold", input.critical_threshold, defaults.critical_threshold)?,
     min_events: non_negative("minEvents", input.min_events, 0)?,
-    resolution_ms: integer("resolutionMs", input.resolution_ms, default_resolution_ms(window_ms))?,
+    resolution_ms: integer("resolutionMs", input.resolution_ms, default_resolution_ms(window_ms), MS)?,
     alerts: input.alerts.map(|rules| rules.into_iter().map(alert_rule).collect()).transpose()?,
   };
   config.validate()?;
@@ -276,9 +299,19 @@ fn build(input: TrackerConfig) -> std::result::Result<Plan, BudgetError> {
     ));
   }
   let manual_start_ms = match (&snapshot, input.now) {
-    (_, Some(now)) => integer("now", Some(now), 0)?,
+    (Some(s), Some(now)) => {
+      let now = integer("config.now", Some(now), 0, "an integer of epoch ms")?;
+      if now < s.saved_at_ms {
+        // A tracker cannot un-age: the snapshot already holds what came later.
+        return Err(BudgetError::out_of_range(format!(
+          "config.now ({now}) is earlier than the snapshot's savedAt ({}): restore at or after it",
+          s.saved_at_ms
+        )));
+      }
+      now
+    }
     (Some(s), None) => s.saved_at_ms,
-    (None, None) => 0,
+    (None, _) => 0,
   };
   let persist = input
     .persist
@@ -286,38 +319,52 @@ fn build(input: TrackerConfig) -> std::result::Result<Plan, BudgetError> {
       if p.path.is_empty() {
         return Err(BudgetError::invalid_type("config.persist.path must be a non-empty string"));
       }
-      let interval_ms = integer("persist.intervalMs", p.interval_ms, 60_000)?;
+      let interval_ms = integer("config.persist.intervalMs", p.interval_ms, 60_000, MS)?;
       if interval_ms < 1 {
         return Err(BudgetError::out_of_range(format!(
-          "persist.intervalMs must be a positive integer of milliseconds, got {interval_ms}"
+          "config.persist.intervalMs must be {MS}, got {interval_ms}"
         )));
       }
       Ok(Persist { path: p.path.into(), interval_ms: interval_ms as u64 })
     })
     .transpose()?;
   let config = snapshot.as_ref().map_or(config, |s| s.config.clone());
-  Ok(Plan { config, clock, snapshot, manual_start_ms, persist, shared: input.shared, explicit: true })
+  Ok(Plan { config, clock, snapshot, manual_start_ms, persist, shared: input.shared, given: Vec::new() })
 }
+
+/// What a duration field must be, for messages.
+const MS: &str = "a positive integer of milliseconds";
 
 fn finite(field: &str, value: Option<f64>, default: f64) -> std::result::Result<f64, BudgetError> {
   match value {
     None => Ok(default),
     Some(v) if v.is_finite() => Ok(v),
-    Some(v) => Err(BudgetError::out_of_range(format!("{field} must be a finite number, got {v}"))),
+    Some(v) => Err(BudgetError::out_of_range(format!("{field} must be a finite number, got {}", js_number(v)))),
   }
 }
 
-fn integer(field: &str, value: Option<f64>, default: i64) -> std::result::Result<i64, BudgetError> {
+/// An integer within JS's exact range; `must_be` says what the field must be.
+fn integer(field: &str, value: Option<f64>, default: i64, must_be: &str) -> std::result::Result<i64, BudgetError> {
   match value {
     None => Ok(default),
     Some(v) if v.is_finite() && v.fract() == 0.0 && v.abs() <= MAX_SAFE_INTEGER as f64 => Ok(v as i64),
-    Some(v) => Err(BudgetError::out_of_range(format!("{field} must be an integer, got {v}"))),
+    Some(v) => Err(BudgetError::out_of_range(format!("{field} must be {must_be}, got {}", js_number(v)))),
   }
 }
 
 fn non_negative(field: &str, value: Option<f64>, default: u64) -> std::result::Result<u64, BudgetError> {
-  let n = integer(field, value, default as i64)?;
-  u64::try_from(n).map_err(|_| BudgetError::out_of_range(format!("{field} must be a non-negative integer, got {n}")))
+  const MUST_BE: &str = "a non-negative integer";
+  let n = integer(field, value, default as i64, MUST_BE)?;
+  u64::try_from(n).map_err(|_| BudgetError::out_of_range(format!("{field} must be {MUST_BE}, got {n}")))
+}
+
+/// A number as JavaScript prints it where Rust differs (`Infinity`, not `inf`).
+pub fn js_number(n: f64) -> String {
+  match n {
+    f64::INFINITY => "Infinity".into(),
+    f64::NEG_INFINITY => "-Infinity".into(),
+    n => n.to_string(),
+  }
 }
 
 /// `typeof`-style name of a JS value type, for messages.

@@ -11,7 +11,7 @@ use std::thread::{self, ThreadId};
 use budget_core::{Event, Status as CoreStatus};
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
-use napi::{sys, Env};
+use napi::{check_status, sys, Env};
 
 use crate::report::{AlertEvent, BudgetReport};
 
@@ -82,6 +82,11 @@ impl ListenerTable {
 
   fn for_kind(&self, index: usize) -> Vec<Listener> {
     self.by_kind[index].clone()
+  }
+
+  /// Whether no listener is registered.
+  pub fn is_empty(&self) -> bool {
+    self.by_kind.iter().all(Vec::is_empty)
   }
 
   /// Drops every listener reference.
@@ -189,5 +194,31 @@ fn surface_listener_error(env: &Env, err: napi::Error) {
   })();
   if emitted.is_err() {
     eprintln!("captcha-error-budget: a status listener threw and process.emitWarning failed");
+  }
+}
+
+/// A strong reference to a tracker object while it has listeners: like an
+/// interval, a listening tracker stays alive (and its listeners keep firing)
+/// until `close()` or its last `off()`, even with no other reference to it.
+pub struct Pinned {
+  env: sys::napi_env,
+  reference: sys::napi_ref,
+}
+
+impl Pinned {
+  /// Pins `object` in `env`.
+  pub fn new(env: &Env, object: &Object) -> Result<Pinned> {
+    let mut reference = std::ptr::null_mut();
+    // SAFETY: valid env and object, on their JS thread.
+    check_status!(unsafe { sys::napi_create_reference(env.raw(), object.raw(), 1, &mut reference) })?;
+    Ok(Pinned { env: env.raw(), reference })
+  }
+}
+
+impl Drop for Pinned {
+  fn drop(&mut self) {
+    // SAFETY: created by `new` in this env; dropped on the env's thread (by
+    // close(), off() or the object's finalizer), once.
+    unsafe { sys::napi_delete_reference(self.env, self.reference) };
   }
 }

@@ -30,9 +30,9 @@ impl ErrorBudgetTracker {
     self.handle.with_core(|core, _, _| core.snapshot_json())
   }
 
-  /// Writes a snapshot to the `persist.path` now (atomically). Throws
-  /// `ERR_PERSIST_WRITE` when the file cannot be written, or when the tracker
-  /// was created without `persist`.
+  /// Writes a snapshot to `persist.path` now (atomically). Throws
+  /// `ERR_PERSIST_WRITE` when the file cannot be written, and
+  /// `ERR_INVALID_STATE` when the tracker was created without `persist`.
   #[napi]
   pub fn save(&self, env: Env) -> napi::Result<()> {
     let Some(autosave) = &self.autosave else {
@@ -157,14 +157,13 @@ impl Autosave {
     save(&self.shared).map(|_| ())
   }
 
-  /// Stops the thread, then writes the final snapshot.
-  pub fn stop_and_save(&mut self) -> Result<(), BudgetError> {
+  /// Stops the thread (after any write under way).
+  pub fn stop(&mut self) {
     *self.shared.stopped.lock() = true;
     self.shared.wake.notify_all();
     if let Some(thread) = self.thread.take() {
       let _ = thread.join();
     }
-    self.save_now()
   }
 }
 

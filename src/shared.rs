@@ -12,23 +12,35 @@ use crate::state::TrackerState;
 
 static REGISTRY: LazyLock<Mutex<HashMap<String, Weak<TrackerState>>>> = LazyLock::new(Default::default);
 
+/// The config a handle asked for: the tracker it would make, whether its
+/// clock is real, and the keys it gave.
+pub struct Expected<'a> {
+  pub tracker: &'a Tracker,
+  pub real_clock: bool,
+  pub given: &'a [String],
+}
+
 /// The open shared tracker called `name`, counted in for a new handle; or a
 /// new one from `create`. With `expected` (a caller that gave a config), an
-/// existing tracker must have the same config: the error names every field
-/// that differs.
+/// existing tracker must have the same config: the error names the fields
+/// that differ (those the caller gave; all of them if only derived ones do,
+/// such as the default resolution or alert policy).
 pub fn attach(
   name: &str,
-  expected: Option<(&Tracker, bool)>,
+  expected: Option<Expected>,
   create: impl FnOnce() -> Result<Arc<TrackerState>, BudgetError>,
 ) -> Result<Arc<TrackerState>, BudgetError> {
   // One lock for attach and for the last close: a tracker cannot be closed
   // between being found here and being counted in.
   let mut registry = REGISTRY.lock();
   if let Some(existing) = registry.get(name).and_then(Weak::upgrade).filter(|s| !s.is_closed()) {
-    if let Some((config, real_clock)) = expected {
-      let mut fields = existing.with_core(|core, _, _| config_differences(core, config));
-      if existing.clock.is_real() != real_clock {
+    if let Some(expected) = expected {
+      let mut fields = existing.with_core(|core, _, _| config_differences(core, expected.tracker));
+      if existing.clock.is_real() != expected.real_clock {
         fields.push("clock");
+      }
+      if fields.iter().any(|f| expected.given.iter().any(|g| g == f)) {
+        fields.retain(|f| expected.given.iter().any(|g| g == f));
       }
       if !fields.is_empty() {
         return Err(BudgetError::out_of_range(format!(

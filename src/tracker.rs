@@ -11,11 +11,11 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
-use crate::config::{self, type_name, ClockKind};
+use crate::config::{self, js_number, type_name, ClockKind};
 use crate::env_hook::SinkCleanup;
 use crate::error::{or_throw, throw};
 use crate::handle::Handle;
-use crate::listeners::{EventKind, ListenerTable, Sink, EVENT_NAMES};
+use crate::listeners::{EventKind, ListenerTable, Pinned, Sink, EVENT_NAMES};
 use crate::persist::{self, Autosave};
 use crate::report::{AlertRuleInfo, BudgetReport, BudgetStatus, RecordedCounts};
 use crate::shared;
@@ -26,6 +26,8 @@ struct Listeners {
   table: Rc<RefCell<ListenerTable>>,
   /// Takes the sink off the tracker when dropped (or when the env is torn down).
   _cleanup: SinkCleanup,
+  /// Keeps the tracker object alive while it listens.
+  _pinned: Pinned,
 }
 
 /// Tracks success/failure events in a rolling window against an SLO target and
@@ -68,8 +70,13 @@ impl ErrorBudgetTracker {
     };
     let state = match &plan.shared {
       Some(name) => {
-        let expected = if plan.explicit { Some(or_throw(&env, Tracker::new(plan.config.clone(), 0))?) } else { None };
-        let expected = expected.as_ref().map(|core| (core, plan.clock == ClockKind::Monotonic));
+        let given = !plan.given.is_empty();
+        let expected = if given { Some(or_throw(&env, Tracker::new(plan.config.clone(), 0))?) } else { None };
+        let expected = expected.as_ref().map(|tracker| shared::Expected {
+          tracker,
+          real_clock: plan.clock == ClockKind::Monotonic,
+          given: &plan.given,
+        });
         or_throw(&env, shared::attach(name, expected, create))?
       }
       None => {
@@ -244,29 +251,29 @@ impl ErrorBudgetTracker {
     self.handle.with_core(|core, _, _| core.alert_rules().map(AlertRuleInfo::from).collect())
   }
 
-  /// Burn rate (unrounded) over the most recent `ms` (a positive integer, at most
+  /// Burn rate (unrounded) over the most recent `ms` (an integer from 1 to
   /// `windowMs`): O(1) for the alert policy's windows, O(buckets) otherwise.
+  /// A raw rate: unlike the `burnRate` getter it is not 0 below `minEvents`.
   #[napi(ts_args_type = "ms: number")]
   pub fn burn_rate_over(&self, env: Env, ms: Unknown) -> napi::Result<f64> {
     let window_ms = self.handle.with_core(|core, _, _| core.config().window_ms);
-    let span = match or_throw(&env, timestamp("burnRateOver(ms): ms", ms))? {
-      Some(ms) if ms >= 1 && ms <= window_ms => ms,
-      Some(ms) => {
-        let msg = format!("burnRateOver(ms): ms must be between 1 and windowMs ({window_ms}), got {ms}");
-        return Err(throw(&env, BudgetError::out_of_range(msg)));
-      }
-      None => {
-        let msg = "burnRateOver(ms): ms must be a number of milliseconds, got undefined";
-        return Err(throw(&env, BudgetError::invalid_type(msg)));
-      }
+    let must_be = format!("burnRateOver(ms): ms must be an integer of milliseconds from 1 to windowMs ({window_ms})");
+    let ms = match ms.get_type()? {
+      ValueType::Number => unsafe { ms.cast::<f64>() }?,
+      other => return Err(throw(&env, BudgetError::invalid_type(format!("{must_be}, got {}", type_name(other))))),
     };
-    Ok(self.handle.with_core(|core, _, _| core.burn_rate_over(span)))
+    if !(ms.fract() == 0.0 && ms >= 1.0 && ms <= window_ms as f64) {
+      return Err(throw(&env, BudgetError::out_of_range(format!("{must_be}, got {}", js_number(ms)))));
+    }
+    Ok(self.handle.with_core(|core, _, _| core.burn_rate_over(ms as i64)))
   }
 
   /// Calls `listener` each time `event` happens: a status name — called with the
   /// report when the status changes to it — or `'alert'` / `'resolve'` — called
   /// with an `AlertEvent` when an alert pair starts / stops firing. Listeners run
-  /// later on this thread's event loop, never inside `record()`.
+  /// later on this thread's event loop, never inside `record()`. Like an
+  /// interval, a tracker with listeners stays alive until `close()` or its last
+  /// `off()`, even with no other reference to it.
   #[napi(
     ts_generic_types = "E extends BudgetEvent",
     ts_args_type = "event: E, listener: BudgetListener<E>",
@@ -280,9 +287,10 @@ impl ErrorBudgetTracker {
       let table = Rc::new(RefCell::new(ListenerTable::default()));
       let sink = Sink::new(&env, Rc::clone(&table))?;
       let cleanup = SinkCleanup::register(&env, &self.handle.shared, &sink)?;
+      let pinned = Pinned::new(&env, &this.object)?;
       self.handle.add_sink(sink);
       self.handle.shared.watch();
-      self.listeners = Some(Listeners { table, _cleanup: cleanup });
+      self.listeners = Some(Listeners { table, _cleanup: cleanup, _pinned: pinned });
     }
     if let Some(l) = &self.listeners {
       l.table.borrow_mut().add(status, listener);
@@ -300,22 +308,30 @@ impl ErrorBudgetTracker {
     let (status, listener) = or_throw(&env, listener_args("off", status, listener))?;
     if let Some(l) = &self.listeners {
       l.table.borrow_mut().remove(&env, status, listener.to_unknown())?;
+      if l.table.borrow().is_empty() {
+        // The last listener gone: unpin the tracker and take its sink off.
+        self.listeners = None;
+      }
     }
     Ok(this)
   }
 
-  /// Stops the tracker: detaches it from the timer, releases its listeners,
-  /// and with `persist` stops the autosave and writes a final snapshot (throwing
-  /// `ERR_PERSIST_WRITE` if it cannot); later `record()` and `on()` throw
-  /// `ERR_TRACKER_CLOSED`. Idempotent.
+  /// Stops the tracker: detaches it from the timer, releases its listeners
+  /// (and the hold they had on it); later `record()` and `on()` throw
+  /// `ERR_TRACKER_CLOSED`. With `persist` it first writes a final snapshot: if
+  /// that fails it throws `ERR_PERSIST_WRITE` and the tracker stays open, so
+  /// that nothing is lost (fix the path and close again). Idempotent.
   #[napi]
   pub fn close(&mut self, env: Env) -> napi::Result<()> {
+    if let Some(autosave) = &self.autosave {
+      or_throw(&env, autosave.save_now())?;
+    }
     self.handle.close();
     if let Some(l) = self.listeners.take() {
       l.table.borrow_mut().clear();
     }
     if let Some(mut autosave) = self.autosave.take() {
-      or_throw(&env, autosave.stop_and_save())?;
+      autosave.stop();
     }
     Ok(())
   }
@@ -421,14 +437,5 @@ pub(crate) fn finite_ms(what: &str, ms: f64) -> CoreResult<i64> {
     Ok(ms.floor() as i64)
   } else {
     Err(BudgetError::out_of_range(format!("{what} must be a finite number of epoch ms, got {}", js_number(ms))))
-  }
-}
-
-/// A number as JavaScript prints it where Rust differs (`Infinity`, not `inf`).
-fn js_number(n: f64) -> String {
-  match n {
-    f64::INFINITY => "Infinity".into(),
-    f64::NEG_INFINITY => "-Infinity".into(),
-    n => n.to_string(),
   }
 }
