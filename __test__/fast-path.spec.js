@@ -222,13 +222,13 @@ test('recordMany counts a batch in one bucket, with one evaluation', async (t) =
 test('recordMany checks its arguments, naming them, and records nothing on error', (t) => {
   const tracker = new ErrorBudgetTracker({ clock: 'manual' })
   const cases = [
-    [[-1, 0], RangeError, 'ERR_OUT_OF_RANGE', 'recordMany(successes, failures): successes must be a non-negative integer, got -1'],
-    [[1.5, 0], RangeError, 'ERR_OUT_OF_RANGE', 'recordMany(successes, failures): successes must be a non-negative integer, got 1.5'],
-    [[2 ** 53, 0], RangeError, 'ERR_OUT_OF_RANGE', `recordMany(successes, failures): successes must be a non-negative integer, got ${2 ** 53}`],
-    [[NaN, 0], RangeError, 'ERR_OUT_OF_RANGE', 'recordMany(successes, failures): successes must be a non-negative integer, got NaN'],
-    [['1', 0], TypeError, 'ERR_INVALID_ARG_TYPE', 'recordMany(successes, failures): successes must be a non-negative integer, got string'],
-    [[1], TypeError, 'ERR_INVALID_ARG_TYPE', 'recordMany(successes, failures): failures must be a non-negative integer, got undefined'],
-    [[1, -2], RangeError, 'ERR_OUT_OF_RANGE', 'recordMany(successes, failures): failures must be a non-negative integer, got -2'],
+    [[-1, 0], RangeError, 'ERR_OUT_OF_RANGE', 'recordMany(successes, failures): successes must be an integer from 0 to 4294967295, got -1'],
+    [[1.5, 0], RangeError, 'ERR_OUT_OF_RANGE', 'recordMany(successes, failures): successes must be an integer from 0 to 4294967295, got 1.5'],
+    [[2 ** 32, 0], RangeError, 'ERR_OUT_OF_RANGE', `recordMany(successes, failures): successes must be an integer from 0 to 4294967295, got ${2 ** 32}`],
+    [[NaN, 0], RangeError, 'ERR_OUT_OF_RANGE', 'recordMany(successes, failures): successes must be an integer from 0 to 4294967295, got NaN'],
+    [['1', 0], TypeError, 'ERR_INVALID_ARG_TYPE', 'recordMany(successes, failures): successes must be an integer from 0 to 4294967295, got string'],
+    [[1], TypeError, 'ERR_INVALID_ARG_TYPE', 'recordMany(successes, failures): failures must be an integer from 0 to 4294967295, got undefined'],
+    [[1, -2], RangeError, 'ERR_OUT_OF_RANGE', 'recordMany(successes, failures): failures must be an integer from 0 to 4294967295, got -2'],
     [[1, 1, '5'], TypeError, 'ERR_INVALID_ARG_TYPE', 'recordMany(successes, failures, atMs): atMs must be a number of epoch ms, got string'],
     [[1, 1, Infinity], RangeError, 'ERR_OUT_OF_RANGE', 'recordMany(successes, failures, atMs): atMs must be a finite number of epoch ms, got Infinity'],
   ]

@@ -10,12 +10,16 @@ use napi_derive::napi;
 #[napi(string_enum)]
 #[derive(Debug, PartialEq, Eq)]
 pub enum BudgetStatus {
+  /// At least `warningThreshold` of the budget left.
   #[napi(value = "healthy")]
   Healthy,
+  /// Less than `warningThreshold` left.
   #[napi(value = "warning")]
   Warning,
+  /// Less than `criticalThreshold` left.
   #[napi(value = "critical")]
   Critical,
+  /// Nothing left.
   #[napi(value = "exhausted")]
   Exhausted,
 }
@@ -74,8 +78,10 @@ pub struct BudgetReport {
 #[napi(string_enum)]
 #[derive(Debug, PartialEq, Eq)]
 pub enum AlertSeverity {
+  /// Wake someone up.
   #[napi(value = "page")]
   Page,
+  /// Look at it in working hours.
   #[napi(value = "ticket")]
   Ticket,
 }
@@ -85,6 +91,7 @@ pub enum AlertSeverity {
 pub struct FiringAlertInfo {
   /// The pair's name from the policy.
   pub name: String,
+  /// Who the alert is for.
   pub severity: AlertSeverity,
   /// Burn rate over the long window.
   pub burn_rate_long: f64,
@@ -100,6 +107,7 @@ pub struct FiringAlertInfo {
 pub struct AlertEvent {
   /// The pair's name from the policy.
   pub name: String,
+  /// Who the alert is for.
   pub severity: AlertSeverity,
   /// Burn rate over the long window, to 2 decimals.
   pub burn_rate_long: f64,
@@ -175,9 +183,13 @@ impl BudgetReport {
 /// One pair of the alert policy in force, windows rounded to whole buckets.
 #[napi(object, object_from_js = false)]
 pub struct AlertRuleInfo {
+  /// The pair's name from the policy.
   pub name: String,
+  /// Who the alert is for.
   pub severity: AlertSeverity,
+  /// The long window in ms (whole buckets).
   pub long_window_ms: f64,
+  /// The short window in ms (whole buckets).
   pub short_window_ms: f64,
   /// Fires while both burn rates are above this.
   pub burn_rate: f64,
@@ -202,6 +214,8 @@ impl From<&AlertRule> for AlertRuleInfo {
 /// counters and rates over any window).
 #[napi(object, object_from_js = false)]
 pub struct RecordedCounts {
+  /// Successes ever recorded.
   pub successes: f64,
+  /// Failures ever recorded.
   pub failures: f64,
 }

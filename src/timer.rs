@@ -4,7 +4,7 @@
 //! tracker to now, and lets its transitions travel the usual threadsafe path.
 //! Records wake it only when they make that moment earlier.
 
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::{Arc, Once, Weak};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -23,13 +23,16 @@ struct Timer {
   wake: Condvar,
 }
 
-static TIMER: OnceLock<Timer> = OnceLock::new();
+static TIMER: Timer =
+  Timer { schedule: Mutex::new(Schedule { trackers: Vec::new(), generation: 0 }), wake: Condvar::new() };
+static STARTED: Once = Once::new();
 
+/// The timer, its thread started on first use.
 fn timer() -> &'static Timer {
-  TIMER.get_or_init(|| {
+  STARTED.call_once(|| {
     thread::Builder::new().name("captcha-budget-timer".into()).spawn(run).expect("spawn the budget timer thread");
-    Timer { schedule: Mutex::new(Schedule { trackers: Vec::new(), generation: 0 }), wake: Condvar::new() }
-  })
+  });
+  &TIMER
 }
 
 /// Starts watching `state` (idempotent per state: callers watch once).
@@ -43,20 +46,14 @@ pub fn watch(state: &Arc<TrackerState>) {
 
 /// Tells the timer a watched tracker's next change moved earlier.
 pub fn poke() {
-  if let Some(t) = TIMER.get() {
-    t.schedule.lock().generation += 1;
-    t.wake.notify_one();
+  if STARTED.is_completed() {
+    TIMER.schedule.lock().generation += 1;
+    TIMER.wake.notify_one();
   }
 }
 
 fn run() {
-  let t = loop {
-    // `run` starts inside `get_or_init`: wait until the static is set.
-    if let Some(t) = TIMER.get() {
-      break t;
-    }
-    thread::yield_now();
-  };
+  let t = &TIMER;
   loop {
     let (trackers, generation) = {
       let mut s = t.schedule.lock();

@@ -111,7 +111,8 @@ impl ErrorBudgetTracker {
   /// ms, as for `record()`) or now. Status and alerts are evaluated once, after
   /// the whole batch, so a batch causes at most one status change. Bad input
   /// throws before anything is recorded: a `TypeError` for a non-number, a
-  /// `RangeError` for a negative, fractional or unsafe integer, naming the argument.
+  /// `RangeError` for a negative or fractional count or one above 2³² − 1,
+  /// naming the argument.
   #[napi(ts_args_type = "successes: number, failures: number, atMs?: number")]
   pub fn record_many(
     &self,
@@ -400,18 +401,19 @@ pub(crate) fn record_js(env: &Env, state: &Handle, success: Unknown, at_ms: Opti
 
 /// A count argument: a non-negative safe integer.
 fn count(what: &str, v: Unknown) -> CoreResult<u64> {
+  // Capped per batch so that no run of batches can overflow the 64-bit counters.
+  const MAX_BATCH: f64 = u32::MAX as f64;
+  let must_be = "must be an integer from 0 to 4294967295";
   match v.get_type() {
     Ok(ValueType::Number) => {
       let n = unsafe { v.cast::<f64>() }.map_err(|e| BudgetError::invalid_type(e.reason))?;
-      if n >= 0.0 && n.fract() == 0.0 && n <= MAX_SAFE_INTEGER as f64 {
+      if n >= 0.0 && n.fract() == 0.0 && n <= MAX_BATCH {
         Ok(n as u64)
       } else {
-        Err(BudgetError::out_of_range(format!("{what} must be a non-negative integer, got {}", js_number(n))))
+        Err(BudgetError::out_of_range(format!("{what} {must_be}, got {}", js_number(n))))
       }
     }
-    Ok(other) => {
-      Err(BudgetError::invalid_type(format!("{what} must be a non-negative integer, got {}", type_name(other))))
-    }
+    Ok(other) => Err(BudgetError::invalid_type(format!("{what} {must_be}, got {}", type_name(other)))),
     Err(e) => Err(BudgetError::invalid_type(e.reason)),
   }
 }

@@ -36,9 +36,13 @@ pub const DEFAULT_ALERT_MIN_EVENTS: u64 = 10;
 /// One long/short window pair and its burn-rate threshold, as configured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AlertRule {
+  /// Unique within a policy; reported in alert events.
   pub name: String,
+  /// Who the alert is for.
   pub severity: Severity,
+  /// The long window, ms (whole buckets once validated).
   pub long_window_ms: i64,
+  /// The short window, ms (whole buckets once validated).
   pub short_window_ms: i64,
   /// Fires while both burn rates are strictly above this.
   pub burn_rate: f64,

@@ -6,9 +6,13 @@ use crate::config::Config;
 /// The four budget states, from best to worst.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Status {
+  /// At least `warning_threshold` of the budget left.
   Healthy,
+  /// Less than `warning_threshold` left.
   Warning,
+  /// Less than `critical_threshold` left.
   Critical,
+  /// Nothing left.
   Exhausted,
 }
 
@@ -40,7 +44,9 @@ impl Status {
 /// Success and failure counts over some span of time.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {
+  /// Successful events.
   pub successes: u64,
+  /// Failed events.
   pub failures: u64,
 }
 
@@ -54,6 +60,7 @@ impl Counts {
 /// The unrounded budget figures of a window.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Budget {
+  /// The counts the figures come from.
   pub counts: Counts,
   /// successes / total; 1 with no events.
   pub current_rate: f64,
@@ -65,6 +72,7 @@ pub struct Budget {
   pub remaining_fraction: f64,
   /// failures / budgetTotal; 0 with no events, no allowed failures, or below `minEvents`.
   pub burn_rate: f64,
+  /// The status these figures give.
   pub status: Status,
 }
 

@@ -18,8 +18,11 @@ pub enum ErrorKind {
 /// An error with a stable `code` and a message naming the field and what is allowed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BudgetError {
+  /// Which JS error class it becomes.
   pub kind: ErrorKind,
+  /// A stable code (`ERR_…`), set as the JS error's `code`.
   pub code: &'static str,
+  /// Names the field and what is allowed.
   pub message: String,
 }
 

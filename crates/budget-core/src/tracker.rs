@@ -16,11 +16,15 @@ pub use snapshot::Snapshot;
 /// The report of a tracker at one moment, rounded as the reference rounds it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
+  /// The status at the moment of the report.
   pub status: Status,
   /// successes / total to 4 decimals.
   pub current_rate: f64,
+  /// Events in the window.
   pub total: u64,
+  /// Successes in the window.
   pub successes: u64,
+  /// Failures in the window.
   pub failures: u64,
   /// remainingFraction × 100 to 1 decimal.
   pub budget_remaining_pct: f64,
@@ -41,18 +45,26 @@ pub struct Report {
 /// A status change and the report at the moment it happened.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Transition {
+  /// The status before.
   pub from: Status,
+  /// The status after.
   pub to: Status,
+  /// The report at the moment of the change.
   pub report: Report,
 }
 
 /// A firing alert pair and its burn rates (to 2 decimals) at one moment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FiringAlert {
+  /// The pair's name.
   pub name: String,
+  /// Who the alert is for.
   pub severity: Severity,
+  /// Burn rate over the long window, to 2 decimals.
   pub burn_rate_long: f64,
+  /// Burn rate over the short window, to 2 decimals.
   pub burn_rate_short: f64,
+  /// The pair's threshold.
   pub threshold: f64,
 }
 
@@ -210,11 +222,6 @@ impl Tracker {
   /// Every event ever recorded (in the window, aged out or dropped).
   pub fn recorded(&self) -> Counts {
     self.recorded
-  }
-
-  /// Bytes of bucket storage.
-  pub fn bucket_bytes(&self) -> usize {
-    self.window.bucket_bytes()
   }
 
   /// Moves time to `now_ms`, stopping at every instant a non-empty bucket

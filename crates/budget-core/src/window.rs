@@ -111,21 +111,6 @@ impl Window {
     self.now_ms
   }
 
-  /// Bucket width in milliseconds.
-  pub fn resolution_ms(&self) -> i64 {
-    self.resolution_ms
-  }
-
-  /// Window length in milliseconds.
-  pub fn window_ms(&self) -> i64 {
-    self.spans[0].span_ms
-  }
-
-  /// Bytes of bucket storage.
-  pub fn bucket_bytes(&self) -> usize {
-    self.successes.len() * 2 * std::mem::size_of::<u64>()
-  }
-
   fn bucket_of(&self, t: i64) -> i64 {
     t.div_euclid(self.resolution_ms)
   }
