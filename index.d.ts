@@ -1,6 +1,22 @@
 // Types of the package entry (index.js): the native addon's, generated from the
-// Rust doc comments into native.d.ts, plus those of the JavaScript parts.
-export * from './native'
+// Rust doc comments into native.d.ts, plus those of the JavaScript parts. The
+// addon's are listed one by one: the loader exports more than index.js does
+// (`__napiBindingTarget`), and these types must match what index.js exports.
+export { ErrorBudgetTracker } from './native'
+export type {
+  AlertEvent,
+  AlertRuleConfig,
+  AlertRuleInfo,
+  AlertSeverity,
+  BudgetEvent,
+  BudgetListener,
+  BudgetReport,
+  BudgetStatus,
+  FiringAlertInfo,
+  PersistConfig,
+  RecordedCounts,
+  TrackerConfig,
+} from './native'
 import type { PersistConfig, TrackerConfig } from './native'
 
 /** Options of `ErrorBudgetTracker.restore()`: the config itself comes from the snapshot. */
@@ -19,13 +35,13 @@ declare module './native' {
      * Rebuilds a tracker from `snapshot()` JSON, aged to now. A corrupt, truncated,
      * wrong-version or inconsistent snapshot throws `ERR_SNAPSHOT_INVALID`.
      */
-    function restore(json: string, options?: RestoreOptions): ErrorBudgetTracker
+    function restore(json: string, options?: RestoreOptions | null): ErrorBudgetTracker
     /**
      * A handle on the process-wide tracker `name`, shared by every worker thread:
      * created with `config` on first use; without `config`, attaches. A config that
      * differs from the existing tracker's throws a RangeError naming the fields.
      */
-    function shared(name: string, config?: Omit<TrackerConfig, 'shared' | 'persist' | 'snapshot' | 'now'>): ErrorBudgetTracker
+    function shared(name: string, config?: Omit<TrackerConfig, 'shared' | 'persist' | 'snapshot' | 'now'> | null): ErrorBudgetTracker
   }
 }
 
@@ -103,11 +119,11 @@ export declare class SolveError extends Error {
   constructor(
     code: string,
     message: string,
-    details: { stage: 'submit' | 'result'; taskId?: string | null; httpStatus?: number | null; cause?: unknown },
+    details?: { stage: 'submit' | 'result'; taskId?: string | null; httpStatus?: number | null; cause?: unknown },
   )
   readonly code: string
-  /** `'submit'` (in.php) or `'result'` (res.php). */
-  readonly stage: 'submit' | 'result'
+  /** `'submit'` (in.php) or `'result'` (res.php); undefined only when built without `details` (never by the solver). */
+  readonly stage: 'submit' | 'result' | undefined
   /** The task id once in.php gave one, else null. */
   readonly taskId: string | null
   /** The HTTP status of the answer; null when none came. */

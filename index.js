@@ -23,37 +23,54 @@ Object.defineProperty(native.ErrorBudgetTracker.prototype, 'metrics', {
 
 exports.ErrorBudgetTracker = native.ErrorBudgetTracker
 
+/** The options `restore()` takes; the config itself comes from the snapshot. */
+const RESTORE_OPTIONS = ['clock', 'now', 'persist']
+
 /**
  * Rebuilds a tracker from `snapshot()` JSON, aged to now: its config comes from
- * the snapshot; `options` may set `clock`, `now` (manual clock) and `persist`.
- * A corrupt, truncated, wrong-version or inconsistent snapshot throws
- * `ERR_SNAPSHOT_INVALID` and creates nothing.
+ * the snapshot; `options` (undefined or null for none) may set `clock`, `now`
+ * (manual clock) and `persist`. A corrupt, truncated, wrong-version or
+ * inconsistent snapshot throws `ERR_SNAPSHOT_INVALID` and creates nothing.
  */
-native.ErrorBudgetTracker.restore = function restore(json, options = {}) {
-  if (typeof json !== 'string') {
-    throw Object.assign(new TypeError(`restore(json): json must be a string, got ${typeof json}`), { code: 'ERR_INVALID_ARG_TYPE' })
+native.ErrorBudgetTracker.restore = function restore(json, options) {
+  if (typeof json !== 'string') throw errors.invalidArgType(`restore(json): json must be a string, got ${errors.describe(json)}`)
+  if (options != null && (typeof options !== 'object' || Array.isArray(options))) {
+    throw errors.invalidArgType(`restore(json, options): options must be an object, got ${errors.describe(options)}`)
   }
-  if (options === null || typeof options !== 'object') {
-    throw Object.assign(new TypeError('restore(json, options): options must be an object'), { code: 'ERR_INVALID_ARG_TYPE' })
+  // The keys are checked here: the constructor would blame config keys the caller never wrote
+  // ("config.windowMs cannot be given with config.snapshot").
+  for (const key of Object.keys(options ?? {})) {
+    if (!RESTORE_OPTIONS.includes(key)) {
+      throw errors.invalidArgType(
+        `restore(json, options): options.${key} is not an option of restore (the config comes from the snapshot); known options: ${RESTORE_OPTIONS.join(', ')}`,
+      )
+    }
   }
-  return new native.ErrorBudgetTracker({ ...options, snapshot: json })
+  try {
+    return new native.ErrorBudgetTracker({ ...options, snapshot: json })
+  } catch (err) {
+    // The constructor's checks of these values name them config.<key>: the caller wrote options.<key>.
+    if (!/\bconfig\.(clock|now|persist)\b/.test(err?.message) || (err.code !== 'ERR_INVALID_ARG_TYPE' && err.code !== 'ERR_OUT_OF_RANGE')) throw err
+    const worded = new err.constructor(`restore(json, options): ${err.message.replace(/\bconfig\.(clock|now|persist)\b/g, 'options.$1')}`)
+    worded.code = err.code
+    throw worded
+  }
 }
 
 /**
  * A handle on the process-wide tracker called `name`, created with `config` on
  * first use; the same name is the same window in every worker thread. Without
- * `config` it attaches to the existing tracker (or creates one with the
- * defaults); with a config that differs from the existing one's it throws a
- * RangeError naming the fields. The tracker lives while one of its handles is
- * open and not collected.
+ * `config` (undefined or null) it attaches to the existing tracker, or creates
+ * one with the defaults; with a config that differs from the existing one's it
+ * throws a RangeError naming the fields. The tracker lives while one of its
+ * handles is open and not collected.
  */
 native.ErrorBudgetTracker.shared = function shared(name, config) {
   if (typeof name !== 'string' || name === '') {
-    const got = typeof name === 'string' ? "''" : typeof name
-    throw Object.assign(new TypeError(`shared(name): name must be a non-empty string, got ${got}`), { code: 'ERR_INVALID_ARG_TYPE' })
+    throw errors.invalidArgType(`shared(name): name must be a non-empty string, got ${name === '' ? "''" : errors.describe(name)}`)
   }
-  if (config !== undefined && (config === null || typeof config !== 'object')) {
-    throw Object.assign(new TypeError('shared(name, config): config must be an object'), { code: 'ERR_INVALID_ARG_TYPE' })
+  if (config != null && (typeof config !== 'object' || Array.isArray(config))) {
+    throw errors.invalidArgType(`shared(name, config): config must be an object, got ${errors.describe(config)}`)
   }
   return new native.ErrorBudgetTracker({ ...config, shared: name })
 }

@@ -122,20 +122,24 @@ const badInput = [
   [['--name', 'x', '--window', '30d'], '--target is required'],
   [['--name', 'x', '--target', '0.95'], '--window is required'],
   [['--name', '', '--target', '0.95', '--window', '30d'], '--name must not be empty'],
-  [['--name', 'x', '--target', '1', '--window', '30d'], "--target must be a number in (0, 1) such as 0.95 (a 100% target has no budget), got '1'"],
-  [['--name', 'x', '--target', '95%', '--window', '30d'], "--target must be a number in (0, 1) such as 0.95 (a 100% target has no budget), got '95%'"],
+  // --target reads as in `replay` (lib/cli-values.js): a rate in (0, 1]; the rules refuse 1 on top.
+  [['--name', 'x', '--target', '1', '--window', '30d'], "--target must be below 1 for rules: a 100% target leaves no error budget to burn, got '1'"],
+  [['--name', 'x', '--target', '100%', '--window', '30d'], "--target must be below 1 for rules: a 100% target leaves no error budget to burn, got '100%'"],
+  [['--name', 'x', '--target', '1.5', '--window', '30d'], "--target must be a rate in (0, 1] such as 0.95 or 95%, got '1.5'"],
+  [['--name', 'x', '--target', '95', '--window', '30d'], "--target must be a rate in (0, 1] such as 0.95 or 95%, got '95'"],
+  [['--name', 'x', '--target', '9.5e-1', '--window', '30d'], "--target must be a rate in (0, 1] such as 0.95 or 95%, got '9.5e-1'"],
   [['--name', 'x', '--target', '0.95', '--window', '30x'], "--window must be a duration like 30d, 24h, 90m or 1h30m (units w, d, h, m, s, ms), got '30x'"],
   [['--name', 'x', '--target', '0.95', '--window', '0s'], "--window must be a duration like 30d, 24h, 90m or 1h30m (units w, d, h, m, s, ms), got '0s'"],
   [['--name', 'x', '--target', '0.95', '--window', '30d', '--min-events', '-1'], "--min-events must be a non-negative integer, got '-1'"],
   [['--name', 'x', '--target', '0.95', '--window', '30d', '--alerts', '[{'], '--alerts: not valid JSON: '],
   [['--name', 'x', '--target', '0.95', '--window', '30d', '--alerts', '/nonexistent/alerts.json'],
-    "--alerts: neither inline JSON (starting with '[') nor a readable file: ENOENT"],
-  // The tracker's own checks, word for word.
+    "--alerts: not 'default', 'none', inline JSON (starting with '[') or a readable file: ENOENT"],
+  // The tracker's own checks, with the field named as in prometheusRules(slo).
   [['--name', 'x', '--target', '0.95', '--window', '30d', '--alerts',
     '[{"name":"x","severity":"page","longWindowMs":3600000,"shortWindowMs":300000,"burnRate":20}]'],
-    "invalid SLO: alerts['x'].burnRate must be in (0, 20): a 95% SLO burns at most 20× (every event failing), got 20"],
-  [['--name', 'x', '--target', '0.95', '--window', '30d', '--alerts', '[{"name":"x"}]'], 'invalid SLO: config.alerts[0].severity is required'],
-  [['--name', 'x', '--target', '0.95', '--window', '1h', '--resolution', '2h'], 'invalid SLO: '],
+    "invalid SLO: slo.alerts['x'].burnRate must be in (0, 20): a 95% SLO burns at most 20× (every event failing), got 20"],
+  [['--name', 'x', '--target', '0.95', '--window', '30d', '--alerts', '[{"name":"x"}]'], 'invalid SLO: slo.alerts[0].severity is required'],
+  [['--name', 'x', '--target', '0.95', '--window', '1h', '--resolution', '2h'], 'invalid SLO: slo.resolutionMs (7200000) must not exceed windowMs (3600000)'],
 ]
 for (const [args, message] of badInput) {
   test(`bad input exits 2: ${args.join(' ').slice(0, 70)}`, async (t) => {
@@ -143,6 +147,43 @@ for (const [args, message] of badInput) {
     t.is(out.code, 2)
     t.is(out.stdout, '')
     t.true(out.stderr.startsWith(`captcha-budget rules: ${message}`), out.stderr)
+  })
+}
+
+test("--target 95% is 0.95, as in replay; --alerts 'none' and 'default' as in replay", async (t) => {
+  const percent = await cli(['rules', '--name', 'turnstile', '--target', '95%', '--window', '30d'])
+  t.is(percent.code, 0, percent.stderr)
+  t.is(percent.stdout, prometheusRules(SLO))
+  const none = await cli([...SLO_ARGS, '--alerts', 'none'])
+  t.is(none.code, 0, none.stderr)
+  t.is(none.stdout, prometheusRules({ ...SLO, alerts: [] }))
+  t.notRegex(none.stdout, /alert:/)
+  const byDefault = await cli([...SLO_ARGS, '--alerts', 'default'])
+  t.is(byDefault.stdout, prometheusRules(SLO))
+  t.regex(byDefault.stdout, /alert: CaptchaBudgetFastBurn$/m)
+})
+
+// prometheusRules(slo) checks slo itself: a typo must not drop a guard from the
+// rules without a word, and messages name slo's fields, not the tracker config's.
+const badSlo = [
+  [null, TypeError, 'prometheusRules(slo): slo must be an object, got null'],
+  [{ ...SLO, minEvent: 100 }, TypeError,
+    "prometheusRules(slo): unknown key 'minEvent' in slo; known keys: name, targetRate, windowMs, alerts, minEvents, resolutionMs"],
+  [{ targetRate: 0.95, windowMs: DAY }, TypeError, 'prometheusRules(slo): slo.name must be a non-empty string without control characters, got undefined'],
+  [{ name: 'x', windowMs: DAY }, TypeError, 'prometheusRules(slo): slo.targetRate is required'],
+  [{ name: 'x', targetRate: 0.95 }, TypeError, 'prometheusRules(slo): slo.windowMs is required'],
+  [{ ...SLO, targetRate: '0.95' }, TypeError, 'prometheusRules(slo): slo.targetRate must be a number, got string'],
+  [{ ...SLO, targetRate: 1 }, RangeError,
+    'prometheusRules(slo): slo.targetRate must be in (0, 1) for rules (a 100% target leaves no error budget to burn), got 1'],
+  [{ ...SLO, windowMs: 0 }, RangeError, 'prometheusRules(slo): slo.windowMs must be a positive integer of milliseconds, got 0'],
+  [{ ...SLO, minEvents: -1 }, RangeError, 'prometheusRules(slo): slo.minEvents must be a non-negative integer, got -1'],
+  [{ ...SLO, alerts: {} }, TypeError, 'prometheusRules(slo): slo.alerts must be an array, got object'],
+  [{ ...SLO, alerts: [{ name: 'x' }] }, TypeError, 'prometheusRules(slo): slo.alerts[0].severity is required'],
+]
+for (const [slo, errorClass, message] of badSlo) {
+  test(`prometheusRules refuses: ${message.slice(22, 90)}`, (t) => {
+    const err = t.throws(() => prometheusRules(slo), { instanceOf: errorClass, message })
+    t.is(err.code, errorClass === TypeError ? 'ERR_INVALID_ARG_TYPE' : 'ERR_OUT_OF_RANGE')
   })
 }
 

@@ -118,10 +118,23 @@ test('the shared tracker lives until its last handle closes; closing one handle 
 
 test('shared() checks its arguments and refuses persist and snapshot', (t) => {
   t.throws(() => ErrorBudgetTracker.shared(''), { instanceOf: TypeError, message: "shared(name): name must be a non-empty string, got ''" })
-  t.throws(() => ErrorBudgetTracker.shared(5), { instanceOf: TypeError })
-  t.throws(() => ErrorBudgetTracker.shared('x', 0.9), { instanceOf: TypeError, message: 'shared(name, config): config must be an object' })
+  t.throws(() => ErrorBudgetTracker.shared(5), { instanceOf: TypeError, message: 'shared(name): name must be a non-empty string, got number' })
+  t.throws(() => ErrorBudgetTracker.shared('x', 0.9), { instanceOf: TypeError, message: 'shared(name, config): config must be an object, got number' })
+  t.throws(() => ErrorBudgetTracker.shared('x', []), { instanceOf: TypeError, message: 'shared(name, config): config must be an object, got array' })
   t.throws(() => ErrorBudgetTracker.shared(uniqueName('p'), { persist: { path: 'x.json' } }), { instanceOf: TypeError, message: /config.persist cannot be given to a shared tracker/ })
   t.throws(() => ErrorBudgetTracker.shared(uniqueName('c'), { targetRat: 1 }), { instanceOf: TypeError, message: /unknown config key 'targetRat'/ })
+})
+
+test('shared(name, null) is shared(name): attaches, or creates with the defaults', (t) => {
+  const name = uniqueName('null')
+  const created = ErrorBudgetTracker.shared(name, null)
+  t.deepEqual([created.report().sloTarget, created.alertPolicy[0].longWindowMs], [0.95, 4980]) // the defaults: 95 %, 1 h
+  const other = uniqueName('null-attach')
+  const first = ErrorBudgetTracker.shared(other, { targetRate: 0.9, clock: 'manual' })
+  const attached = ErrorBudgetTracker.shared(other, null)
+  attached.record(false, 0)
+  t.deepEqual([first.failures, attached.report().sloTarget], [1, 0.9])
+  for (const h of [created, first, attached]) h.close()
 })
 
 function runNode(args, env = {}) {

@@ -13,6 +13,10 @@ program
   .description('SLO error budgets for CAPTCHA-solve workers')
   .version(version)
   .showHelpAfterError()
+  // No command, an unknown command or option: a usage error, exit 2 as every
+  // subcommand does for bad input (commander's own code is 1). --help and
+  // --version still exit 0. Subcommands inherit this; each also sets its own.
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
 
 const commandsDir = path.join(__dirname, '..', 'lib', 'cli')
 for (const file of fs.readdirSync(commandsDir).filter((f) => f.endsWith('.js')).sort()) {

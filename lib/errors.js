@@ -48,7 +48,7 @@ class SolveError extends Error {
   /**
    * @param {string} code
    * @param {string} message
-   * @param {{ stage: 'submit' | 'result', taskId?: string | null, httpStatus?: number | null, cause?: unknown }} details
+   * @param {{ stage: 'submit' | 'result', taskId?: string | null, httpStatus?: number | null, cause?: unknown }} [details]
    */
   constructor(code, message, { stage, taskId = null, httpStatus = null, cause } = {}) {
     super(message, cause === undefined ? undefined : { cause })
@@ -84,6 +84,13 @@ function outOfRange(message) {
   return err
 }
 
+/** An Error with code ERR_INVALID_ARG_VALUE: each value valid, their combination not (e.g. two sources with the same labels). */
+function invalidArgValue(message) {
+  const err = new Error(message)
+  err.code = 'ERR_INVALID_ARG_VALUE'
+  return err
+}
+
 /**
  * Checks that `options` is undefined or a plain object with only `known` keys;
  * returns it (or `{}`). `where` names the argument in the message.
@@ -116,6 +123,7 @@ module.exports = {
   describe,
   invalidArgType,
   outOfRange,
+  invalidArgValue,
   checkOptionsObject,
   integerOption,
 }

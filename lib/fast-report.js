@@ -7,13 +7,19 @@
 
 /** The registered symbol each tracker's native report filler is stored under. */
 const REPORT_INTO = Symbol.for('captcha-error-budget.reportInto')
-const STATUSES = ['healthy', 'warning', 'critical', 'exhausted']
+/**
+ * The statuses, in the order of the native status index (`write_report` in
+ * src/fast_path.rs): the one list the JavaScript parts use.
+ */
+const STATUSES = Object.freeze(['healthy', 'warning', 'critical', 'exhausted'])
 const HEAD = 15
 
 // One buffer per module instance (one per thread): reports are built one at a
-// time on a thread; grown when a report has more firing alerts than fit.
+// time on a thread. A report holds at most every pair of its tracker's policy,
+// so the buffer is grown to that size when a tracker is first seen, before
+// filling: one report is one native call, one reading of the clock.
 let buffer = new Float64Array(HEAD + 3 * 8)
-// The alert policy of each tracker, read once (it never changes).
+// The alert policy of each tracker, read once (it never changes after construction).
 const policies = new WeakMap()
 
 function policyOf(tracker) {
@@ -21,12 +27,12 @@ function policyOf(tracker) {
   if (policy === undefined) {
     policy = tracker.alertPolicy
     policies.set(tracker, policy)
+    if (HEAD + 3 * policy.length > buffer.length) buffer = new Float64Array(HEAD + 3 * policy.length)
   }
   return policy
 }
 
-function firingAlerts(tracker, b, count) {
-  const policy = policyOf(tracker)
+function firingAlerts(policy, b, count) {
   const alerts = []
   for (let i = 0; i < count; i++) {
     const at = HEAD + 3 * i
@@ -47,12 +53,10 @@ function installFastReport(Tracker) {
   function report() {
     const fill = this[REPORT_INTO]
     if (typeof fill !== 'function') return nativeReport.call(this)
-    const needed = fill(buffer)
-    if (needed > buffer.length) {
-      buffer = new Float64Array(needed * 2)
-      fill(buffer)
-    }
+    const policy = policyOf(this)
     const b = buffer
+    // Never larger than the buffer (sized from the policy above); if it were, the native report.
+    if (fill(b) > b.length) return nativeReport.call(this)
     const firing = b[14]
     return {
       status: STATUSES[b[0]],
@@ -67,7 +71,7 @@ function installFastReport(Tracker) {
       budgetRemaining: b[9],
       dropped: b[10],
       at: b[11],
-      alerts: firing === 0 ? [] : firingAlerts(this, b, firing),
+      alerts: firing === 0 ? [] : firingAlerts(policy, b, firing),
       insufficientData: b[12] === 1,
       exhaustsInMs: Number.isNaN(b[13]) ? null : b[13],
     }
@@ -76,4 +80,4 @@ function installFastReport(Tracker) {
   Object.defineProperty(Tracker.prototype, 'report', { ...descriptor, value: report })
 }
 
-module.exports = { installFastReport, REPORT_INTO }
+module.exports = { installFastReport, REPORT_INTO, STATUSES }

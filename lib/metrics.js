@@ -6,24 +6,16 @@
 // the window) so that Prometheus can take increase() over any window; the gauges
 // repeat what the tracker itself sees in its window.
 const { ErrorBudgetTracker } = require('../native.js')
+const { describe, invalidArgType, invalidArgValue } = require('./errors')
+const { promDuration } = require('./duration')
+const { STATUSES } = require('./fast-report')
 
 /** Content-Type of the text exposition format produced by `metrics()`. */
 const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
 
-const STATUSES = ['healthy', 'warning', 'critical', 'exhausted']
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/
 // Labels the series set themselves: a user label of the same name would clash.
 const RESERVED_LABELS = ['name', 'outcome', 'window', 'status', 'alert', 'severity', 'job', 'instance']
-
-/**
- * A duration in ms the way Prometheus writes it: the largest unit that divides
- * it exactly (30d, 144m, 4980ms), so rule names and `window` labels agree.
- */
-function formatDuration(ms) {
-  const units = [['w', 604_800_000], ['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]]
-  for (const [unit, size] of units) if (ms % size === 0) return `${ms / size}${unit}`
-  return `${ms}ms`
-}
 
 // One snapshot of a tracker, read in one synchronous sequence (on a real clock,
 // the reads are microseconds apart; on a manual clock they are one instant).
@@ -37,7 +29,7 @@ function snapshot(tracker) {
     report,
     remainingFraction: tracker.remainingFraction,
     burnRate: tracker.burnRate,
-    windowBurn: windows.map((ms) => [formatDuration(ms), tracker.burnRateOver(ms)]),
+    windowBurn: windows.map((ms) => [promDuration(ms), tracker.burnRateOver(ms)]),
     alerts: policy.map((r) => [r.name, r.severity, firing.has(r.name) ? 1 : 0]),
   }
 }
@@ -117,18 +109,6 @@ const FAMILIES = [
   },
 ]
 
-function invalidType(message) {
-  return Object.assign(new TypeError(message), { code: 'ERR_INVALID_ARG_TYPE' })
-}
-
-function invalidValue(message) {
-  return Object.assign(new Error(message), { code: 'ERR_INVALID_ARG_VALUE' })
-}
-
-function typeName(v) {
-  return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v
-}
-
 /**
  * Checks `{ tracker, name?, labels? }` — or `{ name?, labels? }` when the
  * tracker comes apart, as `[tracker, trackerWhere]` — and returns
@@ -137,29 +117,29 @@ function typeName(v) {
  */
 function checkSource(source, where, [given, trackerWhere] = []) {
   if (typeof source !== 'object' || source === null || Array.isArray(source)) {
-    throw invalidType(`${where} must be an object, got ${typeName(source)}`)
+    throw invalidArgType(`${where} must be an object, got ${describe(source)}`)
   }
   const keys = trackerWhere ? ['name', 'labels'] : ['tracker', 'name', 'labels']
   const unknown = Object.keys(source).filter((k) => !keys.includes(k))
-  if (unknown.length) throw invalidType(`unknown key '${unknown[0]}' in ${where}; known keys: ${keys.join(', ')}`)
+  if (unknown.length) throw invalidArgType(`unknown key '${unknown[0]}' in ${where}; known keys: ${keys.join(', ')}`)
   const { name = 'default', labels = {} } = source
   const tracker = trackerWhere ? given : source.tracker
   if (!(tracker instanceof ErrorBudgetTracker)) {
     trackerWhere = trackerWhere || `${where}.tracker`
-    throw invalidType(`${trackerWhere} must be an ErrorBudgetTracker, got ${typeName(tracker)}`)
+    throw invalidArgType(`${trackerWhere} must be an ErrorBudgetTracker, got ${describe(tracker)}`)
   }
-  if (typeof name !== 'string' || name === '') throw invalidType(`${where}.name must be a non-empty string, got ${typeName(name)}`)
+  if (typeof name !== 'string' || name === '') throw invalidArgType(`${where}.name must be a non-empty string, got ${describe(name)}`)
   if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) {
-    throw invalidType(`${where}.labels must be an object of strings, got ${typeName(labels)}`)
+    throw invalidArgType(`${where}.labels must be an object of strings, got ${describe(labels)}`)
   }
   for (const [key, value] of Object.entries(labels)) {
     if (!LABEL_NAME.test(key) || key.startsWith('__')) {
-      throw invalidType(`${where}.labels: '${key}' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)`)
+      throw invalidArgType(`${where}.labels: '${key}' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)`)
     }
     if (RESERVED_LABELS.includes(key)) {
-      throw invalidType(`${where}.labels: '${key}' is reserved (${RESERVED_LABELS.join(', ')})`)
+      throw invalidArgType(`${where}.labels: '${key}' is reserved (${RESERVED_LABELS.join(', ')})`)
     }
-    if (typeof value !== 'string') throw invalidType(`${where}.labels.${key} must be a string, got ${typeName(value)}`)
+    if (typeof value !== 'string') throw invalidArgType(`${where}.labels.${key} must be a string, got ${describe(value)}`)
   }
   const userLabels = Object.keys(labels).sort()
   return { tracker, labels: { name, ...Object.fromEntries(userLabels.map((k) => [k, labels[k]])) } }
@@ -181,7 +161,7 @@ function checkSources(sources, where) {
   return sources.map((source, i) => {
     const checked = checkSource(source, `${where}[${i}]`)
     const key = JSON.stringify(checked.labels)
-    if (seen.has(key)) throw invalidValue(`${where}[${i}]: another tracker already has the labels ${key}; give each a distinct name`)
+    if (seen.has(key)) throw invalidArgValue(`${where}[${i}]: another tracker already has the labels ${key}; give each a distinct name`)
     seen.add(key)
     return checked
   })
@@ -195,7 +175,7 @@ function checkSources(sources, where) {
  * @returns {string}
  */
 function renderMetrics(sources) {
-  if (!Array.isArray(sources)) throw invalidType(`renderMetrics(sources): sources must be an array, got ${typeName(sources)}`)
+  if (!Array.isArray(sources)) throw invalidArgType(`renderMetrics(sources): sources must be an array, got ${describe(sources)}`)
   return render(checkSources(sources, 'renderMetrics(sources): sources'))
 }
 
@@ -268,8 +248,8 @@ function cachedSnapshot(entry, family) {
  */
 function registerMetrics(tracker, registry, options = {}) {
   if (typeof registry !== 'object' || registry === null || typeof registry.registerMetric !== 'function') {
-    throw invalidType(
-      `registerMetrics(tracker, registry): registry must be a prom-client Registry (new Registry(), or register for the global one), got ${typeName(registry)}`,
+    throw invalidArgType(
+      `registerMetrics(tracker, registry): registry must be a prom-client Registry (new Registry(), or register for the global one), got ${describe(registry)}`,
     )
   }
   const entry = checkSource(options, 'registerMetrics(tracker, registry, options): options', [
@@ -281,10 +261,10 @@ function registerMetrics(tracker, registry, options = {}) {
   if (state) {
     const key = JSON.stringify(entry.labels)
     if (state.entries.some((e) => JSON.stringify(e.labels) === key)) {
-      throw invalidValue(`registerMetrics: a tracker with the labels ${key} is already registered in this registry`)
+      throw invalidArgValue(`registerMetrics: a tracker with the labels ${key} is already registered in this registry`)
     }
     if (JSON.stringify(state.userLabels) !== JSON.stringify(userLabels)) {
-      throw invalidValue(
+      throw invalidArgValue(
         `registerMetrics: trackers in one registry need the same label names; registered: [${state.userLabels}], given: [${userLabels}]`,
       )
     }
@@ -315,25 +295,25 @@ function registerMetrics(tracker, registry, options = {}) {
 // One prom-client metric per family, reading every tracker of `state` at collect().
 function addFamilies(client, registry, state) {
   for (const family of FAMILIES) {
-      const Metric = family.type === 'counter' ? client.Counter : client.Gauge
-      new Metric({
-        name: family.name,
-        help: family.help,
-        labelNames: ['name', ...state.userLabels, ...family.labels],
-        registers: [registry],
-        collect() {
-          this.reset()
-          for (const e of state.entries) {
-            for (const [values, value] of family.samples(cachedSnapshot(e, family))) {
-              const labels = { ...e.labels, ...Object.fromEntries(family.labels.map((l, j) => [l, values[j]])) }
-              if (family.type === 'counter') this.inc(labels, value)
-              else this.set(labels, value)
-            }
+    const Metric = family.type === 'counter' ? client.Counter : client.Gauge
+    new Metric({
+      name: family.name,
+      help: family.help,
+      labelNames: ['name', ...state.userLabels, ...family.labels],
+      registers: [registry],
+      collect() {
+        this.reset()
+        for (const e of state.entries) {
+          for (const [values, value] of family.samples(cachedSnapshot(e, family))) {
+            const labels = { ...e.labels, ...Object.fromEntries(family.labels.map((l, j) => [l, values[j]])) }
+            if (family.type === 'counter') this.inc(labels, value)
+            else this.set(labels, value)
           }
-        },
-      })
-      state.names.push(family.name)
+        }
+      },
+    })
+    state.names.push(family.name)
   }
 }
 
-module.exports = { METRICS_CONTENT_TYPE, FAMILIES, formatDuration, metrics, renderMetrics, registerMetrics }
+module.exports = { METRICS_CONTENT_TYPE, metrics, renderMetrics, registerMetrics }

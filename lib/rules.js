@@ -6,17 +6,17 @@ const YAML = require('yaml')
 // error ratios per window, burn rates, remaining budget, then one multiwindow
 // burn-rate alert per pair of the policy.
 const { ErrorBudgetTracker } = require('../native.js')
-const { formatDuration } = require('./metrics.js')
-const { parseDuration } = require('./duration.js')
+const { describe, invalidArgType, outOfRange } = require('./errors')
+const { promDuration, approxDuration, threeDigits } = require('./duration')
 
-const COUNTER = 'captcha_budget_solves_total'
-function rangeError(message) {
-  return Object.assign(new RangeError(message), { code: 'ERR_OUT_OF_RANGE' })
-}
+/** The fields of `slo`: the `name` label and the tracker config fields the rules depend on. */
+const SLO_KEYS = ['name', 'targetRate', 'windowMs', 'alerts', 'minEvents', 'resolutionMs']
+/** What every message about `slo` starts with (the CLI strips it: its own flags name the field). */
+const WHERE = 'prometheusRules(slo): '
 
-// The PromQL selector of the SLO's counter: its name label, and an outcome.
+// The PromQL selector of the SLO's counter (lib/metrics.js): its name label, and an outcome.
 function selector(name, outcome) {
-  return `${COUNTER}{name=${JSON.stringify(name)}${outcome ? `,outcome="${outcome}"` : ''}}`
+  return `captcha_budget_solves_total{name=${JSON.stringify(name)}${outcome ? `,outcome="${outcome}"` : ''}}`
 }
 
 // A number as PromQL/YAML read it back exactly (JS prints the shortest round-trip form).
@@ -30,14 +30,42 @@ function pascal(name) {
     .join('')
 }
 
-// "2.5" rather than "2.5000000000000004" in prose.
-const brief = (x) => String(Number(x.toPrecision(3)))
+/**
+ * Checks what only the rules need (an object of known keys, `name`, the required
+ * fields, a target below 1); the rest is the tracker's own check.
+ */
+function checkSlo(slo) {
+  if (slo === null || typeof slo !== 'object' || Array.isArray(slo)) {
+    throw invalidArgType(`${WHERE}slo must be an object, got ${describe(slo)}`)
+  }
+  for (const key of Object.keys(slo)) {
+    // A typo (`minEvent`) would otherwise drop its guard from the rules without a word.
+    if (!SLO_KEYS.includes(key)) throw invalidArgType(`${WHERE}unknown key '${key}' in slo; known keys: ${SLO_KEYS.join(', ')}`)
+  }
+  const { name, targetRate, windowMs } = slo
+  if (typeof name !== 'string' || name === '' || /[\u0000-\u001f]/.test(name)) {
+    throw invalidArgType(`${WHERE}slo.name must be a non-empty string without control characters, got ${JSON.stringify(name) ?? 'undefined'}`)
+  }
+  for (const [field, value] of [['targetRate', targetRate], ['windowMs', windowMs]]) {
+    if (value === undefined) throw invalidArgType(`${WHERE}slo.${field} is required`)
+  }
+  // The tracker allows 1 (no budget at all); rules over a budget of nothing would never fire.
+  if (typeof targetRate === 'number' && !(targetRate > 0 && targetRate < 1)) {
+    throw outOfRange(`${WHERE}slo.targetRate must be in (0, 1) for rules (a 100% target leaves no error budget to burn), got ${targetRate}`)
+  }
+}
 
-// A duration for prose: "50h", "5d", "2.08d".
-function roughly(ms) {
-  const units = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]]
-  const [unit, size] = units.find(([, size]) => ms >= 2 * size) || ['ms', 1]
-  return `${brief(ms / size)}${unit}`
+/**
+ * The tracker's error about the SLO's config, worded for `slo`: the tracker names
+ * the fields `config.<field>` or `<field>`, the caller wrote `slo.<field>`.
+ */
+function sloError(err) {
+  if (!(err instanceof Error) || typeof err.code !== 'string') return err
+  const body = err.message.replace(/\bconfig\./g, 'slo.')
+  const field = SLO_KEYS.some((key) => body.startsWith(key)) ? 'slo.' : ''
+  const worded = new err.constructor(`${WHERE}${field}${body}`)
+  worded.code = err.code
+  return worded
 }
 
 /**
@@ -49,7 +77,12 @@ function policyOf({ targetRate, windowMs, alerts, minEvents = 0, resolutionMs })
   const config = { targetRate, windowMs, minEvents, clock: 'manual' }
   if (alerts !== undefined) config.alerts = alerts
   if (resolutionMs !== undefined) config.resolutionMs = resolutionMs
-  const tracker = new ErrorBudgetTracker(config)
+  let tracker
+  try {
+    tracker = new ErrorBudgetTracker(config)
+  } catch (err) {
+    throw sloError(err)
+  }
   try {
     return tracker.alertPolicy
   } finally {
@@ -58,26 +91,23 @@ function policyOf({ targetRate, windowMs, alerts, minEvents = 0, resolutionMs })
 }
 
 /**
- * The rule groups (as plain objects) for the SLO `name`: the counters of
- * `tracker.metrics({ name })` summed over every instance.
+ * The rule groups (as plain objects) for the SLO `name`, over the counters of
+ * `tracker.metrics({ name })` summed over every instance, and the alert policy
+ * they implement.
  * @param {{ name: string, targetRate: number, windowMs: number, alerts?: object[], minEvents?: number, resolutionMs?: number }} slo
+ * @returns {{ groups: object[], policy: import('../index').AlertRuleInfo[] }}
  */
-function ruleGroups(slo) {
+function compile(slo) {
+  checkSlo(slo)
   const { name, targetRate, windowMs, minEvents = 0 } = slo
-  if (typeof name !== 'string' || name === '' || /[\u0000-\u001f]/.test(name)) {
-    throw Object.assign(new TypeError(`name must be a non-empty string without control characters, got ${JSON.stringify(name)}`), {
-      code: 'ERR_INVALID_ARG_TYPE',
-    })
-  }
-  if (targetRate === 1) throw rangeError('targetRate must be below 1 for rules: a 100% target leaves no error budget to burn')
   const policy = policyOf(slo)
-  const period = formatDuration(windowMs)
+  const period = promDuration(windowMs)
   const sel = `{name=${JSON.stringify(name)}}`
   const windows = [...new Set([...policy.flatMap((r) => [r.shortWindowMs, r.longWindowMs]), windowMs])].sort((a, b) => a - b)
 
   const recordings = []
   for (const ms of windows) {
-    const w = formatDuration(ms)
+    const w = promDuration(ms)
     recordings.push(
       { record: `captcha_budget:solves:increase${w}`, expr: `sum by (name) (increase(${selector(name)}[${w}]))` },
       {
@@ -102,11 +132,11 @@ function ruleGroups(slo) {
 
   const alertNames = new Set()
   const alerts = policy.map((pair) => {
-    const long = formatDuration(pair.longWindowMs)
-    const short = formatDuration(pair.shortWindowMs)
+    const long = promDuration(pair.longWindowMs)
+    const short = promDuration(pair.shortWindowMs)
     const alert = `CaptchaBudget${pascal(pair.name)}`
     if (alertNames.has(alert) || alert === 'CaptchaBudget') {
-      throw rangeError(`alert pair '${pair.name}' gives the alert name ${alert}, which is empty or taken: rename the pair`)
+      throw outOfRange(`${WHERE}slo.alerts: the pair '${pair.name}' gives the alert name ${alert}, which is empty or taken: rename the pair`)
     }
     alertNames.add(alert)
     const conditions = [
@@ -121,18 +151,23 @@ function ruleGroups(slo) {
       expr: conditions.join('\nand\n'),
       labels: { severity: pair.severity, pair: pair.name },
       annotations: {
-        summary: `${name}: the CAPTCHA error budget burns over ${brief(pair.burnRate)}x the sustainable rate (${pair.name})`,
+        summary: `${name}: the CAPTCHA error budget burns over ${threeDigits(pair.burnRate)}x the sustainable rate (${pair.name})`,
         description:
-          `The burn rate of ${name} is above ${brief(pair.burnRate)} over both ${long} and ${short}, across all instances: ` +
-          `${brief(spent)}% of the ${period} error budget (SLO ${brief(targetRate * 100)}%) goes in ${long}, ` +
-          `all of it in ${roughly(windowMs / pair.burnRate)}.`,
+          `The burn rate of ${name} is above ${threeDigits(pair.burnRate)} over both ${long} and ${short}, across all instances: ` +
+          `${threeDigits(spent)}% of the ${period} error budget (SLO ${threeDigits(targetRate * 100)}%) goes in ${long}, ` +
+          `all of it in ${approxDuration(windowMs / pair.burnRate)}.`,
       },
     }
   })
 
   // One group: its rules run in order at each evaluation, so the alerts read the
   // recordings of the same instant (separate groups run on their own timers).
-  return { groups: [{ name: `captcha-budget-${name}`, rules: [...recordings, ...alerts] }] }
+  return { groups: [{ name: `captcha-budget-${name}`, rules: [...recordings, ...alerts] }], policy }
+}
+
+/** The rule groups (as plain objects, `{ groups }`) for the SLO: what `prometheusRules` writes as YAML. */
+function ruleGroups(slo) {
+  return { groups: compile(slo).groups }
 }
 
 /**
@@ -152,11 +187,14 @@ function toYaml(value) {
  * @returns {string}
  */
 function prometheusRules(slo) {
-  if (typeof slo !== 'object' || slo === null) {
-    throw Object.assign(new TypeError('prometheusRules(slo): slo must be an object'), { code: 'ERR_INVALID_ARG_TYPE' })
-  }
-  const groups = ruleGroups(slo)
-  return `# Prometheus rules for the CAPTCHA error budget ${JSON.stringify(slo.name)} (captcha-error-budget).\n${toYaml(groups)}\n`
+  return rulesAndPolicy(slo).text
 }
 
-module.exports = { COUNTER, parseDuration, policyOf, ruleGroups, prometheusRules, toYaml }
+/** The YAML of `prometheusRules(slo)` and the alert policy it implements (for the CLI's warnings). */
+function rulesAndPolicy(slo) {
+  const { groups, policy } = compile(slo)
+  const text = `# Prometheus rules for the CAPTCHA error budget ${JSON.stringify(slo.name)} (captcha-error-budget).\n${toYaml({ groups })}\n`
+  return { text, policy }
+}
+
+module.exports = { ruleGroups, prometheusRules, rulesAndPolicy, toYaml, WHERE }

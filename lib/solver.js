@@ -207,4 +207,4 @@ function createSolver(options) {
   return Object.freeze({ solve, baseUrl: base.href })
 }
 
-module.exports = { createSolver, defaultCountsAsFailure, CALLER_ERROR_CODES, DEFAULT_BASE_URL }
+module.exports = { createSolver, defaultCountsAsFailure, CALLER_ERROR_CODES }

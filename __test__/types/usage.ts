@@ -6,6 +6,9 @@ import {
   type BudgetReport,
   type BudgetStatus,
   type TrackerConfig,
+  type RestoreOptions,
+  type PersistConfig,
+  type RecordedCounts,
 } from 'captcha-error-budget'
 
 const seen: unknown[] = []
@@ -57,6 +60,16 @@ const restored: ErrorBudgetTracker = ErrorBudgetTracker.restore(tracker.snapshot
 void restored
 // @ts-expect-error: restore takes the snapshot JSON string
 ErrorBudgetTracker.restore({ version: 1 })
+// null is "no options", as at run time; the config comes from the snapshot.
+const restoreOptions: RestoreOptions = { persist: { path: 'budget.json', intervalMs: 60_000 } satisfies PersistConfig }
+void [ErrorBudgetTracker.restore(tracker.snapshot(), null), restoreOptions]
+// @ts-expect-error: the config comes from the snapshot, not from restore's options
+ErrorBudgetTracker.restore(tracker.snapshot(), { windowMs: 60_000 })
+const counted: RecordedCounts = tracker.recorded
+void counted
+// @ts-expect-error: index.js does not re-export the napi loader's __napiBindingTarget
+import { __napiBindingTarget } from 'captcha-error-budget'
+void __napiBindingTarget
 
 // ── tracker.guard() and the CaptchaAI client ──
 import {
@@ -87,9 +100,11 @@ async function guarded(): Promise<void> {
   await solver.solve({ method: 'userrecaptcha', googlekey: '6L', pageurl: 'https://a.example/', invisible: true })
   await solver.solve({ method: 'base64', body: 'iVBORw0KGgo=' }, { critical: true })
   await solver.solve({ method: 'hcaptcha', sitekey: 'x', pageurl: 'https://a.example/' }) // other methods pass through
+  const mine = new SolveError('ERROR_MINE', 'built by hand, without details') // details default to {}
+  const stage: 'submit' | 'result' | undefined = mine.stage
   const codes: readonly string[] = CALLER_ERROR_CODES
   const counts: boolean = defaultCountsAsFailure(new Error('x'))
-  void [token, count, result.answer, result.taskId, codes, counts]
+  void [token, count, result.answer, result.taskId, codes, counts, stage]
 
   // @ts-expect-error: the guard returns fn's type, a string here
   const wrong: number = await tracker.guard(async () => 'token')
@@ -125,10 +140,13 @@ void [exposition, unregister, rulesYaml, METRICS_CONTENT_TYPE.length]
 tracker.metrics({ labels: { region: 1 } })
 // @ts-expect-error: the rules need the name label
 prometheusRules({ targetRate: 0.95, windowMs: 3_600_000 })
+// @ts-expect-error: a typo is not a field (at run time a TypeError listing the fields)
+prometheusRules({ name: 'turnstile', targetRate: 0.95, windowMs: 3_600_000, minEvent: 100 })
 // @ts-expect-error: no such option
 renderMetrics([{ tracker, nom: 'x' }])
 const fleet: ErrorBudgetTracker = ErrorBudgetTracker.shared('turnstile', { targetRate: 0.97 })
 ErrorBudgetTracker.shared('turnstile').record(true)
+ErrorBudgetTracker.shared('turnstile', null).record(true) // null: attach, as without a config
 // @ts-expect-error: a shared tracker cannot persist
 ErrorBudgetTracker.shared('turnstile', { persist: { path: 'x.json' } })
 void fleet

@@ -13,6 +13,8 @@ function register(program) {
     .argument('<snapshot>', "a tracker snapshot file (tracker.snapshot() or persist: { path }), or '-' for stdin")
     .option('--strict', 'also stop deploys while the budget is critical')
     .option('--json', 'print the report and the decision as JSON')
+    // Usage errors (no snapshot, unknown option) are bad input too: exit 2, not commander's 1.
+    .exitOverride((err) => process.exit(err.exitCode === 0 ? EXIT.proceed : EXIT.badInput))
     .action((file, options) => {
       process.exitCode = gate(file, options)
     })

@@ -41,7 +41,8 @@ function register(program) {
 /** Runs the command; resolves to its exit code. */
 async function replayCommand(file, options) {
   // Required here, not at the top: the CLI's other commands need no addon.
-  const opts = require('../replay/options')
+  const cliValues = require('../cli-values')
+  const { perName, checkFields } = require('../replay/options')
   const { replay, BadLineError } = require('../replay/run')
   const { progressBar } = require('../replay/progress')
   const input = file ?? '-'
@@ -52,17 +53,17 @@ async function replayCommand(file, options) {
   let bar = { update() {}, stop() {} }
   let shown = 0
   try {
-    if (input === '-' && process.stdin.isTTY) throw new opts.UsageError('no input: give a log file, or pipe one to stdin')
-    if (options.by !== undefined && options.by !== 'type') throw new opts.UsageError(`--by must be 'type', got '${options.by}'`)
+    if (input === '-' && process.stdin.isTTY) throw new cliValues.UsageError('no input: give a log file, or pipe one to stdin')
+    if (options.by !== undefined && options.by !== 'type') throw new cliValues.UsageError(`--by must be 'type', got '${options.by}'`)
     const settings = {
       input,
       format: options.format,
-      fields: opts.checkFields({ ts: options.tsField, ok: options.okField, type: options.typeField }),
+      fields: checkFields({ ts: options.tsField, ok: options.okField, type: options.typeField }),
       byType: options.by === 'type',
-      targets: opts.perName(options.target, opts.parseTarget, '--target'),
-      windows: opts.perName(options.window, opts.parseDuration, '--window'),
-      alerts: opts.parseAlerts(options.alerts),
-      minEvents: opts.parseCount(options.minEvents, '--min-events'),
+      targets: perName(options.target, cliValues.parseTarget, '--target'),
+      windows: perName(options.window, cliValues.parseDurationArg, '--window'),
+      alerts: cliValues.parseAlerts(options.alerts),
+      minEvents: cliValues.parseCount(options.minEvents, '--min-events'),
       strict: Boolean(options.strict),
       onBadLine({ line, message }) {
         if (++shown <= SHOWN_BAD_LINES) console.error(`captcha-budget replay: line ${line}: ${message} (skipped)`)
@@ -100,7 +101,7 @@ async function replayCommand(file, options) {
     return EXIT.ok
   } catch (err) {
     bar.stop()
-    if (err instanceof opts.UsageError || err instanceof BadLineError) return fail(err.message)
+    if (err instanceof cliValues.UsageError || err instanceof BadLineError) return fail(err.message)
     if (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'EISDIR') return fail(err.message)
     throw err
   }

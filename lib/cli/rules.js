@@ -3,6 +3,8 @@
 // judged across every worker that exposes tracker.metrics({ name }). The alert
 // policy is the tracker's own (default or --alerts), checked by the tracker.
 const fs = require('node:fs')
+const { UsageError, parseTarget, parseCount, parseDurationArg, parseAlerts } = require('../cli-values')
+const { promDuration } = require('../duration')
 
 const BAD_INPUT = 2
 
@@ -11,9 +13,9 @@ function register(program) {
     .command('rules')
     .description('write Prometheus recording rules and multiwindow burn-rate alerts for one SLO, fleet-wide (exit 2 on bad input)')
     .option('--name <name>', 'the name label of the workers: tracker.metrics({ name }) (required)')
-    .option('--target <ratio>', 'the SLO target, as targetRate: e.g. 0.95 (required)')
+    .option('--target <rate>', 'the SLO target, as targetRate: e.g. 0.95 or 95%, below 1 (required)')
     .option('--window <duration>', 'the SLO period, as windowMs: e.g. 30d, 24h, 90m (required)')
-    .option('--alerts <json|file>', 'alert pairs in the shape of config.alerts, inline JSON or a file (default: the tracker default policy)')
+    .option('--alerts <spec>', "alert pairs: 'default' (the tracker's default policy), 'none', inline JSON like config.alerts, or a JSON file")
     .option('--min-events <n>', 'as config.minEvents: no alert while the period holds fewer solves', '0')
     .option('--resolution <duration>', 'as config.resolutionMs, if the workers set it: alert windows are rounded to it')
     .option('--scrape-interval <duration>', 'warn about alert windows shorter than 4 scrape intervals', '15s')
@@ -25,69 +27,45 @@ function register(program) {
     })
 }
 
-function usage(message) {
-  return Object.assign(new Error(message), { usage: true })
-}
-
-function parseAlerts(text) {
-  let json = text
-  if (!text.trimStart().startsWith('[')) {
-    try {
-      json = fs.readFileSync(text, 'utf8')
-    } catch (err) {
-      throw usage(`--alerts: neither inline JSON (starting with '[') nor a readable file: ${err.message}`)
-    }
-  }
-  try {
-    return JSON.parse(json)
-  } catch (err) {
-    throw usage(`--alerts: not valid JSON: ${err.message}`)
-  }
-}
-
-/** The SLO described by the command-line options, checked; throws a usage error. */
-function sloOf(options, parseDuration) {
-  const duration = (flag, text) => {
-    try {
-      return parseDuration(text, flag)
-    } catch (err) {
-      throw usage(err.message)
-    }
-  }
+/** The SLO described by the command-line options, checked; throws a UsageError. */
+function sloOf(options) {
   for (const flag of ['name', 'target', 'window']) {
-    if (options[flag] === undefined) throw usage(`--${flag} is required`)
+    if (options[flag] === undefined) throw new UsageError(`--${flag} is required`)
   }
-  if (options.name === '') throw usage('--name must not be empty')
-  const targetRate = /^(0|[1-9]\d*)?\.\d+$|^0$|^1$/.test(options.target) ? Number(options.target) : NaN
-  if (!(targetRate > 0 && targetRate < 1)) {
-    throw usage(`--target must be a number in (0, 1) such as 0.95 (a 100% target has no budget), got '${options.target}'`)
+  if (options.name === '') throw new UsageError('--name must not be empty')
+  const targetRate = parseTarget(options.target, '--target')
+  if (targetRate === 1) throw new UsageError(`--target must be below 1 for rules: a 100% target leaves no error budget to burn, got '${options.target}'`)
+  const slo = {
+    name: options.name,
+    targetRate,
+    windowMs: parseDurationArg(options.window, '--window'),
+    minEvents: parseCount(options.minEvents, '--min-events'),
   }
-  if (!/^\d+$/.test(options.minEvents)) throw usage(`--min-events must be a non-negative integer, got '${options.minEvents}'`)
-  const slo = { name: options.name, targetRate, windowMs: duration('--window', options.window), minEvents: Number(options.minEvents) }
-  if (options.alerts !== undefined) slo.alerts = parseAlerts(options.alerts)
-  if (options.resolution !== undefined) slo.resolutionMs = duration('--resolution', options.resolution)
+  const alerts = parseAlerts(options.alerts)
+  if (alerts !== undefined) slo.alerts = alerts
+  if (options.resolution !== undefined) slo.resolutionMs = parseDurationArg(options.resolution, '--resolution')
   return slo
 }
 
 /** Runs the command; returns the exit code (0, or 2 on bad input). */
 function rules(options) {
   // Required here, not at the top: the CLI's other commands need no addon.
-  const { parseDuration, policyOf, prometheusRules } = require('../rules.js')
-  const { formatDuration } = require('../metrics.js')
+  const { rulesAndPolicy, WHERE } = require('../rules.js')
   let text
   let policy
   let scrapeMs
   try {
-    const slo = sloOf(options, parseDuration)
-    scrapeMs = parseDuration(options.scrapeInterval, '--scrape-interval')
+    const slo = sloOf(options)
+    scrapeMs = parseDurationArg(options.scrapeInterval, '--scrape-interval')
     try {
-      policy = policyOf(slo)
-      text = prometheusRules(slo)
+      ;({ text, policy } = rulesAndPolicy(slo))
     } catch (err) {
-      throw usage(`invalid SLO: ${err.message}`)
+      // The library names the fields slo.<field>; each flag sets the field of its name.
+      if (typeof err?.message !== 'string' || !err.message.startsWith(WHERE)) throw err
+      throw new UsageError(`invalid SLO: ${err.message.slice(WHERE.length)}`)
     }
   } catch (err) {
-    if (!err.usage && !(err instanceof RangeError)) throw err
+    if (!(err instanceof UsageError)) throw err
     console.error(`captcha-budget rules: ${err.message}`)
     return BAD_INPUT
   }
@@ -95,8 +73,8 @@ function rules(options) {
     const ms = pair.shortWindowMs
     if (ms < 4 * scrapeMs) {
       console.error(
-        `captcha-budget rules: warning: the ${formatDuration(ms)} window of '${pair.name}' is shorter than 4 scrape intervals ` +
-          `(${formatDuration(scrapeMs)}): rate() over it is noisy or empty; use a longer --window or --alerts with longer windows`,
+        `captcha-budget rules: warning: the ${promDuration(ms)} window of '${pair.name}' is shorter than 4 scrape intervals ` +
+          `(${promDuration(scrapeMs)}): rate() over it is noisy or empty; use a longer --window or --alerts with longer windows`,
       )
     }
   }

@@ -5,7 +5,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { parseLogChunk } = require('../../native.js')
-const { UsageError } = require('./options')
+const { UsageError } = require('../cli-values')
 
 const CHUNK_BYTES = 1 << 20
 const FORMATS = ['jsonl', 'csv']

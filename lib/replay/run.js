@@ -7,7 +7,7 @@ const { ReplayTrackers } = require('./trackers')
 const { Series } = require('./series')
 const { Baseline } = require('./baseline')
 const { summarize } = require('./summary')
-const { UsageError } = require('./options')
+const { UsageError } = require('../cli-values')
 
 /** What lines without a type are called. */
 const UNTYPED = 'untyped'

@@ -1,8 +1,8 @@
 'use strict'
 // The replay's result for people: the timeline, a summary per tracker, the
 // baseline advice. Timestamps ISO 8601 UTC, like --json.
-const { formatDuration } = require('./options')
-const { STATUSES } = require('./trackers')
+const { humanDuration } = require('../duration')
+const { STATUSES } = require('../fast-report')
 
 const pct = (rate, digits = 1) => `${(rate * 100).toFixed(digits)} %`
 const int = (n) => Math.round(n).toLocaleString('en-US')
@@ -39,7 +39,7 @@ function trackerLines(t, span0) {
     .join(', ')
   const fired = Object.entries(t.alertsFired).map(([name, n]) => `${name} ×${n}`)
   return [
-    `  ${t.name}: SLO ${pct(t.targetRate)} over ${formatDuration(t.windowMs)}, ${int(t.events)} solves`,
+    `  ${t.name}: SLO ${pct(t.targetRate)} over ${humanDuration(t.windowMs)}, ${int(t.events)} solves`,
     `    final        ${f.status} at ${f.at}: ${pct(f.currentRate, 2)} of ${int(f.total)} in the window, budget left ${f.budgetRemainingPct} %, burn rate ${f.burnRate}`,
     `    worst burn   ${t.worstBurnRate ? `${t.worstBurnRate.burnRate} at ${t.worstBurnRate.at}` : 'none'}`,
     `    time spent   ${statuses || span0}`,
@@ -65,7 +65,7 @@ function adviceLines(advice) {
     `${pct(r.baseline)} ${r.baselineFrom === 'whole log' ? '(whole log)' : '(median day)'}`,
     r.recommendedSlo === null ? 'n/a' : pct(r.recommendedSlo),
     int(r.solvesPerDay),
-    formatDuration(r.recommendedWindowMs),
+    humanDuration(r.recommendedWindowMs),
   ])
   const days = manyDays ? 'per UTC day' : `per UTC day (${allDays.map((d) => d.slice(5)).join(' · ')})`
   const head = ['type', 'solves', 'success', days, 'baseline', 'SLO', 'solves/day', 'window']
@@ -77,7 +77,7 @@ function adviceLines(advice) {
     '',
     `  ${capital(advice.rule)}.`,
     `  ${capital(advice.baselineRule)}.`,
-    `  Window by volume: ${advice.windowRule.map((w) => (w.belowSolvesPerDay === null ? `more → ${formatDuration(w.windowMs)}` : `under ${int(w.belowSolvesPerDay)}/day → ${formatDuration(w.windowMs)}`)).join('; ')}.`,
+    `  Window by volume: ${advice.windowRule.map((w) => (w.belowSolvesPerDay === null ? `more → ${humanDuration(w.windowMs)}` : `under ${int(w.belowSolvesPerDay)}/day → ${humanDuration(w.windowMs)}`)).join('; ')}.`,
     ...(advice.shortLog ? ['  Note: the log covers less than two weeks; the article measures the baseline over a few weeks.'] : []),
   ]
 }

@@ -5,7 +5,7 @@
 // worst burn rate seen.
 const { ErrorBudgetTracker } = require('../..')
 
-const STATUSES = ['healthy', 'warning', 'critical', 'exhausted']
+const { STATUSES } = require('../fast-report')
 const ALL = 'all'
 
 /** One tracker of the replay and what happened to it. */
@@ -113,4 +113,4 @@ class ReplayTrackers {
   }
 }
 
-module.exports = { ReplayTrackers, STATUSES, ALL }
+module.exports = { ReplayTrackers, ALL }

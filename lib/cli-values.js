@@ -1,0 +1,81 @@
+'use strict'
+// Command-line values shared by the subcommands (`rules`, `replay`), read one way
+// for both: a target rate, a count, a duration, an alert policy. Every problem
+// is a UsageError, which a command turns into exit code 2.
+const fs = require('node:fs')
+const { parseDuration } = require('./duration')
+
+/** Bad command-line input: the command prints the message and exits 2. */
+class UsageError extends Error {
+  constructor(message) {
+    super(message)
+    this.name = 'UsageError'
+    this.code = 'ERR_USAGE'
+  }
+}
+
+const DECIMAL = /^(\d+(\.\d+)?|\.\d+)$/
+
+/**
+ * A target rate in (0, 1]: a decimal (`0.95`, `.95`, `1`) or a percentage
+ * (`95%`, `97.5%`). Exponents, signs and anything else are refused.
+ * @param {string} text
+ * @param {string} what names the value in the error (`--target`)
+ * @returns {number}
+ */
+function parseTarget(text, what) {
+  const percent = text.endsWith('%')
+  const digits = percent ? text.slice(0, -1) : text
+  const number = DECIMAL.test(digits) ? Number(digits) : NaN
+  const rate = percent ? number / 100 : number
+  if (!(rate > 0 && rate <= 1)) throw new UsageError(`${what} must be a rate in (0, 1] such as 0.95 or 95%, got '${text}'`)
+  return rate
+}
+
+/** A non-negative integer (`0`, `100`). */
+function parseCount(text, what) {
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) {
+    throw new UsageError(`${what} must be a non-negative integer, got '${text}'`)
+  }
+  return Number(text)
+}
+
+/** A duration as `lib/duration.js` reads it (`30d`, `24h`, `1h30m`); a bad one is a UsageError. */
+function parseDurationArg(text, what) {
+  try {
+    return parseDuration(text, what)
+  } catch (err) {
+    throw new UsageError(err.message)
+  }
+}
+
+/**
+ * `--alerts`: `default` (the tracker's default policy; returns undefined),
+ * `none` (no alerts; `[]`), an inline JSON array of alert pairs in the shape of
+ * config.alerts (starting with `[`), or a JSON file holding one. The pairs
+ * themselves are checked by the tracker.
+ * @param {string | undefined} text
+ * @returns {object[] | undefined}
+ */
+function parseAlerts(text) {
+  if (text === undefined || text === 'default') return undefined
+  if (text === 'none') return []
+  let json = text
+  if (!text.trimStart().startsWith('[')) {
+    try {
+      json = fs.readFileSync(text, 'utf8')
+    } catch (err) {
+      throw new UsageError(`--alerts: not 'default', 'none', inline JSON (starting with '[') or a readable file: ${err.message}`)
+    }
+  }
+  let alerts
+  try {
+    alerts = JSON.parse(json)
+  } catch (err) {
+    throw new UsageError(`--alerts: not valid JSON: ${err.message}`)
+  }
+  if (!Array.isArray(alerts)) throw new UsageError('--alerts: expected a JSON array of alert pairs')
+  return alerts
+}
+
+module.exports = { UsageError, parseTarget, parseCount, parseDurationArg, parseAlerts }
