@@ -115,6 +115,22 @@ test('out-of-order lines within the window go to their bucket; older ones are dr
   t.is(r.to, at(1100))
 })
 
+test('the span runs from the earliest event, not the first line', async (t) => {
+  // The outage log with its first line moved: t = 30 s comes first, then 0 … 29 s, 31 … 1100 s.
+  const events = outage()
+  events.unshift(events.splice(30, 1)[0])
+  const r = await replayJson(['-', ...ARGS], { stdin: toJsonl(events) })
+  t.is(r.trackers[0].dropped, 0)
+  t.is(r.from, at(0))
+  t.is(r.to, at(1100))
+  t.is(r.durationMs, 1100_000)
+  // Time in each status covers the same span: healthy until 615 s (see replay-scenarios.spec.js),
+  // warning until 628 s, critical until 631 s, exhausted to the end.
+  t.deepEqual(r.trackers[0].timeInStatusMs, { healthy: 615_000, warning: 13_000, critical: 3_000, exhausted: 469_000 })
+  const text = await replayCli(['-', ...ARGS], { stdin: toJsonl(events) })
+  t.true(text.stdout.includes(`${at(0)} → ${at(1100)}`), text.stdout)
+})
+
 test('timestamps: ISO 8601 read as Date.parse reads it; no offset means UTC', (t) => {
   const { parseLogChunk } = require('../native.js')
   const stamps = ['2026-03-01T00:00:00Z', '2026-03-01T12:34:56.789Z', '2026-03-01T12:34:56.789+05:30', '2024-02-29T23:59:59.999-08:00', '1999-12-31T23:59:59Z']

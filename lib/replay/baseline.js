@@ -44,7 +44,7 @@ class TypeCounts {
     }
   }
 
-  /** One event (the replay loop inlines this for speed). */
+  /** One event: a success or a failure on the UTC day of `ms`. */
   add(ms, ok) {
     if (ms < this.dayStart || ms >= this.dayEnd) this.setDay(ms)
     this.current[ok ? 0 : 1]++

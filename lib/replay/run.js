@@ -62,7 +62,6 @@ async function replay(options) {
   let format = options.format
   let lines = 0
   let events = 0
-  let start = null
   let end = -Infinity
   let first = Infinity
   try {
@@ -81,10 +80,8 @@ async function replay(options) {
         const types = batch.types.map((t) => (t === '' ? UNTYPED : t))
         const slots = types.map((t) => trackers.slotFor(t))
         const counts = types.map((t) => baseline.counts(t))
-        if (start === null) {
-          start = ts[0]
-          series.begin(start)
-        }
+        // The chart starts at the first line; the summary's span at the earliest event.
+        if (series.start === null) series.begin(ts[0])
         // The hot loop: a few array reads, one record() and a counter per event.
         for (let i = 0; i < n; i++) {
           const t = ts[i]
@@ -98,14 +95,8 @@ async function replay(options) {
           const slot = slots[k]
           slot.tracker.record(good, t)
           slot.events++
-          const c = counts[k]
-          if (t < c.dayStart || t >= c.dayEnd) c.setDay(t)
-          if (good) {
-            c.current[0]++
-          } else {
-            c.current[1]++
-            slot.checkWorst(end)
-          }
+          counts[k].add(t, good)
+          if (!good) slot.checkWorst(end)
         }
         events += n
       }
@@ -114,7 +105,7 @@ async function replay(options) {
     if (events === 0) throw new UsageError(`nothing to replay: no valid event in ${lines} line(s)`)
     series.finish(end)
     await trackers.settle()
-    const summary = summarize({ input: options.input, format, lines, events, bad, start, end, first, trackers, baseline })
+    const summary = summarize({ input: options.input, format, lines, events, bad, end, first, trackers, baseline })
     return Object.assign(summary, { series })
   } finally {
     trackers.close()

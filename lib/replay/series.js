@@ -52,11 +52,13 @@ class Series {
     this.trackers.advanceTo(at)
     this.times.push(at)
     for (const slot of this.trackers.slots.values()) {
-      // The getters, not report(): the same figures unrounded, for a fraction of the cost.
+      // One report() (≈105 ns, built in JavaScript) rather than two getters (≈280 ns
+      // each, through the method glue): rounded to 0.1 % and 0.01, finer than the chart shows.
+      const report = slot.tracker.report()
       const line = this.lines.get(slot.name)
-      line.budget.push(slot.tracker.remainingFraction * 100)
-      line.burn.push(slot.tracker.burnRate)
-      slot.checkWorst(at)
+      line.budget.push(report.budgetRemainingPct)
+      line.burn.push(report.burnRate)
+      slot.noteBurnRate(report.burnRate, at)
     }
   }
 

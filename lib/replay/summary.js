@@ -43,10 +43,12 @@ function trackerSummary(slot, start, end) {
 }
 
 /**
- * The result of a replay.
- * @param {object} r `{ input, format, lines, events, bad, start, end, first, trackers, baseline }`
+ * The result of a replay. `first` and `end` are the earliest and the latest
+ * event: the log's span, whatever the order of its lines (the first line need
+ * not be the earliest).
+ * @param {object} r `{ input, format, lines, events, bad, end, first, trackers, baseline }`
  */
-function summarize({ input, format, lines, events, bad, start, end, first, trackers, baseline }) {
+function summarize({ input, format, lines, events, bad, end, first, trackers, baseline }) {
   const slots = [...trackers.slots.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
   // Concatenated in tracker order, then a stable sort by time: ties keep tracker order,
   // and each tracker's own order (a status change before the alerts of the same instant).
@@ -61,13 +63,13 @@ function summarize({ input, format, lines, events, bad, start, end, first, track
     events,
     badLineCount: bad.count,
     badLines: bad.first,
-    from: iso(start),
+    from: iso(first),
     to: iso(end),
-    durationMs: end - start,
+    durationMs: end - first,
     byType: trackers.byType,
-    trackers: slots.map((slot) => trackerSummary(slot, start, end)),
+    trackers: slots.map((slot) => trackerSummary(slot, first, end)),
     timeline,
-    advice: baseline.advice(end - Math.min(first, start)),
+    advice: baseline.advice(end - first),
   }
 }
 
