@@ -87,16 +87,37 @@ test('slow service: the solver’s timeoutMs fails the attempt once', async (t) 
 })
 
 test('never ready: the timeout stops the polling, and records once', async (t) => {
-  const { mock, tracker, solver } = await setUp(t, { pollsUntilReady: Infinity }, { timeoutMs: 300 })
+  // A deadline of 1 s, generous for a busy machine (ava runs spec files in parallel):
+  // the 5 ms polls need only start once before it.
+  const { mock, tracker, solver } = await setUp(t, { pollsUntilReady: Infinity }, { timeoutMs: 1000 })
   // The first fetch of a worker loads undici (up to a second on a busy machine): do it
-  // before the clock starts, so that the 300 ms go to submitting and polling.
+  // before the clock starts, so that the deadline goes to submitting and polling.
   await (await fetch(`${mock.url}/warm-up`)).text()
+  // Every poll as the solver starts it: whether its signal was already aborted (the
+  // deadline passed), and when it settles. No fixed sleeps: a poll in flight at the
+  // deadline is awaited, however long a loaded machine takes to abort it.
+  const polls = []
+  const realFetch = globalThis.fetch
+  globalThis.fetch = function fetchSpy(url, init) {
+    const pending = realFetch.call(this, url, init)
+    if (String(url).startsWith(`${mock.url}/res.php`)) {
+      polls.push({ afterDeadline: Boolean(init?.signal?.aborted), settled: pending.then(() => {}, () => {}) })
+    }
+    return pending
+  }
+  t.teardown(() => {
+    globalThis.fetch = realFetch
+  })
   await t.throwsAsync(solver.solve(TURNSTILE), { code: 'ETIMEDOUT' })
-  await settle(20) // a poll already on the wire at the deadline may still arrive
-  const polls = mock.requests.filter((r) => r.path === '/res.php').length
-  t.true(polls >= 1, `polled (${polls} times) before the deadline`)
-  await settle(60) // a dozen poll intervals
-  t.is(mock.requests.filter((r) => r.path === '/res.php').length, polls, 'no poll after the deadline')
+  t.true(polls.length >= 1, 'polled before the deadline')
+  await Promise.all(polls.map((p) => p.settled))
+  const sent = polls.length
+  // A loop that ignored the abort would start its next poll one 5 ms interval after the
+  // last one settled; this 60 ms timer is due after that one, however loaded the machine.
+  await settle(60)
+  t.is(polls.length, sent, 'no poll after the deadline')
+  t.deepEqual(polls.filter((p) => p.afterDeadline), [], 'no poll started with the aborted signal')
+  t.true(mock.requests.filter((r) => r.path === '/res.php').length <= sent, 'the mock saw only those polls')
   t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
 })
 
