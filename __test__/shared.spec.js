@@ -152,7 +152,7 @@ test('the addon works when loaded only inside workers', async (t) => {
   t.is((run.stdout.match(/saw its records/g) ?? []).length, 2)
 })
 
-test('stress: 50 rounds of 4 workers terminated mid-stream — no crash, no hang, exact records, memory back', async (t) => {
+test('stress: 50 rounds of 4 workers terminated mid-stream — no crash, no hang, exact records, memory as without the addon', async (t) => {
   const run = await runNode(['--expose-gc', path.join(__dirname, '..', 'scripts', 'stress-workers.js')])
   t.is(run.code, 0, run.stdout + run.stderr)
   const result = JSON.parse(run.stdout)
@@ -160,7 +160,16 @@ test('stress: 50 rounds of 4 workers terminated mid-stream — no crash, no hang
   t.is(result.rounds, 50)
   t.true(result.slack >= 0 && result.slack <= 200, `recorded ${result.recorded}, counted ${result.counted}`)
   t.true(result.listenerCalls > 0, 'transitions reached the workers')
-  // Workers themselves cost a few MiB of allocator growth per hundred (with or
-  // without the addon, measured); a leak per worker would show as far more.
-  t.true(result.rssGrowthMiB < 48, `RSS grew ${result.rssGrowthMiB} MiB over a ${result.baselineMiB} MiB baseline`)
+  // Workers grow the RSS by 6–8 MiB over these rounds with or without the addon, so
+  // the addon run is judged against the control (the same rounds of workers that do
+  // not load it, in a fresh process). Measured here, idle and beside 2 CPU-bound
+  // processes: addon − control from −2.4 to +1.1 MiB over 10 runs. A 4 MiB margin
+  // fails a leak of ≈20 KiB per worker (204 workers; a 20 KiB buffer kept per worker
+  // showed +5.2 MiB), where an absolute bound of 48 MiB let ≈200 KiB per worker through.
+  const MARGIN_MIB = 4
+  t.true(
+    result.rssGrowthMiB <= result.control.rssGrowthMiB + MARGIN_MIB,
+    `RSS grew ${result.rssGrowthMiB} MiB with the addon (baseline ${result.baselineMiB} MiB), ` +
+      `${result.control.rssGrowthMiB} MiB without (baseline ${result.control.baselineMiB} MiB)`,
+  )
 })

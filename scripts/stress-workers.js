@@ -5,10 +5,18 @@
 // terminated mid-stream. Nothing may crash or hang, the main thread's handle
 // must stay right, and memory must come back to its baseline. Run with
 // --expose-gc (`npm test` runs it through __test__/shared.spec.js).
+//
+// Memory is judged against a control: the same rounds of workers, started and
+// terminated the same way, that do not load the addon, in a fresh process
+// (STRESS_CONTROL=1; a fresh process, so that neither run reuses memory the
+// other freed). Workers alone grow the RSS by a few MiB (V8 and the allocator
+// keep some of what each isolate used); the addon's own share is the difference.
+const { execFileSync } = require('node:child_process')
 const { Worker } = require('node:worker_threads')
 const { ErrorBudgetTracker } = require('..')
 
 const ROUNDS = Number(process.env.STRESS_ROUNDS ?? 50)
+const CONTROL = process.env.STRESS_CONTROL === '1'
 const WORKERS = 4
 
 // 1 s window of 10 ms buckets at 90 %: bursts of failures and successes flip
@@ -35,6 +43,21 @@ function burst(round) {
 }
 burst(0)
 `
+// The control's workers: the same loop and messages, no addon.
+const controlWorker = `
+const { workerData, parentPort } = require('node:worker_threads')
+const counts = new Int32Array(workerData.counts)
+let failures = 0
+parentPort.postMessage('ready')
+function burst(round) {
+  for (let i = 0; i < 2000; i++) {
+    if (i < 300) failures++
+    Atomics.add(counts, workerData.slot, 1)
+  }
+  setImmediate(burst, round + 1)
+}
+burst(0)
+`
 
 function rss() {
   global.gc?.()
@@ -44,7 +67,8 @@ function rss() {
 
 async function round(index, handle) {
   const counts = new SharedArrayBuffer(4 * WORKERS * 2)
-  const workers = Array.from({ length: WORKERS }, (_, slot) => new Worker(worker, { eval: true, workerData: { counts, slot } }))
+  const code = CONTROL ? controlWorker : worker
+  const workers = Array.from({ length: WORKERS }, (_, slot) => new Worker(code, { eval: true, workerData: { counts, slot } }))
   await Promise.all(workers.map((w) => new Promise((resolve, reject) => {
     w.once('message', resolve)
     w.once('error', reject)
@@ -72,19 +96,28 @@ async function main() {
   const started = Date.now()
   for (let i = 0; i < ROUNDS; i++) {
     const r = await round(i, handle)
-    expected += r.theirs + r.mine
+    expected += CONTROL ? r.mine : r.theirs + r.mine
     delivered += r.delivered
   }
   const after = handle.recorded
   const got = after.successes + after.failures - (before.successes + before.failures)
+  const grown = (rss() - baseline) / 2 ** 20
+  const memory = { seconds: (Date.now() - started) / 1000, baselineMiB: +(baseline / 2 ** 20).toFixed(1), rssGrowthMiB: +grown.toFixed(1) }
+  handle.close()
+  if (CONTROL) {
+    console.log(JSON.stringify({ rounds: ROUNDS, workers: WORKERS, ...memory }))
+    return
+  }
   // A worker terminated between its record() and its Atomics.add has recorded
   // one solve more than it counted: at most one per worker and round.
   const slack = got - expected
   const ok = slack >= 0 && slack <= ROUNDS * WORKERS && handle.total <= got
-  const grown = (rss() - baseline) / 2 ** 20
+  const control = JSON.parse(
+    execFileSync(process.execPath, ['--expose-gc', __filename], { env: { ...process.env, STRESS_CONTROL: '1' }, encoding: 'utf8' }),
+  )
   console.log(JSON.stringify({ rounds: ROUNDS, workers: WORKERS, recorded: got, counted: expected, slack, listenerCalls: delivered,
-    status: handle.status, seconds: (Date.now() - started) / 1000, baselineMiB: +(baseline / 2 ** 20).toFixed(1), rssGrowthMiB: +grown.toFixed(1) }))
-  handle.close()
+    status: handle.status, ...memory,
+    control: { baselineMiB: control.baselineMiB, rssGrowthMiB: control.rssGrowthMiB, seconds: control.seconds } }))
   if (!ok) {
     console.error('stress: the shared tracker lost or invented records')
     process.exitCode = 1
