@@ -1,10 +1,10 @@
 'use strict'
-const YAML = require('yaml')
 // Prometheus recording and alerting rules for one SLO over the counters of
 // lib/metrics.js, summed over every instance (the fleet is judged as one), with
 // the alert policy the tracker itself would use. Shaped after Sloth's output:
 // error ratios per window, burn rates, remaining budget, then one multiwindow
 // burn-rate alert per pair of the policy.
+const YAML = require('yaml')
 const { ErrorBudgetTracker } = require('../native.js')
 const { describe, invalidArgType, outOfRange } = require('./errors')
 const { promDuration, approxDuration, threeDigits } = require('./duration')
