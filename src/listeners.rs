@@ -193,7 +193,10 @@ fn surface_listener_error(env: &Env, err: napi::Error) {
     Ok(())
   })();
   if emitted.is_err() {
-    eprintln!("captcha-error-budget: a status listener threw and process.emitWarning failed");
+    // Both failing: the thread is being torn down (worker terminated) or JS cannot run.
+    eprintln!(
+      "captcha-error-budget: a listener failed and process.emitWarning could not report it (thread shutting down?)"
+    );
   }
 }
 
