@@ -199,7 +199,11 @@ fn check_persist(value: Unknown) -> std::result::Result<(), BudgetError> {
       "path" => ValueType::String,
       "intervalMs" if ty == ValueType::Undefined => continue,
       "intervalMs" => ValueType::Number,
-      _ => return Err(BudgetError::invalid_type(format!("unknown key '{key}' in config.persist; known keys: {PERSIST_KEYS}"))),
+      _ => {
+        return Err(BudgetError::invalid_type(format!(
+          "unknown key '{key}' in config.persist; known keys: {PERSIST_KEYS}"
+        )))
+      }
     };
     if ty != expected {
       return Err(BudgetError::invalid_type(format!(
@@ -321,9 +325,7 @@ fn build(input: TrackerConfig) -> std::result::Result<Plan, BudgetError> {
       }
       let interval_ms = integer("config.persist.intervalMs", p.interval_ms, 60_000, MS)?;
       if interval_ms < 1 {
-        return Err(BudgetError::out_of_range(format!(
-          "config.persist.intervalMs must be {MS}, got {interval_ms}"
-        )));
+        return Err(BudgetError::out_of_range(format!("config.persist.intervalMs must be {MS}, got {interval_ms}")));
       }
       Ok(Persist { path: p.path.into(), interval_ms: interval_ms as u64 })
     })

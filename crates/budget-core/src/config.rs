@@ -122,7 +122,8 @@ mod tests {
 
   #[test]
   fn rejects_each_out_of_range_field_by_name() {
-    let cases: [(&str, Box<dyn FnOnce(&mut Config)>); 8] = [
+    type Edit = Box<dyn FnOnce(&mut Config)>;
+    let cases: [(&str, Edit); 8] = [
       ("targetRate", Box::new(|c| c.target_rate = 0.0)),
       ("targetRate", Box::new(|c| c.target_rate = 1.01)),
       ("targetRate", Box::new(|c| c.target_rate = f64::NAN)),
