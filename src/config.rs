@@ -39,7 +39,7 @@ pub struct TrackerConfig {
   /// so only `clock`, `now` and `persist` may be given with it.
   pub snapshot: Option<String>,
   /// With `snapshot` and the manual clock: the time to restore at (epoch ms,
-  /// default the snapshot's `savedAt`).
+  /// not earlier than the snapshot's `savedAt`, which is the default).
   pub now: Option<f64>,
   /// Autosave: write a snapshot to `path` atomically every `intervalMs` and on
   /// `close()`, and restore from it on start when it exists.

@@ -10,6 +10,7 @@ use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use budget_core::alerts::policy_for;
 use budget_core::{BudgetError, Snapshot, Tracker};
 use napi::Env;
 use napi_derive::napi;
@@ -48,19 +49,18 @@ pub fn initial_core(plan: &Plan, now_ms: i64) -> Result<Tracker, BudgetError> {
   if let Some(snapshot) = &plan.snapshot {
     return Tracker::from_snapshot(snapshot, now_ms);
   }
-  let fresh = Tracker::new(plan.config.clone(), now_ms)?;
   let Some(persist) = &plan.persist else {
-    return Ok(fresh);
+    return Tracker::new(plan.config.clone(), now_ms);
   };
   let text = match fs::read_to_string(&persist.path) {
     Ok(text) => text,
-    Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(fresh),
+    Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Tracker::new(plan.config.clone(), now_ms),
     Err(e) => return Err(write_error(&persist.path, "read", e)),
   };
   let snapshot =
     Snapshot::parse(&text).map_err(|e| BudgetError::snapshot(format!("{}: {}", persist.path.display(), e.message)))?;
-  let restored = Tracker::from_snapshot(&snapshot, now_ms)?;
-  let differences = crate::shared::config_differences(&fresh, &restored);
+  let (wanted, saved) = (policy_for(&plan.config)?, policy_for(&snapshot.config)?);
+  let differences = crate::shared::config_differences((&plan.config, &wanted), (&snapshot.config, &saved));
   if !differences.is_empty() {
     return Err(BudgetError::snapshot(format!(
       "{} holds a tracker with another config ({} differ{}): delete the file or use the same config",
@@ -69,7 +69,7 @@ pub fn initial_core(plan: &Plan, now_ms: i64) -> Result<Tracker, BudgetError> {
       if differences.len() == 1 { "s" } else { "" }
     )));
   }
-  Ok(restored)
+  Tracker::from_snapshot(&snapshot, now_ms)
 }
 
 fn write_error(path: &Path, what: &str, e: std::io::Error) -> BudgetError {

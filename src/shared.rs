@@ -5,17 +5,18 @@
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Weak};
 
-use budget_core::{BudgetError, Tracker};
+use budget_core::{AlertRule, BudgetError, Config};
 use parking_lot::Mutex;
 
 use crate::state::TrackerState;
 
 static REGISTRY: LazyLock<Mutex<HashMap<String, Weak<TrackerState>>>> = LazyLock::new(Default::default);
 
-/// The config a handle asked for: the tracker it would make, whether its
+/// The config a handle asked for: the config and alert policy, whether its
 /// clock is real, and the keys it gave.
 pub struct Expected<'a> {
-  pub tracker: &'a Tracker,
+  pub config: &'a Config,
+  pub policy: &'a [AlertRule],
   pub real_clock: bool,
   pub given: &'a [String],
 }
@@ -35,7 +36,12 @@ pub fn attach(
   let mut registry = REGISTRY.lock();
   if let Some(existing) = registry.get(name).and_then(Weak::upgrade).filter(|s| !s.is_closed()) {
     if let Some(expected) = expected {
-      let mut fields = existing.with_core(|core, _, _| config_differences(core, expected.tracker));
+      let mut fields = existing.with_core(|core, _, _| {
+        config_differences(
+          (core.config(), &core.alert_rules().cloned().collect::<Vec<_>>()),
+          (expected.config, expected.policy),
+        )
+      });
       if existing.clock.is_real() != expected.real_clock {
         fields.push("clock");
       }
@@ -69,9 +75,10 @@ pub fn close_handle(name: &str, state: &TrackerState) {
   }
 }
 
-/// The config fields in which two trackers differ (the alert policy as one).
-pub fn config_differences(a: &Tracker, b: &Tracker) -> Vec<&'static str> {
-  let (x, y) = (a.config(), b.config());
+/// The config fields in which two configs with their alert policies in force
+/// differ (the policy as one field).
+pub fn config_differences(a: (&Config, &[AlertRule]), b: (&Config, &[AlertRule])) -> Vec<&'static str> {
+  let ((x, x_policy), (y, y_policy)) = (a, b);
   [
     ("targetRate", x.target_rate == y.target_rate),
     ("windowMs", x.window_ms == y.window_ms),
@@ -79,7 +86,7 @@ pub fn config_differences(a: &Tracker, b: &Tracker) -> Vec<&'static str> {
     ("criticalThreshold", x.critical_threshold == y.critical_threshold),
     ("minEvents", x.min_events == y.min_events),
     ("resolutionMs", x.resolution_ms == y.resolution_ms),
-    ("alerts", a.alert_rules().eq(b.alert_rules())),
+    ("alerts", x_policy == y_policy),
   ]
   .into_iter()
   .filter(|(_, same)| !same)

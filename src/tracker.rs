@@ -6,7 +6,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use budget_core::config::MAX_SAFE_INTEGER;
-use budget_core::{BudgetError, Result as CoreResult, Tracker};
+use budget_core::{BudgetError, Result as CoreResult};
 use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
@@ -70,10 +70,10 @@ impl ErrorBudgetTracker {
     };
     let state = match &plan.shared {
       Some(name) => {
-        let given = !plan.given.is_empty();
-        let expected = if given { Some(or_throw(&env, Tracker::new(plan.config.clone(), 0))?) } else { None };
-        let expected = expected.as_ref().map(|tracker| shared::Expected {
-          tracker,
+        let policy = or_throw(&env, budget_core::alerts::policy_for(&plan.config))?;
+        let expected = (!plan.given.is_empty()).then(|| shared::Expected {
+          config: &plan.config,
+          policy: &policy,
           real_clock: plan.clock == ClockKind::Monotonic,
           given: &plan.given,
         });

@@ -84,6 +84,15 @@ pub fn default_policy(config: &Config) -> Vec<AlertRule> {
     .collect()
 }
 
+/// The policy in force for `config`: its own alerts, checked and rounded to
+/// whole buckets, or the default one when it has none.
+pub fn policy_for(config: &Config) -> Result<Vec<AlertRule>> {
+  match &config.alerts {
+    None => Ok(default_policy(config)),
+    Some(rules) => validate_policy(rules.clone(), config),
+  }
+}
+
 /// The largest burn rate the SLO allows: every event failing, 1 / (1 − target).
 pub fn max_burn_rate(target_rate: f64) -> f64 {
   1.0 / (1.0 - target_rate)

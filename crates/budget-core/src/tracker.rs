@@ -140,10 +140,7 @@ impl Tracker {
   /// when `config.alerts` is `None`), starting `healthy` at `now_ms`.
   pub fn new(config: Config, now_ms: i64) -> Result<Self> {
     config.validate()?;
-    let policy = match &config.alerts {
-      None => alerts::default_policy(&config),
-      Some(rules) => alerts::validate_policy(rules.clone(), &config)?,
-    };
+    let policy = alerts::policy_for(&config)?;
     let mut spans: Vec<i64> = Vec::new();
     let mut span_of = |ms: i64| match spans.iter().position(|&s| s == ms) {
       Some(i) => i,

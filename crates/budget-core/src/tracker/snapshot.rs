@@ -227,9 +227,7 @@ fn config_from(c: ConfigJson) -> Result<Config> {
     resolution_ms: c.resolution_ms,
     alerts: Some(alerts),
   };
-  let checked = config
-    .validate()
-    .and_then(|()| crate::alerts::validate_policy(config.alerts.clone().unwrap_or_default(), &config).map(|_| ()));
+  let checked = config.validate().and_then(|()| crate::alerts::policy_for(&config).map(|_| ()));
   checked.map_err(|e| invalid(format!("snapshot config is invalid: {}", e.message)))?;
   Ok(config)
 }
