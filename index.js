@@ -4,19 +4,47 @@
 // so that Node's CommonJS-to-ESM detection sees it (`import { … } from`).
 const native = require('./native.js')
 const errors = require('./lib/errors.js')
-const solver = require('./lib/solver.js')
 
 // tracker.guard(fn, options): one solve attempt, recorded exactly once (lib/guard.js).
 require('./lib/guard.js').installGuard(native.ErrorBudgetTracker)
 // tracker.report() built in JavaScript from the native figures (lib/fast-report.js).
 require('./lib/fast-report.js').installFastReport(native.ErrorBudgetTracker)
 
-const metrics = require('./lib/metrics.js')
-const rules = require('./lib/rules.js')
+// What not every user calls is required on first use, so that requiring the package
+// costs the addon and the tracker's own JavaScript only (docs/performance.md): the
+// CaptchaAI client, the Prometheus exposition, and the rules, which load `yaml`.
+// The exports below are small functions that forward to these modules (with their
+// arguments as given), so that neither require() nor an ESM import loads them.
+const lazy = {
+  get solver() {
+    return require('./lib/solver.js')
+  },
+  get metrics() {
+    return require('./lib/metrics.js')
+  },
+  get rules() {
+    return require('./lib/rules.js')
+  },
+}
+
+// The constants are exported as getters of this object: Node's CommonJS-to-ESM
+// detection recognises a getter that returns one property of an identifier. An ESM
+// import reads every export, which loads lib/solver.js and lib/metrics.js, not `yaml`.
+const constants = {
+  get CALLER_ERROR_CODES() {
+    return lazy.solver.CALLER_ERROR_CODES
+  },
+  get METRICS_CONTENT_TYPE() {
+    return lazy.metrics.METRICS_CONTENT_TYPE
+  },
+}
+
 // tracker.metrics(options): this tracker's Prometheus series (lib/metrics.js),
 // a method like the native ones (not enumerable).
 Object.defineProperty(native.ErrorBudgetTracker.prototype, 'metrics', {
-  value: metrics.metrics,
+  value: function metrics(options) {
+    return lazy.metrics.metrics.apply(this, arguments)
+  },
   writable: true,
   configurable: true,
 })
@@ -78,10 +106,32 @@ native.ErrorBudgetTracker.shared = function shared(name, config) {
 exports.BudgetExhaustedError = errors.BudgetExhaustedError
 exports.GuardTimeoutError = errors.GuardTimeoutError
 exports.SolveError = errors.SolveError
-exports.createSolver = solver.createSolver
-exports.defaultCountsAsFailure = solver.defaultCountsAsFailure
-exports.CALLER_ERROR_CODES = solver.CALLER_ERROR_CODES
-exports.renderMetrics = metrics.renderMetrics
-exports.registerMetrics = metrics.registerMetrics
-exports.METRICS_CONTENT_TYPE = metrics.METRICS_CONTENT_TYPE
-exports.prometheusRules = rules.prometheusRules
+// Also `captcha-error-budget/solver` (lib/solver.js).
+exports.createSolver = function createSolver(options) {
+  return lazy.solver.createSolver.apply(this, arguments)
+}
+exports.defaultCountsAsFailure = function defaultCountsAsFailure(error) {
+  return lazy.solver.defaultCountsAsFailure.apply(this, arguments)
+}
+Object.defineProperty(exports, 'CALLER_ERROR_CODES', {
+  enumerable: true,
+  get: function () {
+    return constants.CALLER_ERROR_CODES
+  },
+})
+// Also `captcha-error-budget/prometheus` (lib/prometheus.js).
+exports.renderMetrics = function renderMetrics(sources) {
+  return lazy.metrics.renderMetrics.apply(this, arguments)
+}
+exports.registerMetrics = function registerMetrics(tracker, registry, options) {
+  return lazy.metrics.registerMetrics.apply(this, arguments)
+}
+Object.defineProperty(exports, 'METRICS_CONTENT_TYPE', {
+  enumerable: true,
+  get: function () {
+    return constants.METRICS_CONTENT_TYPE
+  },
+})
+exports.prometheusRules = function prometheusRules(slo) {
+  return lazy.rules.prometheusRules.apply(this, arguments)
+}
