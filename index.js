@@ -42,7 +42,8 @@ const constants = {
 // tracker.metrics(options): this tracker's Prometheus series (lib/metrics.js),
 // a method like the native ones (not enumerable).
 Object.defineProperty(native.ErrorBudgetTracker.prototype, 'metrics', {
-  value: function metrics(options) {
+  // (No named parameter: the same `length` as lib/metrics.js's `metrics(options = {})`.)
+  value: function metrics() {
     return lazy.metrics.metrics.apply(this, arguments)
   },
   writable: true,
@@ -123,7 +124,7 @@ Object.defineProperty(exports, 'CALLER_ERROR_CODES', {
 exports.renderMetrics = function renderMetrics(sources) {
   return lazy.metrics.renderMetrics.apply(this, arguments)
 }
-exports.registerMetrics = function registerMetrics(tracker, registry, options) {
+exports.registerMetrics = function registerMetrics(tracker, registry) {
   return lazy.metrics.registerMetrics.apply(this, arguments)
 }
 Object.defineProperty(exports, 'METRICS_CONTENT_TYPE', {

@@ -76,6 +76,11 @@ const SUBPATHS = `
     same,
     rulesAgree: entries.prometheus.prometheusRules(slo) === main.prometheusRules(slo),
     constantsAgree: entries.prometheus.METRICS_CONTENT_TYPE === main.METRICS_CONTENT_TYPE && entries.solver.CALLER_ERROR_CODES === main.CALLER_ERROR_CODES,
+    // The main entry's forwarding functions look like the functions they forward to.
+    shapes: Object.entries({ ...entries.prometheus, ...entries.solver })
+      .filter(([, value]) => typeof value === 'function')
+      .map(([name, fn]) => [name, main[name].name === fn.name, main[name].length === fn.length]),
+    method: [main.ErrorBudgetTracker.prototype.metrics.name, main.ErrorBudgetTracker.prototype.metrics.length],
   }
 `
 const EXPECTED_SUBPATHS = {
@@ -86,6 +91,14 @@ const EXPECTED_SUBPATHS = {
   same: { prometheus: true, solver: true },
   rulesAgree: true,
   constantsAgree: true,
+  shapes: [
+    ['renderMetrics', true, true],
+    ['registerMetrics', true, true],
+    ['prometheusRules', true, true],
+    ['createSolver', true, true],
+    ['defaultCountsAsFailure', true, true],
+  ],
+  method: ['metrics', 0],
 }
 
 test('captcha-error-budget/prometheus and /solver from CommonJS', async (t) => {
