@@ -328,9 +328,10 @@ impl ErrorBudgetTracker {
       or_throw(&env, autosave.save_now())?;
     }
     self.handle.close();
-    if let Some(l) = self.listeners.take() {
-      l.table.borrow_mut().clear();
-    }
+    // Lets go of the listeners without clearing them: transitions queued
+    // before close() still reach them (the dispatcher holds the table until
+    // its queue is empty); nothing new is queued once closed.
+    self.listeners = None;
     if let Some(mut autosave) = self.autosave.take() {
       autosave.stop();
     }
