@@ -48,6 +48,17 @@ impl ErrorBudgetTracker {
   /// bad values throw a `TypeError` or `RangeError` naming the field.
   #[napi(constructor, ts_args_type = "config?: TrackerConfig")]
   pub fn new(env: Env, this: This, config: Option<Unknown>) -> napi::Result<Self> {
+    // Before anything else: a refused call must change nothing.
+    if !crate::fast_path::is_construct_call(&env, &this.object)? {
+      let message = "ErrorBudgetTracker is a class: create trackers with new ErrorBudgetTracker(config); \
+        calling it without new, or on an existing object (.call/.apply), is refused";
+      let err = BudgetError {
+        kind: budget_core::ErrorKind::Type,
+        code: "ERR_CONSTRUCT_CALL_REQUIRED",
+        message: message.into(),
+      };
+      return Err(throw(&env, err));
+    }
     let raw = match config {
       None => None,
       Some(v) => match v.get_type()? {
