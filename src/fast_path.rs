@@ -179,7 +179,9 @@ unsafe extern "C" fn record(env: sys::napi_env, info: sys::napi_callback_info) -
   }
   let (successes, failures) = (success as u64, !success as u64);
   if argc == 1 {
-    state.record(None, successes, failures);
+    if state.record(None, successes, failures).is_err() {
+      return unsafe { slow(env, state, argv) }; // throws the refusal, naming the counter
+    }
     return ptr::null_mut();
   }
   // `record(ok, atMs)` replays: a finite number, as the slow path would take it.
@@ -189,7 +191,9 @@ unsafe extern "C" fn record(env: sys::napi_env, info: sys::napi_callback_info) -
       if let TrackerClock::Manual(clock) = &state.clock {
         clock.advance_to(at);
       }
-      state.record(Some(at), successes, failures);
+      if state.record(Some(at), successes, failures).is_err() {
+        return unsafe { slow(env, state, argv) };
+      }
       return ptr::null_mut();
     }
   }

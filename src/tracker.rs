@@ -123,7 +123,8 @@ impl ErrorBudgetTracker {
   /// the whole batch, so a batch causes at most one status change. Bad input
   /// throws before anything is recorded: a `TypeError` for a non-number, a
   /// `RangeError` for a negative or fractional count or one above 2³² − 1,
-  /// naming the argument.
+  /// naming the argument; a `RangeError` when a count the tracker keeps
+  /// (recorded successes or failures, dropped events) would pass 2⁵³ − 1.
   #[napi(ts_args_type = "successes: number, failures: number, atMs?: number")]
   pub fn record_many(
     &self,
@@ -142,8 +143,10 @@ impl ErrorBudgetTracker {
     if let (Some(at), TrackerClock::Manual(clock)) = (at, &self.handle.clock) {
       clock.advance_to(at);
     }
-    self.handle.record(at, successes, failures);
-    Ok(())
+    or_throw(
+      &env,
+      self.handle.record(at, successes, failures).map_err(|e| e.prefixed("recordMany(successes, failures)")),
+    )
   }
 
   /// Manual clock only: moves time to `ms` (epoch ms, not earlier than now),
@@ -407,8 +410,7 @@ pub(crate) fn record_js(env: &Env, state: &Handle, success: Unknown, at_ms: Opti
     clock.advance_to(at);
   }
   let (successes, failures) = if success { (1, 0) } else { (0, 1) };
-  state.record(at, successes, failures);
-  Ok(())
+  or_throw(env, state.record(at, successes, failures).map_err(|e| e.prefixed("record(success)")))
 }
 
 /// A count argument: a non-negative safe integer.

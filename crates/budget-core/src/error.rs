@@ -64,6 +64,14 @@ impl BudgetError {
   }
 }
 
+impl BudgetError {
+  /// The same error with `what: ` (the call, e.g. `record(success)`) before its message.
+  pub fn prefixed(mut self, what: &str) -> Self {
+    self.message = format!("{what}: {}", self.message);
+    self
+  }
+}
+
 impl fmt::Display for BudgetError {
   fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     write!(f, "{} ({})", self.message, self.code)
