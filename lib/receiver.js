@@ -59,7 +59,7 @@ function installReceiverChecks(Tracker) {
       const checked = {
         get [name]() {
           if (!isTracker(this)) throw invalidThis(`the ${name} getter`, this)
-          return Reflect.apply(get, this, [])
+          return get.call(this)
         },
       }
       descriptor.get = Object.getOwnPropertyDescriptor(checked, name).get
@@ -69,9 +69,10 @@ function installReceiverChecks(Tracker) {
       const checked =
         wrapped.get(method) ??
         {
-          [name](...args) {
+          [name]() {
             if (!isTracker(this)) throw invalidThis(`${name}()`, this)
-            return Reflect.apply(method, this, args)
+            // `arguments` as given: the native side counts them (record(ok) vs record(ok, atMs)).
+            return method.apply(this, arguments)
           },
         }[name]
       Object.defineProperty(checked, 'length', { value: method.length })

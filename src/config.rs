@@ -45,7 +45,8 @@ pub struct TrackerConfig {
   /// `close()`, and restore from it on start when it exists.
   pub persist: Option<PersistConfig>,
   /// The name of a process-wide tracker shared by every thread (what
-  /// `ErrorBudgetTracker.shared(name, config?)` passes).
+  /// `ErrorBudgetTracker.shared(name, config?)` passes): well-formed Unicode
+  /// (a lone surrogate is a `TypeError`, `ERR_INVALID_ARG_VALUE`).
   pub shared: Option<String>,
 }
 
@@ -53,6 +54,7 @@ pub struct TrackerConfig {
 #[napi(object, object_to_js = false)]
 pub struct PersistConfig {
   /// The snapshot file. Written as a temporary file in the same directory, fsynced, then renamed.
+  /// A NUL byte or a lone surrogate in it is a `TypeError` (`ERR_INVALID_ARG_VALUE`).
   pub path: String,
   /// Milliseconds between saves: a positive integer. Default 60 000.
   pub interval_ms: Option<f64>,

@@ -44,8 +44,10 @@ pub struct ErrorBudgetTracker {
 
 #[napi]
 impl ErrorBudgetTracker {
-  /// Creates a tracker. Every config field is optional (see `TrackerConfig`);
-  /// bad values throw a `TypeError` or `RangeError` naming the field.
+  /// Creates a tracker. Every config field is optional (see `TrackerConfig`)
+  /// and read once; bad values throw a `TypeError` or `RangeError` naming the
+  /// field. Called without `new` (or on an existing object) it throws a
+  /// `TypeError` with code `ERR_CONSTRUCT_CALL_REQUIRED`.
   #[napi(constructor, ts_args_type = "config?: TrackerConfig")]
   pub fn new(env: Env, this: This, config: Option<Unknown>) -> napi::Result<Self> {
     // Before anything else: a refused call must change nothing.
@@ -111,7 +113,8 @@ impl ErrorBudgetTracker {
   /// Node-API call: each instance has its own `record` (a raw native function
   /// that keeps working when taken off its tracker, e.g.
   /// `const r = tracker.record`); this prototype method is the same checks
-  /// through the ordinary glue.
+  /// through the ordinary glue. A `RangeError` (nothing recorded) when the
+  /// tracker's recorded or dropped count would pass 2⁵³ − 1.
   #[napi(ts_args_type = "success: boolean, atMs?: number")]
   pub fn record(&self, env: Env, success: Unknown, at_ms: Option<Unknown>) -> napi::Result<()> {
     record_js(&env, &self.handle, success, at_ms)
@@ -286,7 +289,9 @@ impl ErrorBudgetTracker {
   /// Calls `listener` each time `event` happens: a status name — called with the
   /// report when the status changes to it — or `'alert'` / `'resolve'` — called
   /// with an `AlertEvent` when an alert pair starts / stops firing. Listeners run
-  /// later on this thread's event loop, never inside `record()`. Like an
+  /// later on this thread's event loop, never inside `record()`. Whatever a
+  /// listener throws (an Error or any other value) becomes a process warning
+  /// showing it (`process.on('warning')`), and the other listeners still run. Like an
   /// interval, a tracker with listeners stays alive until `close()` or its last
   /// `off()`, even with no other reference to it.
   #[napi(
@@ -332,7 +337,8 @@ impl ErrorBudgetTracker {
   }
 
   /// Stops the tracker: detaches it from the timer, releases its listeners
-  /// (and the hold they had on it); later `record()` and `on()` throw
+  /// (and the hold they had on it) once the transitions already queued for
+  /// them are delivered — nothing new is queued; later `record()` and `on()` throw
   /// `ERR_TRACKER_CLOSED`. With `persist` it first writes a final snapshot: if
   /// that fails it throws `ERR_PERSIST_WRITE` and the tracker stays open, so
   /// that nothing is lost (fix the path and close again). Idempotent.
