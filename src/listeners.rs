@@ -59,6 +59,8 @@ impl EventKind {
 #[derive(Default)]
 pub struct ListenerTable {
   by_kind: [Vec<Listener>; 6],
+  /// Set by `close` while transitions are still queued: the last delivery clears the table.
+  closing: bool,
 }
 
 impl ListenerTable {
@@ -82,6 +84,16 @@ impl ListenerTable {
 
   fn for_kind(&self, index: usize) -> Vec<Listener> {
     self.by_kind[index].clone()
+  }
+
+  /// The tracker handle closed: drops every listener now when nothing is
+  /// queued for them (`idle`), else once the queued transitions are delivered.
+  pub fn close(&mut self, idle: bool) {
+    if idle {
+      self.by_kind.iter_mut().for_each(Vec::clear);
+    } else {
+      self.closing = true;
+    }
   }
 
   /// Whether no listener is registered.
@@ -152,6 +164,9 @@ impl Sink {
           }
         }
         delivered.delivered();
+        if table.borrow().closing && delivered.pending.load(Ordering::Acquire) == 0 {
+          table.borrow_mut().close(true);
+        }
         Ok(())
       })?;
     let tsfn: DispatchFn =
@@ -168,6 +183,11 @@ impl Sink {
       )?;
     keepalive.tsfn.store(tsfn.handle.get_raw(), Ordering::Release);
     Ok(Arc::new(Sink { tsfn, keepalive }))
+  }
+
+  /// Whether no transition is queued for the listeners.
+  pub fn is_idle(&self) -> bool {
+    self.keepalive.pending.load(Ordering::Acquire) == 0
   }
 
   /// Queues `event` for the listeners; never blocks, never calls JS.

@@ -24,6 +24,8 @@ use crate::state::{TrackerClock, TrackerState};
 /// Listeners of this handle and the sink that brings transitions to them.
 struct Listeners {
   table: Rc<RefCell<ListenerTable>>,
+  /// Tells `close()` whether transitions are still queued for the table.
+  sink: Arc<Sink>,
   /// Takes the sink off the tracker when dropped (or when the env is torn down).
   _cleanup: SinkCleanup,
   /// Keeps the tracker object alive while it listens.
@@ -308,9 +310,9 @@ impl ErrorBudgetTracker {
       let sink = Sink::new(&env, Rc::clone(&table))?;
       let cleanup = SinkCleanup::register(&env, &self.handle.shared, &sink)?;
       let pinned = Pinned::new(&env, &this.object)?;
-      self.handle.add_sink(sink);
+      self.handle.add_sink(Arc::clone(&sink));
       self.handle.shared.watch();
-      self.listeners = Some(Listeners { table, _cleanup: cleanup, _pinned: pinned });
+      self.listeners = Some(Listeners { table, sink, _cleanup: cleanup, _pinned: pinned });
     }
     if let Some(l) = &self.listeners {
       l.table.borrow_mut().add(status, listener);
@@ -348,10 +350,12 @@ impl ErrorBudgetTracker {
       or_throw(&env, autosave.save_now())?;
     }
     self.handle.close();
-    // Lets go of the listeners without clearing them: transitions queued
-    // before close() still reach them (the dispatcher holds the table until
-    // its queue is empty); nothing new is queued once closed.
-    self.listeners = None;
+    // Transitions queued before close() still reach the listeners: the table
+    // is cleared now when nothing is queued, else after the last delivery
+    // (the dispatcher holds it). Nothing new is queued once closed.
+    if let Some(l) = self.listeners.take() {
+      l.table.borrow_mut().close(l.sink.is_idle());
+    }
     if let Some(mut autosave) = self.autosave.take() {
       autosave.stop();
     }
