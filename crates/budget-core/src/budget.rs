@@ -45,7 +45,7 @@ impl Status {
 /// recorded, dropped): 2^53 − 1, so that every count is exact as a JavaScript
 /// number and no sum of two overflows a `u64`. Snapshots with larger counts
 /// are refused, and so are records that would pass it.
-pub const MAX_COUNT: u64 = 9_007_199_254_740_991;
+pub const MAX_COUNT: u64 = crate::config::MAX_SAFE_INTEGER as u64;
 
 /// `a + b` if it stays within `MAX_COUNT`.
 #[inline]
