@@ -5,6 +5,8 @@
 const native = require('./native.js')
 const errors = require('./lib/errors.js')
 
+// A clear TypeError (ERR_INVALID_THIS) for native members called on anything but a tracker (lib/receiver.js).
+require('./lib/receiver.js').installReceiverChecks(native.ErrorBudgetTracker)
 // tracker.guard(fn, options): one solve attempt, recorded exactly once (lib/guard.js).
 require('./lib/guard.js').installGuard(native.ErrorBudgetTracker)
 // tracker.report() built in JavaScript from the native figures (lib/fast-report.js).
@@ -79,7 +81,7 @@ native.ErrorBudgetTracker.restore = function restore(json, options) {
     return new native.ErrorBudgetTracker({ ...options, snapshot: json })
   } catch (err) {
     // The constructor's checks of these values name them config.<key>: the caller wrote options.<key>.
-    if (!/\bconfig\.(clock|now|persist)\b/.test(err?.message) || (err.code !== 'ERR_INVALID_ARG_TYPE' && err.code !== 'ERR_OUT_OF_RANGE')) throw err
+    if (!/\bconfig\.(clock|now|persist)\b/.test(err?.message) || !['ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_OUT_OF_RANGE'].includes(err.code)) throw err
     const worded = new err.constructor(`restore(json, options): ${err.message.replace(/\bconfig\.(clock|now|persist)\b/g, 'options.$1')}`)
     worded.code = err.code
     throw worded

@@ -44,15 +44,17 @@ function firingAlerts(policy, b, count) {
 
 /**
  * Replaces `Tracker.prototype.report` with one that builds the same object
- * (same fields, same order, same values) in JavaScript. Trackers made
- * without the native filler fall back to the native report.
+ * (same fields, same order, same values) in JavaScript. A receiver without
+ * the native filler (not a tracker) goes to the native report, whose receiver
+ * check (lib/receiver.js) throws.
  * @param {Function} Tracker the native ErrorBudgetTracker class
  */
 function installFastReport(Tracker) {
   const nativeReport = Tracker.prototype.report
   function report() {
+    // Not a tracker (unbound, wrong receiver): the native report's receiver check throws.
+    if (this === null || typeof this !== 'object' || !Object.hasOwn(this, REPORT_INTO)) return nativeReport.call(this)
     const fill = this[REPORT_INTO]
-    if (typeof fill !== 'function') return nativeReport.call(this)
     const policy = policyOf(this)
     const b = buffer
     // Never larger than the buffer (sized from the policy above); if it were, the native report.

@@ -45,7 +45,8 @@ pub struct TrackerConfig {
   /// `close()`, and restore from it on start when it exists.
   pub persist: Option<PersistConfig>,
   /// The name of a process-wide tracker shared by every thread (what
-  /// `ErrorBudgetTracker.shared(name, config?)` passes).
+  /// `ErrorBudgetTracker.shared(name, config?)` passes): well-formed Unicode
+  /// (a lone surrogate is a `TypeError`, `ERR_INVALID_ARG_VALUE`).
   pub shared: Option<String>,
 }
 
@@ -53,6 +54,7 @@ pub struct TrackerConfig {
 #[napi(object, object_to_js = false)]
 pub struct PersistConfig {
   /// The snapshot file. Written as a temporary file in the same directory, fsynced, then renamed.
+  /// A NUL byte or a lone surrogate in it is a `TypeError` (`ERR_INVALID_ARG_VALUE`).
   pub path: String,
   /// Milliseconds between saves: a positive integer. Default 60 000.
   pub interval_ms: Option<f64>,
@@ -121,9 +123,15 @@ pub fn parse(raw: Option<Object>) -> std::result::Result<Plan, BudgetError> {
   let Some(raw) = raw else {
     return build(TrackerConfig::default());
   };
+  // Every property is read once, here: a getter cannot pass the checks below
+  // with one value and be converted with another.
+  let raw = read_once(&raw).map_err(|e| BudgetError::invalid_type(e.reason))?;
   // Keys set to `undefined` are not given: they take their defaults.
   let mut keys = Vec::new();
   for key in Object::keys(&raw).map_err(|e| BudgetError::invalid_type(e.reason))? {
+    if key.contains('\0') {
+      return Err(BudgetError::invalid_type(format!("unknown config key '{key}'; known keys: {KNOWN_KEYS}")));
+    }
     let value: Unknown = raw.get_named_property(&key).map_err(|e| BudgetError::invalid_type(e.reason))?;
     let ty = value.get_type().map_err(|e| BudgetError::invalid_type(e.reason))?;
     if ty == ValueType::Undefined {
@@ -138,6 +146,8 @@ pub fn parse(raw: Option<Object>) -> std::result::Result<Plan, BudgetError> {
       check_alerts(value)?;
     } else if key == "persist" && ty == ValueType::Object {
       check_persist(value)?;
+    } else if key == "shared" && ty == ValueType::String {
+      well_formed("config.shared", value)?;
     } else if key == "snapshot" || key == "now" || key == "persist" || key == "shared" {
       let expected = match key.as_str() {
         "snapshot" | "shared" => ValueType::String,
@@ -194,6 +204,11 @@ fn check_persist(value: Unknown) -> std::result::Result<(), BudgetError> {
   let err = |e: napi::Error| BudgetError::invalid_type(e.reason);
   let persist: Object = unsafe { value.cast() }.map_err(err)?;
   for key in Object::keys(&persist).map_err(err)? {
+    if key.contains('\0') {
+      return Err(BudgetError::invalid_type(format!(
+        "unknown key '{key}' in config.persist; known keys: {PERSIST_KEYS}"
+      )));
+    }
     let ty = persist.get_named_property::<Unknown>(&key).and_then(|v| v.get_type()).map_err(err)?;
     let expected = match key.as_str() {
       "path" => ValueType::String,
@@ -216,6 +231,102 @@ fn check_persist(value: Unknown) -> std::result::Result<(), BudgetError> {
   if !persist.has_named_property("path").map_err(err)? {
     return Err(BudgetError::invalid_type("config.persist.path is required"));
   }
+  let path: Unknown = persist.get_named_property("path").map_err(err)?;
+  well_formed("config.persist.path", path)?;
+  Ok(())
+}
+
+/// A copy of the config holding each of its properties read once, `persist`
+/// and each `alerts` rule copied the same way one level down.
+fn read_once<'a>(raw: &Object<'a>) -> napi::Result<Object<'a>> {
+  let env = Env::from_raw(raw.env());
+  let copy = copy_own(&env, raw)?;
+  for key in ["persist", "alerts"] {
+    let value: Unknown = copy.get_named_property(key)?;
+    if value.get_type()? != ValueType::Object {
+      continue;
+    }
+    let inner: Object = unsafe { value.cast() }?;
+    let copied = if value.is_array()? {
+      let len = inner.get_array_length()?;
+      let mut array = env.create_array(len)?;
+      for i in 0..len {
+        let rule: Unknown = inner.get_element(i)?;
+        if rule.get_type()? == ValueType::Object && !rule.is_array()? {
+          array.set(i, copy_own(&env, &unsafe { rule.cast::<Object>() }?)?)?;
+        } else {
+          array.set(i, rule)?;
+        }
+      }
+      array.coerce_to_object()?
+    } else {
+      copy_own(&env, &inner)?
+    };
+    let mut copy = copy;
+    copy.set_named_property(key, copied)?;
+  }
+  Ok(copy)
+}
+
+/// A plain object with `source`'s enumerable string-keyed properties (those
+/// `Object::keys` lists, as `for…in` finds them), each read once. Keys go as
+/// JS values: a key with a NUL byte is copied, and refused by name later.
+fn copy_own<'a>(env: &Env, source: &Object) -> napi::Result<Object<'a>> {
+  let copy = Object::new(env)?;
+  let (raw_env, from, to) = (env.raw(), source.raw(), copy.raw());
+  let mut names = std::ptr::null_mut();
+  let mut len = 0u32;
+  // SAFETY: valid env and objects of the current scope; each step checked.
+  unsafe {
+    check_status!(sys::napi_get_property_names(raw_env, from, &mut names))?;
+    check_status!(sys::napi_get_array_length(raw_env, names, &mut len))?;
+    for i in 0..len {
+      let (mut key, mut value) = (std::ptr::null_mut(), std::ptr::null_mut());
+      check_status!(sys::napi_get_element(raw_env, names, i, &mut key))?;
+      check_status!(sys::napi_get_property(raw_env, from, key, &mut value))?;
+      check_status!(sys::napi_set_property(raw_env, to, key, value))?;
+    }
+  }
+  Ok(copy)
+}
+
+/// Checks that a string option can be passed on exactly: no NUL byte (a path
+/// cannot hold one) and no lone surrogate (UTF-8 has no form for it, so two
+/// distinct strings would become one name or one file).
+fn well_formed(field: &str, value: Unknown) -> std::result::Result<(), BudgetError> {
+  let env = value.env();
+  let mut len = 0usize;
+  // SAFETY: a string value (checked by the caller) of the current scope.
+  let status = unsafe { sys::napi_get_value_string_utf16(env, value.raw(), std::ptr::null_mut(), 0, &mut len) };
+  if status != sys::Status::napi_ok {
+    return Ok(()); // not a string: the type checks name it
+  }
+  let mut units = vec![0u16; len + 1];
+  let mut written = 0usize;
+  // SAFETY: `units` holds `len` code units and the terminator.
+  unsafe { sys::napi_get_value_string_utf16(env, value.raw(), units.as_mut_ptr(), units.len(), &mut written) };
+  units.truncate(written);
+  for (index, unit) in char::decode_utf16(units.iter().copied()).enumerate() {
+    match unit {
+      Err(lone) => {
+        let at = units.iter().position(|&u| u == lone.unpaired_surrogate()).unwrap_or(index);
+        return Err(BudgetError::invalid_value(format!(
+          "{field} must be well-formed Unicode: it has a lone surrogate (\\u{:x}) at index {at}, which \
+           would make it the same as another string",
+          lone.unpaired_surrogate()
+        )));
+      }
+      Ok('\0') => {
+        let at = units.iter().position(|&u| u == 0).unwrap_or(index);
+        if field.ends_with("path") {
+          return Err(BudgetError::invalid_value(format!(
+            "{field} must not contain a NUL byte (a file path cannot), found at index {at}"
+          )));
+        }
+      }
+      Ok(_) => {}
+    }
+  }
   Ok(())
 }
 
@@ -236,6 +347,9 @@ fn check_alerts(value: Unknown) -> std::result::Result<(), BudgetError> {
     }
     let rule: Object = unsafe { rule.cast() }.map_err(err)?;
     for key in Object::keys(&rule).map_err(err)? {
+      if key.contains('\0') {
+        return Err(BudgetError::invalid_type(format!("unknown key '{key}' in {at}; known keys: {RULE_KEYS}")));
+      }
       let ty = rule.get_named_property::<Unknown>(&key).and_then(|v| v.get_type()).map_err(err)?;
       let expected = match key.as_str() {
         "name" | "severity" => ValueType::String,

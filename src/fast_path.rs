@@ -61,11 +61,27 @@ pub fn remember_prototype_record(env: &Env, proto: &mut Object) -> Result<()> {
     getter: None,
     setter: None,
     value: record.raw(),
-    attributes: sys::PropertyAttributes::default,
+    // Configurable: lib/receiver.js points it at its checked wrapper of `record`.
+    attributes: sys::PropertyAttributes::configurable,
     data: ptr::null_mut(),
   };
   // SAFETY: valid env, object and descriptor.
   check_status!(unsafe { sys::napi_define_properties(env.raw(), proto.raw(), 1, &property) }, "cannot keep record()")
+}
+
+/// Whether the constructor was called to construct: `this` is a new object
+/// that inherits the class's prototype (`new ErrorBudgetTracker()`, or a
+/// subclass), not the global object or another object (a call without `new`,
+/// `.call(obj)`), and not already a tracker (`.call(tracker)`, which would
+/// re-point its `record` and report filler at another state).
+pub fn is_construct_call(env: &Env, this: &Object) -> Result<bool> {
+  let mut existing = ptr::null_mut();
+  // SAFETY: valid env and object; a status (no exception) when nothing is wrapped.
+  if unsafe { sys::napi_unwrap(env.raw(), this.raw(), &mut existing) } == sys::Status::napi_ok {
+    return Ok(false);
+  }
+  let prototype_record: Unknown = this.get_property(registered_symbol(env, NATIVE_RECORD_SYMBOL)?)?;
+  Ok(prototype_record.get_type()? == ValueType::Function)
 }
 
 /// Defines `record` on `this` (writable, configurable, not enumerable, like a
@@ -163,7 +179,9 @@ unsafe extern "C" fn record(env: sys::napi_env, info: sys::napi_callback_info) -
   }
   let (successes, failures) = (success as u64, !success as u64);
   if argc == 1 {
-    state.record(None, successes, failures);
+    if state.record(None, successes, failures).is_err() {
+      return unsafe { slow(env, state, argv) }; // throws the refusal, naming the counter
+    }
     return ptr::null_mut();
   }
   // `record(ok, atMs)` replays: a finite number, as the slow path would take it.
@@ -173,7 +191,9 @@ unsafe extern "C" fn record(env: sys::napi_env, info: sys::napi_callback_info) -
       if let TrackerClock::Manual(clock) = &state.clock {
         clock.advance_to(at);
       }
-      state.record(Some(at), successes, failures);
+      if state.record(Some(at), successes, failures).is_err() {
+        return unsafe { slow(env, state, argv) };
+      }
       return ptr::null_mut();
     }
   }
@@ -199,10 +219,14 @@ unsafe fn slow(env: sys::napi_env, state: &Handle, argv: [sys::napi_value; 2]) -
 
 /// Values before the firing alerts in the report buffer.
 const REPORT_HEAD: usize = 15;
+/// Firing pairs the report is assembled for on the stack (more: on the heap)
+/// before it is copied into the caller's buffer.
+const STACK_FIRING: usize = 16;
 
 /// `reportInto(buffer: Float64Array): number` — writes the report now into
 /// `buffer` and returns how many values it takes; when that is more than
-/// `buffer.length`, writes nothing (the caller grows the buffer and asks again).
+/// `buffer.length`, writes nothing (the caller grows the buffer and asks
+/// again). A Float64Array over a SharedArrayBuffer is a TypeError.
 unsafe extern "C" fn report_into(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
   let mut argc = 1usize;
   let mut argv = [ptr::null_mut(); 1];
@@ -214,24 +238,41 @@ unsafe extern "C" fn report_into(env: sys::napi_env, info: sys::napi_callback_in
   }
   // SAFETY: as in `record`.
   let state = unsafe { &*(data as *const Handle) };
-  let (mut kind, mut length, mut values) = (0, 0usize, ptr::null_mut());
+  let (mut kind, mut length, mut values, mut buffer) = (0, 0usize, ptr::null_mut(), ptr::null_mut());
   // SAFETY: out-pointers are valid; a non-typed-array fails with a status.
   let typed = unsafe {
-    sys::napi_get_typedarray_info(env, argv[0], &mut kind, &mut length, &mut values, ptr::null_mut(), ptr::null_mut())
+    sys::napi_get_typedarray_info(env, argv[0], &mut kind, &mut length, &mut values, &mut buffer, ptr::null_mut())
   };
   if typed != sys::Status::napi_ok || kind != sys::TypedarrayType::float64_array {
     let message = "reportInto(buffer): buffer must be a Float64Array";
     let _ = Env::from_raw(env).throw_type_error(message, Some("ERR_INVALID_ARG_TYPE"));
     return ptr::null_mut();
   }
-  let out: &mut [f64] = if values.is_null() || length == 0 {
-    &mut []
-  } else {
-    // SAFETY: the typed array's own memory (aligned for f64), `length`
-    // elements, touched by no one else while this callback runs.
-    unsafe { std::slice::from_raw_parts_mut(values as *mut f64, length) }
-  };
-  let needed = state.with_core(|core, _, _| write_report(core, out));
+  // Another thread may write a SharedArrayBuffer while this one does: refused
+  // (`napi_is_arraybuffer` is false for a SharedArrayBuffer).
+  let mut plain = false;
+  // SAFETY: valid env and value.
+  if unsafe { sys::napi_is_arraybuffer(env, buffer, &mut plain) } != sys::Status::napi_ok || !plain {
+    let message = "reportInto(buffer): buffer must be a Float64Array over an ArrayBuffer, not a SharedArrayBuffer";
+    let _ = Env::from_raw(env).throw_type_error(message, Some("ERR_INVALID_ARG_TYPE"));
+    return ptr::null_mut();
+  }
+  let (mut stack, mut heap) = ([0f64; REPORT_HEAD + 3 * STACK_FIRING], Vec::new());
+  let needed = state.with_core(|core, _, _| {
+    let needed = write_report(core, &mut stack);
+    if needed > stack.len() && needed <= length {
+      heap.resize(needed, 0.0);
+      write_report(core, &mut heap);
+    }
+    needed
+  });
+  let out: &[f64] = if heap.is_empty() { &stack } else { &heap };
+  if needed <= length && needed <= out.len() && !values.is_null() {
+    // SAFETY: the typed array's own memory (aligned for f64, `length` ≥
+    // `needed` elements); copied through the raw pointer, never a Rust
+    // reference to memory JavaScript owns.
+    unsafe { ptr::copy_nonoverlapping(out.as_ptr(), values as *mut f64, needed) };
+  }
   let mut result = ptr::null_mut();
   // SAFETY: valid env and out-pointer.
   unsafe { sys::napi_create_double(env, needed as f64, &mut result) };

@@ -59,6 +59,8 @@ impl EventKind {
 #[derive(Default)]
 pub struct ListenerTable {
   by_kind: [Vec<Listener>; 6],
+  /// Set by `close` while transitions are still queued: the last delivery clears the table.
+  closing: bool,
 }
 
 impl ListenerTable {
@@ -84,14 +86,19 @@ impl ListenerTable {
     self.by_kind[index].clone()
   }
 
+  /// The tracker handle closed: drops every listener now when nothing is
+  /// queued for them (`idle`), else once the queued transitions are delivered.
+  pub fn close(&mut self, idle: bool) {
+    if idle {
+      self.by_kind.iter_mut().for_each(Vec::clear);
+    } else {
+      self.closing = true;
+    }
+  }
+
   /// Whether no listener is registered.
   pub fn is_empty(&self) -> bool {
     self.by_kind.iter().all(Vec::is_empty)
-  }
-
-  /// Drops every listener reference.
-  pub fn clear(&mut self) {
-    self.by_kind.iter_mut().for_each(Vec::clear);
   }
 }
 
@@ -149,11 +156,17 @@ impl Sink {
         let listeners = table.borrow().for_kind(kind);
         for listener in listeners {
           let f = listener.borrow_back(ctx.env)?;
-          if let Err(err) = f.call(unsafe { report.cast::<Unknown<'static>>() }?) {
-            surface_listener_error(ctx.env, err);
+          // SAFETY: on the JS thread, inside a callback, with values of this scope.
+          if unsafe { call_listener(ctx.env, f.raw(), report.raw(), kind) } == Delivery::Stopping {
+            // The thread is being torn down (worker terminated, process.exit()
+            // in a worker): JS cannot run, and that is no listener's fault.
+            break;
           }
         }
         delivered.delivered();
+        if table.borrow().closing && delivered.pending.load(Ordering::Acquire) == 0 {
+          table.borrow_mut().close(true);
+        }
         Ok(())
       })?;
     let tsfn: DispatchFn =
@@ -172,6 +185,11 @@ impl Sink {
     Ok(Arc::new(Sink { tsfn, keepalive }))
   }
 
+  /// Whether no transition is queued for the listeners.
+  pub fn is_idle(&self) -> bool {
+    self.keepalive.pending.load(Ordering::Acquire) == 0
+  }
+
   /// Queues `event` for the listeners; never blocks, never calls JS.
   pub fn send(&self, event: Event) {
     self.keepalive.queued();
@@ -182,21 +200,146 @@ impl Sink {
   }
 }
 
-/// A throwing listener must not stop the others: report its error as a
-/// process warning (`process.on('warning')`), never swallow it.
-fn surface_listener_error(env: &Env, err: napi::Error) {
-  let value = JsError::from(err).into_unknown(*env);
-  let emitted = (|| -> Result<()> {
-    let process: Object = env.get_global()?.get_named_property("process")?;
-    let emit: Function<Unknown, Unknown> = process.get_named_property("emitWarning")?;
-    emit.apply(process, value)?;
-    Ok(())
-  })();
-  if emitted.is_err() {
-    // Both failing: the thread is being torn down (worker terminated) or JS cannot run.
-    eprintln!(
-      "captcha-error-budget: a listener failed and process.emitWarning could not report it (thread shutting down?)"
-    );
+/// How a listener call went, for the dispatcher.
+#[derive(Debug, PartialEq, Eq)]
+enum Delivery {
+  /// The listener returned, or threw and that was reported.
+  Done,
+  /// JS cannot run on this thread any more: stop calling listeners.
+  Stopping,
+}
+
+/// Calls `listener(report)`. Whatever it throws (an Error, a Symbol, a string,
+/// `null`, `undefined`…) becomes a process warning (`process.on('warning')`)
+/// showing the thrown value, and the other listeners still run. A call that
+/// fails without a thrown value means the thread is stopping: nothing is reported.
+///
+/// # Safety
+/// `env` is the current callback's env, on its JS thread; the values belong to it.
+unsafe fn call_listener(env: &Env, listener: sys::napi_value, report: sys::napi_value, kind: usize) -> Delivery {
+  let raw = env.raw();
+  let mut undefined = std::ptr::null_mut();
+  let mut result = std::ptr::null_mut();
+  unsafe {
+    sys::napi_get_undefined(raw, &mut undefined);
+    if sys::napi_call_function(raw, undefined, listener, 1, &report, &mut result) == sys::Status::napi_ok {
+      return Delivery::Done;
+    }
+    match take_exception(raw) {
+      Some(thrown) => report_listener_error(raw, thrown, kind),
+      None => Delivery::Stopping,
+    }
+  }
+}
+
+/// The pending exception, cleared; `None` when there is none (a call refused
+/// because JS cannot run). `throw undefined` is `Some(undefined)`.
+unsafe fn take_exception(env: sys::napi_env) -> Option<sys::napi_value> {
+  let mut pending = false;
+  unsafe {
+    if sys::napi_is_exception_pending(env, &mut pending) != sys::Status::napi_ok || !pending {
+      return None;
+    }
+    let mut thrown = std::ptr::null_mut();
+    (sys::napi_get_and_clear_last_exception(env, &mut thrown) == sys::Status::napi_ok).then_some(thrown)
+  }
+}
+
+/// The names of the event kinds, by `EventKind::index`.
+const KIND_NAMES: [&str; 6] = ["healthy", "warning", "critical", "exhausted", "alert", "resolve"];
+
+/// Reports what a listener threw as a process warning: an Error as itself (as
+/// `emitWarning` shows errors), any other value described in a message.
+unsafe fn report_listener_error(env: sys::napi_env, thrown: sys::napi_value, kind: usize) -> Delivery {
+  let mut is_error = false;
+  unsafe { sys::napi_is_error(env, thrown, &mut is_error) };
+  let described = if is_error { None } else { Some(unsafe { describe(env, thrown) }) };
+  let event = KIND_NAMES.get(kind).copied().unwrap_or("?");
+  let warning = match &described {
+    None => Some(thrown),
+    Some(what) => unsafe { js_string(env, &format!("an ErrorBudgetTracker '{event}' listener threw {what}")) },
+  };
+  let emitted = warning.and_then(|warning| unsafe {
+    let process = property(env, global(env)?, c"process")?;
+    let emit = property(env, process, c"emitWarning")?;
+    let mut result = std::ptr::null_mut();
+    (sys::napi_call_function(env, process, emit, 1, &warning, &mut result) == sys::Status::napi_ok).then_some(())
+  });
+  if emitted.is_some() {
+    return Delivery::Done;
+  }
+  if unsafe { take_exception(env) }.is_none() && !unsafe { can_run_js(env) } {
+    return Delivery::Stopping;
+  }
+  // emitWarning itself threw (replaced, or its own listeners failed): stderr is all that is left.
+  let what = described.unwrap_or_else(|| "an Error".into());
+  eprintln!("captcha-error-budget: an ErrorBudgetTracker '{event}' listener threw {what}, and process.emitWarning failed to report it");
+  Delivery::Done
+}
+
+/// A readable form of a thrown value that is not an Error: strings quoted,
+/// everything else as `String(value)` shows it (`Symbol(x)`, `null`, `42`).
+unsafe fn describe(env: sys::napi_env, value: sys::napi_value) -> String {
+  let mut ty = sys::ValueType::napi_undefined;
+  unsafe { sys::napi_typeof(env, value, &mut ty) };
+  let shown = unsafe {
+    global(env)
+      .and_then(|g| property(env, g, c"String"))
+      .and_then(|string| {
+        let mut result = std::ptr::null_mut();
+        let called = sys::napi_call_function(env, value, string, 1, &value, &mut result);
+        (called == sys::Status::napi_ok).then_some(result)
+      })
+      .and_then(|s| rust_string(env, s))
+  };
+  let Some(shown) = shown else {
+    unsafe { take_exception(env) };
+    return "a value that String() cannot show".into();
+  };
+  match ty {
+    sys::ValueType::napi_string => format!("'{shown}'"),
+    sys::ValueType::napi_bigint => format!("{shown}n"),
+    _ => shown,
+  }
+}
+
+/// Whether JS can run on this thread now (false once its teardown began).
+unsafe fn can_run_js(env: sys::napi_env) -> bool {
+  unsafe { global(env).and_then(|g| property(env, g, c"Object")).is_some() }
+}
+
+unsafe fn global(env: sys::napi_env) -> Option<sys::napi_value> {
+  let mut g = std::ptr::null_mut();
+  (unsafe { sys::napi_get_global(env, &mut g) } == sys::Status::napi_ok).then_some(g)
+}
+
+unsafe fn property(env: sys::napi_env, object: sys::napi_value, name: &std::ffi::CStr) -> Option<sys::napi_value> {
+  let mut value = std::ptr::null_mut();
+  (unsafe { sys::napi_get_named_property(env, object, name.as_ptr(), &mut value) } == sys::Status::napi_ok)
+    .then_some(value)
+}
+
+unsafe fn js_string(env: sys::napi_env, text: &str) -> Option<sys::napi_value> {
+  let mut value = std::ptr::null_mut();
+  let status = unsafe { sys::napi_create_string_utf8(env, text.as_ptr().cast(), text.len() as isize, &mut value) };
+  (status == sys::Status::napi_ok).then_some(value)
+}
+
+unsafe fn rust_string(env: sys::napi_env, value: sys::napi_value) -> Option<String> {
+  let mut len = 0usize;
+  unsafe {
+    if sys::napi_get_value_string_utf8(env, value, std::ptr::null_mut(), 0, &mut len) != sys::Status::napi_ok {
+      return None;
+    }
+    let mut buf = vec![0u8; len + 1];
+    let mut written = 0usize;
+    if sys::napi_get_value_string_utf8(env, value, buf.as_mut_ptr().cast(), buf.len(), &mut written)
+      != sys::Status::napi_ok
+    {
+      return None;
+    }
+    buf.truncate(written);
+    Some(String::from_utf8_lossy(&buf).into_owned())
   }
 }
 

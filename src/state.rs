@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use budget_core::clock::{Ticker, WallClock};
-use budget_core::{Clock, Event, ManualClock, MonotonicClock, Tracker};
+use budget_core::{BudgetError, Clock, Event, ManualClock, MonotonicClock, Placement, Tracker};
 use parking_lot::Mutex;
 
 use crate::config::ClockKind;
@@ -232,18 +232,23 @@ impl TrackerState {
   /// Records at `at` (default now); wakes the timer if that brought the next
   /// time-driven change closer. The hot path of `record()`: one lock, one
   /// clock read, and usually no allocation (events are rare).
+  /// `Err` (nothing recorded) when a counter would pass 2^53 − 1, saying which.
   #[inline]
-  pub fn record(&self, at: Option<i64>, successes: u64, failures: u64) {
+  pub fn record(&self, at: Option<i64>, successes: u64, failures: u64) -> Result<(), BudgetError> {
     let watched = self.watched.load(Ordering::Relaxed);
-    let closer = self.with_core(|core, now, out| {
+    let (closer, refused) = self.with_core(|core, now, out| {
       let before = if watched { core.next_change_ms() } else { None };
-      core.record(now, at.unwrap_or(now), successes, failures, out);
+      let at = at.unwrap_or(now);
+      if core.record(now, at, successes, failures, out) == Placement::Refused {
+        return (false, core.refusal(at, successes, failures));
+      }
       let after = if watched { core.next_change_ms() } else { None };
-      matches!((before, after), (None, Some(_))) || matches!((before, after), (Some(b), Some(a)) if a < b)
+      (matches!((before, after), (None, Some(_))) || matches!((before, after), (Some(b), Some(a)) if a < b), None)
     });
     if closer {
       timer::poke();
     }
+    refused.map_or(Ok(()), Err)
   }
 
   /// Hands a real-clock tracker to the timer thread, once.

@@ -24,6 +24,8 @@ use crate::state::{TrackerClock, TrackerState};
 /// Listeners of this handle and the sink that brings transitions to them.
 struct Listeners {
   table: Rc<RefCell<ListenerTable>>,
+  /// Tells `close()` whether transitions are still queued for the table.
+  sink: Arc<Sink>,
   /// Takes the sink off the tracker when dropped (or when the env is torn down).
   _cleanup: SinkCleanup,
   /// Keeps the tracker object alive while it listens.
@@ -44,10 +46,23 @@ pub struct ErrorBudgetTracker {
 
 #[napi]
 impl ErrorBudgetTracker {
-  /// Creates a tracker. Every config field is optional (see `TrackerConfig`);
-  /// bad values throw a `TypeError` or `RangeError` naming the field.
+  /// Creates a tracker. Every config field is optional (see `TrackerConfig`)
+  /// and read once; bad values throw a `TypeError` or `RangeError` naming the
+  /// field. Called without `new` (or on an existing object) it throws a
+  /// `TypeError` with code `ERR_CONSTRUCT_CALL_REQUIRED`.
   #[napi(constructor, ts_args_type = "config?: TrackerConfig")]
   pub fn new(env: Env, this: This, config: Option<Unknown>) -> napi::Result<Self> {
+    // Before anything else: a refused call must change nothing.
+    if !crate::fast_path::is_construct_call(&env, &this.object)? {
+      let message = "ErrorBudgetTracker is a class: create trackers with new ErrorBudgetTracker(config); \
+        calling it without new, or on an existing object (.call/.apply), is refused";
+      let err = BudgetError {
+        kind: budget_core::ErrorKind::Type,
+        code: "ERR_CONSTRUCT_CALL_REQUIRED",
+        message: message.into(),
+      };
+      return Err(throw(&env, err));
+    }
     let raw = match config {
       None => None,
       Some(v) => match v.get_type()? {
@@ -100,7 +115,8 @@ impl ErrorBudgetTracker {
   /// Node-API call: each instance has its own `record` (a raw native function
   /// that keeps working when taken off its tracker, e.g.
   /// `const r = tracker.record`); this prototype method is the same checks
-  /// through the ordinary glue.
+  /// through the ordinary glue. A `RangeError` (nothing recorded) when the
+  /// tracker's recorded or dropped count would pass 2⁵³ − 1.
   #[napi(ts_args_type = "success: boolean, atMs?: number")]
   pub fn record(&self, env: Env, success: Unknown, at_ms: Option<Unknown>) -> napi::Result<()> {
     record_js(&env, &self.handle, success, at_ms)
@@ -112,7 +128,8 @@ impl ErrorBudgetTracker {
   /// the whole batch, so a batch causes at most one status change. Bad input
   /// throws before anything is recorded: a `TypeError` for a non-number, a
   /// `RangeError` for a negative or fractional count or one above 2³² − 1,
-  /// naming the argument.
+  /// naming the argument; a `RangeError` when a count the tracker keeps
+  /// (recorded successes or failures, dropped events) would pass 2⁵³ − 1.
   #[napi(ts_args_type = "successes: number, failures: number, atMs?: number")]
   pub fn record_many(
     &self,
@@ -131,8 +148,10 @@ impl ErrorBudgetTracker {
     if let (Some(at), TrackerClock::Manual(clock)) = (at, &self.handle.clock) {
       clock.advance_to(at);
     }
-    self.handle.record(at, successes, failures);
-    Ok(())
+    or_throw(
+      &env,
+      self.handle.record(at, successes, failures).map_err(|e| e.prefixed("recordMany(successes, failures)")),
+    )
   }
 
   /// Manual clock only: moves time to `ms` (epoch ms, not earlier than now),
@@ -272,7 +291,9 @@ impl ErrorBudgetTracker {
   /// Calls `listener` each time `event` happens: a status name — called with the
   /// report when the status changes to it — or `'alert'` / `'resolve'` — called
   /// with an `AlertEvent` when an alert pair starts / stops firing. Listeners run
-  /// later on this thread's event loop, never inside `record()`. Like an
+  /// later on this thread's event loop, never inside `record()`. Whatever a
+  /// listener throws (an Error or any other value) becomes a process warning
+  /// showing it (`process.on('warning')`), and the other listeners still run. Like an
   /// interval, a tracker with listeners stays alive until `close()` or its last
   /// `off()`, even with no other reference to it.
   #[napi(
@@ -289,9 +310,9 @@ impl ErrorBudgetTracker {
       let sink = Sink::new(&env, Rc::clone(&table))?;
       let cleanup = SinkCleanup::register(&env, &self.handle.shared, &sink)?;
       let pinned = Pinned::new(&env, &this.object)?;
-      self.handle.add_sink(sink);
+      self.handle.add_sink(Arc::clone(&sink));
       self.handle.shared.watch();
-      self.listeners = Some(Listeners { table, _cleanup: cleanup, _pinned: pinned });
+      self.listeners = Some(Listeners { table, sink, _cleanup: cleanup, _pinned: pinned });
     }
     if let Some(l) = &self.listeners {
       l.table.borrow_mut().add(status, listener);
@@ -318,7 +339,8 @@ impl ErrorBudgetTracker {
   }
 
   /// Stops the tracker: detaches it from the timer, releases its listeners
-  /// (and the hold they had on it); later `record()` and `on()` throw
+  /// (and the hold they had on it) once the transitions already queued for
+  /// them are delivered — nothing new is queued; later `record()` and `on()` throw
   /// `ERR_TRACKER_CLOSED`. With `persist` it first writes a final snapshot: if
   /// that fails it throws `ERR_PERSIST_WRITE` and the tracker stays open, so
   /// that nothing is lost (fix the path and close again). Idempotent.
@@ -328,8 +350,11 @@ impl ErrorBudgetTracker {
       or_throw(&env, autosave.save_now())?;
     }
     self.handle.close();
+    // Transitions queued before close() still reach the listeners: the table
+    // is cleared now when nothing is queued, else after the last delivery
+    // (the dispatcher holds it). Nothing new is queued once closed.
     if let Some(l) = self.listeners.take() {
-      l.table.borrow_mut().clear();
+      l.table.borrow_mut().close(l.sink.is_idle());
     }
     if let Some(mut autosave) = self.autosave.take() {
       autosave.stop();
@@ -395,8 +420,7 @@ pub(crate) fn record_js(env: &Env, state: &Handle, success: Unknown, at_ms: Opti
     clock.advance_to(at);
   }
   let (successes, failures) = if success { (1, 0) } else { (0, 1) };
-  state.record(at, successes, failures);
-  Ok(())
+  or_throw(env, state.record(at, successes, failures).map_err(|e| e.prefixed("record(success)")))
 }
 
 /// A count argument: a non-negative safe integer.

@@ -41,6 +41,18 @@ impl Status {
   }
 }
 
+/// The largest value any counter reaches (events in a bucket, in the window,
+/// recorded, dropped): 2^53 − 1, so that every count is exact as a JavaScript
+/// number and no sum of two overflows a `u64`. Snapshots with larger counts
+/// are refused, and so are records that would pass it.
+pub const MAX_COUNT: u64 = crate::config::MAX_SAFE_INTEGER as u64;
+
+/// `a + b` if it stays within `MAX_COUNT`.
+#[inline]
+pub fn add_count(a: u64, b: u64) -> Option<u64> {
+  a.checked_add(b).filter(|&n| n <= MAX_COUNT)
+}
+
 /// Success and failure counts over some span of time.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counts {

@@ -32,6 +32,13 @@ impl BudgetError {
     Self { kind: ErrorKind::Type, code: "ERR_INVALID_ARG_TYPE", message: message.into() }
   }
 
+  /// A value of the right type that is not allowed (a NUL byte in a path, a
+  /// lone surrogate in a name): a `TypeError` with code `ERR_INVALID_ARG_VALUE`,
+  /// as Node's own APIs throw for such values.
+  pub fn invalid_value(message: impl Into<String>) -> Self {
+    Self { kind: ErrorKind::Type, code: "ERR_INVALID_ARG_VALUE", message: message.into() }
+  }
+
   /// A value out of range: `code` is `ERR_OUT_OF_RANGE`.
   pub fn out_of_range(message: impl Into<String>) -> Self {
     Self { kind: ErrorKind::Range, code: "ERR_OUT_OF_RANGE", message: message.into() }
@@ -54,6 +61,14 @@ impl BudgetError {
       code: "ERR_TRACKER_CLOSED",
       message: format!("cannot call {operation}() on a closed ErrorBudgetTracker"),
     }
+  }
+}
+
+impl BudgetError {
+  /// The same error with `what: ` (the call, e.g. `record(success)`) before its message.
+  pub fn prefixed(mut self, what: &str) -> Self {
+    self.message = format!("{what}: {}", self.message);
+    self
   }
 }
 

@@ -3,9 +3,9 @@
 //! the events each call produced.
 
 use crate::alerts::{self, AlertRule, Severity};
-use crate::budget::{round_js, Budget, Counts, Status};
+use crate::budget::{add_count, round_js, Budget, Counts, Status, MAX_COUNT};
 use crate::config::Config;
-use crate::error::Result;
+use crate::error::{BudgetError, Result};
 use crate::window::{Placement, Window};
 
 mod quiet;
@@ -250,6 +250,8 @@ impl Tracker {
 
   /// Records `successes` and `failures` stamped `at_ms`, after moving time to `now_ms`.
   /// Events older than the window are counted in `dropped`; later than now, at now.
+  /// When a counter would pass `MAX_COUNT`, records nothing and returns
+  /// `Placement::Refused` (`refusal` says which counter).
   #[inline]
   pub fn record(
     &mut self,
@@ -260,15 +262,51 @@ impl Tracker {
     events: &mut impl EventSink,
   ) -> Placement {
     self.advance(now_ms, events);
-    self.recorded.successes += successes;
-    self.recorded.failures += failures;
+    // Every other counter is at most `recorded` (window, buckets, spans) or
+    // checked here (dropped): none can pass MAX_COUNT, so no sum overflows.
+    let (Some(recorded_successes), Some(recorded_failures)) =
+      (add_count(self.recorded.successes, successes), add_count(self.recorded.failures, failures))
+    else {
+      return Placement::Refused;
+    };
+    let dropped = if self.window.accepts(at_ms) {
+      None
+    } else {
+      match add_count(successes, failures).and_then(|n| add_count(self.dropped, n)) {
+        Some(dropped) => Some(dropped),
+        None => return Placement::Refused,
+      }
+    };
+    self.recorded = Counts { successes: recorded_successes, failures: recorded_failures };
+    if let Some(dropped) = dropped {
+      self.dropped = dropped;
+      return Placement::TooOld;
+    }
     let placement = self.window.add(at_ms, successes, failures);
-    match placement {
-      Placement::TooOld => self.dropped += successes + failures,
-      Placement::Counted if self.quiet.take(successes, failures) => {}
-      Placement::Counted => self.note_changes(events),
+    if !self.quiet.take(successes, failures) {
+      self.note_changes(events);
     }
     placement
+  }
+
+  /// Why recording `successes` and `failures` at `at_ms` is refused (a
+  /// counter would pass `MAX_COUNT`), naming the counter; `None` if it is not.
+  pub fn refusal(&self, at_ms: i64, successes: u64, failures: u64) -> Option<BudgetError> {
+    let full = |what: &str, has: u64, adding: u64| {
+      BudgetError::out_of_range(format!(
+        "the tracker has recorded {has} {what}: {adding} more would pass 2^53 − 1 ({MAX_COUNT}), the most a count \
+         may reach; nothing was recorded"
+      ))
+    };
+    if add_count(self.recorded.successes, successes).is_none() {
+      return Some(full("successes", self.recorded.successes, successes));
+    }
+    if add_count(self.recorded.failures, failures).is_none() {
+      return Some(full("failures", self.recorded.failures, failures));
+    }
+    let events = successes.saturating_add(failures);
+    (!self.window.accepts(at_ms) && add_count(self.dropped, events).is_none())
+      .then(|| full("events older than the window (dropped)", self.dropped, events))
   }
 
   /// The next moment the status or an alert could change with no new event

@@ -20,6 +20,8 @@ pub enum Placement {
   Counted,
   /// Older than the window: not counted.
   TooOld,
+  /// Refused, nothing changed: a counter would pass `MAX_COUNT`.
+  Refused,
 }
 
 /// Running counts of the buckets that start within the last `span_ms`.
@@ -185,6 +187,12 @@ impl Window {
   /// The first instant at which some span's floor passes its oldest bucket.
   fn floors_move_at(&self) -> i64 {
     self.spans.iter().map(|s| s.floor_k * self.resolution_ms + s.span_ms).min().unwrap_or(i64::MAX)
+  }
+
+  /// Whether an event at `at` would be counted (not older than the window).
+  #[inline]
+  pub fn accepts(&self, at: i64) -> bool {
+    at >= self.newest_start_ms || self.bucket_of(at) >= self.spans[0].floor_k
   }
 
   /// Adds `successes` and `failures` at time `at` (clamped to now if later).

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Tracker, Transition};
 use crate::alerts::{AlertRule, Severity};
-use crate::budget::{Counts, Status};
+use crate::budget::{add_count, Counts, Status, MAX_COUNT};
 use crate::config::{Config, MAX_SAFE_INTEGER};
 use crate::error::{BudgetError, Result};
 
@@ -176,6 +176,7 @@ impl Snapshot {
         json.version
       )));
     }
+    check_counts(&json)?;
     let config = config_from(json.config)?;
     if !(0..=MAX_SAFE_INTEGER).contains(&json.saved_at) {
       return Err(invalid(format!("savedAt must be an epoch-ms time, got {}", json.saved_at)));
@@ -183,10 +184,12 @@ impl Snapshot {
     let last_status =
       Status::parse(&json.last_status).ok_or_else(|| invalid(format!("unknown lastStatus '{}'", json.last_status)))?;
     let buckets = check_buckets(&json.buckets, &config, json.saved_at)?;
-    let sum = buckets.iter().fold(Counts::default(), |c, &(_, s, f)| Counts {
-      successes: c.successes.saturating_add(s),
-      failures: c.failures.saturating_add(f),
+    let sum = buckets.iter().try_fold(Counts::default(), |c, &(_, s, f)| {
+      Some(Counts { successes: add_count(c.successes, s)?, failures: add_count(c.failures, f)? })
     });
+    let Some(sum) = sum else {
+      return Err(invalid(format!("the buckets add up to more than 2^53 − 1 ({MAX_COUNT}) events of one outcome")));
+    };
     if sum != Counts::from(json.totals) {
       return Err(invalid(format!(
         "totals ({} successes, {} failures) do not match the buckets ({} successes, {} failures)",
@@ -199,6 +202,32 @@ impl Snapshot {
     }
     Ok(Snapshot { saved_at_ms: json.saved_at, config, last_status, dropped: json.dropped, recorded, buckets })
   }
+}
+
+/// Every count at most `MAX_COUNT` (2^53 − 1): a larger one would be
+/// inexact in JavaScript and could overflow the tracker's sums.
+fn check_counts(json: &SnapshotJson) -> Result<()> {
+  let check = |field: &dyn Fn() -> String, n: u64| {
+    if n > MAX_COUNT {
+      Err(invalid(format!("{} ({n}) is above 2^53 − 1 ({MAX_COUNT}), the largest count a snapshot may hold", field())))
+    } else {
+      Ok(())
+    }
+  };
+  for (i, b) in json.buckets.iter().enumerate() {
+    check(&|| format!("buckets[{i}].successes"), b.successes)?;
+    check(&|| format!("buckets[{i}].failures"), b.failures)?;
+  }
+  check(&|| "totals.successes".into(), json.totals.successes)?;
+  check(&|| "totals.failures".into(), json.totals.failures)?;
+  check(&|| "recorded.successes".into(), json.recorded.successes)?;
+  check(&|| "recorded.failures".into(), json.recorded.failures)?;
+  check(&|| "dropped".into(), json.dropped)?;
+  check(&|| "config.minEvents".into(), json.config.min_events)?;
+  for (i, a) in json.config.alerts.iter().enumerate() {
+    check(&|| format!("config.alerts[{i}].minEvents"), a.min_events)?;
+  }
+  Ok(())
 }
 
 fn config_from(c: ConfigJson) -> Result<Config> {
@@ -264,6 +293,7 @@ fn check_buckets(buckets: &[BucketJson], config: &Config, saved_at: i64) -> Resu
 #[cfg(test)]
 mod tests {
   use super::*;
+  use crate::window::Placement;
 
   fn sample() -> Tracker {
     let config = Config { window_ms: 1000, resolution_ms: 100, ..Config::default() };
@@ -332,6 +362,83 @@ mod tests {
         e.message
       }
     }
+  }
+
+  /// A snapshot of one bucket holding `successes` and `failures` at 500
+  /// (window 1000 ms, buckets of 100), totals and recorded to match.
+  fn one_bucket(successes: u64, failures: u64) -> String {
+    let mut v: serde_json::Value = serde_json::from_str(&sample().snapshot_json()).unwrap();
+    v["buckets"] = serde_json::json!([{ "startMs": 500, "successes": successes, "failures": failures }]);
+    v["totals"] = serde_json::json!({ "successes": successes, "failures": failures });
+    v["recorded"] = serde_json::json!({ "successes": successes, "failures": failures });
+    v["dropped"] = 0.into();
+    v["lastStatus"] = "healthy".into();
+    v.to_string()
+  }
+
+  #[test]
+  fn counts_above_2_pow_53_minus_1_are_refused_wherever_they_are() {
+    // The issue's case: a bucket at 2^64 − 1 with totals to match was accepted,
+    // and the next record wrapped the totals (or aborted a debug build).
+    let err = Snapshot::parse(&one_bucket(u64::MAX, 0)).unwrap_err();
+    assert_eq!(err.code, "ERR_SNAPSHOT_INVALID");
+    assert_eq!(
+      err.message,
+      "buckets[0].successes (18446744073709551615) is above 2^53 − 1 (9007199254740991), the largest count a \
+       snapshot may hold"
+    );
+    let above = MAX_COUNT + 1;
+    assert!(Snapshot::parse(&one_bucket(0, above))
+      .unwrap_err()
+      .message
+      .starts_with("buckets[0].failures (9007199254740992)"));
+    assert!(rejected(|v| v["dropped"] = above.into()).starts_with("dropped (9007199254740992) is above"));
+    assert!(rejected(|v| v["recorded"]["successes"] = above.into()).starts_with("recorded.successes "));
+    assert!(rejected(|v| v["recorded"]["failures"] = u64::MAX.into()).starts_with("recorded.failures "));
+    assert!(rejected(|v| v["totals"]["successes"] = above.into()).starts_with("totals.successes "));
+    assert!(rejected(|v| v["config"]["minEvents"] = above.into()).starts_with("config.minEvents "));
+    assert!(rejected(|v| v["config"]["alerts"] = serde_json::json!([{ "name": "a", "severity": "page", "longWindowMs": 1000, "shortWindowMs": 100, "burnRate": 2.0, "minEvents": above }])).starts_with("config.alerts[0].minEvents "));
+    // Two buckets each within the limit whose sum is not: refused, not saturated.
+    let mut v: serde_json::Value = serde_json::from_str(&one_bucket(MAX_COUNT, 0)).unwrap();
+    v["buckets"] = serde_json::json!([
+      { "startMs": 400, "successes": MAX_COUNT, "failures": 0 },
+      { "startMs": 500, "successes": 1, "failures": 0 },
+    ]);
+    let err = Snapshot::parse(&v.to_string()).unwrap_err();
+    assert_eq!(err.message, "the buckets add up to more than 2^53 − 1 (9007199254740991) events of one outcome");
+  }
+
+  #[test]
+  fn a_tracker_at_the_limit_refuses_what_would_pass_it_and_changes_nothing() {
+    let snap = Snapshot::parse(&one_bucket(MAX_COUNT, 0)).unwrap();
+    let mut t = Tracker::from_snapshot(&snap, 900).unwrap();
+    let before = (t.report(), t.recorded(), t.dropped());
+    let mut out: Vec<Transition> = Vec::new();
+    assert_eq!(t.record(900, 900, 1, 0, &mut out), Placement::Refused);
+    assert_eq!(t.record(900, 900, u64::MAX, u64::MAX, &mut out), Placement::Refused);
+    assert_eq!((t.report(), t.recorded(), t.dropped()), before);
+    let err = t.refusal(900, 1, 0).unwrap();
+    assert_eq!((err.code, err.kind), ("ERR_OUT_OF_RANGE", crate::error::ErrorKind::Range));
+    assert_eq!(
+      err.message,
+      "the tracker has recorded 9007199254740991 successes: 1 more would pass 2^53 − 1 (9007199254740991), the \
+       most a count may reach; nothing was recorded"
+    );
+    // Failures still fit: 2^53 − 1 successes and 1 failure, exact.
+    assert_eq!(t.refusal(900, 0, 1), None);
+    assert_eq!(t.record(900, 900, 0, 1, &mut out), Placement::Counted);
+    assert_eq!(t.counts(), Counts { successes: MAX_COUNT, failures: 1 });
+    assert_eq!(t.counts().total(), MAX_COUNT + 1);
+    // Dropped events are counted too: up to the limit, then refused.
+    let mut t = Tracker::from_snapshot(&Snapshot::parse(&one_bucket(0, 0)).unwrap(), 900).unwrap();
+    assert_eq!(t.record(900, -1000, MAX_COUNT - 1, 0, &mut out), Placement::TooOld);
+    assert_eq!(t.dropped(), MAX_COUNT - 1);
+    assert_eq!(t.record(900, -1000, 0, 2, &mut out), Placement::Refused);
+    assert!(t.refusal(-1000, 0, 2).unwrap().message.contains("events older than the window (dropped)"));
+    assert_eq!(t.record(900, -1000, 0, 1, &mut out), Placement::TooOld);
+    assert_eq!((t.dropped(), t.recorded().failures), (MAX_COUNT, 1));
+    // In the window, the same failure is still welcome.
+    assert_eq!(t.record(900, 900, 0, 1, &mut out), Placement::Counted);
   }
 
   #[test]
