@@ -12,7 +12,6 @@ require('./lib/guard.js').installGuard(native.ErrorBudgetTracker)
 require('./lib/fast-report.js').installFastReport(native.ErrorBudgetTracker)
 
 const metrics = require('./lib/metrics.js')
-const rules = require('./lib/rules.js')
 // tracker.metrics(options): this tracker's Prometheus series (lib/metrics.js),
 // a method like the native ones (not enumerable).
 Object.defineProperty(native.ErrorBudgetTracker.prototype, 'metrics', {
@@ -84,4 +83,10 @@ exports.CALLER_ERROR_CODES = solver.CALLER_ERROR_CODES
 exports.renderMetrics = metrics.renderMetrics
 exports.registerMetrics = metrics.registerMetrics
 exports.METRICS_CONTENT_TYPE = metrics.METRICS_CONTENT_TYPE
-exports.prometheusRules = rules.prometheusRules
+/**
+ * Prometheus rules (YAML) for one SLO or several (lib/rules.js), required on
+ * first use: loading the package loads no YAML or CLI code.
+ */
+exports.prometheusRules = function prometheusRules(slo, options) {
+  return require('./lib/rules.js').prometheusRules(slo, options)
+}
