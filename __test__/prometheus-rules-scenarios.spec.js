@@ -164,28 +164,28 @@ const SCENARIOS = [
   },
   {
     // Healthy traffic at volume: 2 × 50 solves/min, 1 failing on each (2 %, burn
-    // 0.4): no alert. At minute 720: error ratio 2/100 over 1 h, 6000 solves in
+    // 0.4): no alert. At minute 120: error ratio 2/100 over 1 h, 6000 solves in
     // 1 h, burn 0.02 / 0.05 = 0.4 over the period, budget left 0.6.
     title: 'healthy traffic at 2 % errors: nothing fires; the recordings hold the hand-worked figures',
     slo: TURNSTILE,
-    minutes: 720,
+    minutes: 120,
     instances: { a: () => [49, 1], b: () => [49, 1] },
-    firing: { 60: [], 720: [] },
+    firing: { 60: [], 120: [] },
     values: [
-      [720, 'captcha_budget:solve_error:ratio_rate1h', 0.02],
-      [720, 'captcha_budget:solves:increase1h', 6000],
-      [720, 'captcha_budget:period_burn_rate:ratio', 0.4],
-      [720, 'captcha_budget:current_burn_rate:ratio', 0.4],
-      [720, 'captcha_budget:error_budget_remaining:ratio', 0.6],
-      [720, 'captcha_budget:error_budget:ratio', 0.05],
-      [720, 'captcha_budget:objective:ratio', 0.95],
-      [720, 'captcha_budget:period:seconds', 30 * 86400],
+      [120, 'captcha_budget:solve_error:ratio_rate1h', 0.02],
+      [120, 'captcha_budget:solves:increase1h', 6000],
+      [120, 'captcha_budget:period_burn_rate:ratio', 0.4],
+      [120, 'captcha_budget:current_burn_rate:ratio', 0.4],
+      [120, 'captcha_budget:error_budget_remaining:ratio', 0.6],
+      [120, 'captcha_budget:error_budget:ratio', 0.05],
+      [120, 'captcha_budget:objective:ratio', 0.95],
+      [120, 'captcha_budget:period:seconds', 30 * 86400],
     ],
   },
 ]
 
 for (const scenario of SCENARIOS) {
-  withBinary(test, promtool)(`promtool test rules: ${scenario.title}`, async (t) => {
+  withBinary(test.serial, promtool)(`promtool test rules: ${scenario.title}`, async (t) => {
     t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
     if (!promtool) return
     const id = `${scenario.slo.name}-${scenario.slo.targetRate * 100}-${scenario.slo.windowMs === DAY ? '1d' : '30d'}`
@@ -197,7 +197,7 @@ for (const scenario of SCENARIOS) {
   })
 }
 
-withBinary(test, promtool)('promtool test rules catches wrong expectations (the fast page a minute early, the slow one missed)', async (t) => {
+withBinary(test.serial, promtool)('promtool test rules catches wrong expectations (the fast page a minute early, the slow one missed)', async (t) => {
   t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
   if (!promtool) return
   const outage = SCENARIOS[0]
@@ -209,7 +209,7 @@ withBinary(test, promtool)('promtool test rules catches wrong expectations (the 
   t.deepEqual(result.output.match(/time: [0-9hm]+,/g), ['time: 6h44m,', 'time: 7h55m,'], result.output)
 })
 
-withBinary(test, promtool)('two SLOs on one source stay apart: their own objective series, and only the 99 % one alerts', async (t) => {
+withBinary(test.serial, promtool)('two SLOs on one source stay apart: their own objective series, and only the 99 % one alerts', async (t) => {
   t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
   if (!promtool) return
   // 49 + 1 failing per minute (2 %): burn 2 for 99 %, 0.4 for 95 %. For 99 % the
@@ -261,7 +261,7 @@ withBinary(test, promtool)('two SLOs on one source stay apart: their own objecti
   t.is(result.code, 0, result.output)
 })
 
-withBinary(test, promtool)('an absent source alerts after 10 minutes, a present one does not', async (t) => {
+withBinary(test.serial, promtool)('an absent source alerts after 10 minutes, a present one does not', async (t) => {
   t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
   if (!promtool) return
   const slos = [TURNSTILE, { ...TURNSTILE, name: 'recaptcha' }]
@@ -286,7 +286,7 @@ withBinary(test, promtool)('an absent source alerts after 10 minutes, a present 
   t.is(result.code, 0, result.output)
 })
 
-withBinary(test, promtool)('routing: the labels and annotations of the SLO and its severity are on the page, with the numbers', async (t) => {
+withBinary(test.serial, promtool)('routing: the labels and annotations of the SLO and its severity are on the page, with the numbers', async (t) => {
   t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
   if (!promtool) return
   const alerting = {
@@ -316,27 +316,27 @@ withBinary(test, promtool)('routing: the labels and annotations of the SLO and i
   t.is(result.code, 0, result.output)
 })
 
-withBinary(test, promtool)('period rules: exact reads the counters; optimised sums recorded 5 min increases (ratio exact, counts short by the first 5 min)', async (t) => {
+withBinary(test.serial, promtool)('period rules: exact reads the counters; optimised sums recorded 5 min increases (ratio exact, counts short by the first 5 min)', async (t) => {
   t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
   if (!promtool) return
-  // 100 solves/min, 2 failing, for 720 minutes. Exact: 72 000 solves, ratio 0.02.
+  // 100 solves/min, 2 failing, for 120 minutes. Exact: 12 000 solves, ratio 0.02.
   // Optimised, at a 1m evaluation interval: the 5 min increase is 100, 200, 300,
   // 400 at minutes 1–4 (the counters start at 0), 500 from minute 5 on:
-  // (1000 + 716 × 500) × 1m / 5m = 71 800 solves; failures the same × 0.02, so
+  // (1000 + 116 × 500) × 1m / 5m = 11 800 solves; failures the same × 0.02, so
   // the ratio is 0.02 as the exact one.
-  const input = inputSeries({ a: () => [98, 2] }, 720)
+  const input = inputSeries({ a: () => [98, 2] }, 120)
   const exact = await promtoolTest(t, prometheusRules(TURNSTILE), {
     input_series: input,
-    promql_expr_test: valueTests('turnstile-95-30d', [[720, 'captcha_budget:solves:increase30d', 72000], [720, 'captcha_budget:solve_error:ratio_rate30d', 0.02]]),
+    promql_expr_test: valueTests('turnstile-95-30d', [[120, 'captcha_budget:solves:increase30d', 12000], [120, 'captcha_budget:solve_error:ratio_rate30d', 0.02]]),
   })
   t.is(exact.code, 0, exact.output)
   const optimised = await promtoolTest(t, prometheusRules(TURNSTILE, { periodRules: 'optimised' }), {
     input_series: input,
     promql_expr_test: valueTests('turnstile-95-30d', [
-      [720, 'captcha_budget:solves:increase30d', 71800],
-      [720, 'captcha_budget:solve_failures:increase30d', 1436],
-      [720, 'captcha_budget:solve_error:ratio_rate30d', 0.02],
-      [720, 'captcha_budget:error_budget_remaining:ratio', 0.6],
+      [120, 'captcha_budget:solves:increase30d', 11800],
+      [120, 'captcha_budget:solve_failures:increase30d', 236],
+      [120, 'captcha_budget:solve_error:ratio_rate30d', 0.02],
+      [120, 'captcha_budget:error_budget_remaining:ratio', 0.6],
     ]),
   })
   t.is(optimised.code, 0, optimised.output)

@@ -107,8 +107,8 @@ test('routing: labels and annotations per SLO and per severity; a severity can b
   }
   const alerts = alertsOf(ruleGroups({ ...SLO, alerting }).groups)
   t.deepEqual(alerts.map((a) => [a.alert, a.labels]), [
-    ['TurnstileFastBurn', { severity: 'critical', pair: 'fast-burn', team: 'captcha' }],
-    ['TurnstileSlowBurn', { severity: 'critical', pair: 'slow-burn', team: 'captcha' }],
+    ['TurnstileFastBurn', { slo: ID, severity: 'critical', pair: 'fast-burn', team: 'captcha' }],
+    ['TurnstileSlowBurn', { slo: ID, severity: 'critical', pair: 'slow-burn', team: 'captcha' }],
     // The absent alert stays: it says the SLO cannot be judged at all.
     ['TurnstileSourceAbsent', { slo: ID, severity: 'ticket', team: 'captcha' }],
   ])

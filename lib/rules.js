@@ -363,7 +363,9 @@ function compileOne(slo, options) {
       // short window, so one incident is one page (fire/resolve/fire damped).
       for: promDuration(Math.max(ceilSecond(pair.shortWindowMs / 5), 1000)),
       keep_firing_for: short,
-      labels: { severity: pair.severity, pair: pair.name, ...alerting.labels, ...(route?.labels ?? {}) },
+      // slo also comes from the expression; on the rule too, two SLOs' alerts on one source differ
+      // for promtool's duplicate check and for anyone reading the rule file.
+      labels: { slo: id, severity: pair.severity, pair: pair.name, ...alerting.labels, ...(route?.labels ?? {}) },
       annotations: {
         summary: `{{ $labels.slo }}: the CAPTCHA error budget burns {{ $value | humanize }}x the sustainable rate (${pair.name}, threshold ${threeDigits(pair.burnRate)}x)`,
         description:
@@ -423,7 +425,8 @@ function ruleGroups(slos, options) {
  * package; PromQL with line breaks comes out as literal blocks).
  */
 function toYaml(value) {
-  return YAML.stringify(value, { lineWidth: 0 }).trimEnd()
+  // No anchors/aliases for shared label objects: each rule reads whole.
+  return YAML.stringify(value, { lineWidth: 0, aliasDuplicateObjects: false }).trimEnd()
 }
 
 /**
