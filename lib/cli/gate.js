@@ -10,14 +10,34 @@ function register(program) {
   program
     .command('gate')
     .description('exit 0 when deploys may proceed, 3 when the error budget is exhausted (or critical with --strict), 2 on bad input')
-    .argument('<snapshot>', "a tracker snapshot file (tracker.snapshot() or persist: { path }), or '-' for stdin")
+    .argument('[snapshot]', "a tracker snapshot file (tracker.snapshot() or persist: { path }), or '-' for stdin")
     .option('--strict', 'also stop deploys while the budget is critical')
     .option('--json', 'print the report and the decision as JSON')
+    // Asking the fleet's Prometheus instead of a snapshot: lib/gate-prometheus.js.
+    .option('--prometheus <url>', 'ask this Prometheus (the rules of `captcha-budget rules` loaded) instead of reading a snapshot')
+    .option('--slo <id>', 'with --prometheus: the slo label of the SLO to judge')
+    .option('--max-burn-rate <x>', 'with --prometheus: also stop while the current burn rate is above x')
+    .option('--warning-threshold <f>', 'with --prometheus: as config.warningThreshold', '0.5')
+    .option('--critical-threshold <f>', 'with --prometheus: as config.criticalThreshold', '0.1')
+    .option('--timeout <duration>', 'with --prometheus: per query', '10s')
     // Usage errors (no snapshot, unknown option) are bad input too: exit 2, not commander's 1.
     .exitOverride((err) => process.exit(err.exitCode === 0 ? EXIT.proceed : EXIT.badInput))
-    .action((file, options) => {
+    .action(async (file, options) => {
+      if (options.prometheus !== undefined) {
+        if (file !== undefined) return usage(`give a snapshot or --prometheus, not both`)
+        process.exitCode = await require('../gate-prometheus.js').gatePrometheus(options)
+        return
+      }
+      const only = ['slo', 'maxBurnRate'].find((key) => options[key] !== undefined)
+      if (only) return usage(`--${only === 'slo' ? 'slo' : 'max-burn-rate'} needs --prometheus <url>`)
+      if (file === undefined) return usage("missing argument 'snapshot' (or --prometheus <url> --slo <id>)")
       process.exitCode = gate(file, options)
     })
+}
+
+function usage(message) {
+  console.error(`captcha-budget gate: ${message}`)
+  process.exitCode = EXIT.badInput
 }
 
 function gate(file, { strict = false, json = false }) {
