@@ -219,3 +219,20 @@ test('rules --spec: an unreadable file and flags that the file replaces exit 2',
   t.is(both.code, 2)
   t.regex(both.stderr, /--target cannot be given with --spec/)
 })
+
+withBinary(test, promtool)('the OpenSLO and Sloth files of docs/slo-ecosystem.md give rules promtool accepts', async (t) => {
+  t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
+  if (!promtool) return
+  const doc = fs.readFileSync(path.join(__dirname, '..', 'docs', 'slo-ecosystem.md'), 'utf8')
+  const files = [...doc.matchAll(/```yaml\n# (\S+\.yaml) — (?:OpenSLO v1|Sloth prometheus\/v1)\n([\s\S]*?)```/g)]
+  t.deepEqual(files.map((f) => f[1]), ['slo.yaml', 'sloth.yaml'])
+  const dir = tempDir(t)
+  for (const [, name, text] of files) {
+    fs.writeFileSync(path.join(dir, name), text)
+    const out = await cli(['rules', '--spec', path.join(dir, name), '-o', path.join(dir, `${name}.rules.yml`)])
+    t.is(out.code, 0, out.stderr)
+  }
+  const checked = await run(promtool, ['check', 'rules', ...files.map((f) => path.join(dir, `${f[1]}.rules.yml`))])
+  t.is(checked.code, 0, checked.stdout + checked.stderr)
+  t.is((checked.stdout.match(/SUCCESS: 40 rules found/g) || []).length, 2)
+})
