@@ -147,19 +147,21 @@ const SCENARIOS = [
   },
   {
     // Healthy noise at low volume: one solve every 10 minutes, a burst of 5
-    // consecutive failures at minutes 610–650, 144 solves in the day (5 failed,
-    // 3.5 %, under the 5 % allowance). At 650 the 1 h window holds 6 solves, 5
-    // failed (16.7×) and the 5 min window the failed one (20×): burn alone
-    // would page; 5 < 10 failures holds every pair.
+    // consecutive failures at minutes 610–650: 5 failed of the day's 144 solves
+    // (3.5 %, under the 5 % allowance); the first 12 h are replayed. At 650 the
+    // 1 h window holds 6 solves, 5 failed (16.7×) and the 5 min window the
+    // failed one (20×); at 720 the 6 h window 5 of 36 (2.8×): burn alone would
+    // page and open a ticket; 5 < 10 failures holds every pair.
     title: 'healthy noise at low volume: a burst of 5 failures among a few solves pages nobody',
     slo: TURNSTILE,
-    minutes: 1440,
+    minutes: 720,
     instances: { a: (k) => (k % 10 !== 0 ? [0, 0] : k >= 610 && k <= 650 ? [0, 1] : [1, 0]) },
-    firing: { 650: [], 651: [], 660: [], 700: [], 1440: [] },
+    firing: { 650: [], 651: [], 660: [], 700: [], 720: [] },
     values: [
       [650, 'captcha_budget:burn_rate:ratio_rate1h', (5 / 6) / 0.05],
       [650, 'captcha_budget:burn_rate:ratio_rate5m', 20],
       [650, 'captcha_budget:solve_failures:increase1h', 5],
+      [720, 'captcha_budget:burn_rate:ratio_rate6h', (5 / 36) / 0.05],
     ],
   },
   {
