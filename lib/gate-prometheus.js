@@ -4,9 +4,43 @@
 // series `captcha-budget rules` records (lib/rules.js); the status comes from
 // the remaining budget with the tracker's thresholds, the exit code as the
 // snapshot gate's (lib/cli/gate.js), so a pipeline can use either.
+const { parseDuration } = require('./duration')
 
 /** Exit codes, as `gate <snapshot>`. */
 const EXIT = { proceed: 0, badInput: 2, stop: 3 }
+
+/** The options of `gate` that ask Prometheus ([flags, description, default]). */
+const OPTIONS = [
+  ['--prometheus <url>', 'ask this Prometheus (the rules of `captcha-budget rules` loaded) instead of reading a snapshot'],
+  ['--slo <id>', 'with --prometheus: the slo label of the SLO to judge'],
+  ['--max-burn-rate <x>', 'with --prometheus: also stop while the current burn rate is above x'],
+  ['--warning-threshold <f>', 'with --prometheus: as config.warningThreshold', '0.5'],
+  ['--critical-threshold <f>', 'with --prometheus: as config.criticalThreshold', '0.1'],
+  ['--timeout <duration>', 'with --prometheus: per query', '10s'],
+]
+
+/** Adds OPTIONS to the `gate` command (commander). */
+function addOptions(command) {
+  for (const [flags, description, byDefault] of OPTIONS) command.option(flags, description, byDefault)
+}
+
+/**
+ * The Prometheus gate's exit code (a promise) when `options` ask for it, a
+ * usage error's (2) when they mix it with a snapshot or give its flags alone,
+ * else null (the snapshot gate's turn).
+ */
+function fromOptions(file, options) {
+  const usage = (message) => {
+    console.error(`captcha-budget gate: ${message}`)
+    return Promise.resolve(EXIT.badInput)
+  }
+  if (options.prometheus === undefined) {
+    const only = [['slo', '--slo'], ['maxBurnRate', '--max-burn-rate']].find(([key]) => options[key] !== undefined)
+    return only ? usage(`${only[1]} needs --prometheus <url>`) : null
+  }
+  if (file !== undefined) return usage('give a snapshot or --prometheus, not both')
+  return gatePrometheus(options)
+}
 
 /** Checked options, or a message for a usage error. */
 function checkOptions({ prometheus, slo, maxBurnRate, warningThreshold = '0.5', criticalThreshold = '0.1', timeout = '10s' }) {
@@ -31,7 +65,6 @@ function checkOptions({ prometheus, slo, maxBurnRate, warningThreshold = '0.5', 
     maxBurn = /^(\d+(\.\d+)?|\.\d+)$/.test(maxBurnRate) ? Number(maxBurnRate) : NaN
     if (!(maxBurn > 0)) return { error: `--max-burn-rate must be a positive number such as 2, got '${maxBurnRate}'` }
   }
-  const { parseDuration } = require('./duration')
   let timeoutMs
   try {
     timeoutMs = parseDuration(timeout, '--timeout')
@@ -156,4 +189,4 @@ async function gatePrometheus(options) {
 
 const round = (x) => String(Number(x.toPrecision(4)))
 
-module.exports = { gatePrometheus, statusOf, EXIT }
+module.exports = { addOptions, fromOptions, gatePrometheus, statusOf, EXIT }
