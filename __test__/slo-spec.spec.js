@@ -189,6 +189,8 @@ const bad = [
   [OPENSLO.replace('type: Prometheus', 'type: Datadog'),
     'document 1 (OpenSLO SLO "turnstile-availability"): spec.indicator.spec.ratioMetric.bad.metricSource.type must be Prometheus, got "Datadog"'],
   [OPENSLO.replace('metadata:\n  name: image\n', 'metadata:\n  displayName: Image\n'), 'document 3 (OpenSLO SLO undefined): metadata.name is required'],
+  [OPENSLO.replace('    team: captcha', '    app.kubernetes.io/team: captcha'),
+    'document 1 (OpenSLO SLO "turnstile-availability"): metadata.labels.app.kubernetes.io/team is not a Prometheus label name'],
   [SLOTH.replace('objective: 96.2', 'objective: 0.962x'), 'document 1 (Sloth service "captcha"): slos[0].objective must be a percentage in (0, 100), got "0.962x"'],
   [SLOTH.replace('outcome="failure"', 'outcome="success"'), 'document 1 (Sloth service "captcha"): slos[0].sli.events.error_query must select outcome="failure"'],
   [SLOTH.replace('page_alert:\n        labels:\n          severity: pageteam', 'page_alert:\n        labels:\n          slo: x'),

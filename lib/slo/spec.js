@@ -58,6 +58,8 @@ function readLabels(labels, fail, field) {
   if (!isObject(labels)) fail(field, `must be a map of labels, got ${Array.isArray(labels) ? 'a list' : typeof labels}`)
   const out = {}
   for (const [key, value] of Object.entries(labels)) {
+    // They become Prometheus labels (of the info series, or of the alerts).
+    if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(key) || key.startsWith('__')) fail(`${field}.${key}`, 'is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)')
     const values = Array.isArray(value) ? value : [value]
     if (!values.every((v) => typeof v === 'string')) fail(`${field}.${key}`, 'must be a string or a list of strings')
     out[key] = values.join(',')
