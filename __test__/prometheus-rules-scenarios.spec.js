@@ -1,6 +1,6 @@
 // The Prometheus rules against hand-worked solve streams, in `promtool test
 // rules`: the four kinds of issue 14 (outage, flash sale, low volume, healthy
-// noise) and one case per feature of issue 16 (two SLOs on one source, an
+// noise), a retry storm and a slow leak, and one case per feature of issue 16 (two SLOs on one source, an
 // absent source, routing labels and annotations, exact and optimised period
 // rules). Counters are sampled every minute; sample k holds every solve up to
 // minute k. `firing` maps a minute to the alerts firing then, worked out by
@@ -96,6 +96,34 @@ const SCENARIOS = [
       530: [SLOW, LEAK],
       531: [LEAK],
     },
+  },
+  {
+    // A retry storm: 2 × 30 successes/min, then for minutes 361–370 each instance
+    // sends 600 solves/min that all fail (1200/min for the fleet). The budget is
+    // spent per solve, not per minute. x minutes into it:
+    //   fast 1 h: 1200x / (60 (60 − x) + 1200x) > 0.72 from x = 7 (6: 13.79×, 7: 14.51×) → fires at 368
+    //   slow 6 h: 1200x / (60 (360 − x) + 1200x) > 0.3 from x = 8 (7: 5.68×, 8: 6.25×) → fires 6m later, 374
+    //   leak: 1200 / 22 800 = 1.05× at x = 1 → fires 72m later, 433
+    // After it (370 + y): the 5 min window holds the last storm minute up to
+    // y = 4 and none at 5: fast resolves 5m later, 380. The 30 min window holds
+    // storm minutes until y = 30 (at 29: 1200 / (1200 + 29 × 60) = 0.41): slow
+    // false at 400, resolved at 430.
+    title: 'retry storm: 10 minutes of 20× traffic, all failing, pages within 8 minutes',
+    slo: TURNSTILE,
+    minutes: 433,
+    instances: { a: (k) => (k > 360 && k <= 370 ? [0, 600] : [30, 0]), b: (k) => (k > 360 && k <= 370 ? [0, 600] : [30, 0]) },
+    firing: { 360: [], 367: [], 368: [FAST], 373: [FAST], 374: [FAST, SLOW], 379: [FAST, SLOW], 380: [SLOW], 429: [SLOW], 430: [], 432: [], 433: [LEAK] },
+  },
+  {
+    // A slow leak: 2 × 40 solves/min, 3 of each 40 failing (7.5 %, burn 1.5)
+    // from the start: above 1 in every window, far below 6 and 14.4. The 3 d
+    // window holds 6 failures at minute 1, 12 at 2: the ticket's condition from
+    // 2, firing 72m later, 74; never a page.
+    title: 'slow leak at 1.5×: the ticket after its for:, never a page',
+    slo: TURNSTILE,
+    minutes: 360,
+    instances: { a: () => [37, 3], b: () => [37, 3] },
+    firing: { 1: [], 73: [], 74: [LEAK], 360: [LEAK] },
   },
   {
     // A flash sale on a 24 h SLO at 96.7 % (budget 0.033; at a 15 s scrape the
