@@ -216,20 +216,66 @@ export interface PromClientRegistry {
   removeSingleMetric(name: string): void
 }
 
-/** The SLO of `prometheusRules()`: the tracker's config fields plus the `name` label. */
+/** Labels and annotations for one severity's alerts (`alerting.page`, `alerting.ticket`). */
+export interface PrometheusAlertRoute {
+  /** Added to the alerts of this severity (may override `severity`). */
+  labels?: Record<string, string>
+  /** Added to the annotations (Prometheus templates allowed: `{{ $value }}`, `{{ $labels.slo }}`). */
+  annotations?: Record<string, string>
+  /** Leave this severity's pairs out. */
+  disable?: boolean
+}
+
+/** Alert routing of one SLO, after Sloth's `alerting`. */
+export interface PrometheusAlerting {
+  /** The alert name prefix (default `CaptchaBudget`: `CaptchaBudgetFastBurn`, …). */
+  name?: string
+  /** Added to every alert of the SLO (e.g. `team`). */
+  labels?: Record<string, string>
+  /** Added to every alert of the SLO (e.g. `runbook_url`). */
+  annotations?: Record<string, string>
+  page?: PrometheusAlertRoute
+  ticket?: PrometheusAlertRoute
+}
+
+/** The SLO of `prometheusRules()`: the tracker's config fields plus the `name` label and the SLO's identity. */
 export interface PrometheusRulesOptions {
-  /** The `name` label the workers give `tracker.metrics({ name })`. */
+  /** The SLO's identity, the `slo` label of every series and alert. Default `<name>-<target %>-<period>`, e.g. `turnstile-95-30d`. */
+  id?: string
+  /** The `name` label the workers give `tracker.metrics({ name })`: the source. */
   name: string
   /** The SLO target, in (0, 1). */
   targetRate: number
   /** The SLO period in ms. */
   windowMs: number
-  /** The alert policy (default: the tracker's default for `windowMs`). */
+  /** Custom alert pairs (default: the Prometheus default policy for `windowMs`). */
   alerts?: Array<AlertRuleConfig>
   /** No alert while the period holds fewer solves. Default 0. */
   minEvents?: number
-  /** The workers' `resolutionMs`, if they set it: alert windows are rounded to it. */
+  /** No pair fires with fewer failures in its long window. Default 10. */
+  minFailures?: number
+  /** The workers' `resolutionMs`, if they set it: custom alert windows are rounded to it. */
   resolutionMs?: number
+  /** Labels of the SLO's info series `captcha_budget:slo_info` (e.g. `team`, `service`). */
+  labels?: Record<string, string>
+  /** Alert routing: labels and annotations, per severity. */
+  alerting?: PrometheusAlerting
+  /** A description, on the info series. */
+  description?: string
+}
+
+/** How `prometheusRules()` writes the rules. */
+export interface PrometheusRulesFormat {
+  /** The scrape interval in ms (whole seconds): no alert window is shorter than four. Default 15 000. */
+  scrapeIntervalMs?: number
+  /** The rule group's interval for `periodRules: 'optimised'`, in ms (whole seconds). Default 60 000. */
+  evaluationIntervalMs?: number
+  /** `'exact'` (default): the period from the raw counters; `'optimised'`: from recorded short-window increases. */
+  periodRules?: 'exact' | 'optimised'
+  /** `'rules'` (default): a rule file; `'prometheus-operator'`: a PrometheusRule object. */
+  format?: 'rules' | 'prometheus-operator'
+  /** `metadata.namespace` of the PrometheusRule. */
+  namespace?: string
 }
 
 /**
@@ -252,10 +298,11 @@ export declare function registerMetrics(
 export declare const METRICS_CONTENT_TYPE: string
 
 /**
- * Prometheus rules (YAML) for one SLO across all instances: recording rules
- * and one multiwindow burn-rate alert per pair of the tracker's alert policy.
+ * Prometheus rules (YAML) for one SLO or several across all instances:
+ * recording rules labelled with the SLO (`slo`), one multiwindow burn-rate
+ * alert per pair and one for an absent source.
  */
-export declare function prometheusRules(slo: PrometheusRulesOptions): string
+export declare function prometheusRules(slo: PrometheusRulesOptions | PrometheusRulesOptions[], options?: PrometheusRulesFormat): string
 
 declare module './native' {
   interface ErrorBudgetTracker {

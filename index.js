@@ -135,6 +135,6 @@ Object.defineProperty(exports, 'METRICS_CONTENT_TYPE', {
     return constants.METRICS_CONTENT_TYPE
   },
 })
-exports.prometheusRules = function prometheusRules(slo) {
+exports.prometheusRules = function prometheusRules(slo, options) {
   return lazy.rules.prometheusRules.apply(this, arguments)
 }

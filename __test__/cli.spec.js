@@ -20,7 +20,7 @@ const usageErrors = [
   [[], /^Usage: captcha-budget \[options\] \[command\]/],
   [['nope'], /^error: unknown command 'nope'/],
   [['--bogus'], /^error: unknown option '--bogus'/],
-  [['gate'], /^error: missing required argument 'snapshot'/],
+  [['gate'], /^captcha-budget gate: missing argument 'snapshot' \(or --prometheus <url> --slo <id>\)/],
   [['gate', 'snap.json', '--bogus'], /^error: unknown option '--bogus'/],
   [['gate', 'a.json', 'b.json'], /^error: too many arguments for 'gate'/],
   [['rules', '--target'], /^error: option '--target <rate>' argument missing/],
@@ -42,7 +42,7 @@ test('--help and --version exit 0 on stdout', async (t) => {
   for (const command of ['gate', 'replay', 'rules']) t.regex(help.stdout, new RegExp(`^  ${command} `, 'm'))
   const gateHelp = await cli(['gate', '--help'])
   t.is(gateHelp.code, 0)
-  t.regex(gateHelp.stdout, /^Usage: captcha-budget gate \[options\] <snapshot>/)
+  t.regex(gateHelp.stdout, /^Usage: captcha-budget gate \[options\] \[snapshot\]/)
   const helpGate = await cli(['help', 'gate'])
   t.is(helpGate.code, 0)
   t.is(helpGate.stdout, gateHelp.stdout)

@@ -1,26 +1,21 @@
 'use strict'
-// Prometheus recording and alerting rules for one SLO over the counters of
-// lib/metrics.js, summed over every instance (the fleet is judged as one), with
-// the alert policy the tracker itself would use. Shaped after Sloth's output:
-// error ratios per window, burn rates, remaining budget, then one multiwindow
-// burn-rate alert per pair of the policy.
+// Prometheus recording and alerting rules for SLOs over the counters of
+// lib/metrics.js, summed over every instance (the fleet is judged as one).
+// Shaped after Sloth's output: error ratios per window, burn rates, remaining
+// budget, fixed-name series for dashboards, then one multiwindow burn-rate
+// alert per pair and an alert on an absent source. Every series and alert
+// carries the SLO's identity (`slo`) next to its source (`name`), so two SLOs
+// on one counter stay apart. The SLO checks and the alert policy (built for
+// scrapes) are in lib/rules-slo.js.
 const YAML = require('yaml')
-const { ErrorBudgetTracker } = require('../native.js')
-const { describe, invalidArgType, outOfRange } = require('./errors')
+const { outOfRange, invalidArgValue } = require('./errors')
 const { promDuration, approxDuration, threeDigits } = require('./duration')
-
-/** The fields of `slo`: the `name` label and the tracker config fields the rules depend on. */
-const SLO_KEYS = ['name', 'targetRate', 'windowMs', 'alerts', 'minEvents', 'resolutionMs']
-/** What every message about `slo` starts with (the CLI strips it: its own flags name the field). */
-const WHERE = 'prometheusRules(slo): '
+const { checkSlo, checkOptions, prometheusPolicy, defaultId, budgetOf, ceilSecond, num, WHERE, MIN_FAILURES, ABSENT_FOR_MS, PROMETHEUS_PAIRS } = require('./rules-slo')
 
 // The PromQL selector of the SLO's counter (lib/metrics.js): its name label, and an outcome.
 function selector(name, outcome) {
   return `captcha_budget_solves_total{name=${JSON.stringify(name)}${outcome ? `,outcome="${outcome}"` : ''}}`
 }
-
-// A number as PromQL/YAML read it back exactly (JS prints the shortest round-trip form).
-const num = (x) => String(x)
 
 function pascal(name) {
   return name
@@ -31,111 +26,88 @@ function pascal(name) {
 }
 
 /**
- * Checks what only the rules need (an object of known keys, `name`, the required
- * fields, a target below 1); the rest is the tracker's own check.
+ * The rule group (a plain object) of one SLO, and the policy its alerts implement.
  */
-function checkSlo(slo) {
-  if (slo === null || typeof slo !== 'object' || Array.isArray(slo)) {
-    throw invalidArgType(`${WHERE}slo must be an object, got ${describe(slo)}`)
-  }
-  for (const key of Object.keys(slo)) {
-    // A typo (`minEvent`) would otherwise drop its guard from the rules without a word.
-    if (!SLO_KEYS.includes(key)) throw invalidArgType(`${WHERE}unknown key '${key}' in slo; known keys: ${SLO_KEYS.join(', ')}`)
-  }
-  const { name, targetRate, windowMs } = slo
-  if (typeof name !== 'string' || name === '' || /[\u0000-\u001f]/.test(name)) {
-    throw invalidArgType(`${WHERE}slo.name must be a non-empty string without control characters, got ${JSON.stringify(name) ?? 'undefined'}`)
-  }
-  for (const [field, value] of [['targetRate', targetRate], ['windowMs', windowMs]]) {
-    if (value === undefined) throw invalidArgType(`${WHERE}slo.${field} is required`)
-  }
-  // The tracker allows 1 (no budget at all); rules over a budget of nothing would never fire.
-  if (typeof targetRate === 'number' && !(targetRate > 0 && targetRate < 1)) {
-    throw outOfRange(`${WHERE}slo.targetRate must be in (0, 1) for rules (a 100% target leaves no error budget to burn), got ${targetRate}`)
-  }
-}
-
-/**
- * The tracker's error about the SLO's config, worded for `slo`: the tracker names
- * the fields `config.<field>` or `<field>`, the caller wrote `slo.<field>`.
- */
-function sloError(err) {
-  if (!(err instanceof Error) || typeof err.code !== 'string') return err
-  const body = err.message.replace(/\bconfig\./g, 'slo.')
-  const field = SLO_KEYS.some((key) => body.startsWith(key)) ? 'slo.' : ''
-  const worded = new err.constructor(`${WHERE}${field}${body}`)
-  worded.code = err.code
-  return worded
-}
-
-/**
- * The tracker's view of the SLO: its config is checked by the tracker itself
- * and its alert policy (default or `alerts`, windows rounded to buckets) is
- * the one the in-process tracker uses.
- */
-function policyOf({ targetRate, windowMs, alerts, minEvents = 0, resolutionMs }) {
-  const config = { targetRate, windowMs, minEvents, clock: 'manual' }
-  if (alerts !== undefined) config.alerts = alerts
-  if (resolutionMs !== undefined) config.resolutionMs = resolutionMs
-  let tracker
-  try {
-    tracker = new ErrorBudgetTracker(config)
-  } catch (err) {
-    throw sloError(err)
-  }
-  try {
-    return tracker.alertPolicy
-  } finally {
-    tracker.close()
-  }
-}
-
-/**
- * The rule groups (as plain objects) for the SLO `name`, over the counters of
- * `tracker.metrics({ name })` summed over every instance, and the alert policy
- * they implement.
- * @param {{ name: string, targetRate: number, windowMs: number, alerts?: object[], minEvents?: number, resolutionMs?: number }} slo
- * @returns {{ groups: object[], policy: import('../index').AlertRuleInfo[] }}
- */
-function compile(slo) {
-  checkSlo(slo)
-  const { name, targetRate, windowMs, minEvents = 0 } = slo
-  const policy = policyOf(slo)
+function compileOne(slo, options) {
+  const alerting = checkSlo(slo)
+  const { name, targetRate, windowMs, minEvents = 0, minFailures = MIN_FAILURES } = slo
+  const id = slo.id ?? defaultId(slo)
+  const policy = prometheusPolicy(slo, options.scrapeIntervalMs)
   const period = promDuration(windowMs)
-  const sel = `{name=${JSON.stringify(name)}}`
-  const windows = [...new Set([...policy.flatMap((r) => [r.shortWindowMs, r.longWindowMs]), windowMs])].sort((a, b) => a - b)
+  const sel = `{slo=${JSON.stringify(id)}}`
+  const ids = { slo: id }
+  const alertWindows = [...new Set(policy.flatMap((r) => [r.shortWindowMs, r.longWindowMs]))].sort((a, b) => a - b)
+  const windows = [...new Set([...alertWindows, windowMs])].sort((a, b) => a - b)
+  const shortest = windows[0]
+  const optimised = options.periodRules === 'optimised' && windowMs !== shortest
 
   const recordings = []
+  const raw = (w) => [
+    { record: `captcha_budget:solves:increase${w}`, expr: `sum by (name) (increase(${selector(name)}[${w}]))`, labels: ids },
+    { record: `captcha_budget:solve_failures:increase${w}`, expr: `sum by (name) (increase(${selector(name, 'failure')}[${w}]))`, labels: ids },
+    {
+      record: `captcha_budget:solve_error:ratio_rate${w}`,
+      expr: [`sum by (name) (rate(${selector(name, 'failure')}[${w}]))`, '/', `sum by (name) (rate(${selector(name)}[${w}]))`].join('\n'),
+      labels: ids,
+    },
+  ]
   for (const ms of windows) {
     const w = promDuration(ms)
-    recordings.push(
-      { record: `captcha_budget:solves:increase${w}`, expr: `sum by (name) (increase(${selector(name)}[${w}]))` },
-      {
-        record: `captcha_budget:solve_error:ratio_rate${w}`,
-        expr: [
-          `sum by (name) (rate(${selector(name, 'failure')}[${w}]))`,
-          '/',
-          `sum by (name) (rate(${selector(name)}[${w}]))`,
-        ].join('\n'),
-      },
-      { record: `captcha_budget:burn_rate:ratio_rate${w}`, expr: `captcha_budget:solve_error:ratio_rate${w}${sel} / (1 - ${num(targetRate)})` },
-    )
+    if (ms === windowMs && optimised) {
+      // Sums of the shortest window's recorded increases, one per evaluation:
+      // each solve is counted (shortest / evaluation interval) times, in the
+      // failures and the solves alike, so the ratio is the volume-weighted one;
+      // the counts are scaled back by that factor.
+      const s = promDuration(shortest)
+      const scale = num(options.evaluationIntervalMs / shortest)
+      recordings.push(
+        { record: `captcha_budget:solves:increase${w}`, expr: `sum_over_time(captcha_budget:solves:increase${s}${sel}[${w}]) * ${scale}`, labels: ids },
+        {
+          record: `captcha_budget:solve_failures:increase${w}`,
+          expr: `sum_over_time(captcha_budget:solve_failures:increase${s}${sel}[${w}]) * ${scale}`,
+          labels: ids,
+        },
+        {
+          record: `captcha_budget:solve_error:ratio_rate${w}`,
+          expr: `sum_over_time(captcha_budget:solve_failures:increase${s}${sel}[${w}])\n/\nsum_over_time(captcha_budget:solves:increase${s}${sel}[${w}])`,
+          labels: ids,
+        },
+      )
+    } else {
+      recordings.push(...raw(w))
+    }
+    recordings.push({
+      record: `captcha_budget:burn_rate:ratio_rate${w}`,
+      expr: `captcha_budget:solve_error:ratio_rate${w}${sel} / ${num(budgetOf(targetRate))}`,
+      labels: ids,
+    })
   }
+  // Fixed names, whatever the windows and period: what a dashboard reads.
+  for (const ms of alertWindows) {
+    const w = promDuration(ms)
+    recordings.push({ record: 'captcha_budget:window_burn_rate:ratio', expr: `captcha_budget:burn_rate:ratio_rate${w}${sel}`, labels: { ...ids, window: w } })
+  }
+  const info = { ...ids, name, objective: num(targetRate), period, ...(slo.labels ?? {}) }
+  if (slo.description) info.description = slo.description
   recordings.push(
-    {
-      record: 'captcha_budget:error_budget_remaining:ratio',
-      expr: `clamp_min(1 - captcha_budget:burn_rate:ratio_rate${period}${sel}, 0)`,
-    },
-    { record: 'captcha_budget:objective:ratio', expr: `vector(${num(targetRate)})`, labels: { name } },
-    { record: 'captcha_budget:period:seconds', expr: `vector(${num(windowMs / 1000)})`, labels: { name } },
+    { record: 'captcha_budget:slo_info', expr: 'vector(1)', labels: info },
+    { record: 'captcha_budget:objective:ratio', expr: `vector(${num(targetRate)})`, labels: { ...ids, name } },
+    { record: 'captcha_budget:error_budget:ratio', expr: `vector(${num(budgetOf(targetRate))})`, labels: { ...ids, name } },
+    { record: 'captcha_budget:period:seconds', expr: `vector(${num(windowMs / 1000)})`, labels: { ...ids, name } },
+    { record: 'captcha_budget:current_burn_rate:ratio', expr: `captcha_budget:burn_rate:ratio_rate${promDuration(shortest)}${sel}`, labels: ids },
+    { record: 'captcha_budget:period_burn_rate:ratio', expr: `captcha_budget:burn_rate:ratio_rate${period}${sel}`, labels: ids },
+    { record: 'captcha_budget:error_budget_remaining:ratio', expr: `clamp_min(1 - captcha_budget:period_burn_rate:ratio${sel}, 0)`, labels: ids },
   )
 
   const alertNames = new Set()
-  const alerts = policy.map((pair) => {
+  const alerts = []
+  for (const pair of policy) {
+    const route = alerting[pair.severity]
+    if (route?.disable) continue
     const long = promDuration(pair.longWindowMs)
     const short = promDuration(pair.shortWindowMs)
-    const alert = `CaptchaBudget${pascal(pair.name)}`
-    if (alertNames.has(alert) || alert === 'CaptchaBudget') {
+    const alert = `${alerting.name}${pascal(pair.name)}`
+    if (alertNames.has(alert) || alert === alerting.name) {
       throw outOfRange(`${WHERE}slo.alerts: the pair '${pair.name}' gives the alert name ${alert}, which is empty or taken: rename the pair`)
     }
     alertNames.add(alert)
@@ -143,31 +115,73 @@ function compile(slo) {
       `captcha_budget:burn_rate:ratio_rate${long}${sel} > ${num(pair.burnRate)}`,
       `captcha_budget:burn_rate:ratio_rate${short}${sel} > ${num(pair.burnRate)}`,
     ]
+    if (minFailures > 0) conditions.push(`captcha_budget:solve_failures:increase${long}${sel} >= ${minFailures}`)
     if (pair.minEvents > 0) conditions.push(`captcha_budget:solves:increase${long}${sel} >= ${pair.minEvents}`)
     if (minEvents > 0) conditions.push(`captcha_budget:solves:increase${period}${sel} >= ${minEvents}`)
     const spent = (100 * pair.burnRate * pair.longWindowMs) / windowMs
-    return {
+    alerts.push({
       alert,
       expr: conditions.join('\nand\n'),
-      labels: { severity: pair.severity, pair: pair.name },
+      // `for:` ignores a condition true for less than a fifth of the short
+      // window; keep_firing_for holds a firing alert through dips of up to a
+      // short window, so one incident is one page (fire/resolve/fire damped).
+      for: promDuration(Math.max(ceilSecond(pair.shortWindowMs / 5), 1000)),
+      keep_firing_for: short,
+      // slo also comes from the expression; on the rule too, two SLOs' alerts on one source differ
+      // for promtool's duplicate check and for anyone reading the rule file.
+      labels: { slo: id, severity: pair.severity, pair: pair.name, ...alerting.labels, ...(route?.labels ?? {}) },
       annotations: {
-        summary: `${name}: the CAPTCHA error budget burns over ${threeDigits(pair.burnRate)}x the sustainable rate (${pair.name})`,
+        summary: `{{ $labels.slo }}: the CAPTCHA error budget burns {{ $value | humanize }}x the sustainable rate (${pair.name}, threshold ${threeDigits(pair.burnRate)}x)`,
         description:
-          `The burn rate of ${name} is above ${threeDigits(pair.burnRate)} over both ${long} and ${short}, across all instances: ` +
-          `${threeDigits(spent)}% of the ${period} error budget (SLO ${threeDigits(targetRate * 100)}%) goes in ${long}, ` +
-          `all of it in ${approxDuration(windowMs / pair.burnRate)}.`,
+          `The burn rate of {{ $labels.slo }} (source ${name}, SLO ${threeDigits(targetRate * 100)}% over ${period}) is {{ $value | humanize }} over ${long} ` +
+          `and above ${threeDigits(pair.burnRate)} over ${short}, across all instances, with at least ${minFailures} failures in ${long}: ` +
+          `at ${threeDigits(pair.burnRate)}x, ${threeDigits(spent)}% of the budget goes in ${long}, all of it in ${approxDuration(windowMs / pair.burnRate)}.`,
+        ...alerting.annotations,
+        ...(route?.annotations ?? {}),
       },
-    }
+    })
+  }
+  const absent = `${alerting.name}SourceAbsent`
+  alerts.push({
+    alert: absent,
+    expr: `absent(${selector(name)})`,
+    for: promDuration(ABSENT_FOR_MS),
+    labels: { slo: id, severity: 'ticket', ...alerting.labels, ...alerting.ticket.labels },
+    annotations: {
+      summary: `${id}: no ${selector(name).replace(/"/g, "'")} series for ${promDuration(ABSENT_FOR_MS)}`,
+      description: `No instance exposes the solve counter of ${name}: the SLO ${id} cannot be judged (workers down, scrape failing, or a renamed source).`,
+      ...alerting.annotations,
+      ...alerting.ticket.annotations,
+    },
   })
 
   // One group: its rules run in order at each evaluation, so the alerts read the
   // recordings of the same instant (separate groups run on their own timers).
-  return { groups: [{ name: `captcha-budget-${name}`, rules: [...recordings, ...alerts] }], policy }
+  const group = { name: `captcha-budget-${id}` }
+  // The optimised period counts evaluations: the group's interval is the one they assume.
+  if (optimised) group.interval = promDuration(options.evaluationIntervalMs)
+  group.rules = [...recordings, ...alerts]
+  return { id, group, policy }
 }
 
-/** The rule groups (as plain objects, `{ groups }`) for the SLO: what `prometheusRules` writes as YAML. */
-function ruleGroups(slo) {
-  return { groups: compile(slo).groups }
+/** The groups for one SLO or several (distinct ids), and each policy. */
+function compile(slos, options) {
+  const opts = checkOptions(options)
+  const list = Array.isArray(slos) ? slos : [slos]
+  if (list.length === 0) throw outOfRange(`${WHERE}no SLO given`)
+  const seen = new Set()
+  const compiled = list.map((slo) => {
+    const one = compileOne(slo, opts)
+    if (seen.has(one.id)) throw invalidArgValue(`${WHERE}two SLOs have the id '${one.id}': give each its own slo.id`)
+    seen.add(one.id)
+    return one
+  })
+  return { groups: compiled.map((c) => c.group), policies: compiled.map((c) => ({ id: c.id, policy: c.policy })), options: opts }
+}
+
+/** The rule groups (as plain objects, `{ groups }`) for the SLO(s): what `prometheusRules` writes as YAML. */
+function ruleGroups(slos, options) {
+  return { groups: compile(slos, options).groups }
 }
 
 /**
@@ -175,26 +189,38 @@ function ruleGroups(slo) {
  * package; PromQL with line breaks comes out as literal blocks).
  */
 function toYaml(value) {
-  return YAML.stringify(value, { lineWidth: 0 }).trimEnd()
+  // No anchors/aliases for shared label objects: each rule reads whole.
+  return YAML.stringify(value, { lineWidth: 0, aliasDuplicateObjects: false }).trimEnd()
 }
 
 /**
- * Prometheus rules (YAML) for one SLO: recording rules (error ratio, burn rate
- * and solves over each alert window and the whole period, remaining budget)
- * and one multiwindow burn-rate alert per pair of the tracker's alert policy,
- * over `captcha_budget_solves_total{name=…}` summed across instances.
- * @param {{ name: string, targetRate: number, windowMs: number, alerts?: object[], minEvents?: number, resolutionMs?: number }} slo
+ * Prometheus rules (YAML) for one SLO or several: recording rules (error
+ * ratio, burn rate, solves and failures over each alert window and the whole
+ * period, remaining budget, the SLO's info series and fixed-name burn rates),
+ * one multiwindow burn-rate alert per pair and one for an absent source, over
+ * `captcha_budget_solves_total{name=…}` summed across instances. With
+ * `options.format: 'prometheus-operator'`, a PrometheusRule object.
+ * @param {object | object[]} slo
+ * @param {{ scrapeIntervalMs?: number, evaluationIntervalMs?: number, periodRules?: 'exact' | 'optimised', format?: 'rules' | 'prometheus-operator', namespace?: string }} [options]
  * @returns {string}
  */
-function prometheusRules(slo) {
-  return rulesAndPolicy(slo).text
+function prometheusRules(slo, options) {
+  return rulesAndPolicy(slo, options).text
 }
 
-/** The YAML of `prometheusRules(slo)` and the alert policy it implements (for the CLI's warnings). */
-function rulesAndPolicy(slo) {
-  const { groups, policy } = compile(slo)
-  const text = `# Prometheus rules for the CAPTCHA error budget ${JSON.stringify(slo.name)} (captcha-error-budget).\n${toYaml({ groups })}\n`
-  return { text, policy }
+/** The YAML of `prometheusRules(slo, options)` and the policies it implements. */
+function rulesAndPolicy(slos, options) {
+  const { groups, policies, options: opts } = compile(slos, options)
+  const ids = policies.map((p) => p.id)
+  const head = `# Prometheus rules for the CAPTCHA error budget SLO${ids.length > 1 ? 's' : ''} ${ids.map((i) => JSON.stringify(i)).join(', ')} (captcha-error-budget).\n`
+  if (opts.format === 'rules') return { text: `${head}${toYaml({ groups })}\n`, policies }
+  const metadata = {
+    name: ids.length === 1 ? `captcha-budget-${ids[0]}`.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').slice(0, 253) : 'captcha-budget-slos',
+    ...(opts.namespace ? { namespace: opts.namespace } : {}),
+    labels: { 'app.kubernetes.io/managed-by': 'captcha-error-budget' },
+  }
+  const object = { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata, spec: { groups } }
+  return { text: `${head}${toYaml(object)}\n`, policies }
 }
 
-module.exports = { ruleGroups, prometheusRules, rulesAndPolicy, toYaml, WHERE }
+module.exports = { ruleGroups, prometheusRules, rulesAndPolicy, prometheusPolicy, toYaml, defaultId, WHERE, MIN_FAILURES, PROMETHEUS_PAIRS }

@@ -135,7 +135,13 @@ const exposition: string = tracker.metrics(metricsOptions) + tracker.metrics() +
 const registry = { registerMetric(_metric: unknown) {}, removeSingleMetric(_name: string) {} }
 const unregister: () => void = registerMetrics(tracker, registry, { name: 'turnstile' })
 const rulesYaml: string = prometheusRules({ name: 'turnstile', targetRate: 0.95, windowMs: 30 * 86_400_000, minEvents: 100 })
-void [exposition, unregister, rulesYaml, METRICS_CONTENT_TYPE.length]
+const operatorYaml: string = prometheusRules(
+  [{ id: 'turnstile-99', name: 'turnstile', targetRate: 0.99, windowMs: 30 * 86_400_000, alerting: { page: { labels: { severity: 'critical' } } } }],
+  { format: 'prometheus-operator', periodRules: 'optimised', scrapeIntervalMs: 30_000 },
+)
+// @ts-expect-error: no such format
+prometheusRules({ name: 'turnstile', targetRate: 0.95, windowMs: 3_600_000 }, { format: 'json' })
+void [exposition, unregister, rulesYaml, operatorYaml, METRICS_CONTENT_TYPE.length]
 // @ts-expect-error: label values are strings
 tracker.metrics({ labels: { region: 1 } })
 // @ts-expect-error: the rules need the name label

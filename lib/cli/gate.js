@@ -1,22 +1,35 @@
 'use strict'
 // `captcha-budget gate <snapshot.json>`: the deploy gate. Restores a tracker
-// snapshot aged to now, prints its report and answers with the exit code.
+// snapshot aged to now, prints its report and answers with the exit code; with
+// --prometheus, asks the fleet's Prometheus instead (lib/gate-prometheus.js).
 const fs = require('node:fs')
+const prometheusGate = require('../gate-prometheus.js')
 
 /** Exit codes of `gate`, documented in the README. */
 const EXIT = { proceed: 0, badInput: 2, stop: 3 }
 
 function register(program) {
-  program
+  const command = program
     .command('gate')
     .description('exit 0 when deploys may proceed, 3 when the error budget is exhausted (or critical with --strict), 2 on bad input')
-    .argument('<snapshot>', "a tracker snapshot file (tracker.snapshot() or persist: { path }), or '-' for stdin")
+    .argument('[snapshot]', "a tracker snapshot file (tracker.snapshot() or persist: { path }), or '-' for stdin")
     .option('--strict', 'also stop deploys while the budget is critical')
     .option('--json', 'print the report and the decision as JSON')
+  // --prometheus <url> --slo <id>: ask the fleet's Prometheus instead (lib/gate-prometheus.js).
+  prometheusGate.addOptions(command)
+  command
     // Usage errors (no snapshot, unknown option) are bad input too: exit 2, not commander's 1.
     .exitOverride((err) => process.exit(err.exitCode === 0 ? EXIT.proceed : EXIT.badInput))
-    .action((file, options) => {
-      process.exitCode = gate(file, options)
+    .action(async (file, options) => {
+      const fleet = prometheusGate.fromOptions(file, options)
+      if (fleet) {
+        process.exitCode = await fleet
+      } else if (file === undefined) {
+        console.error("captcha-budget gate: missing argument 'snapshot' (or --prometheus <url> --slo <id>)")
+        process.exitCode = EXIT.badInput
+      } else {
+        process.exitCode = gate(file, options)
+      }
     })
 }
 

@@ -1,24 +1,32 @@
 'use strict'
-// `captcha-budget rules`: Prometheus recording and alerting rules for one SLO,
-// judged across every worker that exposes tracker.metrics({ name }). The alert
-// policy is the tracker's own (default or --alerts), checked by the tracker.
+// `captcha-budget rules`: Prometheus recording and alerting rules for SLOs,
+// judged across every worker that exposes tracker.metrics({ name }): one SLO
+// from the flags, or many from an OpenSLO / Sloth file (--spec).
 const fs = require('node:fs')
 const { UsageError, parseTarget, parseCount, parseDurationArg, parseAlerts } = require('../cli-values')
-const { promDuration } = require('../duration')
 
 const BAD_INPUT = 2
+// The flags that describe one SLO, which --spec replaces.
+const SLO_FLAGS = ['name', 'target', 'slo']
 
 function register(program) {
   program
     .command('rules')
-    .description('write Prometheus recording rules and multiwindow burn-rate alerts for one SLO, fleet-wide (exit 2 on bad input)')
-    .option('--name <name>', 'the name label of the workers: tracker.metrics({ name }) (required)')
-    .option('--target <rate>', 'the SLO target, as targetRate: e.g. 0.95 or 95%, below 1 (required)')
-    .option('--window <duration>', 'the SLO period, as windowMs: e.g. 30d, 24h, 90m (required)')
-    .option('--alerts <spec>', "alert pairs: 'default' (the tracker's default policy), 'none', inline JSON like config.alerts, or a JSON file")
+    .description('write Prometheus recording rules and multiwindow burn-rate alerts for SLOs, fleet-wide (exit 2 on bad input)')
+    .option('--spec <file>', "OpenSLO v1 SLO documents or Sloth prometheus/v1 specs (YAML, '-' for stdin), instead of --name/--target")
+    .option('--name <name>', 'the name label of the workers: tracker.metrics({ name })')
+    .option('--target <rate>', 'the SLO target, as targetRate: e.g. 0.95 or 95%, below 1')
+    .option('--window <duration>', "the SLO period, as windowMs: e.g. 30d, 24h, 90m (with --spec: the period of Sloth's SLOs, default 30d)")
+    .option('--slo <id>', 'the SLO identity label (default <name>-<target %>-<window>, e.g. turnstile-95-30d)')
+    .option('--alerts <spec>', "alert pairs: 'default' (the Prometheus default policy), 'none', inline JSON like config.alerts, or a JSON file")
     .option('--min-events <n>', 'as config.minEvents: no alert while the period holds fewer solves', '0')
-    .option('--resolution <duration>', 'as config.resolutionMs, if the workers set it: alert windows are rounded to it')
-    .option('--scrape-interval <duration>', 'warn about alert windows shorter than 4 scrape intervals', '15s')
+    .option('--min-failures <n>', "no pair fires with fewer failures in its long window", '10')
+    .option('--resolution <duration>', 'as config.resolutionMs, if the workers set it: custom alert windows are rounded to it')
+    .option('--scrape-interval <duration>', 'no alert window shorter than 4 scrape intervals (default windows are lengthened, custom ones refused)', '15s')
+    .option('--evaluation-interval <duration>', "the rule group's interval, for --period-rules optimised", '1m')
+    .option('--period-rules <mode>', "'exact' (raw counters over the period) or 'optimised' (sums of recorded short-window increases)", 'exact')
+    .option('--format <format>', "'rules' (a rule file) or 'prometheus-operator' (a PrometheusRule object)", 'rules')
+    .option('--namespace <namespace>', 'metadata.namespace of the PrometheusRule')
     .option('-o, --output <file>', 'write the rules to this file instead of stdout')
     // Usage errors (unknown option, missing value) exit 2 like any other bad input.
     .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : BAD_INPUT))
@@ -30,21 +38,35 @@ function register(program) {
 /** The SLO described by the command-line options, checked; throws a UsageError. */
 function sloOf(options) {
   for (const flag of ['name', 'target', 'window']) {
-    if (options[flag] === undefined) throw new UsageError(`--${flag} is required`)
+    if (options[flag] === undefined) throw new UsageError(`--${flag} is required (or --spec <file>)`)
   }
   if (options.name === '') throw new UsageError('--name must not be empty')
   const targetRate = parseTarget(options.target, '--target')
   if (targetRate === 1) throw new UsageError(`--target must be below 1 for rules: a 100% target leaves no error budget to burn, got '${options.target}'`)
-  const slo = {
-    name: options.name,
-    targetRate,
-    windowMs: parseDurationArg(options.window, '--window'),
-    minEvents: parseCount(options.minEvents, '--min-events'),
-  }
-  const alerts = parseAlerts(options.alerts)
-  if (alerts !== undefined) slo.alerts = alerts
-  if (options.resolution !== undefined) slo.resolutionMs = parseDurationArg(options.resolution, '--resolution')
+  const slo = { name: options.name, targetRate, windowMs: parseDurationArg(options.window, '--window') }
+  if (options.slo !== undefined) slo.id = options.slo
   return slo
+}
+
+/** The SLOs of --spec, each with where it came from. */
+function specSlos(options) {
+  for (const flag of SLO_FLAGS) {
+    if (options[flag] !== undefined) throw new UsageError(`--${flag} cannot be given with --spec (the file describes the SLOs)`)
+  }
+  const { readSpec, SpecError } = require('../slo/spec.js')
+  let text
+  try {
+    text = fs.readFileSync(options.spec === '-' ? 0 : options.spec, 'utf8')
+  } catch (err) {
+    throw new UsageError(`--spec: cannot read ${options.spec}: ${err.message}`)
+  }
+  const windowMs = options.window === undefined ? undefined : parseDurationArg(options.window, '--window')
+  try {
+    return readSpec(text, { file: options.spec, windowMs })
+  } catch (err) {
+    if (err instanceof SpecError) throw new UsageError(err.message)
+    throw err
+  }
 }
 
 /** Runs the command; returns the exit code (0, or 2 on bad input). */
@@ -52,31 +74,47 @@ function rules(options) {
   // Required here, not at the top: the CLI's other commands need no addon.
   const { rulesAndPolicy, WHERE } = require('../rules.js')
   let text
-  let policy
-  let scrapeMs
   try {
-    const slo = sloOf(options)
-    scrapeMs = parseDurationArg(options.scrapeInterval, '--scrape-interval')
+    const { slos, where } = options.spec !== undefined ? specSlos(options) : { slos: [sloOf(options)], where: [null] }
+    const shared = { minEvents: parseCount(options.minEvents, '--min-events'), minFailures: parseCount(options.minFailures, '--min-failures') }
+    const alerts = parseAlerts(options.alerts)
+    if (alerts !== undefined) shared.alerts = alerts
+    if (options.resolution !== undefined) shared.resolutionMs = parseDurationArg(options.resolution, '--resolution')
+    const ruleOptions = {
+      scrapeIntervalMs: parseDurationArg(options.scrapeInterval, '--scrape-interval'),
+      evaluationIntervalMs: parseDurationArg(options.evaluationInterval, '--evaluation-interval'),
+      periodRules: options.periodRules,
+      format: options.format,
+    }
+    for (const [flag, value, choices] of [['--period-rules', options.periodRules, ['exact', 'optimised']], ['--format', options.format, ['rules', 'prometheus-operator']]]) {
+      if (!choices.includes(value)) throw new UsageError(`${flag} must be one of ${choices.join(', ')}, got '${value}'`)
+    }
+    for (const [flag, ms] of [['--scrape-interval', ruleOptions.scrapeIntervalMs], ['--evaluation-interval', ruleOptions.evaluationIntervalMs]]) {
+      if (ms % 1000 !== 0) throw new UsageError(`${flag} must be a whole number of seconds, got '${flag === '--scrape-interval' ? options.scrapeInterval : options.evaluationInterval}'`)
+    }
+    if (options.namespace !== undefined) ruleOptions.namespace = options.namespace
+    const full = slos.map((slo) => ({ ...shared, ...slo }))
+    // Each SLO alone first, so that an error says which document it came from.
+    full.forEach((slo, i) => {
+      try {
+        rulesAndPolicy(slo, ruleOptions)
+      } catch (err) {
+        // The library names the fields slo.<field>; each flag sets the field of its name.
+        if (typeof err?.message !== 'string' || !err.message.startsWith('prometheusRules(slo')) throw err
+        const body = err.message.startsWith(WHERE) ? err.message.slice(WHERE.length) : err.message
+        throw new UsageError(where[i] ? `${where[i]}: invalid SLO '${slo.id}': ${body}` : `invalid SLO: ${body}`)
+      }
+    })
     try {
-      ;({ text, policy } = rulesAndPolicy(slo))
+      ;({ text } = rulesAndPolicy(full, ruleOptions))
     } catch (err) {
-      // The library names the fields slo.<field>; each flag sets the field of its name.
       if (typeof err?.message !== 'string' || !err.message.startsWith(WHERE)) throw err
-      throw new UsageError(`invalid SLO: ${err.message.slice(WHERE.length)}`)
+      throw new UsageError(err.message.slice(WHERE.length))
     }
   } catch (err) {
     if (!(err instanceof UsageError)) throw err
     console.error(`captcha-budget rules: ${err.message}`)
     return BAD_INPUT
-  }
-  for (const pair of policy) {
-    const ms = pair.shortWindowMs
-    if (ms < 4 * scrapeMs) {
-      console.error(
-        `captcha-budget rules: warning: the ${promDuration(ms)} window of '${pair.name}' is shorter than 4 scrape intervals ` +
-          `(${promDuration(scrapeMs)}): rate() over it is noisy or empty; use a longer --window or --alerts with longer windows`,
-      )
-    }
   }
   if (options.output) fs.writeFileSync(options.output, text)
   else process.stdout.write(text)

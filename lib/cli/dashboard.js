@@ -1,0 +1,38 @@
+'use strict'
+// `captcha-budget dashboard`: a Grafana dashboard (JSON) for the rules of
+// `captcha-budget rules`, the SLO chosen in a variable (lib/dashboard.js).
+const fs = require('node:fs')
+
+const BAD_INPUT = 2
+
+function register(program) {
+  program
+    .command('dashboard')
+    .description('write a Grafana dashboard (JSON) for the SLOs of `captcha-budget rules`, the SLO as a variable (exit 2 on bad input)')
+    .option('--title <title>', 'the dashboard title', 'CAPTCHA error budgets')
+    .option('--uid <uid>', 'the dashboard uid', 'captcha-error-budget')
+    .option('--slo <id>', 'the SLO selected when the dashboard opens')
+    .option('-o, --output <file>', 'write the dashboard to this file instead of stdout')
+    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : BAD_INPUT))
+    .action((options) => {
+      process.exitCode = dashboard(options)
+    })
+}
+
+/** Runs the command; returns the exit code (0, or 2 on bad input). */
+function dashboard(options) {
+  const { grafanaDashboard } = require('../dashboard.js')
+  let json
+  try {
+    json = `${JSON.stringify(grafanaDashboard({ title: options.title, uid: options.uid, slo: options.slo }), null, 2)}\n`
+  } catch (err) {
+    if (err?.code !== 'ERR_INVALID_ARG_TYPE') throw err
+    console.error(`captcha-budget dashboard: ${err.message.replace(/^grafanaDashboard\(options\): options\.(\w+)/, '--$1')}`)
+    return BAD_INPUT
+  }
+  if (options.output) fs.writeFileSync(options.output, json)
+  else process.stdout.write(json)
+  return 0
+}
+
+module.exports = { register, dashboard }

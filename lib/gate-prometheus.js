@@ -1,0 +1,192 @@
+'use strict'
+// `captcha-budget gate --prometheus <url> --slo <id>`: the deploy gate asked of
+// the fleet. One instant query per figure to Prometheus's HTTP API for the
+// series `captcha-budget rules` records (lib/rules.js); the status comes from
+// the remaining budget with the tracker's thresholds, the exit code as the
+// snapshot gate's (lib/cli/gate.js), so a pipeline can use either.
+const { parseDuration } = require('./duration')
+
+/** Exit codes, as `gate <snapshot>`. */
+const EXIT = { proceed: 0, badInput: 2, stop: 3 }
+
+/** The options of `gate` that ask Prometheus ([flags, description, default]). */
+const OPTIONS = [
+  ['--prometheus <url>', 'ask this Prometheus (the rules of `captcha-budget rules` loaded) instead of reading a snapshot'],
+  ['--slo <id>', 'with --prometheus: the slo label of the SLO to judge'],
+  ['--max-burn-rate <x>', 'with --prometheus: also stop while the current burn rate is above x'],
+  ['--warning-threshold <f>', 'with --prometheus: as config.warningThreshold', '0.5'],
+  ['--critical-threshold <f>', 'with --prometheus: as config.criticalThreshold', '0.1'],
+  ['--timeout <duration>', 'with --prometheus: per query', '10s'],
+]
+
+/** Adds OPTIONS to the `gate` command (commander). */
+function addOptions(command) {
+  for (const [flags, description, byDefault] of OPTIONS) command.option(flags, description, byDefault)
+}
+
+/**
+ * The Prometheus gate's exit code (a promise) when `options` ask for it, a
+ * usage error's (2) when they mix it with a snapshot or give its flags alone,
+ * else null (the snapshot gate's turn).
+ */
+function fromOptions(file, options) {
+  const usage = (message) => {
+    console.error(`captcha-budget gate: ${message}`)
+    return Promise.resolve(EXIT.badInput)
+  }
+  if (options.prometheus === undefined) {
+    const only = [['slo', '--slo'], ['maxBurnRate', '--max-burn-rate']].find(([key]) => options[key] !== undefined)
+    return only ? usage(`${only[1]} needs --prometheus <url>`) : null
+  }
+  if (file !== undefined) return usage('give a snapshot or --prometheus, not both')
+  return gatePrometheus(options)
+}
+
+/** Checked options, or a message for a usage error. */
+function checkOptions({ prometheus, slo, maxBurnRate, warningThreshold = '0.5', criticalThreshold = '0.1', timeout = '10s' }) {
+  let url
+  try {
+    url = new URL(prometheus)
+  } catch {
+    return { error: `--prometheus must be an http(s) URL such as http://127.0.0.1:9090, got '${prometheus}'` }
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { error: `--prometheus must be an http(s) URL such as http://127.0.0.1:9090, got '${prometheus}'` }
+  if (slo === undefined || slo === '') return { error: '--slo <id> is required with --prometheus (the slo label of the rules, e.g. turnstile-95-30d)' }
+  const fraction = (text, flag) => {
+    const x = /^(\d+(\.\d+)?|\.\d+)$/.test(text) ? Number(text) : NaN
+    return x >= 0 && x <= 1 ? x : { error: `${flag} must be a fraction in [0, 1] such as 0.1, got '${text}'` }
+  }
+  const warning = fraction(warningThreshold, '--warning-threshold')
+  const critical = fraction(criticalThreshold, '--critical-threshold')
+  for (const x of [warning, critical]) if (x.error) return x
+  if (critical > warning) return { error: `--critical-threshold (${critical}) must not exceed --warning-threshold (${warning})` }
+  let maxBurn
+  if (maxBurnRate !== undefined) {
+    maxBurn = /^(\d+(\.\d+)?|\.\d+)$/.test(maxBurnRate) ? Number(maxBurnRate) : NaN
+    if (!(maxBurn > 0)) return { error: `--max-burn-rate must be a positive number such as 2, got '${maxBurnRate}'` }
+  }
+  let timeoutMs
+  try {
+    timeoutMs = parseDuration(timeout, '--timeout')
+  } catch (err) {
+    return { error: err.message }
+  }
+  return { url, slo, warning, critical, maxBurn, timeoutMs }
+}
+
+/** An instant query: the samples as [{ labels, value }]; throws with what went wrong. */
+async function query(base, promql, timeoutMs) {
+  const url = new URL('api/v1/query', base.href.endsWith('/') ? base : new URL(`${base.href}/`))
+  url.searchParams.set('query', promql)
+  let res
+  try {
+    res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { Accept: 'application/json' } })
+  } catch (err) {
+    throw new Error(`cannot reach Prometheus at ${base.origin}: ${err.cause?.code ?? err.cause?.message ?? err.message}`)
+  }
+  let body
+  try {
+    body = await res.json()
+  } catch {
+    throw new Error(`${url.origin}${url.pathname}: HTTP ${res.status}, not the Prometheus API's JSON`)
+  }
+  if (body.status !== 'success') throw new Error(`Prometheus refused ${promql}: ${body.errorType ?? `HTTP ${res.status}`}: ${body.error ?? ''}`)
+  if (body.data?.resultType !== 'vector') throw new Error(`Prometheus answered ${promql} with a ${body.data?.resultType}, not a vector`)
+  return body.data.result.map((r) => ({ labels: r.metric, value: Number(r.value[1]) }))
+}
+
+/** The status of a remaining fraction, as the tracker's (crates/budget-core: status_for). */
+function statusOf(remaining, { warning, critical }) {
+  if (remaining <= 0) return 'exhausted'
+  if (remaining < critical) return 'critical'
+  if (remaining < warning) return 'warning'
+  return 'healthy'
+}
+
+// The worst value when a query gives several (e.g. the same rules in two
+// Prometheus servers behind one query front end): a gate must not pass on the best.
+const worst = (samples, pick) => (samples.length ? pick(...samples.map((s) => s.value)) : undefined)
+
+/**
+ * Runs the gate; resolves to the exit code. Prints the decision (or JSON with `json`).
+ * @param {{ prometheus: string, slo: string, strict?: boolean, json?: boolean, maxBurnRate?: string, warningThreshold?: string, criticalThreshold?: string, timeout?: string }} options
+ */
+async function gatePrometheus(options) {
+  const checked = checkOptions(options)
+  if (checked.error) {
+    console.error(`captcha-budget gate: ${checked.error}`)
+    return EXIT.badInput
+  }
+  const { url, slo, maxBurn, timeoutMs } = checked
+  const sel = `{slo=${JSON.stringify(slo)}}`
+  let info
+  let remaining
+  let burn
+  let periodBurn
+  let firing
+  try {
+    info = await query(url, `captcha_budget:slo_info${sel}`, timeoutMs)
+    if (info.length === 0) {
+      throw new Error(`Prometheus has no SLO '${slo}' (no captcha_budget:slo_info${sel}): are the rules of \`captcha-budget rules\` loaded, and the id right?`)
+    }
+    ;[remaining, burn, periodBurn, firing] = await Promise.all([
+      query(url, `captcha_budget:error_budget_remaining:ratio${sel}`, timeoutMs),
+      query(url, `captcha_budget:current_burn_rate:ratio${sel}`, timeoutMs),
+      query(url, `captcha_budget:period_burn_rate:ratio${sel}`, timeoutMs),
+      query(url, `ALERTS{alertstate="firing",slo=${JSON.stringify(slo)}}`, timeoutMs),
+    ])
+  } catch (err) {
+    console.error(`captcha-budget gate: ${err.message}`)
+    return EXIT.badInput
+  }
+  // No sample, or NaN: no solve in the window (0 / 0). Like a tracker without
+  // events: nothing spent, burn 0.
+  const clean = (samples) => samples.filter((s) => !Number.isNaN(s.value))
+  const remainingValue = worst(clean(remaining), Math.min) ?? 1
+  const burnValue = worst(clean(burn), Math.max) ?? 0
+  const periodBurnValue = worst(clean(periodBurn), Math.max) ?? 0
+  const noData = clean(remaining).length === 0
+  const status = statusOf(remainingValue, checked)
+  const stopOn = options.strict ? ['exhausted', 'critical'] : ['exhausted']
+  const reasons = []
+  if (stopOn.includes(status)) reasons.push(`the budget is ${status}`)
+  if (maxBurn !== undefined && burnValue > maxBurn) reasons.push(`the current burn rate ${round(burnValue)} is above --max-burn-rate ${maxBurn}`)
+  const proceed = reasons.length === 0
+  const alerts = firing.map((a) => `${a.labels.alertname} (${a.labels.severity ?? 'no severity'})`).sort()
+  const meta = info[0].labels
+  if (options.json) {
+    const decision = {
+      proceed,
+      strict: Boolean(options.strict),
+      reasons,
+      slo,
+      source: meta.name,
+      objective: Number(meta.objective),
+      period: meta.period,
+      status,
+      noData,
+      budgetRemaining: remainingValue,
+      currentBurnRate: burnValue,
+      periodBurnRate: periodBurnValue,
+      maxBurnRate: maxBurn ?? null,
+      alertsFiring: alerts,
+    }
+    console.log(JSON.stringify(decision, null, 2))
+  } else {
+    console.log(
+      [
+        `slo               ${slo} (source ${meta.name}, SLO ${round(Number(meta.objective) * 100)} % over ${meta.period}, fleet-wide from ${url.origin})`,
+        `status            ${status}${noData ? ' (no solves in the period)' : ''}`,
+        `budget left       ${round(remainingValue * 100)} %`,
+        `burn rate         ${round(burnValue)} now, ${round(periodBurnValue)} over the period`,
+        `alerts firing     ${alerts.join(', ') || 'none'}`,
+        proceed ? 'deploys may proceed' : `deploys stop: ${reasons.join('; ')}`,
+      ].join('\n'),
+    )
+  }
+  return proceed ? EXIT.proceed : EXIT.stop
+}
+
+const round = (x) => String(Number(x.toPrecision(4)))
+
+module.exports = { addOptions, fromOptions, gatePrometheus, statusOf, EXIT }

@@ -1,0 +1,259 @@
+'use strict'
+// The SLO and options of prometheusRules() (lib/rules.js), checked, and the
+// alert policy the Prometheus rules implement: the tracker checks its own
+// config fields and custom pairs; the default pairs are this file's own,
+// built for what a scrape can see.
+const { ErrorBudgetTracker } = require('../native.js')
+const { describe, invalidArgType, outOfRange, invalidArgValue } = require('./errors')
+const { promDuration } = require('./duration')
+
+/** The fields of `slo`. */
+const SLO_KEYS = ['id', 'name', 'targetRate', 'windowMs', 'alerts', 'minEvents', 'minFailures', 'resolutionMs', 'labels', 'alerting', 'description']
+/** The fields of `options`. */
+const OPTION_KEYS = ['scrapeIntervalMs', 'periodRules', 'evaluationIntervalMs', 'format', 'namespace']
+/** The fields of `slo.alerting` (Sloth's `alerting`, our names). */
+const ALERTING_KEYS = ['name', 'labels', 'annotations', 'page', 'ticket']
+/** What every message about `slo` starts with (the CLI strips it: its own flags name the field). */
+const WHERE = 'prometheusRules(slo): '
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/
+// Labels the rules set themselves: a user label of that name would break matching or identity.
+const RESERVED_LABELS = ['slo', 'name', 'pair', 'window', 'outcome', 'alertname', 'alertstate', 'objective', 'period', 'description']
+/** Default minimum of failures in a pair's long window before it may fire (issue 14: ~10 failures tell an incident from noise). */
+const MIN_FAILURES = 10
+/** How long the source may be absent before CaptchaBudgetSourceAbsent fires. */
+const ABSENT_FOR_MS = 600_000
+
+/**
+ * The Prometheus default policy, from the SRE Workbook's multiwindow table for
+ * 30 days: a pair spends `spent` of the budget over a long window of
+ * `longFraction` of the period (burn = spent / longFraction), short window a
+ * twelfth of the long one.
+ */
+const PROMETHEUS_PAIRS = [
+  { name: 'fast-burn', severity: 'page', spent: 0.02, longFraction: 1 / 720 },
+  { name: 'slow-burn', severity: 'page', spent: 0.05, longFraction: 1 / 120 },
+  { name: 'budget-leak', severity: 'ticket', spent: 0.1, longFraction: 1 / 10 },
+]
+
+// A number as PromQL/YAML read it back exactly (JS prints the shortest round-trip form).
+const num = (x) => String(x)
+// 1 − target without float noise (1 − 0.95 is 0.050000000000000044).
+const budgetOf = (targetRate) => Number((1 - targetRate).toPrecision(12))
+const ceilSecond = (ms) => Math.ceil(ms / 1000) * 1000
+
+/** The default `slo.id`: source, target in percent, period (`turnstile-99.5-30d`). */
+function defaultId({ name, targetRate, windowMs }) {
+  return `${name}-${Number((targetRate * 100).toPrecision(12))}-${promDuration(windowMs)}`
+}
+
+function checkStringMap(value, where, { labels }) {
+  if (value === undefined) return {}
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw invalidArgType(`${WHERE}${where} must be an object of strings, got ${describe(value)}`)
+  }
+  for (const [key, v] of Object.entries(value)) {
+    if (labels && (!LABEL_NAME.test(key) || key.startsWith('__'))) {
+      throw invalidArgType(`${WHERE}${where}: '${key}' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)`)
+    }
+    if (labels && RESERVED_LABELS.includes(key)) {
+      throw invalidArgType(`${WHERE}${where}: '${key}' is set by the rules (reserved: ${RESERVED_LABELS.join(', ')})`)
+    }
+    if (!labels && !LABEL_NAME.test(key)) throw invalidArgType(`${WHERE}${where}: '${key}' is not an annotation name ([a-zA-Z_][a-zA-Z0-9_]*)`)
+    if (typeof v !== 'string') throw invalidArgType(`${WHERE}${where}.${key} must be a string, got ${describe(v)}`)
+  }
+  return value
+}
+
+/** `slo.alerting`, checked, with every part present: { name, labels, annotations, page, ticket }. */
+function checkAlerting(alerting) {
+  if (alerting === undefined) alerting = {}
+  if (alerting === null || typeof alerting !== 'object' || Array.isArray(alerting)) {
+    throw invalidArgType(`${WHERE}slo.alerting must be an object, got ${describe(alerting)}`)
+  }
+  for (const key of Object.keys(alerting)) {
+    if (!ALERTING_KEYS.includes(key)) throw invalidArgType(`${WHERE}unknown key '${key}' in slo.alerting; known keys: ${ALERTING_KEYS.join(', ')}`)
+  }
+  const { name = 'CaptchaBudget' } = alerting
+  if (typeof name !== 'string' || !/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name)) {
+    throw invalidArgType(`${WHERE}slo.alerting.name must be an alert name ([a-zA-Z_][a-zA-Z0-9_]*), got ${JSON.stringify(name) ?? 'undefined'}`)
+  }
+  const out = {
+    name,
+    labels: checkStringMap(alerting.labels, 'slo.alerting.labels', { labels: true }),
+    annotations: checkStringMap(alerting.annotations, 'slo.alerting.annotations', { labels: false }),
+  }
+  for (const severity of ['page', 'ticket']) {
+    const part = alerting[severity] ?? {}
+    if (part === null || typeof part !== 'object' || Array.isArray(part)) {
+      throw invalidArgType(`${WHERE}slo.alerting.${severity} must be an object, got ${describe(part)}`)
+    }
+    for (const key of Object.keys(part)) {
+      if (!['labels', 'annotations', 'disable'].includes(key)) {
+        throw invalidArgType(`${WHERE}unknown key '${key}' in slo.alerting.${severity}; known keys: labels, annotations, disable`)
+      }
+    }
+    if (part.disable !== undefined && typeof part.disable !== 'boolean') {
+      throw invalidArgType(`${WHERE}slo.alerting.${severity}.disable must be a boolean, got ${describe(part.disable)}`)
+    }
+    out[severity] = {
+      labels: checkStringMap(part.labels, `slo.alerting.${severity}.labels`, { labels: true }),
+      annotations: checkStringMap(part.annotations, `slo.alerting.${severity}.annotations`, { labels: false }),
+      disable: part.disable === true,
+    }
+  }
+  return out
+}
+
+/**
+ * Checks what only the rules need (an object of known keys, `name`, the required
+ * fields, a target below 1, the routing parts); the tracker config fields are
+ * then checked by the tracker itself.
+ */
+function checkSlo(slo) {
+  if (slo === null || typeof slo !== 'object' || Array.isArray(slo)) {
+    throw invalidArgType(`${WHERE}slo must be an object, got ${describe(slo)}`)
+  }
+  for (const key of Object.keys(slo)) {
+    // A typo (`minEvent`) would otherwise drop its guard from the rules without a word.
+    if (!SLO_KEYS.includes(key)) throw invalidArgType(`${WHERE}unknown key '${key}' in slo; known keys: ${SLO_KEYS.join(', ')}`)
+  }
+  const { name, targetRate, windowMs, id, minFailures, description } = slo
+  for (const [field, value] of [['name', name], ['id', id]]) {
+    if (field === 'id' && value === undefined) continue
+    if (typeof value !== 'string' || value === '' || /[\u0000-\u001f]/.test(value)) {
+      throw invalidArgType(`${WHERE}slo.${field} must be a non-empty string without control characters, got ${JSON.stringify(value) ?? 'undefined'}`)
+    }
+  }
+  for (const [field, value] of [['targetRate', targetRate], ['windowMs', windowMs]]) {
+    if (value === undefined) throw invalidArgType(`${WHERE}slo.${field} is required`)
+  }
+  // The tracker allows 1 (no budget at all); rules over a budget of nothing would never fire.
+  if (typeof targetRate === 'number' && !(targetRate > 0 && targetRate < 1)) {
+    throw outOfRange(`${WHERE}slo.targetRate must be in (0, 1) for rules (a 100% target leaves no error budget to burn), got ${targetRate}`)
+  }
+  if (minFailures !== undefined) {
+    if (typeof minFailures !== 'number') throw invalidArgType(`${WHERE}slo.minFailures must be a number, got ${describe(minFailures)}`)
+    if (!Number.isSafeInteger(minFailures) || minFailures < 0) {
+      throw outOfRange(`${WHERE}slo.minFailures must be a non-negative integer, got ${minFailures}`)
+    }
+  }
+  if (description !== undefined && typeof description !== 'string') {
+    throw invalidArgType(`${WHERE}slo.description must be a string, got ${describe(description)}`)
+  }
+  checkStringMap(slo.labels, 'slo.labels', { labels: true })
+  return checkAlerting(slo.alerting)
+}
+
+function checkOptions(options) {
+  if (options === undefined) options = {}
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw invalidArgType(`prometheusRules(slo, options): options must be an object, got ${describe(options)}`)
+  }
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.includes(key)) {
+      throw invalidArgType(`prometheusRules(slo, options): unknown key '${key}' in options; known keys: ${OPTION_KEYS.join(', ')}`)
+    }
+  }
+  const { scrapeIntervalMs = 15_000, evaluationIntervalMs = 60_000, periodRules = 'exact', format = 'rules', namespace } = options
+  for (const [key, value] of [['scrapeIntervalMs', scrapeIntervalMs], ['evaluationIntervalMs', evaluationIntervalMs]]) {
+    if (typeof value !== 'number') throw invalidArgType(`prometheusRules(slo, options): options.${key} must be a number, got ${describe(value)}`)
+    if (!Number.isSafeInteger(value) || value < 1000 || value % 1000 !== 0) {
+      throw outOfRange(`prometheusRules(slo, options): options.${key} must be a whole number of seconds in ms (≥ 1000), got ${value}`)
+    }
+  }
+  const choices = { periodRules: ['exact', 'optimised'], format: ['rules', 'prometheus-operator'] }
+  for (const [key, value] of [['periodRules', periodRules], ['format', format]]) {
+    if (!choices[key].includes(value)) {
+      throw invalidArgValue(`prometheusRules(slo, options): options.${key} must be one of ${choices[key].join(', ')}, got ${JSON.stringify(value)}`)
+    }
+  }
+  if (namespace !== undefined && (typeof namespace !== 'string' || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace))) {
+    throw invalidArgValue(`prometheusRules(slo, options): options.namespace must be a Kubernetes namespace name, got ${JSON.stringify(namespace)}`)
+  }
+  return { scrapeIntervalMs, evaluationIntervalMs, periodRules, format, namespace }
+}
+
+/**
+ * The tracker's error about the SLO's config, worded for `slo`: the tracker names
+ * the fields `config.<field>` or `<field>`, the caller wrote `slo.<field>`.
+ */
+function sloError(err) {
+  if (!(err instanceof Error) || typeof err.code !== 'string') return err
+  const body = err.message.replace(/\bconfig\./g, 'slo.')
+  const field = SLO_KEYS.some((key) => body.startsWith(key)) ? 'slo.' : ''
+  const worded = new err.constructor(`${WHERE}${field}${body}`)
+  worded.code = err.code
+  return worded
+}
+
+/**
+ * Checks the tracker config fields with the tracker itself, and returns its
+ * policy when `alerts` is given (the custom pairs, windows rounded to buckets).
+ */
+function trackerCheck({ targetRate, windowMs, alerts, minEvents = 0, resolutionMs }) {
+  const config = { targetRate, windowMs, minEvents, clock: 'manual' }
+  if (alerts !== undefined) config.alerts = alerts
+  if (resolutionMs !== undefined) config.resolutionMs = resolutionMs
+  let tracker
+  try {
+    tracker = new ErrorBudgetTracker(config)
+  } catch (err) {
+    throw sloError(err)
+  }
+  try {
+    return alerts === undefined ? undefined : tracker.alertPolicy
+  } finally {
+    tracker.close()
+  }
+}
+
+/**
+ * The alert pairs the Prometheus rules use: the custom `alerts` as the tracker
+ * reads them, or else PROMETHEUS_PAIRS for the period, made to fire at a
+ * scrape: no window under 4 scrape intervals (a shorter rate() range holds too
+ * few samples; it is lengthened), no burn rate out of reach (above
+ * 1 / (1 − target), reached only with every solve failing: lowered to 80 % of
+ * it). Custom pairs with a window under 4 scrapes are refused.
+ * @returns {Array<{ name: string, severity: string, longWindowMs: number, shortWindowMs: number, burnRate: number, minEvents: number }>}
+ */
+function prometheusPolicy(slo, scrapeIntervalMs) {
+  const custom = trackerCheck(slo)
+  const minWindow = 4 * scrapeIntervalMs
+  if (slo.windowMs < minWindow) {
+    throw outOfRange(`${WHERE}slo.windowMs (${promDuration(slo.windowMs)}) must be at least 4 scrape intervals (${promDuration(minWindow)})`)
+  }
+  if (custom) {
+    for (const pair of custom) {
+      if (pair.shortWindowMs < minWindow) {
+        throw outOfRange(
+          `${WHERE}slo.alerts['${pair.name}'].shortWindowMs (${promDuration(pair.shortWindowMs)}) must be at least 4 scrape intervals ` +
+            `(${promDuration(minWindow)}): a shorter rate() range holds too few samples to ever fire`,
+        )
+      }
+    }
+    return custom
+  }
+  const maxBurn = 1 / (1 - slo.targetRate)
+  return PROMETHEUS_PAIRS.map(({ name, severity, spent, longFraction }) => {
+    const workbook = Number((spent / longFraction).toPrecision(12))
+    const burnRate = workbook < maxBurn ? workbook : Number((0.8 * maxBurn).toPrecision(3))
+    const shortWindowMs = Math.max(ceilSecond((slo.windowMs * longFraction) / 12), minWindow)
+    const longWindowMs = Math.min(Math.max(ceilSecond(slo.windowMs * longFraction), shortWindowMs), slo.windowMs)
+    return { name, severity, longWindowMs, shortWindowMs: Math.min(shortWindowMs, longWindowMs), burnRate, minEvents: 0 }
+  })
+}
+
+module.exports = {
+  checkSlo,
+  checkOptions,
+  prometheusPolicy,
+  defaultId,
+  budgetOf,
+  ceilSecond,
+  num,
+  SLO_KEYS,
+  WHERE,
+  MIN_FAILURES,
+  ABSENT_FOR_MS,
+  PROMETHEUS_PAIRS,
+}
