@@ -21,7 +21,9 @@ Object.defineProperty(native.ErrorBudgetTracker.prototype, 'metrics', {
   configurable: true,
 })
 
-exports.ErrorBudgetTracker = native.ErrorBudgetTracker
+// new ErrorBudgetTracker({ fleet }): one budget for the whole fleet through Redis (lib/fleet/).
+const fleet = require('./lib/fleet/index.js')
+exports.ErrorBudgetTracker = fleet.withFleet(native.ErrorBudgetTracker, native.fleetLink)
 
 /** The options `restore()` takes; the config itself comes from the snapshot. */
 const RESTORE_OPTIONS = ['clock', 'now', 'persist']
