@@ -22,7 +22,7 @@ pub struct FleetLink {
 }
 
 /// Links `tracker` to a fleet with buckets of `bucketMs` (undefined: the
-/// default width); a bad width throws a RangeError naming `fleet.bucketMs`.
+/// default width); a bad width throws a RangeError naming `config.fleet.bucketMs`.
 #[napi]
 pub fn fleet_link(env: Env, tracker: &ErrorBudgetTracker, bucket_ms: Option<f64>) -> napi::Result<FleetLink> {
   let state = Arc::clone(&tracker.handle.shared);

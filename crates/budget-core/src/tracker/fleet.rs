@@ -60,7 +60,7 @@ impl FleetLedger {
       Some(ms) if ms >= r && ms <= config.window_ms && ms % r == 0 => ms,
       Some(ms) => {
         return Err(BudgetError::out_of_range(format!(
-          "fleet.bucketMs must be a multiple of resolutionMs ({r}) from {r} to windowMs ({}), got {ms}",
+          "config.fleet.bucketMs must be a multiple of resolutionMs ({r}) from {r} to windowMs ({}), got {ms}",
           config.window_ms
         )))
       }
@@ -219,7 +219,7 @@ mod tests {
     for bad in [50, 150, 60_100, 0, -100] {
       let err = FleetLedger::new(&config(60_000, 100), Some(bad)).unwrap_err();
       assert!(
-        err.message.starts_with("fleet.bucketMs must be a multiple of resolutionMs (100) from 100 to windowMs (60000)"),
+        err.message.starts_with("config.fleet.bucketMs must be a multiple of resolutionMs (100) from 100 to windowMs (60000)"),
         "{}",
         err.message
       );
