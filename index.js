@@ -78,6 +78,7 @@ native.ErrorBudgetTracker.shared = function shared(name, config) {
 }
 
 exports.BudgetExhaustedError = errors.BudgetExhaustedError
+exports.FleetSyncError = fleet.FleetSyncError
 exports.GuardTimeoutError = errors.GuardTimeoutError
 exports.SolveError = errors.SolveError
 exports.createSolver = solver.createSolver
