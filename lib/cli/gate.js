@@ -10,17 +10,26 @@ function register(program) {
   program
     .command('gate')
     .description('exit 0 when deploys may proceed, 3 when the error budget is exhausted (or critical with --strict), 2 on bad input')
-    .argument('<snapshot>', "a tracker snapshot file (tracker.snapshot() or persist: { path }), or '-' for stdin")
+    .argument('[snapshot]', "a tracker snapshot file (tracker.snapshot() or persist: { path }), or '-' for stdin")
+    .usage('[options] <snapshot> | --redis <url> --key <key>')
+    .option('--redis <url>', 'answer for a fleet budget in Redis (config.fleet) instead of a snapshot')
+    .option('--key <key>', "the fleet budget's key (config.fleet.key), with --redis")
     .option('--strict', 'also stop deploys while the budget is critical')
     .option('--json', 'print the report and the decision as JSON')
     // Usage errors (no snapshot, unknown option) are bad input too: exit 2, not commander's 1.
     .exitOverride((err) => process.exit(err.exitCode === 0 ? EXIT.proceed : EXIT.badInput))
-    .action((file, options) => {
-      process.exitCode = gate(file, options)
+    .action(async function action(file, options) {
+      if (options.redis !== undefined || options.key !== undefined) {
+        process.exitCode = await require('../fleet/gate.js').gateRedis(file, options, { answer, EXIT })
+      } else if (file === undefined) {
+        this.error("error: missing required argument 'snapshot'", { exitCode: EXIT.badInput })
+      } else {
+        process.exitCode = gate(file, options)
+      }
     })
 }
 
-function gate(file, { strict = false, json = false }) {
+function gate(file, options) {
   // Required here, not at the top: the CLI's other commands need no addon.
   const { ErrorBudgetTracker } = require('../..')
   let report
@@ -33,6 +42,11 @@ function gate(file, { strict = false, json = false }) {
     console.error(`captcha-budget gate: ${file}: ${err.message}`)
     return EXIT.badInput
   }
+  return answer(report, options)
+}
+
+/** Prints the report and the decision; returns the exit code. */
+function answer(report, { strict = false, json = false }) {
   const stopOn = strict ? ['exhausted', 'critical'] : ['exhausted']
   const proceed = !stopOn.includes(report.status)
   if (json) {
