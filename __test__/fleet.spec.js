@@ -99,9 +99,13 @@ test.serial('counts leave the fleet with the window; Redis keeps O(buckets), exp
   t.true(fields.length <= 2 * 61, `${fields.length} fields`)
   const ttl = await redis.pttl(buckets)
   t.true(ttl > 0 && ttl <= 62_000, `ttl ${ttl}`)
-  t.true((await redis.pttl(`captcha-budget:{${key}}:workers`)) > 0)
+  const changes = `captcha-budget:{${key}}:changes`
+  const workers = `captcha-budget:{${key}}:workers`
+  t.true((await redis.zcard(changes)) <= 61)
+  for (const other of [changes, workers]) t.true((await redis.pttl(other)) > 0)
   const slot = require('cluster-key-slot')
-  t.is(slot(buckets), slot(`captcha-budget:{${key}}:workers`))
+  t.is(slot(buckets), slot(changes))
+  t.is(slot(buckets), slot(workers))
   // The window moves on with no solves: after a sync the fleet's counts are gone.
   a.advanceTo(T0 + 200_000)
   await a.sync()
@@ -149,4 +153,24 @@ test.serial('sync() on a tracker without fleet rejects; close() stops the backgr
   a.close()
   await t.throwsAsync(a.sync(), { code: 'ERR_FLEET_SYNC', message: /closed/ })
   t.throws(() => a.record(true), { code: 'ERR_TRACKER_CLOSED' })
+})
+
+test.serial('a store that lost its data (FLUSHALL: a new epoch) is re-read whole: the view drops what it lost, keeps what is unsent', async (t) => {
+  const redis = await client()
+  const key = 'flushed'
+  const a = fleetTracker(redis, key)
+  const b = fleetTracker(await client(), key)
+  recordEach(a, 10, 2)
+  await a.sync()
+  await b.sync()
+  t.like(b.report(), { successes: 10, failures: 2 })
+  await redis.flushall()
+  recordEach(a, 1, 1)
+  await a.sync()
+  t.like(a.report(), { successes: 1, failures: 1 })
+  await b.sync()
+  t.like(b.report(), { successes: 1, failures: 1 })
+  t.deepEqual(await storedCounts(redis, key), { successes: 1, failures: 1 })
+  a.close()
+  b.close()
 })

@@ -23,6 +23,8 @@ pub struct FleetLink {
 
 /// Links `tracker` to a fleet with buckets of `bucketMs` (undefined: the
 /// default width); a bad width throws a RangeError naming `config.fleet.bucketMs`.
+// Called from JS only: unused in `cargo test` builds.
+#[cfg_attr(test, allow(dead_code))]
 #[napi]
 pub fn fleet_link(env: Env, tracker: &ErrorBudgetTracker, bucket_ms: Option<f64>) -> napi::Result<FleetLink> {
   let state = Arc::clone(&tracker.handle.shared);
@@ -62,10 +64,11 @@ impl FleetLink {
   }
 
   /// Installs the fleet's buckets, [index, successes, failures, …] (whole
-  /// non-negative numbers), as the window; the changes this causes reach the
-  /// listeners as usual.
+  /// non-negative numbers): all of the fleet's non-empty ones when `complete`,
+  /// else those changed since the last apply. The changes this causes reach
+  /// the listeners as usual.
   #[napi]
-  pub fn apply(&self, flat: Vec<f64>) {
+  pub fn apply(&self, flat: Vec<f64>, complete: bool) {
     let fleet: Vec<FleetBucket> = flat
       .chunks_exact(3)
       .map(|c| FleetBucket {
@@ -74,7 +77,7 @@ impl FleetLink {
       })
       .collect();
     let mut ledger = self.ledger.lock();
-    self.state.with_core(|core, _, events| ledger.apply(core, &fleet, events));
+    self.state.with_core(|core, _, events| ledger.apply(core, &fleet, complete, events));
     // The next time-driven change may be earlier now.
     crate::timer::poke();
   }

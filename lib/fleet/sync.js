@@ -49,6 +49,9 @@ class FleetSync {
     this.keys = keysOf(options.key)
     this.worker = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`
     this.seq = 0
+    /** The store's epoch and version as of the last apply: the next sync gets the buckets changed since. */
+    this.epoch = ''
+    this.version = 0
     /** The drained batch not acknowledged yet: { seq, flat, successes, failures }. */
     this.pending = null
     /** `tracker.recorded` at the last drain: what was recorded since is unsent too. */
@@ -121,6 +124,8 @@ class FleetSync {
       String(now),
       String(Math.max(3 * options.syncMs, 3 * options.timeoutMs)),
       this.configJson,
+      this.epoch,
+      String(this.version),
       ...pending.flat.map(String),
     ]
     let reply
@@ -131,9 +136,11 @@ class FleetSync {
       throw this.failed(new FleetSyncError(options.key, cause))
     }
     if (this.closed) return
-    this.link.apply(reply.slice(2))
+    this.link.apply(reply.slice(5).map(Number), Number(reply[4]) === 1)
+    this.epoch = String(reply[2])
+    this.version = Number(reply[3])
     this.pending = null
-    this.workers = reply[1]
+    this.workers = Number(reply[1])
     this.syncedAt = this.tracker.now
     this.staleSince = null
     this.lastError = null

@@ -43,6 +43,8 @@ pub struct FleetLedger {
   /// Per live fleet bucket, what the window held for it after the last drain
   /// or apply.
   baseline: BTreeMap<i64, Counts>,
+  /// Fleet buckets later than this worker's newest bucket, kept until it gets there.
+  ahead: BTreeMap<i64, Counts>,
 }
 
 impl FleetLedger {
@@ -65,7 +67,7 @@ impl FleetLedger {
         )))
       }
     };
-    Ok(FleetLedger { bucket_ms, per: bucket_ms / r, baseline: BTreeMap::new() })
+    Ok(FleetLedger { bucket_ms, per: bucket_ms / r, baseline: BTreeMap::new(), ahead: BTreeMap::new() })
   }
 
   /// The fleet bucket width, ms.
@@ -131,27 +133,30 @@ impl FleetLedger {
     c
   }
 
-  /// Makes the window the fleet's: each live fleet bucket holds the fleet's
-  /// counts (`fleet`, which include every drain acknowledged so far) plus what
-  /// was recorded here since the last drain. Fleet buckets later than this
-  /// worker's newest one (a clock ahead of ours) wait until ours gets there;
-  /// local buckets older than the oldest live fleet bucket are emptied (they
-  /// are no longer in the fleet's window). Then status and alerts are
-  /// re-evaluated, their changes going to `events` in the usual order.
-  pub fn apply(&mut self, tracker: &mut Tracker, fleet: &[FleetBucket], events: &mut impl EventSink) {
+  /// Makes the window the fleet's: each live fleet bucket listed in `fleet`
+  /// (its counts including every drain acknowledged so far) holds them plus
+  /// what was recorded here since the last drain; with `complete`, the buckets
+  /// not listed are the fleet's empty ones, else they have not changed since
+  /// the last apply. Fleet buckets later than this worker's newest one (a
+  /// clock ahead of ours) are kept until ours gets there; local buckets older
+  /// than the oldest live fleet bucket are emptied (they are no longer in the
+  /// fleet's window). Then status and alerts are re-evaluated, their changes
+  /// going to `events` in the usual order.
+  pub fn apply(&mut self, tracker: &mut Tracker, fleet: &[FleetBucket], complete: bool, events: &mut impl EventSink) {
     let (oldest, newest) = self.live_range(tracker);
     self.baseline.retain(|&k, _| k >= oldest);
     let (local_floor, _) = tracker.window.live_range();
     for k in local_floor..oldest * self.per {
       tracker.window.set_bucket(k, 0, 0);
     }
-    let mut target: BTreeMap<i64, Counts> = BTreeMap::new();
-    for b in fleet.iter().filter(|b| b.index >= oldest && b.index <= newest) {
-      let c = target.entry(b.index).or_default();
-      c.successes += b.counts.successes;
-      c.failures += b.counts.failures;
+    let mut target = if complete { BTreeMap::new() } else { std::mem::take(&mut self.ahead) };
+    for b in fleet.iter().filter(|b| b.index >= oldest) {
+      target.insert(b.index, b.counts);
     }
-    for index in oldest..=newest {
+    self.ahead = target.split_off(&(newest + 1));
+    let listed: Vec<i64> =
+      if complete { (oldest..=newest).collect() } else { target.keys().copied().filter(|&k| k >= oldest).collect() };
+    for index in listed {
       let want = target.get(&index).copied().unwrap_or_default();
       let base = self.baseline.get(&index).copied().unwrap_or_default();
       if want == base {
@@ -219,7 +224,9 @@ mod tests {
     for bad in [50, 150, 60_100, 0, -100] {
       let err = FleetLedger::new(&config(60_000, 100), Some(bad)).unwrap_err();
       assert!(
-        err.message.starts_with("config.fleet.bucketMs must be a multiple of resolutionMs (100) from 100 to windowMs (60000)"),
+        err
+          .message
+          .starts_with("config.fleet.bucketMs must be a multiple of resolutionMs (100) from 100 to windowMs (60000)"),
         "{}",
         err.message
       );
@@ -257,13 +264,13 @@ mod tests {
     // While the push travels, 1 more success here.
     t.record(600, 600, 1, 0, &mut ev);
     // The fleet: our 10, plus another worker's 20 + 2 in bucket 0 and 5 failures in bucket 3 (not yet ours: later than now).
-    ledger.apply(&mut t, &[b(0, 30, 2), b(3, 0, 5)], &mut ev);
+    ledger.apply(&mut t, &[b(0, 30, 2), b(3, 0, 5)], true, &mut ev);
     assert_eq!(t.counts(), Counts { successes: 31, failures: 2 });
     // The success recorded during the push is still to send; nothing else.
     assert_eq!(ledger.drain(&t), vec![b(0, 1, 0)]);
     // Once our clock reaches bucket 3, the next apply installs it.
     t.advance(3000, &mut ev);
-    ledger.apply(&mut t, &[b(0, 31, 2), b(3, 0, 5)], &mut ev);
+    ledger.apply(&mut t, &[b(0, 31, 2), b(3, 0, 5)], true, &mut ev);
     assert_eq!(t.counts(), Counts { successes: 31, failures: 7 });
     assert_eq!(ledger.drain(&t), vec![]);
   }
@@ -277,7 +284,7 @@ mod tests {
     // Our own success at 900 (fleet bucket 0, local bucket 9).
     t.record(900, 900, 1, 0, &mut ev);
     ledger.drain(&t);
-    ledger.apply(&mut t, &[b(0, 4, 0), b(1, 0, 0)], &mut ev);
+    ledger.apply(&mut t, &[b(0, 4, 0), b(1, 0, 0)], true, &mut ev);
     assert_eq!(t.counts().successes, 4);
     // At 10 000 fleet bucket 0 (start 0) leaves: 0 > 10 000 − 10 000 is false.
     t.advance(9_999, &mut ev);
@@ -285,7 +292,7 @@ mod tests {
     t.advance(10_000, &mut ev);
     // Locally the installed 3 left with local bucket 0; our own success (local bucket 9) lingers until an apply.
     assert_eq!(t.counts().successes, 1);
-    ledger.apply(&mut t, &[], &mut ev);
+    ledger.apply(&mut t, &[], true, &mut ev);
     assert_eq!(t.counts().successes, 0);
     assert_eq!(ledger.drain(&t), vec![]);
   }
@@ -298,11 +305,11 @@ mod tests {
     let mut ev: Vec<Event> = Vec::new();
     t.record(100, 100, 2, 0, &mut ev);
     ledger.drain(&t);
-    ledger.apply(&mut t, &[b(0, 10, 0)], &mut ev);
+    ledger.apply(&mut t, &[b(0, 10, 0)], true, &mut ev);
     assert_eq!(t.counts().successes, 10);
     t.record(200, 200, 1, 0, &mut ev); // undrained
                                        // The store lost everything (no persistence): only the undrained success stays.
-    ledger.apply(&mut t, &[], &mut ev);
+    ledger.apply(&mut t, &[], true, &mut ev);
     assert_eq!(t.counts(), Counts { successes: 1, failures: 0 });
     assert_eq!(ledger.drain(&t), vec![b(0, 1, 0)]);
   }
@@ -316,10 +323,32 @@ mod tests {
     t.record(100, 100, 100, 0, &mut ev);
     ledger.drain(&t);
     // Another worker: 0 successes, 20 failures → 100 / 120 solves, budget 12, spent 20: exhausted.
-    ledger.apply(&mut t, &[b(0, 100, 20)], &mut ev);
+    ledger.apply(&mut t, &[b(0, 100, 20)], true, &mut ev);
     assert_eq!(ev.len(), 1);
     assert_eq!((ev[0].from, ev[0].to), (Status::Healthy, Status::Exhausted));
     assert_eq!((ev[0].report.total, ev[0].report.failures), (120, 20));
     assert_eq!(t.last_status(), Status::Exhausted);
+  }
+
+  #[test]
+  fn a_partial_apply_changes_the_listed_buckets_only_and_keeps_buckets_ahead_until_they_are_live() {
+    let c = config(10_000, 100);
+    let mut t = Tracker::new(c.clone(), 0).unwrap();
+    let mut ledger = FleetLedger::new(&c, Some(1000)).unwrap();
+    let mut ev: Vec<Event> = Vec::new();
+    t.advance(1500, &mut ev);
+    ledger.apply(&mut t, &[b(0, 4, 0), b(1, 2, 0)], true, &mut ev);
+    assert_eq!(t.counts(), Counts { successes: 6, failures: 0 });
+    // Only bucket 1 changed (and bucket 2, ahead of our clock, appeared): bucket 0 stays as it was.
+    ledger.apply(&mut t, &[b(1, 5, 1), b(2, 0, 3)], false, &mut ev);
+    assert_eq!(t.counts(), Counts { successes: 9, failures: 1 });
+    // Bucket 2 is never listed again; it is installed once our clock reaches it.
+    t.advance(2000, &mut ev);
+    ledger.apply(&mut t, &[], false, &mut ev);
+    assert_eq!(t.counts(), Counts { successes: 9, failures: 4 });
+    // A complete apply empties what it does not list.
+    ledger.apply(&mut t, &[b(2, 0, 3)], true, &mut ev);
+    assert_eq!(t.counts(), Counts { successes: 0, failures: 3 });
+    assert_eq!(ledger.drain(&t), vec![]);
   }
 }
