@@ -178,9 +178,12 @@ impl FleetLedger {
   }
 
   /// Adds (or takes, never below zero) counts to fleet bucket `index`: added to
-  /// its first local bucket, taken from its local buckets in order.
+  /// its newest local bucket so far, taken from the newest down. (Newest: other
+  /// workers' solves of the current fleet bucket are recent, and alert windows
+  /// shorter than a fleet bucket must see them. They then leave the local window
+  /// up to a fleet bucket late: the next apply takes them out on time.)
   fn shift(&self, tracker: &mut Tracker, index: i64, mut ds: i128, mut df: i128) {
-    for k in self.local_buckets(tracker, index) {
+    for k in self.local_buckets(tracker, index).rev() {
       if ds == 0 && df == 0 {
         break;
       }
@@ -281,17 +284,20 @@ mod tests {
     let mut t = Tracker::new(c.clone(), 0).unwrap();
     let mut ledger = FleetLedger::new(&c, Some(1000)).unwrap();
     let mut ev: Vec<Event> = Vec::new();
-    // Our own success at 900 (fleet bucket 0, local bucket 9).
-    t.record(900, 900, 1, 0, &mut ev);
+    // Our own success at 100 (fleet bucket 0, local bucket 1); the sync at 900.
+    t.record(100, 100, 1, 0, &mut ev);
+    t.advance(900, &mut ev);
     ledger.drain(&t);
     ledger.apply(&mut t, &[b(0, 4, 0), b(1, 0, 0)], true, &mut ev);
     assert_eq!(t.counts().successes, 4);
-    // At 10 000 fleet bucket 0 (start 0) leaves: 0 > 10 000 − 10 000 is false.
-    t.advance(9_999, &mut ev);
-    assert_eq!(t.counts().successes, 4);
+    // The other workers' 3 sit in the newest local bucket (9): a span of the
+    // last 200 ms sees them, not our own older success.
+    assert_eq!(t.window.counts_over(200).successes, 3);
+    // At 10 000 fleet bucket 0 (start 0) leaves the fleet's window: 0 > 10 000 − 10 000 is false.
     t.advance(10_000, &mut ev);
-    // Locally the installed 3 left with local bucket 0; our own success (local bucket 9) lingers until an apply.
-    assert_eq!(t.counts().successes, 1);
+    // Locally both still sit in live buckets (1 and 9, starting after 0): the
+    // next apply takes the whole fleet bucket out.
+    assert_eq!(t.counts().successes, 4);
     ledger.apply(&mut t, &[], true, &mut ev);
     assert_eq!(t.counts().successes, 0);
     assert_eq!(ledger.drain(&t), vec![]);
