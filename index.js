@@ -74,7 +74,7 @@ native.ErrorBudgetTracker.shared = function shared(name, config) {
   if (config != null && (typeof config !== 'object' || Array.isArray(config))) {
     throw errors.invalidArgType(`shared(name, config): config must be an object, got ${errors.describe(config)}`)
   }
-  return new native.ErrorBudgetTracker({ ...config, shared: name })
+  return new exports.ErrorBudgetTracker({ ...config, shared: name })
 }
 
 exports.BudgetExhaustedError = errors.BudgetExhaustedError

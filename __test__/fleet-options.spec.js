@@ -57,3 +57,10 @@ test('both clients are accepted; fleet: undefined is no fleet; the class keeps i
   t.true(sub instanceof Sub)
   sub.close()
 })
+
+test('shared(name, { fleet }) is refused as config.shared with config.fleet', (t) => {
+  t.throws(() => ErrorBudgetTracker.shared('fleet-shared', fleet({})), {
+    code: 'ERR_INVALID_ARG_VALUE',
+    message: "config.fleet cannot be given with config.shared: the fleet's window lives in Redis",
+  })
+})
