@@ -53,7 +53,8 @@ local applied = 0
 if seq > tonumber(lastSeq) then
   applied = 1
   lastSeq = ARGV[2]
-  version = version + 1
+  -- An empty batch changes nothing: no new version for the others to read.
+  if #ARGV >= 11 then version = version + 1 end
   for i = 11, #ARGV, 3 do
     local k = tonumber(ARGV[i])
     if k >= oldest and k >= low then
