@@ -22,7 +22,7 @@ async function setUp(t, options) {
   return { server, client, direct: await client('ioredis') }
 }
 
-for (const kind of ['ioredis', 'node-redis']) {
+for (const kind of ['ioredis', 'node-redis', 'node-redis v5']) {
   test(`${kind}: a reply lost after the script ran → the batch is counted once`, async (t) => {
     const { server, client, direct } = await setUp(t)
     const proxy = await startProxy(server.port)

@@ -18,7 +18,7 @@ async function client(kind = 'ioredis') {
   return c.redis
 }
 
-for (const kind of ['ioredis', 'node-redis']) {
+for (const kind of ['ioredis', 'node-redis', 'node-redis v5']) {
   test.serial(`${kind}: worker B's failures exhaust the fleet → A's 'exhausted' listener fires after A's sync and A's guard() refuses`, async (t) => {
     const key = `exhaust-${kind}`
     const a = fleetTracker(await client(kind), key, { targetRate: 0.9 })

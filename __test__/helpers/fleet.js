@@ -2,13 +2,13 @@
 // Shared pieces of the fleet specs: clients of both kinds, trackers on a
 // manual clock, and the fleet's counts read straight from Redis.
 const Redis = require('ioredis')
-const { createClient } = require('redis')
+const nodeRedis = { 'node-redis': require('redis'), 'node-redis v5': require('redis-v5') }
 const { ErrorBudgetTracker } = require('../..')
 
 /** Epoch ms the specs' manual clocks start at (a whole minute). */
 const T0 = 1_764_547_200_000
 
-/** A connected client of `kind` ('ioredis' | 'node-redis') on `url`, and how to close it. */
+/** A connected client of `kind` ('ioredis' | 'node-redis' (v6) | 'node-redis v5') on `url`, and how to close it. */
 async function connect(kind, url) {
   if (kind === 'ioredis') {
     const redis = new Redis(url, { lazyConnect: true })
@@ -16,7 +16,7 @@ async function connect(kind, url) {
     await redis.connect()
     return { redis, close: () => redis.disconnect() }
   }
-  const redis = createClient({ url })
+  const redis = nodeRedis[kind].createClient({ url })
   redis.on('error', () => {})
   await redis.connect()
   return { redis, close: () => redis.destroy() }
