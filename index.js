@@ -52,7 +52,9 @@ Object.defineProperty(native.ErrorBudgetTracker.prototype, 'metrics', {
   configurable: true,
 })
 
-exports.ErrorBudgetTracker = native.ErrorBudgetTracker
+// new ErrorBudgetTracker({ fleet }): one budget for the whole fleet through Redis (lib/fleet/).
+const fleet = require('./lib/fleet/index.js')
+exports.ErrorBudgetTracker = fleet.withFleet(native.ErrorBudgetTracker, native.fleetLink)
 
 /** The options `restore()` takes; the config itself comes from the snapshot. */
 const RESTORE_OPTIONS = ['clock', 'now', 'persist']
@@ -103,10 +105,11 @@ native.ErrorBudgetTracker.shared = function shared(name, config) {
   if (config != null && (typeof config !== 'object' || Array.isArray(config))) {
     throw errors.invalidArgType(`shared(name, config): config must be an object, got ${errors.describe(config)}`)
   }
-  return new native.ErrorBudgetTracker({ ...config, shared: name })
+  return new exports.ErrorBudgetTracker({ ...config, shared: name })
 }
 
 exports.BudgetExhaustedError = errors.BudgetExhaustedError
+exports.FleetSyncError = fleet.FleetSyncError
 exports.GuardTimeoutError = errors.GuardTimeoutError
 exports.SolveError = errors.SolveError
 // Also `captcha-error-budget/solver` (lib/solver.js).

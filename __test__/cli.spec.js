@@ -20,7 +20,7 @@ const usageErrors = [
   [[], /^Usage: captcha-budget \[options\] \[command\]/],
   [['nope'], /^error: unknown command 'nope'/],
   [['--bogus'], /^error: unknown option '--bogus'/],
-  [['gate'], /^captcha-budget gate: missing argument 'snapshot' \(or --prometheus <url> --slo <id>\)/],
+  [['gate'], /^captcha-budget gate: missing argument 'snapshot' \(or --prometheus <url> --slo <id>, or --redis <url> --key <key>\)/],
   [['gate', 'snap.json', '--bogus'], /^error: unknown option '--bogus'/],
   [['gate', 'a.json', 'b.json'], /^error: too many arguments for 'gate'/],
   [['rules', '--target'], /^error: option '--target <rate>' argument missing/],

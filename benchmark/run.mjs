@@ -22,6 +22,7 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 const { ErrorBudgetTracker } = require('../index.js')
 const { ReferenceTracker } = require('./reference-tracker.js')
 const { BucketedTracker } = require('./bucketed-tracker.js')
+const { fleetRecordTracker, fleetFigures } = await import('./fleet.mjs')
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
 const TIME_MS = Number(process.env.BENCH_TIME_MS ?? 150)
@@ -79,7 +80,7 @@ function loop(body, vars) {
   return make(...Object.values(vars))
 }
 
-function rows(floor) {
+function rows(floor, fleet) {
   const list = []
   // `inner`: operations per sample; `units`: events per operation (recordMany).
   const add = (name, inner, body, vars, units = 1) => list.push({ name, inner, units, loop: loop(body, { ok, ...vars }) })
@@ -91,6 +92,8 @@ function rows(floor) {
   add('addon record(ok), 100 k events, 6 listeners', 1000, 't.record(ok(i))', {
     t: addonTracker(100_000, { listeners: true }),
   })
+  // config.fleet: record() stays local; the sync runs every second in the background (benchmark/fleet.mjs).
+  add('addon record(ok), 100 k events, fleet on (Redis sync every 1 s)', 1000, 't.record(ok(i))', { t: fleet.tracker })
   add('addon record taken off its tracker: const r = t.record', 1000, 'r(ok(i))', { r: addonTracker(100_000).record })
   // Worst case: 1 failure in 20 at a 95 % target keeps the budget at exactly 0,
   // so the status flips between critical and exhausted and no record can skip
@@ -174,7 +177,8 @@ function format(ns) {
 async function main() {
   const floor = loadFloor()
   console.error(`${ROUNDS} rounds × ${TIME_MS} ms per row …`)
-  const list = rows(floor)
+  const fleet = await fleetRecordTracker(100_000)
+  const list = rows(floor, fleet)
   const samples = new Map(list.map((r) => [r.name, { ns: [], ratio: [] }]))
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, [ns, ratio]] of await measureRound(list)) {
@@ -212,6 +216,8 @@ async function main() {
     const met = atLeast ? value >= limit : value <= limit
     console.log(`| ${what} | ${value >= 100 ? value.toFixed(0) : value.toFixed(2)} ${unit} | ${met ? 'met' : 'NOT met'} |`)
   }
+  await fleet.stop()
+  await fleetFigures()
 }
 
 await main()

@@ -113,7 +113,7 @@ pub enum ClockKind {
 const NUMBER_KEYS: [&str; 6] =
   ["targetRate", "windowMs", "warningThreshold", "criticalThreshold", "minEvents", "resolutionMs"];
 const KNOWN_KEYS: &str = "targetRate, windowMs, warningThreshold, criticalThreshold, minEvents, resolutionMs, \
-  clock, alerts, snapshot, now, persist, shared";
+  clock, alerts, snapshot, now, persist, shared, fleet";
 const RESTORE_KEYS: [&str; 3] = ["clock", "now", "persist"];
 const RULE_KEYS: &str = "name, severity, longWindowMs, shortWindowMs, burnRate, minEvents";
 const PERSIST_KEYS: &str = "path, intervalMs";

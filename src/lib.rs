@@ -5,6 +5,7 @@ mod config;
 mod env_hook;
 mod error;
 mod fast_path;
+mod fleet;
 mod handle;
 mod listeners;
 mod persist;

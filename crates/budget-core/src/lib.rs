@@ -16,5 +16,7 @@ pub use budget::{Budget, Counts, Status};
 pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use config::Config;
 pub use error::{BudgetError, ErrorKind, Result};
-pub use tracker::{AlertSnapshot, Event, EventSink, FiringAlert, Report, Snapshot, Tracker, Transition};
+pub use tracker::{
+  AlertSnapshot, Event, EventSink, FiringAlert, FleetBucket, FleetLedger, Report, Snapshot, Tracker, Transition,
+};
 pub use window::Placement;

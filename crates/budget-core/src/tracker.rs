@@ -8,8 +8,10 @@ use crate::config::Config;
 use crate::error::{BudgetError, Result};
 use crate::window::{Placement, Window};
 
+mod fleet;
 mod quiet;
 mod snapshot;
+pub use fleet::{FleetBucket, FleetLedger};
 use quiet::Quiet;
 pub use snapshot::Snapshot;
 

@@ -295,6 +295,40 @@ impl Window {
   }
 }
 
+impl Window {
+  /// The oldest and the newest bucket index inside the window.
+  pub(crate) fn live_range(&self) -> (i64, i64) {
+    (self.spans[0].floor_k, self.newest_k)
+  }
+
+  /// The counts of live bucket `k` (successes, failures).
+  pub(crate) fn bucket(&self, k: i64) -> (u64, u64) {
+    let i = self.slot(k);
+    (self.successes[i], self.failures[i])
+  }
+
+  /// Sets live bucket `k` (inside `live_range()`) to the given counts, keeping
+  /// every span's running sums and the next expiry right. For the fleet
+  /// (`tracker/fleet.rs`), which installs counts other workers recorded.
+  pub(crate) fn set_bucket(&mut self, k: i64, successes: u64, failures: u64) {
+    debug_assert!(k >= self.spans[0].floor_k && k <= self.newest_k, "bucket {k} is not live");
+    let i = self.slot(k);
+    let (old_s, old_f) = (self.successes[i], self.failures[i]);
+    if (old_s, old_f) == (successes, failures) {
+      return;
+    }
+    self.successes[i] = successes;
+    self.failures[i] = failures;
+    for (span, sum) in self.spans.iter_mut().zip(&mut self.sums).filter(|(span, _)| k >= span.floor_k) {
+      sum.successes = sum.successes - old_s + successes;
+      sum.failures = sum.failures - old_f + failures;
+      span.scan_k = span.scan_k.min(k);
+    }
+    // Recomputed on demand: a bucket may have become empty or non-empty.
+    self.next_expiry = None;
+  }
+}
+
 /// The oldest bucket still inside a span at `now`: the smallest k with
 /// k × resolution > now − span.
 fn first_live_bucket(now: i64, span_ms: i64, resolution_ms: i64) -> i64 {

@@ -1,0 +1,49 @@
+'use strict'
+// Shared pieces of the fleet specs: clients of both kinds, trackers on a
+// manual clock, and the fleet's counts read straight from Redis.
+const Redis = require('ioredis')
+const nodeRedis = { 'node-redis': require('redis'), 'node-redis v5': require('redis-v5') }
+const { ErrorBudgetTracker } = require('../..')
+
+/** Epoch ms the specs' manual clocks start at (a whole minute). */
+const T0 = 1_764_547_200_000
+
+/** A connected client of `kind` ('ioredis' | 'node-redis' (v6) | 'node-redis v5') on `url`, and how to close it. */
+async function connect(kind, url) {
+  if (kind === 'ioredis') {
+    const redis = new Redis(url, { lazyConnect: true })
+    redis.on('error', () => {})
+    await redis.connect()
+    return { redis, close: () => redis.disconnect() }
+  }
+  const redis = nodeRedis[kind].createClient({ url })
+  redis.on('error', () => {})
+  await redis.connect()
+  return { redis, close: () => redis.destroy() }
+}
+
+/** A manual-clock fleet tracker at `at` (default T0); `fleet` options on top of { redis, key, syncMs: 0 }. */
+function fleetTracker(redis, key, { at = T0, fleet = {}, ...config } = {}) {
+  const tracker = new ErrorBudgetTracker({ clock: 'manual', windowMs: 3_600_000, ...config, fleet: { redis, key, syncMs: 0, timeoutMs: 20_000, ...fleet } })
+  tracker.advanceTo(at)
+  return tracker
+}
+
+/** The successes and failures stored under fleet `key`, summed over its buckets (read with an ioredis client). */
+async function storedCounts(redis, key) {
+  const fields = await redis.hgetall(`captcha-budget:{${key}}:buckets`)
+  const sum = { successes: 0, failures: 0 }
+  for (const [field, value] of Object.entries(fields)) {
+    if (/^s-?\d+$/.test(field)) sum.successes += Number(value)
+    if (/^f-?\d+$/.test(field)) sum.failures += Number(value)
+  }
+  return sum
+}
+
+/** Records `successes` then `failures` one by one (the per-call path a worker uses). */
+function recordEach(tracker, successes, failures) {
+  for (let i = 0; i < successes; i++) tracker.record(true)
+  for (let i = 0; i < failures; i++) tracker.record(false)
+}
+
+module.exports = { T0, connect, fleetTracker, storedCounts, recordEach }

@@ -1,0 +1,57 @@
+'use strict'
+// Debian's redis-server for the fleet specs: a free loopback port, a temp
+// directory, stopped by the spec (stop()) or, at the latest, when the test
+// process exits.
+const { spawn } = require('node:child_process')
+const fs = require('node:fs')
+const net = require('node:net')
+const os = require('node:os')
+const path = require('node:path')
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.unref()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/**
+ * Starts redis-server; resolves once it accepts connections.
+ * @param {{ port?: number, dir?: string, appendonly?: boolean }} [options] reuse a port and dir to restart
+ */
+async function startRedis({ port, dir, appendonly = false } = {}) {
+  port ??= await freePort()
+  dir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'fleet-redis-'))
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--daemonize', 'no']
+  if (appendonly) args.push('--appendonly', 'yes', '--appendfsync', 'always')
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  const stopAtExit = () => child.kill('SIGKILL')
+  process.once('exit', stopAtExit)
+  let log = ''
+  await new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      log += chunk
+      if (log.includes('Ready to accept connections')) resolve()
+    })
+    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}) before it was ready:\n${log}`)))
+  })
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  return {
+    port,
+    dir,
+    url: `redis://127.0.0.1:${port}`,
+    /** Stops it: SIGTERM (a clean shutdown) or SIGKILL. */
+    async stop(signal = 'SIGTERM') {
+      process.removeListener('exit', stopAtExit)
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+      await exited
+    },
+  }
+}
+
+module.exports = { startRedis, freePort }

@@ -1,0 +1,132 @@
+// The fleet's costs (part of `npm run bench`; alone: `node benchmark/fleet.mjs`):
+// - `fleetRecordTracker()`: a tracker with `fleet` on, syncing every second in
+//   the background, for run.mjs's record() row against the floor;
+// - `fleetFigures()`: one sync's latency with a day's window full (1440 fleet
+//   buckets), then 100 simulated workers each syncing once per simulated
+//   second, and what Redis spent on them (INFO commandstats) and keeps per
+//   budget (MEMORY USAGE).
+// Each starts its own redis-server (Debian's) on a free loopback port.
+import { createRequire } from 'node:module'
+import { performance } from 'node:perf_hooks'
+
+const require = createRequire(import.meta.url)
+const Redis = require('ioredis')
+const { ErrorBudgetTracker } = require('../index.js')
+const { startRedis } = require('../__test__/helpers/redis-server.js')
+
+const DAY = 86_400_000
+const MINUTE = 60_000
+
+async function client(url) {
+  const redis = new Redis(url, { lazyConnect: true })
+  redis.on('error', () => {})
+  await redis.connect()
+  return redis
+}
+
+/** A tracker with `events` in a 1 h window and fleet on (background sync every 1 s); stop() ends it all. */
+export async function fleetRecordTracker(events) {
+  const server = await startRedis()
+  const redis = await client(server.url)
+  const tracker = new ErrorBudgetTracker({ targetRate: 0.95, windowMs: 3_600_000, fleet: { redis, key: 'bench-record', syncMs: 1000 } })
+  tracker.recordMany(events - Math.floor(events / 32), Math.floor(events / 32))
+  await tracker.sync()
+  return {
+    tracker,
+    async stop() {
+      tracker.close()
+      redis.disconnect()
+      await server.stop()
+    },
+  }
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
+
+/** `INFO commandstats` as { command: { calls, usec } }. */
+async function commandstats(redis) {
+  const stats = {}
+  for (const m of (await redis.info('commandstats')).matchAll(/^cmdstat_(\w+):calls=(\d+),usec=(\d+)/gm)) {
+    stats[m[1]] = { calls: Number(m[2]), usec: Number(m[3]) }
+  }
+  return stats
+}
+
+/** Prints the fleet tables (markdown). */
+export async function fleetFigures({ workers = 100, seconds = 30 } = {}) {
+  const server = await startRedis()
+  const admin = await client(server.url)
+  const t0 = Math.floor(Date.now() / DAY) * DAY
+  const make = (redis) => {
+    const t = new ErrorBudgetTracker({ targetRate: 0.95, windowMs: DAY, clock: 'manual', fleet: { redis, key: 'bench', syncMs: 0, timeoutMs: 60_000 } })
+    t.advanceTo(t0 + DAY)
+    return t
+  }
+  // A day of history: one worker fills every fleet bucket of the window (1440 of a minute).
+  const filler = new ErrorBudgetTracker({ targetRate: 0.95, windowMs: DAY, clock: 'manual', fleet: { redis: admin, key: 'bench', syncMs: 0, timeoutMs: 60_000 } })
+  for (let m = 1; m <= 1440; m++) {
+    filler.advanceTo(t0 + m * MINUTE)
+    filler.recordMany(968, 32)
+    await filler.sync()
+  }
+  filler.close()
+
+  // A worker's first sync reads the whole window; later ones what changed since
+  // (here: 1000 solves since the last, a full day in the store).
+  const one = make(admin)
+  let start = performance.now()
+  await one.sync()
+  const first = performance.now() - start
+  const latencies = []
+  for (let i = 0; i < 200; i++) {
+    one.recordMany(968, 32)
+    start = performance.now()
+    await one.sync()
+    latencies.push(performance.now() - start)
+  }
+  one.close()
+
+  // 100 workers, each syncing once per simulated second with 100 solves since its last sync.
+  const redises = await Promise.all(Array.from({ length: workers }, () => client(server.url)))
+  const trackers = redises.map(make)
+  // Their first syncs (whole window) before the count starts.
+  await Promise.all(trackers.map((t) => t.sync()))
+  await admin.config('RESETSTAT')
+  start = performance.now()
+  for (let s = 1; s <= seconds; s++) {
+    await Promise.all(
+      trackers.map((t) => {
+        t.advanceTo(t0 + DAY + s * 1000)
+        t.recordMany(97, 3)
+        return t.sync()
+      }),
+    )
+  }
+  const wallMs = performance.now() - start
+  const stats = await commandstats(admin)
+  const script = ['evalsha', 'eval'].map((c) => stats[c] ?? { calls: 0, usec: 0 }).reduce((a, b) => ({ calls: a.calls + b.calls, usec: a.usec + b.usec }))
+  let bytes = 0
+  for (const k of ['buckets', 'changes', 'workers']) bytes += await admin.memory('USAGE', `captcha-budget:{bench}:${k}`)
+  const fields = await admin.hlen('captcha-budget:{bench}:buckets')
+  const report = trackers[0].report()
+  for (const t of trackers) t.close()
+  for (const r of redises) r.disconnect()
+  admin.disconnect()
+  await server.stop()
+
+  console.log('\n| fleet (a day\'s window, 1440 fleet buckets of 1 min, all full) | figure |')
+  console.log('| --- | ---: |')
+  console.log(`| a worker's first sync(): the whole window | ${first.toFixed(2)} ms |`)
+  console.log(`| one sync(), 1000 solves since the last: round trip, script and install, median of ${latencies.length} | ${median(latencies).toFixed(2)} ms |`)
+  console.log(`| ${workers} workers × ${seconds} syncs (after each one's first): script calls (EVALSHA + EVAL) | ${script.calls} |`)
+  console.log(`| Redis time per sync (INFO commandstats usec / calls) | ${(script.usec / script.calls).toFixed(0)} µs |`)
+  console.log(`| Redis time per second of fleet time, ${workers} workers syncing every 1 s | ${((script.usec / seconds) / 1000).toFixed(1)} ms (${((script.usec / seconds) / 1e4).toFixed(1)} % of a core) |`)
+  console.log(`| Redis memory per budget (MEMORY USAGE of its 3 keys; ${fields} hash fields) | ${(bytes / 1024).toFixed(0)} KiB |`)
+  console.log(`| wall time of the ${seconds} simulated seconds on this machine | ${(wallMs / 1000).toFixed(1)} s |`)
+  console.log(`| check: workers seen (with the 2 set-up ones) / solves in the window | ${report.fleet.workers} / ${report.total} |`)
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await fleetFigures()

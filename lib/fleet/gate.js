@@ -1,0 +1,89 @@
+'use strict'
+// `captcha-budget gate --redis <url> --key <key>` (hooked in lib/cli/gate.js): the deploy gate for a fleet
+// budget (config.fleet). Reads the fleet's buckets and SLO config from Redis
+// (read-only: the gate is no worker), rebuilds the window at the current
+// time, and answers with gate's exit codes. The Redis client is the caller's
+// install of ioredis or node-redis: none is bundled.
+const { keysOf } = require('./store.js')
+
+/** Loads whichever client is installed and connects it to `url`. */
+async function connect(url) {
+  let Redis
+  try {
+    Redis = require('ioredis')
+  } catch {}
+  if (Redis !== undefined) {
+    const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null })
+    redis.on('error', () => {})
+    await redis.connect()
+    return { send: (args) => redis.call(...args), close: () => redis.disconnect() }
+  }
+  let nodeRedis
+  try {
+    nodeRedis = require('redis')
+  } catch {
+    throw new Error('--redis needs the ioredis or redis (node-redis v5+) package installed')
+  }
+  const redis = nodeRedis.createClient({ url, socket: { reconnectStrategy: false } })
+  redis.on('error', () => {})
+  await redis.connect()
+  return { send: (args) => redis.sendCommand(args), close: () => redis.destroy() }
+}
+
+/**
+ * The fleet budget `key`'s report now, as its workers see it after a sync.
+ * @returns {Promise<object>} the report (with `fleet: { key, bucketMs }`)
+ */
+async function fleetReport(url, key) {
+  const client = await connect(url)
+  let fields
+  try {
+    fields = await client.send(['HGETALL', keysOf(key)[0]])
+  } finally {
+    client.close()
+  }
+  const hash = new Map()
+  for (let i = 0; i < fields.length; i += 2) hash.set(String(fields[i]), String(fields[i + 1]))
+  if (!hash.has('config')) throw new Error(`no fleet budget '${key}' in Redis (no worker synced it within its window)`)
+  const { ErrorBudgetTracker } = require('../..')
+  const bucketMs = Number(hash.get('width'))
+  const tracker = new ErrorBudgetTracker({ ...JSON.parse(hash.get('config')), clock: 'manual' })
+  const now = Date.now()
+  tracker.advanceTo(now)
+  const windowMs = JSON.parse(hash.get('config')).windowMs
+  for (const [field, value] of hash) {
+    const m = /^([sf])(-?\d+)$/.exec(field)
+    const at = m && Number(m[2]) * bucketMs
+    // A fleet bucket counts while its start is inside the window (as on the workers).
+    if (m === null || at <= now - windowMs || Number(value) === 0) continue
+    if (m[1] === 's') tracker.recordMany(Number(value), 0, Math.min(at, now))
+    else tracker.recordMany(0, Number(value), Math.min(at, now))
+  }
+  const report = tracker.report()
+  tracker.close()
+  report.fleet = { key, bucketMs }
+  return report
+}
+
+/**
+ * gate's action with --redis / --key: the exit code, through `answer`
+ * (lib/cli/gate.js), or 2 on bad input.
+ */
+async function gateRedis(snapshot, options, { answer, EXIT }) {
+  if (snapshot !== undefined) return fail('give a snapshot or --redis, not both', EXIT)
+  if (typeof options.redis !== 'string' || typeof options.key !== 'string') return fail('--redis <url> and --key <key> go together', EXIT)
+  let report
+  try {
+    report = await fleetReport(options.redis, options.key)
+  } catch (err) {
+    return fail(`${options.redis} ${options.key}: ${err.message}`, EXIT)
+  }
+  return answer(report, options)
+}
+
+function fail(message, EXIT) {
+  console.error(`captcha-budget gate: ${message}`)
+  return EXIT.badInput
+}
+
+module.exports = { gateRedis, fleetReport }

@@ -1,0 +1,48 @@
+'use strict'
+// `config.fleet`: its checks. Errors name `config.fleet.<key>` and the allowed values.
+const { describe, invalidArgType, outOfRange, integerOption } = require('../errors.js')
+const { clientKind } = require('./store.js')
+
+const KEYS = ['redis', 'key', 'syncMs', 'bucketMs', 'timeoutMs']
+// A local file or an in-process registry entry would be restored or shared
+// under a fleet that has since moved on, counting its solves twice.
+const EXCLUSIVE = ['shared', 'persist', 'snapshot']
+
+/** A TypeError with code ERR_INVALID_ARG_VALUE: the right type, a value not allowed. */
+function invalidValue(message) {
+  const err = new TypeError(message)
+  err.code = 'ERR_INVALID_ARG_VALUE'
+  return err
+}
+
+/**
+ * Checks `config.fleet` (and what it cannot be combined with).
+ * @returns {{ redis: object, kind: 'ioredis' | 'node-redis', key: string, syncMs: number, bucketMs: number | undefined, timeoutMs: number }}
+ */
+function checkFleet(config) {
+  const fleet = config.fleet
+  if (fleet === null || typeof fleet !== 'object' || Array.isArray(fleet)) {
+    throw invalidArgType(`config.fleet must be an object { redis, key, syncMs? }, got ${describe(fleet)}`)
+  }
+  for (const key of Object.keys(fleet)) {
+    if (!KEYS.includes(key)) throw invalidArgType(`unknown key '${key}' in config.fleet; known keys: ${KEYS.join(', ')}`)
+  }
+  for (const other of EXCLUSIVE) {
+    if (config[other] !== undefined) throw invalidValue(`config.fleet cannot be given with config.${other}: the fleet's window lives in Redis`)
+  }
+  const kind = clientKind(fleet.redis)
+  if (kind === null) {
+    throw invalidArgType(`config.fleet.redis must be an ioredis client or a node-redis (v5+) client, got ${describe(fleet.redis)}`)
+  }
+  if (typeof fleet.key !== 'string') throw invalidArgType(`config.fleet.key must be a string, got ${describe(fleet.key)}`)
+  if (fleet.key === '' || /[{}]/.test(fleet.key)) {
+    throw invalidValue(`config.fleet.key must be a non-empty string without '{' or '}' (it becomes the keys' hash tag), got ${JSON.stringify(fleet.key)}`)
+  }
+  const syncMs = integerOption(fleet.syncMs, 'config.fleet.syncMs', 0, 3_600_000, 1000)
+  if (syncMs > 0 && syncMs < 10) throw outOfRange(`config.fleet.syncMs must be 0 (no background sync) or an integer in [10, 3600000], got ${syncMs}`)
+  const bucketMs = integerOption(fleet.bucketMs, 'config.fleet.bucketMs', 1, Number.MAX_SAFE_INTEGER, undefined)
+  const timeoutMs = integerOption(fleet.timeoutMs, 'config.fleet.timeoutMs', 1, 600_000, Math.max(2 * syncMs, 2000))
+  return { redis: fleet.redis, kind, key: fleet.key, syncMs, bucketMs, timeoutMs }
+}
+
+module.exports = { checkFleet, KEYS }

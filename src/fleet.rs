@@ -1,0 +1,84 @@
+//! The native side of `config.fleet`: a `FleetLink` drains this tracker's
+//! counts for a push and installs the fleet's window after it (the ledger is
+//! `budget_core::FleetLedger`; the Redis side is JavaScript, lib/fleet/).
+//! Internal: index.js does not export it.
+
+use std::sync::Arc;
+
+use budget_core::{Counts, FleetBucket, FleetLedger};
+use napi::Env;
+use napi_derive::napi;
+use parking_lot::Mutex;
+
+use crate::error::or_throw;
+use crate::state::TrackerState;
+use crate::tracker::ErrorBudgetTracker;
+
+/// One tracker's link to its fleet: the ledger of what was pushed.
+#[napi]
+pub struct FleetLink {
+  state: Arc<TrackerState>,
+  ledger: Mutex<FleetLedger>,
+}
+
+/// Links `tracker` to a fleet with buckets of `bucketMs` (undefined: the
+/// default width); a bad width throws a RangeError naming `config.fleet.bucketMs`.
+// Called from JS only: unused in `cargo test` builds.
+#[cfg_attr(test, allow(dead_code))]
+#[napi]
+pub fn fleet_link(env: Env, tracker: &ErrorBudgetTracker, bucket_ms: Option<f64>) -> napi::Result<FleetLink> {
+  let state = Arc::clone(&tracker.handle.shared);
+  let ledger = state.with_core(|core, _, _| FleetLedger::new(core.config(), bucket_ms.map(|ms| ms as i64)));
+  Ok(FleetLink { state, ledger: Mutex::new(or_throw(&env, ledger)?) })
+}
+
+#[napi]
+impl FleetLink {
+  /// The fleet bucket width, ms.
+  #[napi(getter)]
+  pub fn bucket_ms(&self) -> f64 {
+    self.ledger.lock().bucket_ms() as f64
+  }
+
+  /// The oldest live fleet bucket index now (the store drops older ones).
+  #[napi(getter)]
+  pub fn oldest_bucket(&self) -> f64 {
+    let ledger = self.ledger.lock();
+    self.state.with_core(|core, _, _| ledger.live_range(core).0 as f64)
+  }
+
+  /// Takes the counts recorded since the last drain: [index, successes, failures, …].
+  #[napi]
+  pub fn drain(&self) -> Vec<f64> {
+    let mut ledger = self.ledger.lock();
+    let buckets = self.state.with_core(|core, _, _| ledger.drain(core));
+    buckets.iter().flat_map(|b| [b.index as f64, b.counts.successes as f64, b.counts.failures as f64]).collect()
+  }
+
+  /// Successes and failures recorded and not drained yet: [successes, failures].
+  #[napi]
+  pub fn undrained(&self) -> Vec<f64> {
+    let ledger = self.ledger.lock();
+    let c = self.state.with_core(|core, _, _| ledger.undrained(core));
+    vec![c.successes as f64, c.failures as f64]
+  }
+
+  /// Installs the fleet's buckets, [index, successes, failures, …] (whole
+  /// non-negative numbers): all of the fleet's non-empty ones when `complete`,
+  /// else those changed since the last apply. The changes this causes reach
+  /// the listeners as usual.
+  #[napi]
+  pub fn apply(&self, flat: Vec<f64>, complete: bool) {
+    let fleet: Vec<FleetBucket> = flat
+      .chunks_exact(3)
+      .map(|c| FleetBucket {
+        index: c[0] as i64,
+        counts: Counts { successes: c[1].max(0.0) as u64, failures: c[2].max(0.0) as u64 },
+      })
+      .collect();
+    let mut ledger = self.ledger.lock();
+    self.state.with_core(|core, _, events| ledger.apply(core, &fleet, complete, events));
+    // The next time-driven change may be earlier now.
+    crate::timer::poke();
+  }
+}
