@@ -42,7 +42,7 @@ test('--help and --version exit 0 on stdout', async (t) => {
   for (const command of ['gate', 'replay', 'rules']) t.regex(help.stdout, new RegExp(`^  ${command} `, 'm'))
   const gateHelp = await cli(['gate', '--help'])
   t.is(gateHelp.code, 0)
-  t.regex(gateHelp.stdout, /^Usage: captcha-budget gate \[options\] \[snapshot\]/)
+  t.regex(gateHelp.stdout, /^Usage: captcha-budget gate \[options\] <snapshot> \| --prometheus <url> --slo <id> \| --redis <url> --key <key>$/m)
   const helpGate = await cli(['help', 'gate'])
   t.is(helpGate.code, 0)
   t.is(helpGate.stdout, gateHelp.stdout)
