@@ -9,7 +9,11 @@ const solver = require('./lib/solver.js')
 // tracker.guard(fn, options): one solve attempt, recorded exactly once (lib/guard.js).
 require('./lib/guard.js').installGuard(native.ErrorBudgetTracker)
 // tracker.report() built in JavaScript from the native figures (lib/fast-report.js).
-require('./lib/fast-report.js').installFastReport(native.ErrorBudgetTracker)
+// Not on the WASI build: there the native side fills a copy of the buffer in
+// wasm memory, never the caller's Float64Array, so the native report stays.
+if (native.__napiBindingTarget === 'native') {
+  require('./lib/fast-report.js').installFastReport(native.ErrorBudgetTracker)
+}
 
 const metrics = require('./lib/metrics.js')
 const rules = require('./lib/rules.js')
