@@ -30,10 +30,7 @@ const TARGETS = [
   { platform: 'darwin-x64', target: 'x86_64-apple-darwin', zig: true, env: { MACOSX_DEPLOYMENT_TARGET: '10.13' } },
   { platform: 'darwin-arm64', target: 'aarch64-apple-darwin', zig: true, env: { MACOSX_DEPLOYMENT_TARGET: '11.0' } },
   { platform: 'win32-x64-msvc', target: 'x86_64-pc-windows-gnu', windows: true },
-  // rustc does not set `target_feature = "atomics"` for this target, so
-  // parking_lot would pick its "not supported" parker and the timer and
-  // autosave threads would panic on their first wait.
-  { platform: 'wasm32-wasi', target: 'wasm32-wasip1-threads', env: { RUSTFLAGS: '-C target-feature=+atomics' } },
+  { platform: 'wasm32-wasi', target: 'wasm32-wasip1-threads' },
 ]
 
 /** The folder of the `zig` that PyPI's `ziglang` installs (napi's `-x` wants `zig` on PATH). */

@@ -12,6 +12,7 @@ mod replay;
 mod report;
 mod shared;
 mod state;
+mod sync;
 mod timer;
 mod tracker;
 

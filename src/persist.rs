@@ -10,11 +10,11 @@ use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use crate::sync::{Condvar, Mutex};
 use budget_core::alerts::policy_for;
 use budget_core::{BudgetError, Snapshot, Tracker};
 use napi::Env;
 use napi_derive::napi;
-use parking_lot::{Condvar, Mutex};
 
 use crate::config::{Persist, Plan};
 use crate::error::or_throw;

@@ -5,9 +5,9 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use crate::sync::Mutex;
 use budget_core::clock::{Ticker, WallClock};
 use budget_core::{Clock, Event, ManualClock, MonotonicClock, Tracker};
-use parking_lot::Mutex;
 
 use crate::config::ClockKind;
 use crate::listeners::Sink;
