@@ -10,7 +10,11 @@ require('./lib/receiver.js').installReceiverChecks(native.ErrorBudgetTracker)
 // tracker.guard(fn, options): one solve attempt, recorded exactly once (lib/guard.js).
 require('./lib/guard.js').installGuard(native.ErrorBudgetTracker)
 // tracker.report() built in JavaScript from the native figures (lib/fast-report.js).
-require('./lib/fast-report.js').installFastReport(native.ErrorBudgetTracker)
+// Not on the WASI build: there the native side fills a copy of the buffer in
+// wasm memory, never the caller's Float64Array, so the native report stays.
+if (native.__napiBindingTarget === 'native') {
+  require('./lib/fast-report.js').installFastReport(native.ErrorBudgetTracker)
+}
 
 // What not every user calls is required on first use, so that requiring the package
 // costs the addon and the tracker's own JavaScript only (docs/performance.md): the

@@ -4,6 +4,9 @@ const { Worker } = require('node:worker_threads')
 const { execFile } = require('node:child_process')
 const { ErrorBudgetTracker } = require('..')
 const { waitForCalls } = require('./helpers/deliveries')
+// Each worker thread instantiates its own copy of the WASI module, with its own
+// memory: trackers can be shared between the threads of a native addon only.
+const acrossThreads = require('./helpers/binding').nativeOnly('WASI instances do not share memory across threads')
 
 const FIXTURES = path.join(__dirname, 'fixtures')
 let names = 0
@@ -37,7 +40,7 @@ function startWorker(file, workerData) {
   return { worker, next }
 }
 
-test('8 workers × 100 000 records into one shared tracker give the exact totals', async (t) => {
+acrossThreads('8 workers × 100 000 records into one shared tracker give the exact totals', async (t) => {
   const name = uniqueName('totals')
   const main = ErrorBudgetTracker.shared(name, { windowMs: 3_600_000 })
   const workers = Array.from({ length: 8 }, () => startWorker('record.js', { name, count: 100_000, failEvery: 10 }))
@@ -51,7 +54,7 @@ test('8 workers × 100 000 records into one shared tracker give the exact totals
   main.close()
 })
 
-test('listeners in workers A and B both get a transition caused by a record in C', async (t) => {
+acrossThreads('listeners in workers A and B both get a transition caused by a record in C', async (t) => {
   const name = uniqueName('fan-out')
   const main = ErrorBudgetTracker.shared(name, { targetRate: 0.95 })
   const a = startWorker('listen.js', { name, status: 'exhausted' })
@@ -152,7 +155,7 @@ test('the addon works when loaded only inside workers', async (t) => {
   t.is((run.stdout.match(/saw its records/g) ?? []).length, 2)
 })
 
-test('stress: 50 rounds of 4 workers terminated mid-stream — no crash, no hang, exact records, memory as without the addon', async (t) => {
+acrossThreads('stress: 50 rounds of 4 workers terminated mid-stream — no crash, no hang, exact records, memory as without the addon', async (t) => {
   const run = await runNode(['--expose-gc', path.join(__dirname, '..', 'scripts', 'stress-workers.js')])
   t.is(run.code, 0, run.stdout + run.stderr)
   const result = JSON.parse(run.stdout)

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use budget_core::{Counts, FleetBucket, FleetLedger};
 use napi::Env;
 use napi_derive::napi;
-use parking_lot::Mutex;
+use crate::sync::Mutex;
 
 use crate::error::or_throw;
 use crate::state::TrackerState;

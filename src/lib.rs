@@ -13,6 +13,7 @@ mod replay;
 mod report;
 mod shared;
 mod state;
+mod sync;
 mod timer;
 mod tracker;
 

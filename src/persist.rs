@@ -10,11 +10,11 @@ use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use crate::sync::{Condvar, Mutex};
 use budget_core::alerts::policy_for;
 use budget_core::{BudgetError, Snapshot, Tracker};
 use napi::Env;
 use napi_derive::napi;
-use parking_lot::{Condvar, Mutex};
 
 use crate::config::{Persist, Plan};
 use crate::error::or_throw;
@@ -80,6 +80,23 @@ fn write_error(path: &Path, what: &str, e: std::io::Error) -> BudgetError {
   }
 }
 
+/// This process's id, to keep temporary files of processes apart.
+#[cfg(not(target_os = "wasi"))]
+fn process_tag() -> u64 {
+  u64::from(std::process::id())
+}
+
+/// WASI has no process ids (`std::process::id()` panics there): the
+/// wall-clock time this module instance first wrote, in ns, instead.
+#[cfg(target_os = "wasi")]
+fn process_tag() -> u64 {
+  static TAG: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+  *TAG.get_or_init(|| {
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    since.map_or(0, |d| d.as_nanos() as u64)
+  })
+}
+
 /// Replaces `path` with `contents` so that a crash at any moment leaves either
 /// the old file or the new one, never a torn one.
 pub fn write_atomically(path: &Path, contents: &str) -> std::io::Result<()> {
@@ -88,7 +105,7 @@ pub fn write_atomically(path: &Path, contents: &str) -> std::io::Result<()> {
   // Unique per write: two trackers (or threads) may save to the same path.
   static WRITES: AtomicU64 = AtomicU64::new(0);
   let n = WRITES.fetch_add(1, Ordering::Relaxed);
-  let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
+  let tmp = dir.join(format!(".{name}.{}.{n}.tmp", process_tag()));
   let result = (|| {
     let mut file = File::create(&tmp)?;
     file.write_all(contents.as_bytes())?;

@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Weak};
 
+use crate::sync::Mutex;
 use budget_core::{AlertRule, BudgetError, Config};
-use parking_lot::Mutex;
 
 use crate::state::TrackerState;
 

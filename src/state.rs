@@ -5,9 +5,9 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
+use crate::sync::Mutex;
 use budget_core::clock::{Ticker, WallClock};
 use budget_core::{BudgetError, Clock, Event, ManualClock, MonotonicClock, Placement, Tracker};
-use parking_lot::Mutex;
 
 use crate::config::ClockKind;
 use crate::listeners::Sink;
@@ -80,7 +80,7 @@ pub struct CoarseTicker {
 
 impl CoarseTicker {
   fn new() -> Self {
-    CoarseTicker { start_ns: read_ns(libc::CLOCK_MONOTONIC) }
+    CoarseTicker { start_ns: precise_ns() }
   }
 
   /// Whether `TICKS_PER_BUCKET` kernel ticks fit in `resolution_ms`.
@@ -92,7 +92,7 @@ impl CoarseTicker {
 impl Ticker for CoarseTicker {
   #[inline]
   fn elapsed_ms(&self) -> i64 {
-    (read_ns(libc::CLOCK_MONOTONIC_COARSE) - self.start_ns).max(0) / 1_000_000
+    (coarse_ns() - self.start_ns).max(0) / 1_000_000
   }
 }
 
@@ -101,6 +101,7 @@ impl Ticker for CoarseTicker {
 const TICKS_PER_BUCKET: i64 = 4;
 
 /// The coarse clock's tick, ns.
+#[cfg(target_os = "linux")]
 #[allow(clippy::unnecessary_cast)] // time_t and c_long are narrower on 32-bit targets
 fn tick_ns() -> Option<i64> {
   let mut res = libc::timespec { tv_sec: 0, tv_nsec: 0 };
@@ -109,6 +110,19 @@ fn tick_ns() -> Option<i64> {
   (ok && (res.tv_sec > 0 || res.tv_nsec > 0)).then(|| res.tv_sec as i64 * 1_000_000_000 + res.tv_nsec as i64)
 }
 
+#[cfg(target_os = "linux")]
+#[inline]
+fn precise_ns() -> i64 {
+  read_ns(libc::CLOCK_MONOTONIC)
+}
+
+#[cfg(target_os = "linux")]
+#[inline]
+fn coarse_ns() -> i64 {
+  read_ns(libc::CLOCK_MONOTONIC_COARSE)
+}
+
+#[cfg(target_os = "linux")]
 #[inline]
 #[allow(clippy::unnecessary_cast)] // time_t and c_long are narrower on 32-bit targets
 fn read_ns(clock: libc::clockid_t) -> i64 {
@@ -116,6 +130,26 @@ fn read_ns(clock: libc::clockid_t) -> i64 {
   // SAFETY: `ts` is a valid timespec to write to; both clocks exist on Linux ≥ 2.6.32.
   unsafe { libc::clock_gettime(clock, &mut ts) };
   ts.tv_sec as i64 * 1_000_000_000 + ts.tv_nsec as i64
+}
+
+// Elsewhere (macOS, Windows, WASI) `CLOCK_MONOTONIC_COARSE` does not exist: no
+// tick, so `fits` is always false and trackers keep the precise `Instant`
+// clock. Should a `CoarseTicker` still be made, it reads the same portable
+// monotonic clock, so it too is monotonic and never ahead of real time.
+#[cfg(not(target_os = "linux"))]
+fn tick_ns() -> Option<i64> {
+  None
+}
+
+#[cfg(not(target_os = "linux"))]
+fn precise_ns() -> i64 {
+  static BASE: OnceLock<std::time::Instant> = OnceLock::new();
+  BASE.get_or_init(std::time::Instant::now).elapsed().as_nanos() as i64
+}
+
+#[cfg(not(target_os = "linux"))]
+fn coarse_ns() -> i64 {
+  precise_ns()
 }
 
 /// A fixed reading, to anchor a clock where another one stands.

@@ -8,7 +8,7 @@ use std::sync::{Arc, Once, Weak};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex};
+use crate::sync::{Condvar, Mutex};
 
 use crate::state::TrackerState;
 

@@ -1,0 +1,16 @@
+// Which build the loader picked, for the few behaviours that exist only in the
+// native addon (docs/platforms.md lists them). The WASI build runs the same
+// suite with `NAPI_RS_FORCE_WASI=error` (.ci/platforms).
+const test = require('ava')
+
+/** `'native'`, or the WASI flavor the generated loader loaded. */
+const bindingTarget = require('../../native.js').__napiBindingTarget
+
+/**
+ * `test` on a native build; on WASI, `test.skip` with the reason in the title.
+ * @param {string} reason why the behaviour cannot exist on WASI
+ */
+const nativeOnly = (reason) =>
+  bindingTarget === 'native' ? test : (title, ...rest) => test.skip(`${title} [native only: ${reason}]`, ...rest)
+
+module.exports = { bindingTarget, nativeOnly }
