@@ -4,13 +4,15 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use budget_core::clock::{Ticker, WallClock};
-use budget_core::{Clock, Event, ManualClock, MonotonicClock, Tracker};
+use budget_core::{BudgetError, Clock, Config, Event, ManualClock, MonotonicClock, Snapshot, Tracker};
 use parking_lot::Mutex;
 
-use crate::config::ClockKind;
+use crate::config::{ClockKind, Persist};
 use crate::listeners::Sink;
+use crate::persist::{self, Persisted};
 use crate::timer;
 
 /// The clock of one tracker.
@@ -118,6 +120,11 @@ fn read_ns(clock: libc::clockid_t) -> i64 {
   ts.tv_sec as i64 * 1_000_000_000 + ts.tv_nsec as i64
 }
 
+/// The core a closed tracker keeps in place of its own: one bucket.
+fn placeholder_core(now_ms: i64) -> Result<Tracker, BudgetError> {
+  Tracker::new(Config { window_ms: 1, resolution_ms: 1, alerts: Some(Vec::new()), ..Config::default() }, now_ms)
+}
+
 /// A fixed reading, to anchor a clock where another one stands.
 struct Reading(i64);
 
@@ -139,6 +146,11 @@ pub struct TrackerState {
   /// Whether the timer thread watches this tracker (real clock, has listeners).
   watched: AtomicBool,
   sinks: Mutex<Vec<Arc<Sink>>>,
+  /// Autosave, owned here so that it lives exactly as long as the tracker.
+  persisted: OnceLock<Persisted>,
+  /// A closed tracker's state as of `close()`: its buckets are freed at once
+  /// (`core` becomes a one-bucket placeholder) and reads rebuild it from here.
+  frozen: Mutex<Option<Snapshot>>,
 }
 
 impl TrackerState {
@@ -154,7 +166,16 @@ impl TrackerState {
       shared_name: OnceLock::new(),
       watched: AtomicBool::new(false),
       sinks: Mutex::new(Vec::new()),
+      persisted: OnceLock::new(),
+      frozen: Mutex::new(None),
     }
+  }
+
+  /// Native bytes this tracker holds while open (its bucket ring dominates),
+  /// reported to V8 as external memory by each handle.
+  pub fn native_bytes(&self) -> i64 {
+    let buckets = self.core.lock().config().bucket_count() as i64;
+    std::mem::size_of::<TrackerState>() as i64 + 1024 + buckets * 2 * std::mem::size_of::<u64>() as i64
   }
 
   /// The clock's current time.
@@ -168,10 +189,91 @@ impl TrackerState {
     self.closed.load(Ordering::Acquire)
   }
 
-  /// Marks the tracker closed and drops every sink.
+  /// Marks the tracker closed, drops every sink, stops watching it, frees its
+  /// buckets and, with `persist`, writes the final snapshot (reporting a
+  /// failure on stderr: nobody is left to throw to). Idempotent.
   fn close(&self) {
-    self.closed.store(true, Ordering::Release);
+    let final_save = match self.persisted.get() {
+      Some(persisted) => persisted.write(|| self.freeze()),
+      None => {
+        self.freeze();
+        Ok(())
+      }
+    };
+    if let Err(e) = final_save {
+      eprintln!("captcha-error-budget: the final save failed: {}", e.message);
+    }
+  }
+
+  /// `close()` with `persist`: writes the final snapshot first and closes only
+  /// if that worked (else the error, and the tracker stays open: nothing lost).
+  /// Without `persist`, nothing to do.
+  pub fn final_save(&self) -> Result<(), BudgetError> {
+    let Some(persisted) = self.persisted.get() else { return Ok(()) };
+    let _in_order = persisted.lock();
+    if self.is_closed() {
+      return Ok(());
+    }
+    persist::write_atomically(persisted.path(), &self.with_core(|core, _, _| core.snapshot_json()))?;
+    self.freeze();
+    Ok(())
+  }
+
+  /// Closes (once): moves to now, delivering what changed, then marks the
+  /// state closed and swaps its core for a placeholder, keeping the state as a
+  /// snapshot. Returns that snapshot's JSON the first time.
+  fn freeze(&self) -> Option<String> {
+    let mut events = Vec::new();
+    let mut core = self.core.lock();
+    if self.closed.swap(true, Ordering::AcqRel) {
+      return None;
+    }
+    let now = self.clock.now_ms();
+    core.advance(now, &mut events);
+    if !events.is_empty() {
+      self.deliver(events);
+    }
     self.sinks.lock().clear();
+    let json = core.snapshot_json();
+    // Kept as a snapshot only if it rebuilds (it always should); else the
+    // core stays as it is.
+    let rebuilt = Snapshot::parse(&json).and_then(|s| Tracker::from_snapshot(&s, s.saved_at_ms).map(|_| s));
+    if let (Ok(snapshot), Ok(placeholder)) = (rebuilt, placeholder_core(core.now_ms())) {
+      *core = placeholder;
+      *self.frozen.lock() = Some(snapshot);
+    }
+    drop(core);
+    // After the core's lock: the timer thread takes its own lock, then cores.
+    self.unwatch();
+    Some(json)
+  }
+
+  /// Sets up autosave to `persist` (the saving thread already runs: see
+  /// `persist::ensure_saver`).
+  pub fn persist(self: &Arc<Self>, persist: &Persist) {
+    if self.persisted.set(Persisted::new(persist)).is_ok() {
+      persist::schedule(self, Duration::from_millis(persist.interval_ms));
+    }
+  }
+
+  /// The autosave interval, if persisted.
+  pub fn autosave_interval(&self) -> Option<Duration> {
+    self.persisted.get().map(Persisted::interval)
+  }
+
+  /// One autosave: the snapshot now, unless closed meanwhile (the final save
+  /// then wrote the newest state).
+  pub fn autosave(&self) -> Result<(), BudgetError> {
+    let Some(persisted) = self.persisted.get() else { return Ok(()) };
+    persisted.write(|| (!self.is_closed()).then(|| self.with_core(|core, _, _| core.snapshot_json())))
+  }
+
+  /// `save()`: a snapshot now, in order with the autosaves.
+  pub fn save_now(&self) -> Result<(), BudgetError> {
+    let Some(persisted) = self.persisted.get() else {
+      return Err(BudgetError::invalid_state("save() needs a tracker created with persist"));
+    };
+    persisted.write(|| Some(self.with_core(|core, _, _| core.snapshot_json())))
   }
 
   /// Counts a new handle in.
@@ -206,10 +308,14 @@ impl TrackerState {
   /// Runs `f` on the core moved to the clock's now, then sends every event
   /// it produced, in order, while still holding the lock (so concurrent
   /// callers cannot interleave their deliveries).
+  /// A closed tracker stands still at its `close()` and produces no events.
   #[inline]
   pub fn with_core<R>(&self, f: impl FnOnce(&mut Tracker, i64, &mut Vec<Event>) -> R) -> R {
     let mut events = Vec::new();
     let mut core = self.core.lock();
+    if self.is_closed() {
+      return self.with_closed_core(&mut core, f);
+    }
     let now = self.clock.now_ms();
     core.advance(now, &mut events);
     let result = f(&mut core, now, &mut events);
@@ -217,6 +323,22 @@ impl TrackerState {
       self.deliver(events);
     }
     result
+  }
+
+  #[cold]
+  fn with_closed_core<R>(&self, core: &mut Tracker, f: impl FnOnce(&mut Tracker, i64, &mut Vec<Event>) -> R) -> R {
+    let mut ignored = Vec::new();
+    let rebuilt = self.frozen.lock().as_ref().and_then(|s| Tracker::from_snapshot(s, s.saved_at_ms).ok());
+    match rebuilt {
+      Some(mut tracker) => {
+        let now = tracker.now_ms();
+        f(&mut tracker, now, &mut ignored)
+      }
+      None => {
+        let now = core.now_ms();
+        f(core, now, &mut ignored)
+      }
+    }
   }
 
   #[cold]
@@ -239,17 +361,33 @@ impl TrackerState {
       let before = if watched { core.next_change_ms() } else { None };
       core.record(now, at.unwrap_or(now), successes, failures, out);
       let after = if watched { core.next_change_ms() } else { None };
-      matches!((before, after), (None, Some(_))) || matches!((before, after), (Some(b), Some(a)) if a < b)
+      match (before, after) {
+        (None, Some(a)) => Some(a - now),
+        (Some(b), Some(a)) if a < b => Some(a - now),
+        _ => None,
+      }
     });
-    if closer {
-      timer::poke();
+    if let Some(wait_ms) = closer {
+      timer::poke(self, wait_ms);
     }
   }
 
-  /// Hands a real-clock tracker to the timer thread, once.
-  pub fn watch(self: &Arc<Self>) {
-    if self.clock.is_real() && !self.watched.swap(true, Ordering::AcqRel) {
-      timer::watch(self);
+  /// Hands a real-clock tracker to the timer thread (until its last sink
+  /// goes or it closes). Fails only when the timer thread cannot start.
+  pub fn watch(self: &Arc<Self>) -> Result<(), BudgetError> {
+    if self.clock.is_real() && !self.is_closed() && !self.watched.swap(true, Ordering::AcqRel) {
+      if let Err(e) = timer::watch(self) {
+        self.watched.store(false, Ordering::Release);
+        return Err(e);
+      }
+    }
+    Ok(())
+  }
+
+  /// Takes the tracker off the timer: it wakes for it no more.
+  fn unwatch(&self) {
+    if self.watched.swap(false, Ordering::AcqRel) {
+      timer::unwatch(self);
     }
   }
 
@@ -267,9 +405,14 @@ impl TrackerState {
     self.sinks.lock().push(sink);
   }
 
-  /// Removes a handle's sink.
+  /// Removes a handle's sink; without sinks, nothing is left to watch for.
   pub fn remove_sink(&self, sink: &Arc<Sink>) {
-    self.sinks.lock().retain(|s| !Arc::ptr_eq(s, sink));
+    let mut sinks = self.sinks.lock();
+    sinks.retain(|s| !Arc::ptr_eq(s, sink));
+    if sinks.is_empty() {
+      drop(sinks);
+      self.unwatch();
+    }
   }
 }
 

@@ -16,7 +16,7 @@ use crate::env_hook::SinkCleanup;
 use crate::error::{or_throw, throw};
 use crate::handle::Handle;
 use crate::listeners::{EventKind, ListenerTable, Pinned, Sink, EVENT_NAMES};
-use crate::persist::{self, Autosave};
+use crate::persist;
 use crate::report::{AlertRuleInfo, BudgetReport, BudgetStatus, RecordedCounts};
 use crate::shared;
 use crate::state::{TrackerClock, TrackerState};
@@ -38,8 +38,6 @@ pub struct ErrorBudgetTracker {
   /// This object's hold on the (possibly shared) native state.
   pub(crate) handle: Arc<Handle>,
   listeners: Option<Listeners>,
-  /// Present with `config.persist`.
-  pub(crate) autosave: Option<Autosave>,
 }
 
 #[napi]
@@ -63,6 +61,10 @@ impl ErrorBudgetTracker {
     let clock = TrackerClock::new(plan.clock);
     if let TrackerClock::Manual(manual) = &clock {
       manual.advance_to(plan.manual_start_ms);
+    }
+    if plan.persist.is_some() {
+      // Before anything exists: a saving thread that cannot start creates nothing.
+      or_throw(&env, persist::ensure_saver())?;
     }
     let create = || -> CoreResult<Arc<TrackerState>> {
       let core = persist::initial_core(&plan, clock.now_ms())?;
@@ -89,8 +91,12 @@ impl ErrorBudgetTracker {
     // `record` and the report filler as own properties: raw Node-API
     // functions on the hot paths.
     crate::fast_path::install(&env, &this, &handle)?;
-    let autosave = plan.persist.as_ref().map(|p| Autosave::start(&handle.shared, p));
-    Ok(ErrorBudgetTracker { handle, listeners: None, autosave })
+    handle.report_memory(&env);
+    if let Some(p) = &plan.persist {
+      handle.shared.persist(p);
+      persist::exit_hooks(&env)?;
+    }
+    Ok(ErrorBudgetTracker { handle, listeners: None })
   }
 
   /// Records one solve: `true` for a success, `false` for a failure. `atMs`
@@ -290,7 +296,7 @@ impl ErrorBudgetTracker {
       let cleanup = SinkCleanup::register(&env, &self.handle.shared, &sink)?;
       let pinned = Pinned::new(&env, &this.object)?;
       self.handle.add_sink(sink);
-      self.handle.shared.watch();
+      or_throw(&env, self.handle.shared.watch())?;
       self.listeners = Some(Listeners { table, _cleanup: cleanup, _pinned: pinned });
     }
     if let Some(l) = &self.listeners {
@@ -324,15 +330,10 @@ impl ErrorBudgetTracker {
   /// that nothing is lost (fix the path and close again). Idempotent.
   #[napi]
   pub fn close(&mut self, env: Env) -> napi::Result<()> {
-    if let Some(autosave) = &self.autosave {
-      or_throw(&env, autosave.save_now())?;
-    }
+    or_throw(&env, self.handle.shared.final_save())?;
     self.handle.close();
     if let Some(l) = self.listeners.take() {
       l.table.borrow_mut().clear();
-    }
-    if let Some(mut autosave) = self.autosave.take() {
-      autosave.stop();
     }
     Ok(())
   }
