@@ -48,14 +48,29 @@ for (const how of ['natural', 'exit']) {
   })
 }
 
-test('a persisted tracker never closed is saved on SIGTERM, and the process still dies of it', async (t) => {
-  const file = path.join(tempDir(t), 'sigterm.json')
-  const child = fork(LIFECYCLE, [file, 'sigterm'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+for (const signal of ['SIGTERM', 'SIGINT']) {
+  test(`a persisted tracker never closed is saved on ${signal}, and the process still dies of it`, async (t) => {
+    const file = path.join(tempDir(t), 'signal.json')
+    const child = fork(LIFECYCLE, [file, 'signal'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+    await new Promise((resolve) => child.once('message', resolve))
+    child.kill(signal)
+    const [code, killedBy] = await new Promise((resolve) => child.once('exit', (...args) => resolve(args)))
+    t.deepEqual([code, killedBy], [null, signal])
+    t.deepEqual(recordedIn(file), { successes: 4, failures: 1 })
+  })
+}
+
+test('with a SIGTERM listener of its own, the process saves and the listener decides', async (t) => {
+  const file = path.join(tempDir(t), 'own.json')
+  const child = fork(LIFECYCLE, [file, 'own-listener'], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] })
+  let out = ''
+  child.stdout.on('data', (d) => (out += d))
   await new Promise((resolve) => child.once('message', resolve))
   child.kill('SIGTERM')
-  const [code, signal] = await new Promise((resolve) => child.once('exit', (...args) => resolve(args)))
-  t.deepEqual([code, signal], [null, 'SIGTERM'])
-  t.deepEqual(recordedIn(file), { successes: 4, failures: 1 })
+  const [code] = await new Promise((resolve) => child.once('exit', (...args) => resolve(args)))
+  t.deepEqual([code, out], [3, '{"recorded":5}\nstill alive\n'])
+  // Saved at the signal (5), then at exit with the listener's record (6).
+  t.deepEqual(recordedIn(file), { successes: 5, failures: 1 })
 })
 
 test('a terminated worker saves its persisted tracker', async (t) => {

@@ -339,9 +339,9 @@ fn save_all(everywhere: bool) {
 
 /// Installs, once per JS environment, the saves that no finalizer would make:
 /// `process.on('exit')` (natural exit and `process.exit()`) saves this
-/// thread's persisted trackers, and on the main thread a `SIGTERM` listener
-/// saves every one of the process, then — when no other listener would handle
-/// the signal — lets it terminate the process as it would have.
+/// thread's persisted trackers, and on the main thread `SIGTERM` and `SIGINT`
+/// listeners save every one of the process, then — when no other listener
+/// would handle the signal — let it terminate the process as it would have.
 pub fn exit_hooks(env: &Env) -> napi::Result<()> {
   thread_local!(static INSTALLED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
   if INSTALLED.with(|i| i.get()) {
@@ -368,14 +368,16 @@ const INSTALL_EXIT_HOOKS: &str = r#"(saveMine, saveEvery) => {
   process.on('exit', () => saveMine())
   const threads = process.getBuiltinModule?.('node:worker_threads')
   if (threads && !threads.isMainThread) return // signals reach the main thread only
-  const onSigterm = () => {
-    saveEvery()
-    if (process.listenerCount('SIGTERM') === 1) {
-      process.removeListener('SIGTERM', onSigterm)
-      process.kill(process.pid, 'SIGTERM')
+  for (const signal of ['SIGTERM', 'SIGINT']) {
+    const onSignal = () => {
+      saveEvery()
+      if (process.listenerCount(signal) === 1) {
+        process.removeListener(signal, onSignal)
+        process.kill(process.pid, signal)
+      }
     }
+    process.on(signal, onSignal)
   }
-  process.on('SIGTERM', onSigterm)
 }"#;
 
 fn run_saver() {

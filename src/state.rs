@@ -375,6 +375,9 @@ impl TrackerState {
   /// Hands a real-clock tracker to the timer thread (until its last sink
   /// goes or it closes). Fails only when the timer thread cannot start.
   pub fn watch(self: &Arc<Self>) -> Result<(), BudgetError> {
+    // Under the sinks' lock, as `remove_sink`: a last sink leaving on one
+    // thread cannot unwatch a tracker another thread is starting to watch.
+    let _sinks = self.sinks.lock();
     if self.clock.is_real() && !self.is_closed() && !self.watched.swap(true, Ordering::AcqRel) {
       if let Err(e) = timer::watch(self) {
         self.watched.store(false, Ordering::Release);
@@ -410,7 +413,6 @@ impl TrackerState {
     let mut sinks = self.sinks.lock();
     sinks.retain(|s| !Arc::ptr_eq(s, sink));
     if sinks.is_empty() {
-      drop(sinks);
       self.unwatch();
     }
   }
