@@ -42,7 +42,8 @@ test('50 000 idle listening trackers and a busy one: the timer thread uses at mo
   // all 50 000 trackers: about half a CPU for 10 000.
   const result = await measure('timer')
   t.log(result)
-  t.true(result.records > 0)
+  // The busy tracker's buckets expire every 20 ms once its 2 s window is full: the timer did work.
+  t.true(result.timerWakes >= 10, `${result.timerWakes} wake-ups`)
   t.true(result.timerCpuShare <= 0.02, `timer thread at ${(result.timerCpuShare * 100).toFixed(2)} % of a CPU`)
 })
 
