@@ -93,8 +93,8 @@ impl ErrorBudgetTracker {
     crate::fast_path::install(&env, &this, &handle)?;
     handle.report_memory(&env);
     if let Some(p) = &plan.persist {
-      handle.shared.persist(p);
       persist::exit_hooks(&env)?;
+      handle.shared.persist(p);
     }
     Ok(ErrorBudgetTracker { handle, listeners: None })
   }
