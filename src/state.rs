@@ -150,7 +150,7 @@ pub struct TrackerState {
   persisted: OnceLock<Persisted>,
   /// A closed tracker's state as of `close()`: its buckets are freed at once
   /// (`core` becomes a one-bucket placeholder) and reads rebuild it from here.
-  frozen: Mutex<Option<Snapshot>>,
+  frozen: Mutex<Option<Box<Snapshot>>>,
 }
 
 impl TrackerState {
@@ -240,7 +240,7 @@ impl TrackerState {
     let rebuilt = Snapshot::parse(&json).and_then(|s| Tracker::from_snapshot(&s, s.saved_at_ms).map(|_| s));
     if let (Ok(snapshot), Ok(placeholder)) = (rebuilt, placeholder_core(core.now_ms())) {
       *core = placeholder;
-      *self.frozen.lock() = Some(snapshot);
+      *self.frozen.lock() = Some(Box::new(snapshot));
     }
     drop(core);
     // After the core's lock: the timer thread takes its own lock, then cores.
@@ -311,11 +311,22 @@ impl TrackerState {
   /// A closed tracker stands still at its `close()` and produces no events.
   #[inline]
   pub fn with_core<R>(&self, f: impl FnOnce(&mut Tracker, i64, &mut Vec<Event>) -> R) -> R {
-    let mut events = Vec::new();
     let mut core = self.core.lock();
     if self.is_closed() {
       return self.with_closed_core(&mut core, f);
     }
+    self.with_live_core(core, f)
+  }
+
+  /// `with_core` without the closed check, for `record()` (which checked
+  /// before: one that races a `close()` lands in the placeholder, unseen).
+  #[inline]
+  fn with_live_core<R>(
+    &self,
+    mut core: parking_lot::MutexGuard<'_, Tracker>,
+    f: impl FnOnce(&mut Tracker, i64, &mut Vec<Event>) -> R,
+  ) -> R {
+    let mut events = Vec::new();
     let now = self.clock.now_ms();
     core.advance(now, &mut events);
     let result = f(&mut core, now, &mut events);
@@ -357,7 +368,7 @@ impl TrackerState {
   #[inline]
   pub fn record(&self, at: Option<i64>, successes: u64, failures: u64) {
     let watched = self.watched.load(Ordering::Relaxed);
-    let closer = self.with_core(|core, now, out| {
+    let closer = self.with_live_core(self.core.lock(), |core, now, out| {
       let before = if watched { core.next_change_ms() } else { None };
       core.record(now, at.unwrap_or(now), successes, failures, out);
       let after = if watched { core.next_change_ms() } else { None };
