@@ -162,3 +162,17 @@ test("temporary files left by killed processes are removed on start; a live proc
   t.deepEqual(fs.readdirSync(dir).sort(), [live, '.other.json.2147483646.0.tmp'].sort())
   tracker.close()
 })
+
+test('with the manual clock, a persist file keeps its times: a replay continues where it stopped', (t) => {
+  const file = path.join(tempDir(t), 'replay.json')
+  const config = { clock: 'manual', windowMs: 60_000, resolutionMs: 1000, persist: { path: file } }
+  const first = new ErrorBudgetTracker(config)
+  first.recordMany(10, 2, 1_700_000_000_000)
+  first.close()
+  // The manual clock starts at 0, long before savedAt: the file is not moved
+  // back to it (the next replayed event would then expire all of it).
+  const again = new ErrorBudgetTracker(config)
+  again.record(false, 1_700_000_030_000)
+  t.deepEqual([again.successes, again.failures], [10, 3])
+  again.close()
+})

@@ -22,7 +22,7 @@ use napi::Env;
 use napi_derive::napi;
 use parking_lot::{Condvar, Mutex};
 
-use crate::config::{Persist, Plan};
+use crate::config::{ClockKind, Persist, Plan};
 use crate::error::or_throw;
 use crate::state::TrackerState;
 use crate::tracker::ErrorBudgetTracker;
@@ -47,15 +47,20 @@ impl ErrorBudgetTracker {
 }
 
 /// The core a new tracker starts from: the snapshot given, else the persist
-/// file when it exists (its config must match), else an empty window. A
-/// snapshot saved later than `now_ms` (a clock that was ahead, then
-/// corrected) is taken as saved at `now_ms`, see `Snapshot::saved_no_later_than`.
+/// file when it exists (its config must match), else an empty window. With
+/// the real clock, a snapshot saved later than `now_ms` (a clock that was
+/// ahead, then corrected) is taken as saved at `now_ms`, see
+/// `Snapshot::saved_no_later_than`; a manual clock is the caller's to move.
 pub fn initial_core(plan: &Plan, now_ms: i64) -> Result<Tracker, BudgetError> {
+  let restore = |snapshot: Snapshot| {
+    let snapshot = if plan.clock == ClockKind::Monotonic { snapshot.saved_no_later_than(now_ms) } else { snapshot };
+    Tracker::from_snapshot(&snapshot, now_ms)
+  };
   if let Some(snapshot) = &plan.snapshot {
     if let Some(persist) = &plan.persist {
       refuse_existing(&persist.path)?;
     }
-    return Tracker::from_snapshot(&snapshot.clone().saved_no_later_than(now_ms), now_ms);
+    return restore(snapshot.clone());
   }
   let Some(persist) = &plan.persist else {
     return Tracker::new(plan.config.clone(), now_ms);
@@ -76,7 +81,7 @@ pub fn initial_core(plan: &Plan, now_ms: i64) -> Result<Tracker, BudgetError> {
       if differences.len() == 1 { "s" } else { "" }
     )));
   }
-  Tracker::from_snapshot(&snapshot.saved_no_later_than(now_ms), now_ms)
+  restore(snapshot)
 }
 
 fn persist_error(path: &Path, message: String) -> BudgetError {
