@@ -77,8 +77,14 @@ impl FleetLink {
       })
       .collect();
     let mut ledger = self.ledger.lock();
-    self.state.with_core(|core, _, events| ledger.apply(core, &fleet, complete, events));
-    // The next time-driven change may be earlier now.
-    crate::timer::poke();
+    let next_change = self.state.with_core(|core, now, events| {
+      ledger.apply(core, &fleet, complete, events);
+      core.next_change_ms().map(|at| at - now)
+    });
+    // The next time-driven change may be earlier now (the timer ignores
+    // trackers it does not watch).
+    if let Some(wait_ms) = next_change {
+      crate::timer::poke(&self.state, wait_ms);
+    }
   }
 }

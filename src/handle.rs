@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use budget_core::BudgetError;
+use napi::{sys, Env};
+use crate::sync::Mutex;
 
 use crate::state::TrackerState;
 
@@ -14,13 +16,26 @@ use crate::state::TrackerState;
 pub struct Handle {
   pub shared: Arc<TrackerState>,
   closed: AtomicBool,
+  /// The environment (as an address) told about the tracker's native bytes,
+  /// and how many: given back when the handle closes.
+  external: Mutex<Option<(usize, i64)>>,
 }
 
 impl Handle {
   /// A handle on `shared`, which the caller has already counted in
   /// (`TrackerState::open_handle`, or `shared::attach`).
   pub fn adopt(shared: Arc<TrackerState>) -> Arc<Handle> {
-    Arc::new(Handle { shared, closed: AtomicBool::new(false) })
+    Arc::new(Handle { shared, closed: AtomicBool::new(false), external: Mutex::new(None) })
+  }
+
+  /// Tells V8 the native memory this open handle keeps alive, so that the
+  /// collector feels trackers that are dropped without `close()`.
+  pub fn report_memory(&self, env: &Env) {
+    let bytes = self.shared.native_bytes();
+    let mut adjusted = 0;
+    // SAFETY: valid env, on its JS thread.
+    unsafe { sys::napi_adjust_external_memory(env.raw(), bytes, &mut adjusted) };
+    *self.external.lock() = Some((env.raw() as usize, bytes));
   }
 
   /// Whether this handle, or the tracker itself, is closed.
@@ -39,9 +54,17 @@ impl Handle {
   }
 
   /// Closes this handle (once); the last open handle closes the tracker.
+  /// Runs on the handle's JS thread: `close()`, or the finalizer of the last
+  /// JS function or object holding it (environment teardown included).
   pub fn close(&self) {
     if !self.closed.swap(true, Ordering::AcqRel) {
       self.shared.close_handle();
+      if let Some((env, bytes)) = self.external.lock().take() {
+        let mut adjusted = 0;
+        // SAFETY: the env the bytes were reported to, on its thread, still alive
+        // (its finalizers and cleanup run before it goes).
+        unsafe { sys::napi_adjust_external_memory(env as sys::napi_env, -bytes, &mut adjusted) };
+      }
     }
   }
 }

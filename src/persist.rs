@@ -1,24 +1,24 @@
-//! Snapshots from JS, restoring on start, and autosave: atomic writes (temp
-//! file, fsync, rename, fsync of the directory) from a small thread per
-//! persisted tracker, plus a final write on `close()`.
+//! Snapshots from JS, restoring on start, and the persist file: atomic writes
+//! (temp file, fsync, rename, fsync of the directory) through symlinks, only
+//! to regular files, and the clean-up of temp files of dead processes. The
+//! saving thread and the exit hooks are in `saver`.
 
-use std::fs::{self, File};
-use std::io::Write;
-use std::path::Path;
+mod saver;
+
+pub use saver::{ensure_saver, exit_hooks, schedule, Persisted};
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Weak};
-use std::thread::JoinHandle;
-use std::time::Duration;
 
-use crate::sync::{Condvar, Mutex};
 use budget_core::alerts::policy_for;
-use budget_core::{BudgetError, Snapshot, Tracker};
+use budget_core::{BudgetError, ErrorKind, Snapshot, Tracker};
 use napi::Env;
 use napi_derive::napi;
 
-use crate::config::{Persist, Plan};
+use crate::config::{ClockKind, Plan};
 use crate::error::or_throw;
-use crate::state::TrackerState;
 use crate::tracker::ErrorBudgetTracker;
 
 #[napi]
@@ -36,26 +36,32 @@ impl ErrorBudgetTracker {
   /// `ERR_INVALID_STATE` when the tracker was created without `persist`.
   #[napi]
   pub fn save(&self, env: Env) -> napi::Result<()> {
-    let Some(autosave) = &self.autosave else {
-      return Err(crate::error::throw(&env, BudgetError::invalid_state("save() needs a tracker created with persist")));
-    };
-    or_throw(&env, autosave.save_now())
+    or_throw(&env, self.handle.shared.save_now())
   }
 }
 
 /// The core a new tracker starts from: the snapshot given, else the persist
-/// file when it exists (its config must match), else an empty window.
+/// file when it exists (its config must match), else an empty window. With
+/// the real clock, a snapshot saved later than `now_ms` (a clock that was
+/// ahead, then corrected) is taken as saved at `now_ms`, see
+/// `Snapshot::saved_no_later_than`; a manual clock is the caller's to move.
 pub fn initial_core(plan: &Plan, now_ms: i64) -> Result<Tracker, BudgetError> {
+  let restore = |snapshot: Snapshot| {
+    let snapshot = if plan.clock == ClockKind::Monotonic { snapshot.saved_no_later_than(now_ms) } else { snapshot };
+    Tracker::from_snapshot(&snapshot, now_ms)
+  };
   if let Some(snapshot) = &plan.snapshot {
-    return Tracker::from_snapshot(snapshot, now_ms);
+    if let Some(persist) = &plan.persist {
+      refuse_existing(&persist.path)?;
+    }
+    return restore(snapshot.clone());
   }
   let Some(persist) = &plan.persist else {
     return Tracker::new(plan.config.clone(), now_ms);
   };
-  let text = match fs::read_to_string(&persist.path) {
-    Ok(text) => text,
-    Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Tracker::new(plan.config.clone(), now_ms),
-    Err(e) => return Err(write_error(&persist.path, "read", e)),
+  remove_stale_temp_files(&persist.path);
+  let Some(text) = read_persist_file(&persist.path)? else {
+    return Tracker::new(plan.config.clone(), now_ms);
   };
   let snapshot =
     Snapshot::parse(&text).map_err(|e| BudgetError::snapshot(format!("{}: {}", persist.path.display(), e.message)))?;
@@ -69,14 +75,29 @@ pub fn initial_core(plan: &Plan, now_ms: i64) -> Result<Tracker, BudgetError> {
       if differences.len() == 1 { "s" } else { "" }
     )));
   }
-  Tracker::from_snapshot(&snapshot, now_ms)
+  restore(snapshot)
+}
+
+fn persist_error(path: &Path, message: String) -> BudgetError {
+  BudgetError { kind: ErrorKind::State, code: "ERR_PERSIST_WRITE", message: format!("{}: {message}", path.display()) }
 }
 
 fn write_error(path: &Path, what: &str, e: std::io::Error) -> BudgetError {
-  BudgetError {
-    kind: budget_core::ErrorKind::State,
-    code: "ERR_PERSIST_WRITE",
-    message: format!("cannot {what} {}: {e}", path.display()),
+  persist_error(path, format!("cannot {what} it: {e}"))
+}
+
+/// `restore(json, { persist })` starts from `json`: a file already at the
+/// path (another tracker's state, or anything else) is never overwritten.
+fn refuse_existing(path: &Path) -> Result<(), BudgetError> {
+  match fs::symlink_metadata(path) {
+    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+    Err(e) => Err(write_error(path, "inspect", e)),
+    Ok(_) => Err(persist_error(
+      path,
+      "already exists: restore(json, { persist }) never overwrites it; delete it, or restore from it with \
+       new ErrorBudgetTracker({ persist })"
+        .into(),
+    )),
   }
 }
 
@@ -97,107 +118,129 @@ fn process_tag() -> u64 {
   })
 }
 
-/// Replaces `path` with `contents` so that a crash at any moment leaves either
-/// the old file or the new one, never a torn one.
-pub fn write_atomically(path: &Path, contents: &str) -> std::io::Result<()> {
-  let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-  let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("snapshot");
-  // Unique per write: two trackers (or threads) may save to the same path.
-  static WRITES: AtomicU64 = AtomicU64::new(0);
-  let n = WRITES.fetch_add(1, Ordering::Relaxed);
-  let tmp = dir.join(format!(".{name}.{}.{n}.tmp", process_tag()));
-  let result = (|| {
-    let mut file = File::create(&tmp)?;
-    file.write_all(contents.as_bytes())?;
-    file.sync_all()?;
-    fs::rename(&tmp, path)?;
-    // The rename itself is durable only once the directory is synced.
-    File::open(dir)?.sync_all()
-  })();
-  if result.is_err() {
-    let _ = fs::remove_file(&tmp);
+/// The persist file's text, `None` when there is none. Never blocks on a FIFO
+/// or device: anything but a regular file (after symlinks) is refused.
+fn read_persist_file(path: &Path) -> Result<Option<String>, BudgetError> {
+  let mut file = match open_nonblocking(path) {
+    Ok(file) => file,
+    Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+    Err(e) => return Err(write_error(path, "read", e)),
+  };
+  let meta = file.metadata().map_err(|e| write_error(path, "read", e))?;
+  if !meta.is_file() {
+    return Err(not_regular(path));
   }
-  result
+  let mut text = String::new();
+  file.read_to_string(&mut text).map_err(|e| write_error(path, "read", e))?;
+  Ok(Some(text))
 }
 
-struct Shared {
-  path: std::path::PathBuf,
-  state: Weak<TrackerState>,
-  stopped: Mutex<bool>,
-  wake: Condvar,
-  /// Serialises the thread's writes with `save()` and `close()`.
-  writing: Mutex<()>,
+/// Opens `path` for reading without blocking on a FIFO or device (whose
+/// `open` would wait for a writer); the caller refuses what is not a file.
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+  use std::os::unix::fs::OpenOptionsExt;
+  OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path)
 }
 
-/// The autosave of one tracker: a thread that saves every interval until stopped.
-pub struct Autosave {
-  shared: Arc<Shared>,
-  thread: Option<JoinHandle<()>>,
+/// Elsewhere (Windows, WASI) there are no FIFOs to block on.
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> std::io::Result<File> {
+  OpenOptions::new().read(true).open(path)
 }
 
-impl Autosave {
-  /// Starts saving `state` to `persist.path` every `persist.interval_ms`.
-  pub fn start(state: &Arc<TrackerState>, persist: &Persist) -> Autosave {
-    let shared = Arc::new(Shared {
-      path: persist.path.clone(),
-      state: Arc::downgrade(state),
-      stopped: Mutex::new(false),
-      wake: Condvar::new(),
-      writing: Mutex::new(()),
-    });
-    let interval = Duration::from_millis(persist.interval_ms);
-    let worker = Arc::clone(&shared);
-    let thread = std::thread::Builder::new()
-      .name("captcha-budget-autosave".into())
-      .spawn(move || loop {
-        {
-          let mut stopped = worker.stopped.lock();
-          if !*stopped {
-            worker.wake.wait_for(&mut stopped, interval);
-          }
-          if *stopped {
-            return;
-          }
-        }
-        match save(&worker) {
-          Ok(true) => {}
-          Ok(false) => return, // the tracker is gone
-          Err(e) => eprintln!("captcha-error-budget: autosave failed: {}", e.message),
-        }
-      })
-      .expect("spawn the autosave thread");
-    Autosave { shared, thread: Some(thread) }
-  }
+/// Whether the process that wrote a temp file tagged `tag` has ended.
+#[cfg(unix)]
+fn writer_is_gone(tag: &str) -> bool {
+  let Ok(pid) = tag.parse::<libc::pid_t>() else { return false };
+  // SAFETY: signal 0 only checks whether the process exists.
+  pid > 0 && unsafe { libc::kill(pid, 0) } != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+}
 
-  /// Saves now, from the calling thread.
-  pub fn save_now(&self) -> Result<(), BudgetError> {
-    save(&self.shared).map(|_| ())
-  }
+/// Without a way to ask whether a writer still runs, its files are kept.
+#[cfg(not(unix))]
+fn writer_is_gone(_tag: &str) -> bool {
+  false
+}
 
-  /// Stops the thread (after any write under way).
-  pub fn stop(&mut self) {
-    *self.shared.stopped.lock() = true;
-    self.shared.wake.notify_all();
-    if let Some(thread) = self.thread.take() {
-      let _ = thread.join();
+fn not_regular(path: &Path) -> BudgetError {
+  persist_error(path, "is not a regular file (a FIFO, device or directory?): persist.path must name a file".into())
+}
+
+/// Where writes to `path` go: through symlinks (a symlinked persist path
+/// writes its target, and stays a symlink), to a regular file or nothing.
+fn write_target(path: &Path) -> Result<PathBuf, BudgetError> {
+  let mut target = path.to_path_buf();
+  for _ in 0..40 {
+    match fs::symlink_metadata(&target) {
+      Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(target),
+      Err(e) => return Err(write_error(path, "inspect", e)),
+      Ok(meta) if meta.file_type().is_symlink() => {
+        let link = fs::read_link(&target).map_err(|e| write_error(path, "follow", e))?;
+        target = target.parent().unwrap_or(Path::new("")).join(link);
+      }
+      Ok(meta) if meta.is_file() => return Ok(target),
+      Ok(_) => return Err(not_regular(path)),
+    }
+  }
+  Err(persist_error(path, "has too many levels of symbolic links".into()))
+}
+
+/// The temporary files of a write to `path` in progress (or interrupted).
+fn temp_prefix(path: &Path) -> (PathBuf, String) {
+  let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
+  let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "snapshot".into());
+  (dir, format!(".{name}."))
+}
+
+/// Deletes the temporary files that writes to `path` by processes no longer
+/// running left behind (a `kill -9` between creating and renaming one).
+fn remove_stale_temp_files(path: &Path) {
+  let Ok(target) = write_target(path) else { return };
+  let (dir, prefix) = temp_prefix(&target);
+  let Ok(entries) = fs::read_dir(&dir) else { return };
+  for entry in entries.flatten() {
+    let name = entry.file_name();
+    let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(&prefix)).and_then(|r| r.strip_suffix(".tmp")) else {
+      continue;
+    };
+    let gone = rest.split('.').next().is_some_and(writer_is_gone);
+    if gone {
+      let _ = fs::remove_file(entry.path());
     }
   }
 }
 
-impl Drop for Autosave {
-  fn drop(&mut self) {
-    *self.shared.stopped.lock() = true;
-    self.shared.wake.notify_all();
-  }
+/// Makes a rename in `dir` durable (Unix: fsync of the directory).
+#[cfg(unix)]
+fn sync_dir(dir: &Path) -> std::io::Result<()> {
+  File::open(dir)?.sync_all()
 }
 
-/// Writes one snapshot; `Ok(false)` when the tracker no longer exists.
-fn save(shared: &Shared) -> Result<bool, BudgetError> {
-  let Some(state) = shared.state.upgrade() else {
-    return Ok(false);
-  };
-  let json = state.with_core(|core, _, _| core.snapshot_json());
-  let _one_writer = shared.writing.lock();
-  write_atomically(&shared.path, &json).map_err(|e| write_error(&shared.path, "write", e))?;
-  Ok(true)
+/// Windows and WASI cannot open a directory as a file: the rename stands as is.
+#[cfg(not(unix))]
+fn sync_dir(_dir: &Path) -> std::io::Result<()> {
+  Ok(())
+}
+
+/// Replaces `path` (or the file it links to) with `contents` so that a crash
+/// at any moment leaves either the old file or the new one, never a torn one.
+pub fn write_atomically(path: &Path, contents: &str) -> Result<(), BudgetError> {
+  let target = write_target(path)?;
+  let (dir, prefix) = temp_prefix(&target);
+  // Unique per write: two trackers (or threads) may save to the same path.
+  static WRITES: AtomicU64 = AtomicU64::new(0);
+  let n = WRITES.fetch_add(1, Ordering::Relaxed);
+  let tmp = dir.join(format!("{prefix}{}.{n}.tmp", process_tag()));
+  let result = (|| {
+    let mut file = File::create(&tmp)?;
+    file.write_all(contents.as_bytes())?;
+    file.sync_all()?;
+    fs::rename(&tmp, &target)?;
+    sync_dir(&dir)
+  })();
+  if result.is_err() {
+    let _ = fs::remove_file(&tmp);
+  }
+  result.map_err(|e| write_error(path, "write", e))
 }

@@ -4,13 +4,15 @@
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use crate::sync::Mutex;
 use budget_core::clock::{Ticker, WallClock};
-use budget_core::{BudgetError, Clock, Event, ManualClock, MonotonicClock, Placement, Tracker};
+use budget_core::{BudgetError, Clock, Config, Event, ManualClock, MonotonicClock, Placement, Snapshot, Tracker};
 
-use crate::config::ClockKind;
+use crate::config::{ClockKind, Persist};
 use crate::listeners::Sink;
+use crate::persist::{self, Persisted};
 use crate::timer;
 
 /// The clock of one tracker.
@@ -152,6 +154,11 @@ fn coarse_ns() -> i64 {
   precise_ns()
 }
 
+/// The core a closed tracker keeps in place of its own: one bucket.
+fn placeholder_core(now_ms: i64) -> Result<Tracker, BudgetError> {
+  Tracker::new(Config { window_ms: 1, resolution_ms: 1, alerts: Some(Vec::new()), ..Config::default() }, now_ms)
+}
+
 /// A fixed reading, to anchor a clock where another one stands.
 struct Reading(i64);
 
@@ -173,6 +180,11 @@ pub struct TrackerState {
   /// Whether the timer thread watches this tracker (real clock, has listeners).
   watched: AtomicBool,
   sinks: Mutex<Vec<Arc<Sink>>>,
+  /// Autosave, owned here so that it lives exactly as long as the tracker.
+  persisted: OnceLock<Persisted>,
+  /// A closed tracker's state as of `close()`: its buckets are freed at once
+  /// (`core` becomes a one-bucket placeholder) and reads rebuild it from here.
+  frozen: Mutex<Option<Box<Snapshot>>>,
 }
 
 impl TrackerState {
@@ -188,7 +200,16 @@ impl TrackerState {
       shared_name: OnceLock::new(),
       watched: AtomicBool::new(false),
       sinks: Mutex::new(Vec::new()),
+      persisted: OnceLock::new(),
+      frozen: Mutex::new(None),
     }
+  }
+
+  /// Native bytes this tracker holds while open (its bucket ring dominates),
+  /// reported to V8 as external memory by each handle.
+  pub fn native_bytes(&self) -> i64 {
+    let buckets = self.core.lock().config().bucket_count() as i64;
+    std::mem::size_of::<TrackerState>() as i64 + 1024 + buckets * 2 * std::mem::size_of::<u64>() as i64
   }
 
   /// The clock's current time.
@@ -202,10 +223,91 @@ impl TrackerState {
     self.closed.load(Ordering::Acquire)
   }
 
-  /// Marks the tracker closed and drops every sink.
+  /// Marks the tracker closed, drops every sink, stops watching it, frees its
+  /// buckets and, with `persist`, writes the final snapshot (reporting a
+  /// failure on stderr: nobody is left to throw to). Idempotent.
   fn close(&self) {
-    self.closed.store(true, Ordering::Release);
+    let final_save = match self.persisted.get() {
+      Some(persisted) => persisted.write(|| self.freeze()),
+      None => {
+        self.freeze();
+        Ok(())
+      }
+    };
+    if let Err(e) = final_save {
+      eprintln!("captcha-error-budget: the final save failed: {}", e.message);
+    }
+  }
+
+  /// `close()` with `persist`: writes the final snapshot first and closes only
+  /// if that worked (else the error, and the tracker stays open: nothing lost).
+  /// Without `persist`, nothing to do.
+  pub fn final_save(&self) -> Result<(), BudgetError> {
+    let Some(persisted) = self.persisted.get() else { return Ok(()) };
+    let _in_order = persisted.lock();
+    if self.is_closed() {
+      return Ok(());
+    }
+    persist::write_atomically(persisted.path(), &self.with_core(|core, _, _| core.snapshot_json()))?;
+    self.freeze();
+    Ok(())
+  }
+
+  /// Closes (once): moves to now, delivering what changed, then marks the
+  /// state closed and swaps its core for a placeholder, keeping the state as a
+  /// snapshot. Returns that snapshot's JSON the first time.
+  fn freeze(&self) -> Option<String> {
+    let mut events = Vec::new();
+    let mut core = self.core.lock();
+    if self.closed.swap(true, Ordering::AcqRel) {
+      return None;
+    }
+    let now = self.clock.now_ms();
+    core.advance(now, &mut events);
+    if !events.is_empty() {
+      self.deliver(events);
+    }
     self.sinks.lock().clear();
+    let json = core.snapshot_json();
+    // Kept as a snapshot only if it rebuilds (it always should); else the
+    // core stays as it is.
+    let rebuilt = Snapshot::parse(&json).and_then(|s| Tracker::from_snapshot(&s, s.saved_at_ms).map(|_| s));
+    if let (Ok(snapshot), Ok(placeholder)) = (rebuilt, placeholder_core(core.now_ms())) {
+      *core = placeholder;
+      *self.frozen.lock() = Some(Box::new(snapshot));
+    }
+    drop(core);
+    // After the core's lock: the timer thread takes its own lock, then cores.
+    self.unwatch();
+    Some(json)
+  }
+
+  /// Sets up autosave to `persist` (the saving thread already runs: see
+  /// `persist::ensure_saver`).
+  pub fn persist(self: &Arc<Self>, persist: &Persist) {
+    if self.persisted.set(Persisted::new(persist)).is_ok() {
+      persist::schedule(self, Duration::from_millis(persist.interval_ms));
+    }
+  }
+
+  /// The autosave interval, if persisted.
+  pub fn autosave_interval(&self) -> Option<Duration> {
+    self.persisted.get().map(Persisted::interval)
+  }
+
+  /// One autosave: the snapshot now, unless closed meanwhile (the final save
+  /// then wrote the newest state).
+  pub fn autosave(&self) -> Result<(), BudgetError> {
+    let Some(persisted) = self.persisted.get() else { return Ok(()) };
+    persisted.write(|| (!self.is_closed()).then(|| self.with_core(|core, _, _| core.snapshot_json())))
+  }
+
+  /// `save()`: a snapshot now, in order with the autosaves.
+  pub fn save_now(&self) -> Result<(), BudgetError> {
+    let Some(persisted) = self.persisted.get() else {
+      return Err(BudgetError::invalid_state("save() needs a tracker created with persist"));
+    };
+    persisted.write(|| Some(self.with_core(|core, _, _| core.snapshot_json())))
   }
 
   /// Counts a new handle in.
@@ -240,10 +342,25 @@ impl TrackerState {
   /// Runs `f` on the core moved to the clock's now, then sends every event
   /// it produced, in order, while still holding the lock (so concurrent
   /// callers cannot interleave their deliveries).
+  /// A closed tracker stands still at its `close()` and produces no events.
   #[inline]
   pub fn with_core<R>(&self, f: impl FnOnce(&mut Tracker, i64, &mut Vec<Event>) -> R) -> R {
-    let mut events = Vec::new();
     let mut core = self.core.lock();
+    if self.is_closed() {
+      return self.with_closed_core(&mut core, f);
+    }
+    self.with_live_core(core, f)
+  }
+
+  /// `with_core` without the closed check, for `record()` (which checked
+  /// before: one that races a `close()` lands in the placeholder, unseen).
+  #[inline]
+  fn with_live_core<R>(
+    &self,
+    mut core: crate::sync::MutexGuard<'_, Tracker>,
+    f: impl FnOnce(&mut Tracker, i64, &mut Vec<Event>) -> R,
+  ) -> R {
+    let mut events = Vec::new();
     let now = self.clock.now_ms();
     core.advance(now, &mut events);
     let result = f(&mut core, now, &mut events);
@@ -251,6 +368,22 @@ impl TrackerState {
       self.deliver(events);
     }
     result
+  }
+
+  #[cold]
+  fn with_closed_core<R>(&self, core: &mut Tracker, f: impl FnOnce(&mut Tracker, i64, &mut Vec<Event>) -> R) -> R {
+    let mut ignored = Vec::new();
+    let rebuilt = self.frozen.lock().as_ref().and_then(|s| Tracker::from_snapshot(s, s.saved_at_ms).ok());
+    match rebuilt {
+      Some(mut tracker) => {
+        let now = tracker.now_ms();
+        f(&mut tracker, now, &mut ignored)
+      }
+      None => {
+        let now = core.now_ms();
+        f(core, now, &mut ignored)
+      }
+    }
   }
 
   #[cold]
@@ -270,25 +403,45 @@ impl TrackerState {
   #[inline]
   pub fn record(&self, at: Option<i64>, successes: u64, failures: u64) -> Result<(), BudgetError> {
     let watched = self.watched.load(Ordering::Relaxed);
-    let (closer, refused) = self.with_core(|core, now, out| {
+    let (closer, refused) = self.with_live_core(self.core.lock(), |core, now, out| {
       let before = if watched { core.next_change_ms() } else { None };
       let at = at.unwrap_or(now);
       if core.record(now, at, successes, failures, out) == Placement::Refused {
-        return (false, core.refusal(at, successes, failures));
+        return (None, core.refusal(at, successes, failures));
       }
       let after = if watched { core.next_change_ms() } else { None };
-      (matches!((before, after), (None, Some(_))) || matches!((before, after), (Some(b), Some(a)) if a < b), None)
+      let closer = match (before, after) {
+        (None, Some(a)) => Some(a - now),
+        (Some(b), Some(a)) if a < b => Some(a - now),
+        _ => None,
+      };
+      (closer, None)
     });
-    if closer {
-      timer::poke();
+    if let Some(wait_ms) = closer {
+      timer::poke(self, wait_ms);
     }
     refused.map_or(Ok(()), Err)
   }
 
-  /// Hands a real-clock tracker to the timer thread, once.
-  pub fn watch(self: &Arc<Self>) {
-    if self.clock.is_real() && !self.watched.swap(true, Ordering::AcqRel) {
-      timer::watch(self);
+  /// Hands a real-clock tracker to the timer thread (until its last sink
+  /// goes or it closes). Fails only when the timer thread cannot start.
+  pub fn watch(self: &Arc<Self>) -> Result<(), BudgetError> {
+    // Under the sinks' lock, as `remove_sink`: a last sink leaving on one
+    // thread cannot unwatch a tracker another thread is starting to watch.
+    let _sinks = self.sinks.lock();
+    if self.clock.is_real() && !self.is_closed() && !self.watched.swap(true, Ordering::AcqRel) {
+      if let Err(e) = timer::watch(self) {
+        self.watched.store(false, Ordering::Release);
+        return Err(e);
+      }
+    }
+    Ok(())
+  }
+
+  /// Takes the tracker off the timer: it wakes for it no more.
+  fn unwatch(&self) {
+    if self.watched.swap(false, Ordering::AcqRel) {
+      timer::unwatch(self);
     }
   }
 
@@ -306,9 +459,13 @@ impl TrackerState {
     self.sinks.lock().push(sink);
   }
 
-  /// Removes a handle's sink.
+  /// Removes a handle's sink; without sinks, nothing is left to watch for.
   pub fn remove_sink(&self, sink: &Arc<Sink>) {
-    self.sinks.lock().retain(|s| !Arc::ptr_eq(s, sink));
+    let mut sinks = self.sinks.lock();
+    sinks.retain(|s| !Arc::ptr_eq(s, sink));
+    if sinks.is_empty() {
+      self.unwatch();
+    }
   }
 }
 

@@ -5,10 +5,10 @@
 //! the parking_lot API the rest of `src/` uses.
 
 #[cfg(not(target_os = "wasi"))]
-pub use parking_lot::{Condvar, Mutex};
+pub use parking_lot::{Condvar, Mutex, MutexGuard};
 
 #[cfg(target_os = "wasi")]
-pub use wasi::{Condvar, Mutex};
+pub use wasi::{Condvar, Mutex, MutexGuard};
 
 #[cfg(target_os = "wasi")]
 mod wasi {

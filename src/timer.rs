@@ -1,21 +1,54 @@
 //! One background thread for every real-clock tracker of the process that has
-//! listeners. It sleeps until the earliest moment one of them could change
-//! status on its own (the next expiry of a non-empty bucket), moves that
-//! tracker to now, and lets its transitions travel the usual threadsafe path.
-//! Records wake it only when they make that moment earlier.
+//! listeners. Each watched tracker is in a schedule ordered by the earliest
+//! moment it could change status on its own (the next expiry of a non-empty
+//! bucket); the thread sleeps until the first of them, moves only the trackers
+//! that are due to now (their transitions travel the usual threadsafe path),
+//! and schedules them again. Work per wake-up is proportional to the trackers
+//! due, not to those watched: an idle tracker (nothing in its window) is not
+//! in the schedule at all, and one whose last listener goes leaves it.
+//! Records wake the thread only when they make a tracker's moment earlier.
 
-use std::sync::{Arc, Once, Weak};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, LazyLock, Weak};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::sync::{Condvar, Mutex};
+use budget_core::{BudgetError, ErrorKind};
 
 use crate::state::TrackerState;
 
+/// A watched tracker (by address) and when it is due, if it is scheduled.
+struct Watched {
+  state: Weak<TrackerState>,
+  due: Option<(Instant, u64)>,
+}
+
+#[derive(Default)]
 struct Schedule {
-  trackers: Vec<Weak<TrackerState>>,
-  /// Bumped by every `watch` and `poke`: a sleeper whose plan is older re-plans.
-  generation: u64,
+  watched: HashMap<usize, Watched>,
+  /// (due, tie-breaker) → tracker address.
+  due: BTreeMap<(Instant, u64), usize>,
+  seq: u64,
+  running: bool,
+}
+
+impl Schedule {
+  /// Schedules tracker `key` at `at` unless it is due earlier already.
+  /// Returns whether it became the first due.
+  fn schedule(&mut self, key: usize, at: Instant) -> bool {
+    let Some(entry) = self.watched.get_mut(&key) else { return false };
+    if entry.due.is_some_and(|(due, _)| due <= at) {
+      return false;
+    }
+    if let Some(old) = entry.due.take() {
+      self.due.remove(&old);
+    }
+    self.seq += 1;
+    entry.due = Some((at, self.seq));
+    self.due.insert((at, self.seq), key);
+    self.due.first_key_value().is_some_and(|(k, _)| *k == (at, self.seq))
+  }
 }
 
 struct Timer {
@@ -23,61 +56,89 @@ struct Timer {
   wake: Condvar,
 }
 
-static TIMER: Timer =
-  Timer { schedule: Mutex::new(Schedule { trackers: Vec::new(), generation: 0 }), wake: Condvar::new() };
-static STARTED: Once = Once::new();
+static TIMER: LazyLock<Timer> = LazyLock::new(|| Timer { schedule: Mutex::default(), wake: Condvar::new() });
 
-/// The timer, its thread started on first use.
-fn timer() -> &'static Timer {
-  STARTED.call_once(|| {
-    thread::Builder::new().name("captcha-budget-timer".into()).spawn(run).expect("spawn the budget timer thread");
-  });
-  &TIMER
+fn key(state: &TrackerState) -> usize {
+  state as *const TrackerState as usize
 }
 
-/// Starts watching `state` (idempotent per state: callers watch once).
-pub fn watch(state: &Arc<TrackerState>) {
-  let t = timer();
+/// Starts watching `state`, starting the thread on first use: a failed spawn
+/// (a thread or pids limit) is an error, never an abort.
+pub fn watch(state: &Arc<TrackerState>) -> Result<(), BudgetError> {
+  let t = &*TIMER;
   let mut s = t.schedule.lock();
-  s.trackers.push(Arc::downgrade(state));
-  s.generation += 1;
-  t.wake.notify_one();
+  if !s.running {
+    thread::Builder::new().name("budget-timer".into()).spawn(run).map_err(|e| BudgetError {
+      kind: ErrorKind::State,
+      code: "ERR_THREAD_SPAWN",
+      message: format!("cannot start the timer thread: {e} (a thread or process limit?); the listener was not added"),
+    })?;
+    s.running = true;
+  }
+  s.watched.insert(key(state), Watched { state: Arc::downgrade(state), due: None });
+  // Due now: the thread asks the tracker when it next could change.
+  if s.schedule(key(state), Instant::now()) {
+    t.wake.notify_one();
+  }
+  Ok(())
 }
 
-/// Tells the timer a watched tracker's next change moved earlier.
-pub fn poke() {
-  if STARTED.is_completed() {
-    TIMER.schedule.lock().generation += 1;
+/// Stops watching `state`: the thread will not wake for it again.
+pub fn unwatch(state: &TrackerState) {
+  let mut s = TIMER.schedule.lock();
+  if let Some(Watched { due: Some(due), .. }) = s.watched.remove(&key(state)) {
+    s.due.remove(&due);
+  }
+}
+
+/// Tells the timer a watched tracker's next change is `wait_ms` from now.
+pub fn poke(state: &TrackerState, wait_ms: i64) {
+  let at = Instant::now() + Duration::from_millis(wait_ms.max(0) as u64);
+  let mut s = TIMER.schedule.lock();
+  if s.schedule(key(state), at) {
     TIMER.wake.notify_one();
   }
 }
 
 fn run() {
-  let t = &TIMER;
+  let t = &*TIMER;
+  let mut s = t.schedule.lock();
   loop {
-    let (trackers, generation) = {
-      let mut s = t.schedule.lock();
-      s.trackers.retain(|w| w.upgrade().is_some_and(|st| !st.is_closed()));
-      (s.trackers.iter().filter_map(Weak::upgrade).collect::<Vec<_>>(), s.generation)
-    };
-    let mut deadline: Option<Instant> = None;
-    for state in &trackers {
-      // Delivers whatever changed by now, then asks for the next moment.
-      if let Some(wait_ms) = state.tick() {
-        let at = Instant::now() + Duration::from_millis(wait_ms.max(0) as u64);
-        deadline = Some(deadline.map_or(at, |d| d.min(at)));
+    let now = Instant::now();
+    let mut due = Vec::new();
+    while let Some(entry) = s.due.first_entry() {
+      if entry.key().0 > now {
+        break;
+      }
+      let key = entry.remove();
+      if let Some(w) = s.watched.get_mut(&key) {
+        w.due = None;
+        due.push((key, w.state.clone()));
       }
     }
-    drop(trackers);
-    let mut s = t.schedule.lock();
-    if s.generation != generation {
+    if due.is_empty() {
+      match s.due.first_key_value().map(|(k, _)| k.0) {
+        Some(at) => {
+          t.wake.wait_until(&mut s, at);
+        }
+        None => t.wake.wait(&mut s),
+      }
       continue;
     }
-    match deadline {
-      Some(d) => {
-        t.wake.wait_until(&mut s, d);
+    // Trackers are moved outside the schedule's lock (they take their own,
+    // and `close()` takes theirs before this one).
+    drop(s);
+    let mut next = Vec::with_capacity(due.len());
+    for (key, state) in due {
+      let Some(state) = state.upgrade() else { continue };
+      // Delivers whatever changed by now, then asks for the next moment.
+      if let Some(wait_ms) = state.tick() {
+        next.push((key, Instant::now() + Duration::from_millis(wait_ms.max(0) as u64)));
       }
-      None => t.wake.wait(&mut s),
+    }
+    s = t.schedule.lock();
+    for (key, at) in next {
+      s.schedule(key, at);
     }
   }
 }

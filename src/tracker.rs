@@ -16,7 +16,7 @@ use crate::env_hook::SinkCleanup;
 use crate::error::{or_throw, throw};
 use crate::handle::Handle;
 use crate::listeners::{EventKind, ListenerTable, Pinned, Sink, EVENT_NAMES};
-use crate::persist::{self, Autosave};
+use crate::persist;
 use crate::report::{AlertRuleInfo, BudgetReport, BudgetStatus, RecordedCounts};
 use crate::shared;
 use crate::state::{TrackerClock, TrackerState};
@@ -40,8 +40,6 @@ pub struct ErrorBudgetTracker {
   /// This object's hold on the (possibly shared) native state.
   pub(crate) handle: Arc<Handle>,
   listeners: Option<Listeners>,
-  /// Present with `config.persist`.
-  pub(crate) autosave: Option<Autosave>,
 }
 
 #[napi]
@@ -79,6 +77,10 @@ impl ErrorBudgetTracker {
     if let TrackerClock::Manual(manual) = &clock {
       manual.advance_to(plan.manual_start_ms);
     }
+    if plan.persist.is_some() {
+      // Before anything exists: a saving thread that cannot start creates nothing.
+      or_throw(&env, persist::ensure_saver())?;
+    }
     let create = || -> CoreResult<Arc<TrackerState>> {
       let core = persist::initial_core(&plan, clock.now_ms())?;
       Ok(Arc::new(TrackerState::new(core, clock)))
@@ -104,8 +106,12 @@ impl ErrorBudgetTracker {
     // `record` and the report filler as own properties: raw Node-API
     // functions on the hot paths.
     crate::fast_path::install(&env, &this, &handle)?;
-    let autosave = plan.persist.as_ref().map(|p| Autosave::start(&handle.shared, p));
-    Ok(ErrorBudgetTracker { handle, listeners: None, autosave })
+    handle.report_memory(&env);
+    if let Some(p) = &plan.persist {
+      persist::exit_hooks(&env)?;
+      handle.shared.persist(p);
+    }
+    Ok(ErrorBudgetTracker { handle, listeners: None })
   }
 
   /// Records one solve: `true` for a success, `false` for a failure. `atMs`
@@ -311,7 +317,7 @@ impl ErrorBudgetTracker {
       let cleanup = SinkCleanup::register(&env, &self.handle.shared, &sink)?;
       let pinned = Pinned::new(&env, &this.object)?;
       self.handle.add_sink(Arc::clone(&sink));
-      self.handle.shared.watch();
+      or_throw(&env, self.handle.shared.watch())?;
       self.listeners = Some(Listeners { table, sink, _cleanup: cleanup, _pinned: pinned });
     }
     if let Some(l) = &self.listeners {
@@ -346,18 +352,13 @@ impl ErrorBudgetTracker {
   /// that nothing is lost (fix the path and close again). Idempotent.
   #[napi]
   pub fn close(&mut self, env: Env) -> napi::Result<()> {
-    if let Some(autosave) = &self.autosave {
-      or_throw(&env, autosave.save_now())?;
-    }
+    or_throw(&env, self.handle.shared.final_save())?;
     self.handle.close();
     // Transitions queued before close() still reach the listeners: the table
     // is cleared now when nothing is queued, else after the last delivery
     // (the dispatcher holds it). Nothing new is queued once closed.
     if let Some(l) = self.listeners.take() {
       l.table.borrow_mut().close(l.sink.is_idle());
-    }
-    if let Some(mut autosave) = self.autosave.take() {
-      autosave.stop();
     }
     Ok(())
   }

@@ -230,6 +230,62 @@ fn check_counts(json: &SnapshotJson) -> Result<()> {
   Ok(())
 }
 
+impl Snapshot {
+  /// This snapshot as if taken no later than `now_ms`. One saved "in the
+  /// future" (on a host whose clock was ahead, then corrected) would give a
+  /// tracker that stands still, dropping every new event as older than its
+  /// window, until the clock catches up. Such a snapshot is taken as saved
+  /// now: `savedAt` and every bucket move back by the same whole number of
+  /// buckets, so the events keep their ages relative to `savedAt` (at most
+  /// one bucket older) and nothing is lost. Earlier snapshots are unchanged.
+  pub fn saved_no_later_than(mut self, now_ms: i64) -> Snapshot {
+    let ahead = self.saved_at_ms - now_ms;
+    if ahead <= 0 {
+      return self;
+    }
+    let r = self.config.resolution_ms;
+    let shift = (ahead + r - 1) / r * r;
+    self.saved_at_ms -= shift;
+    for bucket in &mut self.buckets {
+      bucket.0 -= shift;
+    }
+    self
+  }
+}
+
+#[cfg(test)]
+mod future_tests {
+  use super::*;
+  use crate::tracker::Tracker;
+
+  #[test]
+  fn a_snapshot_from_the_future_is_taken_as_saved_now_and_keeps_its_events() {
+    // 1 s window of 100 ms buckets; 3 failures at 10 000 ms, saved at 10 050.
+    let config = Config { window_ms: 1000, resolution_ms: 100, alerts: Some(Vec::new()), ..Config::default() };
+    let mut tracker = Tracker::new(config, 10_000).unwrap();
+    let mut events: Vec<crate::Event> = Vec::new();
+    tracker.record(10_050, 10_000, 0, 3, &mut events);
+    tracker.advance(10_050, &mut events);
+    let snapshot = Snapshot::parse(&tracker.snapshot_json()).unwrap();
+    // Now is 2 s before savedAt: moved back by 2 000 ms (20 whole buckets).
+    let moved = snapshot.clone().saved_no_later_than(8_050);
+    assert_eq!(moved.saved_at_ms, 8_050);
+    assert_eq!(moved.buckets, vec![(8_000, 0, 3)]);
+    // 2 001 ms ahead: 21 buckets back, savedAt 49 ms before now.
+    assert_eq!(snapshot.clone().saved_no_later_than(8_049).saved_at_ms, 7_950);
+    let mut restored = Tracker::from_snapshot(&moved, 8_050).unwrap();
+    assert_eq!(restored.counts().failures, 3);
+    // New events count at now, and the old ones leave a window after their bucket.
+    restored.record(8_100, 8_100, 1, 0, &mut events);
+    assert_eq!((restored.counts().successes, restored.counts().failures), (1, 3));
+    restored.advance(9_000, &mut events);
+    assert_eq!(restored.counts().failures, 0);
+    // Not ahead: unchanged.
+    assert_eq!(snapshot.clone().saved_no_later_than(10_050).saved_at_ms, 10_050);
+    assert_eq!(snapshot.saved_no_later_than(20_000).buckets, vec![(10_000, 0, 3)]);
+  }
+}
+
 fn config_from(c: ConfigJson) -> Result<Config> {
   let alerts = c
     .alerts
