@@ -52,36 +52,108 @@ pub struct AlertRule {
 
 /// The workbook's proportions for an SLO period `P` (the tracker's window):
 /// budget share spent, long window as a fraction of P, severity.
-const DEFAULT_PAIRS: [(&str, Severity, f64, i64); 3] = [
+const WORKBOOK_PAIRS: [(&str, Severity, f64, i64); 3] = [
   ("fast-burn", Severity::Page, 0.02, 720),
   ("slow-burn", Severity::Page, 0.05, 120),
   ("budget-leak", Severity::Ticket, 0.10, 10),
 ];
 
-/// The default policy for `config`: long windows of P/720, P/120 and P/10, short
-/// windows of a twelfth of those, thresholds budget% × P ÷ long window (14.4,
-/// 6 and 1), each rounded to whole buckets. Pairs the SLO cannot reach (a
-/// threshold at or above 1 / (1 − targetRate)) are left out.
+/// The plain workbook policy for `config` (the default before 0.2): long
+/// windows of P/720, P/120 and P/10, short windows of a twelfth of those,
+/// thresholds budget% × P ÷ long window (14.4, 6 and 1), each rounded to whole
+/// buckets, no evidence gate, no hysteresis. Pairs the SLO cannot reach (a
+/// threshold at or above 1 / (1 − targetRate)) are left out. Kept for
+/// comparison (`npm run bench:alerts`) and for users who want it back as
+/// `alerts: [...]`.
+pub fn workbook_policy(config: &Config) -> Vec<AlertRule> {
+  pairs(
+    config,
+    WORKBOOK_PAIRS.iter().map(|&(name, severity, share, divisor)| (name, severity, share * divisor as f64, divisor)),
+  )
+}
+
+/// The default policy's pairs: name, severity, burn-rate threshold, long
+/// window as a fraction of P. Each consumes threshold ÷ divisor of the budget
+/// before it can fire (5 %, 25 %, 37.5 %); the windows are longer than the
+/// workbook's so that they hold evidence at low volume (see docs/alert-policy.md).
+const DEFAULT_PAIRS: [(&str, Severity, f64, i64); 3] = [
+  ("fast-burn", Severity::Page, 14.4, 288),
+  ("slow-burn", Severity::Page, 3.0, 12),
+  ("budget-leak", Severity::Ticket, 1.5, 4),
+];
+
+/// Failures a default pair's long window must hold before it may fire: fewer
+/// cannot tell an incident from a burst of noise.
+pub const DEFAULT_MIN_FAILURES: u64 = 5;
+
+/// The default policy for `config`: long windows of P/288, P/12 and P/4,
+/// short windows of a twelfth of those, thresholds 14.4, 3 and 1.5, rounded to
+/// whole buckets; unreachable pairs left out. Its gates ([`default_gates`]) add
+/// a minimum of failures and hysteresis.
 pub fn default_policy(config: &Config) -> Vec<AlertRule> {
+  pairs(config, DEFAULT_PAIRS.iter().copied())
+}
+
+fn pairs<'a>(config: &Config, table: impl Iterator<Item = (&'a str, Severity, f64, i64)>) -> Vec<AlertRule> {
   if config.target_rate >= 1.0 {
     return Vec::new(); // no budget, no burn rate: nothing can fire
   }
-  DEFAULT_PAIRS
-    .iter()
-    .map(|&(name, severity, budget_share, divisor)| {
-      let long = round_to_buckets(config.window_ms as f64 / divisor as f64, config);
-      let short = round_to_buckets(config.window_ms as f64 / (divisor * 12) as f64, config);
-      AlertRule {
-        name: name.to_string(),
-        severity,
-        long_window_ms: long,
-        short_window_ms: short,
-        burn_rate: budget_share * divisor as f64,
-        min_events: DEFAULT_ALERT_MIN_EVENTS,
-      }
+  table
+    .map(|(name, severity, burn_rate, divisor)| AlertRule {
+      name: name.to_string(),
+      severity,
+      long_window_ms: round_to_buckets(config.window_ms as f64 / divisor as f64, config),
+      short_window_ms: round_to_buckets(config.window_ms as f64 / (divisor * 12) as f64, config),
+      burn_rate,
+      min_events: DEFAULT_ALERT_MIN_EVENTS,
     })
     .filter(|rule| rule.burn_rate < max_burn_rate(config.target_rate) && rule.short_window_ms < rule.long_window_ms)
     .collect()
+}
+
+/// What a pair needs beyond its two burn rates: a minimum of failures in its
+/// long window to fire, and the long-window burn rate at or below which a
+/// firing pair resolves.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AlertGate {
+  /// Fewer failures than this in the long window never fire.
+  pub min_failures: u64,
+  /// A firing pair resolves once its long-window burn rate is at or below this.
+  /// Equal to the threshold: no hysteresis, the pair stops firing as soon as
+  /// its firing condition stops holding (custom policies).
+  pub resolve_burn_rate: f64,
+}
+
+impl AlertGate {
+  /// No gate: a custom pair behaves exactly as the workbook's.
+  pub fn plain(rule: &AlertRule) -> Self {
+    AlertGate { min_failures: 0, resolve_burn_rate: rule.burn_rate }
+  }
+
+  /// Whether a firing pair stays on until the long-window burn rate falls to
+  /// `resolve_burn_rate` (rather than stopping with its firing condition).
+  pub fn holds(&self, rule: &AlertRule) -> bool {
+    self.resolve_burn_rate < rule.burn_rate
+  }
+}
+
+/// The default policy's gates: [`DEFAULT_MIN_FAILURES`] failures, and
+/// resolution at half the threshold, so a burn hovering at the threshold
+/// cannot fire, resolve and fire again.
+pub fn default_gates(policy: &[AlertRule]) -> Vec<AlertGate> {
+  policy
+    .iter()
+    .map(|r| AlertGate { min_failures: DEFAULT_MIN_FAILURES, resolve_burn_rate: r.burn_rate / 2.0 })
+    .collect()
+}
+
+/// The gates of `policy` (from [`policy_for`]) under `config`: the default
+/// ones for the default policy, plain ones for a custom policy.
+pub fn gates_for(config: &Config, policy: &[AlertRule]) -> Vec<AlertGate> {
+  match config.alerts {
+    None => default_gates(policy),
+    Some(_) => policy.iter().map(AlertGate::plain).collect(),
+  }
 }
 
 /// The policy in force for `config`: its own alerts, checked and rounded to
@@ -195,9 +267,9 @@ mod tests {
   }
 
   #[test]
-  fn default_policy_for_a_30_day_period_is_the_workbook_table() {
+  fn workbook_policy_for_a_30_day_period_is_the_workbook_table() {
     // 30 d / 43200 = 60 s buckets: 1 h & 5 min @ 14.4, 6 h & 30 min @ 6, 3 d & 6 h @ 1.
-    let rules = default_policy(&config(30 * 86_400_000));
+    let rules = workbook_policy(&config(30 * 86_400_000));
     assert_eq!(
       summary(&rules),
       vec![
@@ -209,11 +281,11 @@ mod tests {
   }
 
   #[test]
-  fn default_policy_for_one_hour_and_one_day() {
+  fn workbook_policy_for_one_hour_and_one_day() {
     // 1 h: 83 ms buckets. 5 s → 60 buckets = 4980 ms; 416.7 ms → 5 = 415 ms;
     // 30 s → 361 = 29963 ms; 2.5 s → 30 = 2490 ms; 6 min → 4337 = 359971 ms; 30 s → 29963 ms.
     assert_eq!(
-      summary(&default_policy(&config(3_600_000))),
+      summary(&workbook_policy(&config(3_600_000))),
       vec![
         ("fast-burn", "page", 4_980, 415, 14.4),
         ("slow-burn", "page", 29_963, 2_490, 6.0),
@@ -222,7 +294,7 @@ mod tests {
     );
     // 24 h: 2 s buckets, all exact: 2 min & 10 s, 12 min & 1 min, 2.4 h & 12 min.
     assert_eq!(
-      summary(&default_policy(&config(86_400_000))),
+      summary(&workbook_policy(&config(86_400_000))),
       vec![
         ("fast-burn", "page", 120_000, 10_000, 14.4),
         ("slow-burn", "page", 720_000, 60_000, 6.0),
@@ -232,12 +304,53 @@ mod tests {
   }
 
   #[test]
+  fn default_policy_for_one_day_and_seven_days() {
+    // 24 h: 2 s buckets. P/288 = 5 min (150 buckets), its twelfth 25 s = 12.5
+    // buckets → 13 = 26 s; P/12 = 2 h & 10 min; P/4 = 6 h & 30 min.
+    let day = config(86_400_000);
+    assert_eq!(
+      summary(&default_policy(&day)),
+      vec![
+        ("fast-burn", "page", 300_000, 26_000, 14.4),
+        ("slow-burn", "page", 7_200_000, 600_000, 3.0),
+        ("budget-leak", "ticket", 21_600_000, 1_800_000, 1.5),
+      ]
+    );
+    // 7 d: 14 s buckets. P/288 = 2100 s = 150 buckets; 175 s = 12.5 → 13 = 182 s;
+    // P/12 = 14 h & 70 min; P/4 = 42 h & 3.5 h.
+    assert_eq!(
+      summary(&default_policy(&config(7 * 86_400_000))),
+      vec![
+        ("fast-burn", "page", 2_100_000, 182_000, 14.4),
+        ("slow-burn", "page", 50_400_000, 4_200_000, 3.0),
+        ("budget-leak", "ticket", 151_200_000, 12_600_000, 1.5),
+      ]
+    );
+    let gates = gates_for(&day, &default_policy(&day));
+    assert_eq!(
+      gates.iter().map(|g| (g.min_failures, g.resolve_burn_rate)).collect::<Vec<_>>(),
+      [(5, 7.2), (5, 1.5), (5, 0.75)]
+    );
+    // A custom policy, even one equal to the default pairs, has plain gates.
+    let custom = Config { alerts: Some(default_policy(&day)), ..day.clone() };
+    let plain = gates_for(&custom, &default_policy(&day));
+    assert_eq!(
+      plain.iter().map(|g| (g.min_failures, g.resolve_burn_rate)).collect::<Vec<_>>(),
+      [(0, 14.4), (0, 3.0), (0, 1.5)]
+    );
+    assert!(plain.iter().zip(default_policy(&day).iter()).all(|(g, r)| !g.holds(r)));
+  }
+
+  #[test]
   fn unreachable_default_pairs_are_left_out() {
     // 90 %: at most 10× burn, so the 14.4× page cannot fire and is dropped.
     let c = Config { target_rate: 0.9, ..config(86_400_000) };
     assert_eq!(default_policy(&c).iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["slow-burn", "budget-leak"]);
     let c = Config { target_rate: 1.0, ..config(86_400_000) };
     assert!(default_policy(&c).is_empty());
+    // 86 %: at most 7.14×; the fast page (14.4) goes, the slow one (3) stays.
+    let c = Config { target_rate: 0.86, ..config(86_400_000) };
+    assert_eq!(default_policy(&c).iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["slow-burn", "budget-leak"]);
   }
 
   fn rule(long: i64, short: i64, burn: f64) -> AlertRule {

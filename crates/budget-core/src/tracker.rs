@@ -2,7 +2,7 @@
 //! through. It owns no clock and no callbacks: callers pass `now` and collect
 //! the events each call produced.
 
-use crate::alerts::{self, AlertRule, Severity};
+use crate::alerts::{self, AlertGate, AlertRule, Severity};
 use crate::budget::{round_js, Budget, Counts, Status};
 use crate::config::Config;
 use crate::error::Result;
@@ -53,6 +53,22 @@ pub struct Transition {
   pub report: Report,
 }
 
+/// The counts behind an alert decision, for a person to check: burn rate =
+/// failures ÷ (total × (1 − targetRate)) over each window.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Evidence {
+  /// The long window, ms.
+  pub long_window_ms: i64,
+  /// Successes and failures in the long window.
+  pub long: Counts,
+  /// The short window, ms.
+  pub short_window_ms: i64,
+  /// Successes and failures in the short window.
+  pub short: Counts,
+  /// The pair's gate: failures needed to fire, burn rate it resolves at.
+  pub gate: AlertGate,
+}
+
 /// A firing alert pair and its burn rates (to 2 decimals) at one moment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FiringAlert {
@@ -66,6 +82,8 @@ pub struct FiringAlert {
   pub burn_rate_short: f64,
   /// The pair's threshold.
   pub threshold: f64,
+  /// The counts the burn rates come from.
+  pub evidence: Evidence,
 }
 
 /// The alert side of a report at one moment.
@@ -114,6 +132,7 @@ impl EventSink for Vec<Transition> {
 #[derive(Debug, Clone)]
 struct ArmedRule {
   rule: AlertRule,
+  gate: AlertGate,
   long_span: usize,
   short_span: usize,
   firing: bool,
@@ -141,6 +160,7 @@ impl Tracker {
   pub fn new(config: Config, now_ms: i64) -> Result<Self> {
     config.validate()?;
     let policy = alerts::policy_for(&config)?;
+    let gates = alerts::gates_for(&config, &policy);
     let mut spans: Vec<i64> = Vec::new();
     let mut span_of = |ms: i64| match spans.iter().position(|&s| s == ms) {
       Some(i) => i,
@@ -151,7 +171,9 @@ impl Tracker {
     };
     let rules: Vec<ArmedRule> = policy
       .into_iter()
-      .map(|rule| ArmedRule {
+      .zip(gates)
+      .map(|(rule, gate)| ArmedRule {
+        gate,
         long_span: span_of(rule.long_window_ms),
         short_span: span_of(rule.short_window_ms),
         rule,
@@ -173,6 +195,11 @@ impl Tracker {
   /// The alert policy in force, windows rounded to whole buckets.
   pub fn alert_rules(&self) -> impl Iterator<Item = &AlertRule> {
     self.rules.iter().map(|r| &r.rule)
+  }
+
+  /// The gates of the alert policy in force, in policy order.
+  pub fn alert_gates(&self) -> impl Iterator<Item = &AlertGate> {
+    self.rules.iter().map(|r| &r.gate)
   }
 
   /// The burn rate over the last `span_ms` (unrounded): O(1) for a window of the
@@ -347,7 +374,29 @@ impl Tracker {
       burn_rate_long: round_js(long, 2),
       burn_rate_short: round_js(short, 2),
       threshold: r.rule.burn_rate,
+      evidence: Evidence {
+        long_window_ms: r.rule.long_window_ms,
+        long: self.window.span_counts(r.long_span),
+        short_window_ms: r.rule.short_window_ms,
+        short: self.window.span_counts(r.short_span),
+        gate: r.gate,
+      },
     }
+  }
+
+  /// Whether pair `r` fires at the current counts, given whether it fires now.
+  /// Not firing (or without hysteresis): enough events and failures, and both
+  /// burn rates above the threshold. Firing with hysteresis: until the
+  /// long-window burn rate is at or below the resolve rate.
+  fn fires(&self, r: &ArmedRule) -> bool {
+    let (long, short) = self.burn_rates(r);
+    if r.firing && r.gate.holds(&r.rule) {
+      return self.counts().total() >= self.config.min_events && long > r.gate.resolve_burn_rate;
+    }
+    self.has_data(r)
+      && self.window.span_counts(r.long_span).failures >= r.gate.min_failures
+      && long > r.rule.burn_rate
+      && short > r.rule.burn_rate
   }
 
   /// Re-evaluates status and alerts; emits the status change first, then the
@@ -362,10 +411,8 @@ impl Tracker {
     let status = self.budget().status;
     let mut changed: Vec<usize> = Vec::new();
     for i in 0..self.rules.len() {
-      let r = &self.rules[i];
-      let (long, short) = self.burn_rates(r);
-      let fire = self.has_data(r) && long > r.rule.burn_rate && short > r.rule.burn_rate;
-      if fire != r.firing {
+      let fire = self.fires(&self.rules[i]);
+      if fire != self.rules[i].firing {
         self.rules[i].firing = fire;
         changed.push(i);
       }

@@ -83,6 +83,16 @@ impl Tracker {
       meet(status_limits(window, c, &self.config, self.last_status));
       for r in &self.rules {
         let long = self.window.span_counts(r.long_span);
+        if r.firing && r.gate.holds(&r.rule) {
+          // Held on: only the long burn rate against the resolve rate decides.
+          meet(burn_limits(long, c, r.gate.resolve_burn_rate));
+          continue;
+        }
+        if long.failures < r.gate.min_failures {
+          // Cannot fire before the long window holds `min_failures` failures.
+          meet(Limits { successes: CAP, failures: r.gate.min_failures - 1 - long.failures });
+          continue;
+        }
         if long.total() < r.rule.min_events {
           events = events.min(r.rule.min_events - 1 - long.total());
           continue;
