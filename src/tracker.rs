@@ -249,7 +249,9 @@ impl ErrorBudgetTracker {
   /// given), with its windows rounded to whole buckets.
   #[napi(getter)]
   pub fn alert_policy(&self) -> Vec<AlertRuleInfo> {
-    self.handle.with_core(|core, _, _| core.alert_rules().map(AlertRuleInfo::from).collect())
+    self.handle.with_core(|core, _, _| {
+      core.alert_rules().zip(core.alert_gates()).map(|(r, g)| AlertRuleInfo::new(r, g)).collect()
+    })
   }
 
   /// Burn rate (unrounded) over the most recent `ms` (an integer from 1 to

@@ -118,16 +118,21 @@ fn pairs<'a>(config: &Config, table: impl Iterator<Item = (&'a str, Severity, f6
 pub struct AlertGate {
   /// Fewer failures than this in the long window never fire.
   pub min_failures: u64,
-  /// A firing pair resolves once its long-window burn rate is at or below this.
+  /// A firing pair resolves once its long-window burn rate is at or below this
+  /// (or its long window holds fewer than `min_failures` failures).
   /// Equal to the threshold: no hysteresis, the pair stops firing as soon as
   /// its firing condition stops holding (custom policies).
   pub resolve_burn_rate: f64,
+  /// The pair cannot fire before the tracker has seen solves for this long
+  /// (from its oldest event): a fresh tracker's first few solves are all its
+  /// windows hold, and would judge a 2-hour window on a minute.
+  pub warm_up_ms: i64,
 }
 
 impl AlertGate {
   /// No gate: a custom pair behaves exactly as the workbook's.
   pub fn plain(rule: &AlertRule) -> Self {
-    AlertGate { min_failures: 0, resolve_burn_rate: rule.burn_rate }
+    AlertGate { min_failures: 0, resolve_burn_rate: rule.burn_rate, warm_up_ms: 0 }
   }
 
   /// Whether a firing pair stays on until the long-window burn rate falls to
@@ -137,13 +142,17 @@ impl AlertGate {
   }
 }
 
-/// The default policy's gates: [`DEFAULT_MIN_FAILURES`] failures, and
-/// resolution at half the threshold, so a burn hovering at the threshold
-/// cannot fire, resolve and fire again.
+/// The default policy's gates: [`DEFAULT_MIN_FAILURES`] failures, resolution
+/// at half the threshold (so a burn hovering at the threshold cannot fire,
+/// resolve and fire again), and a warm-up of one short window.
 pub fn default_gates(policy: &[AlertRule]) -> Vec<AlertGate> {
   policy
     .iter()
-    .map(|r| AlertGate { min_failures: DEFAULT_MIN_FAILURES, resolve_burn_rate: r.burn_rate / 2.0 })
+    .map(|r| AlertGate {
+      min_failures: DEFAULT_MIN_FAILURES,
+      resolve_burn_rate: r.burn_rate / 2.0,
+      warm_up_ms: r.short_window_ms,
+    })
     .collect()
 }
 

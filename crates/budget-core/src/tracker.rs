@@ -86,6 +86,60 @@ pub struct FiringAlert {
   pub evidence: Evidence,
 }
 
+impl FiringAlert {
+  /// Why the pair fired (`fired`) or resolved, in numbers a person can check.
+  pub fn reason(&self, fired: bool) -> String {
+    let e = &self.evidence;
+    let span = |failures: u64, total: u64, ms: i64, burn: f64| {
+      let plural = |n: u64, word: &str| if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") };
+      format!(
+        "{} in {} over the last {} burn {burn}×",
+        plural(failures, "failure"),
+        plural(total, "solve"),
+        duration(ms)
+      )
+    };
+    let long = span(e.long.failures, e.long.total(), e.long_window_ms, self.burn_rate_long);
+    let held = e.gate.resolve_burn_rate < self.threshold;
+    if fired {
+      let short = span(e.short.failures, e.short.total(), e.short_window_ms, self.burn_rate_short);
+      let gate = if e.gate.min_failures > 0 {
+        format!(", with at least {} failures", e.gate.min_failures)
+      } else {
+        String::new()
+      };
+      format!("{}: {long} and {short}: both above {}×{gate}", self.name, self.threshold)
+    } else if held {
+      format!(
+        "{} resolved: {long}: at or below {}× or fewer than {} failures (it fired above {}×)",
+        self.name, e.gate.resolve_burn_rate, e.gate.min_failures, self.threshold
+      )
+    } else {
+      let short = span(e.short.failures, e.short.total(), e.short_window_ms, self.burn_rate_short);
+      format!("{} resolved: {long} and {short}: not both above {}×", self.name, self.threshold)
+    }
+  }
+}
+
+/// `ms` for people: whole hours, minutes or seconds when exact, else one decimal.
+fn duration(ms: i64) -> String {
+  let (unit, size) = if ms >= 3_600_000 {
+    ("h", 3_600_000.0)
+  } else if ms >= 60_000 {
+    ("min", 60_000.0)
+  } else if ms >= 1000 {
+    ("s", 1000.0)
+  } else {
+    ("ms", 1.0)
+  };
+  let x = ms as f64 / size;
+  if x.fract() == 0.0 {
+    format!("{x} {unit}")
+  } else {
+    format!("{x:.1} {unit}")
+  }
+}
+
 /// The alert side of a report at one moment.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AlertSnapshot {
@@ -149,6 +203,8 @@ pub struct Tracker {
   /// (Prometheus counters are built on these).
   recorded: Counts,
   rules: Vec<ArmedRule>,
+  /// The earliest stamp of a counted event: where the tracker's age starts.
+  first_event_ms: Option<i64>,
   /// Events that can be recorded at now without a status or alert change:
   /// `record()` skips the re-evaluation inside it (see `quiet.rs`).
   quiet: Quiet,
@@ -187,6 +243,7 @@ impl Tracker {
       last_status: Status::Healthy,
       dropped: 0,
       recorded: Counts::default(),
+      first_event_ms: None,
       rules,
       quiet: Quiet::default(),
     })
@@ -290,6 +347,12 @@ impl Tracker {
     self.recorded.successes += successes;
     self.recorded.failures += failures;
     let placement = self.window.add(at_ms, successes, failures);
+    let at = at_ms.min(now_ms.max(self.now_ms()));
+    if placement == Placement::Counted && successes + failures > 0 && self.first_event_ms.is_none_or(|t| at < t) {
+      // An older first event ages the tracker: the warm-up gates must be re-decided.
+      self.first_event_ms = Some(at);
+      self.quiet = Quiet::default();
+    }
     match placement {
       Placement::TooOld => self.dropped += successes + failures,
       Placement::Counted if self.quiet.take(successes, failures) => {}
@@ -387,16 +450,31 @@ impl Tracker {
   /// Whether pair `r` fires at the current counts, given whether it fires now.
   /// Not firing (or without hysteresis): enough events and failures, and both
   /// burn rates above the threshold. Firing with hysteresis: until the
-  /// long-window burn rate is at or below the resolve rate.
+  /// long-window burn rate is at or below the resolve rate, or the long window
+  /// holds fewer than `min_failures` failures (the incident's have aged out).
   fn fires(&self, r: &ArmedRule) -> bool {
     let (long, short) = self.burn_rates(r);
+    let long_failures = self.window.span_counts(r.long_span).failures;
     if r.firing && r.gate.holds(&r.rule) {
-      return self.counts().total() >= self.config.min_events && long > r.gate.resolve_burn_rate;
+      let s = self.window.span_counts(r.short_span);
+      // Over once the burn is down, or once the incident's failures have left
+      // the long window and solves succeed again (a lull with no solves at
+      // all is not a recovery).
+      let over =
+        long <= r.gate.resolve_burn_rate || (long_failures < r.gate.min_failures && s.failures == 0 && s.successes > 0);
+      return self.counts().total() >= self.config.min_events && !over;
     }
     self.has_data(r)
-      && self.window.span_counts(r.long_span).failures >= r.gate.min_failures
+      && long_failures >= r.gate.min_failures
+      && self.age_ms() >= r.gate.warm_up_ms
       && long > r.rule.burn_rate
       && short > r.rule.burn_rate
+  }
+
+  /// How long the tracker has seen solves: from its oldest counted event to now
+  /// (0 before the first).
+  fn age_ms(&self) -> i64 {
+    self.first_event_ms.map_or(0, |t| self.now_ms() - t)
   }
 
   /// Re-evaluates status and alerts; emits the status change first, then the

@@ -8,12 +8,15 @@
 //! start floor(t / r) · r is > now − S. burn = failures / (total × (1 − target)),
 //! 0 with no events, same float operations as the spec formula. A pair that is
 //! not firing fires when the window holds ≥ config.min_events events, its long
-//! window ≥ rule.min_events events and ≥ min_failures failures, and both burns
-//! are strictly above the threshold; a firing pair resolves when the window
-//! drops below config.min_events or its long burn is at or below the resolve
-//! rate. The decision depends on the firing state, so the model evaluates at
+//! window ≥ rule.min_events events and ≥ min_failures failures, the tracker's
+//! first event is at least warm_up_ms old, and both burns are strictly above
+//! the threshold; a firing pair resolves when the window drops below
+//! config.min_events, its long burn is at or below the resolve rate, or its
+//! long window holds fewer than min_failures failures while its short window
+//! holds successes and no failure. The decision depends on the firing state, so the model evaluates at
 //! every instant a non-empty bucket leaves a span (k·r + S), in time order,
-//! exactly as the tracker must.
+//! and at each record of at least one solve, exactly as the tracker must (the
+//! warm-up ends with time alone: it takes effect at the next such instant).
 
 use budget_core::alerts::{default_gates, default_policy, AlertGate};
 use budget_core::{AlertRule, Config, Event, Tracker};
@@ -64,12 +67,16 @@ impl Model {
       let long = self.counts(now, rule.long_window_ms);
       let short = self.counts(now, rule.short_window_ms);
       let enough = window.0 + window.1 >= self.min_events;
+      let first = self.events.iter().filter(|e| e.1 + e.2 > 0).map(|e| e.0).min();
+      let age = first.map_or(0, |t| now - t);
       let fire = if self.firing[i] {
-        enough && self.burn(long) > gate.resolve_burn_rate
+        let lull_over = long.1 < gate.min_failures && short.1 == 0 && short.0 > 0;
+        enough && !(self.burn(long) <= gate.resolve_burn_rate || lull_over)
       } else {
         enough
           && long.0 + long.1 >= rule.min_events
           && long.1 >= gate.min_failures
+          && age >= gate.warm_up_ms
           && self.burn(long) > rule.burn_rate
           && self.burn(short) > rule.burn_rate
       };
@@ -88,6 +95,7 @@ impl Model {
     let mut instants: Vec<i64> = self
       .events
       .iter()
+      .filter(|e| e.1 + e.2 > 0)
       .flat_map(|e| spans.iter().map(move |s| e.0.div_euclid(RES) * RES + s))
       .filter(|&t| t > prev && t <= now)
       .collect();
@@ -160,7 +168,10 @@ proptest! {
           tracker.record(now, now, s, f, &mut got);
           model.advance(prev, now, &mut want);
           model.events.push((now, s, f));
-          model.evaluate(now, &mut want);
+          // A record of nothing changes no count: the tracker does not re-decide.
+          if s + f > 0 {
+            model.evaluate(now, &mut want);
+          }
         }
         Op::Advance(dt) => {
           now += dt;
@@ -173,39 +184,70 @@ proptest! {
   }
 }
 
-/// The gates by hand, on one pair: five failures are needed, then the pair
-/// holds through a dip of its burn rate and resolves at half the threshold.
+/// The gates by hand, on one pair: a warm-up, five failures needed, then the
+/// pair holds through a dip of its burn rate and resolves at half the threshold.
 #[test]
 fn a_gated_pair_by_hand() {
   // 95 %, slow-burn at P = 100 s: long 83 buckets (8.3 s) @ 3, short 7 buckets
-  // (700 ms); resolves at 1.5. min_events 10 per pair.
+  // (700 ms, also its warm-up); resolves at 1.5. budget-leak: 25 s / 2.1 s @ 1.5,
+  // warm-up 2.1 s. fast-burn: 300 ms / 100 ms. min_events 10 per pair.
   let config = config(0.95, 0);
   let mut t = Tracker::new(config, 0).unwrap();
   let slow = t.alert_rules().find(|r| r.name == "slow-burn").unwrap().clone();
   assert_eq!((slow.long_window_ms, slow.short_window_ms, slow.burn_rate), (8_300, 700, 3.0));
   let mut events: Vec<Event> = Vec::new();
-  // 6 successes then 4 failures at 0 ms: 10 events, burn 4 / 0.5 = 8 > 3 in
-  // both windows, but only 4 failures: nothing fires.
-  t.record(0, 0, 6, 4, &mut events);
+  t.record(0, 0, 6, 0, &mut events);
+  // 4 failures at 2.1 s: 10 events, burn 4 / 0.5 = 8 > 3 over the long window
+  // and 20 over the short one (4 of 4), but only 4 failures: nothing fires.
+  t.record(2100, 2100, 0, 4, &mut events);
   assert!(alert_log(&events).is_empty());
-  // A 5th failure at 100 ms: 5 / (11 × 0.05) = 9.09 > 3 over both: slow fires
-  // (and the ticket, budget-leak @ 1.5; fast-burn's 100 ms short window holds
-  // 1 failure: 20 > 14.4, long 9.09 < 14.4, so not fast).
-  t.record(100, 100, 0, 1, &mut events);
-  assert_eq!(alert_log(&events), [(true, "slow-burn".to_string(), 100), (true, "budget-leak".to_string(), 100)]);
+  // A 5th failure at 2.2 s: 5 / (11 × 0.05) = 9.09 > 3 over 8.3 s, 20 over
+  // 700 ms: slow fires, and the ticket (> 1.5; its warm-up of 2.1 s is over).
+  // fast-burn's 300 ms window holds 5 events, under its 10.
+  t.record(2200, 2200, 0, 1, &mut events);
+  assert_eq!(alert_log(&events), [(true, "slow-burn".to_string(), 2200), (true, "budget-leak".to_string(), 2200)]);
+  let Event::Alert { alert, .. } = &events[events.len() - 2] else { panic!("{events:?}") };
+  assert_eq!(
+    alert.reason(true),
+    "slow-burn: 5 failures in 11 solves over the last 8.3 s burn 9.09× and 5 failures in 5 solves over the last 700 ms burn 20×: both above 3×, with at least 5 failures"
+  );
   events.clear();
-  // 50 successes at 200 ms: long 5 / (61 × 0.05) = 1.64 — below 3 (plain pairs
+  // 50 successes at 2.3 s: long 5 / (61 × 0.05) = 1.64 — below 3 (plain pairs
   // would resolve) but above 1.5: slow holds. Ticket resolves at 0.75: holds.
-  t.record(200, 200, 50, 0, &mut events);
+  t.record(2300, 2300, 50, 0, &mut events);
   assert!(alert_log(&events).is_empty());
   // 7 more successes: 5 / (68 × 0.05) = 1.47 ≤ 1.5: slow resolves; 1.47 > 0.75: ticket holds.
-  t.record(300, 300, 7, 0, &mut events);
-  assert_eq!(alert_log(&events), [(false, "slow-burn".to_string(), 300)]);
+  t.record(2400, 2400, 7, 0, &mut events);
+  assert_eq!(alert_log(&events), [(false, "slow-burn".to_string(), 2400)]);
+  let Event::Alert { alert, .. } = events.iter().find(|e| matches!(e, Event::Alert { .. })).unwrap() else {
+    unreachable!()
+  };
+  assert_eq!(
+    alert.reason(false),
+    "slow-burn resolved: 5 failures in 68 solves over the last 8.3 s burn 1.47×: at or below 1.5× or fewer than 5 failures (it fired above 3×)"
+  );
   // The evidence of a firing pair: the counts behind its burn rates.
   let snapshot = t.alert_snapshot();
   let ticket = &snapshot.firing[0];
   assert_eq!(ticket.name, "budget-leak");
   assert_eq!((ticket.evidence.long.successes, ticket.evidence.long.failures), (63, 5));
-  assert_eq!(ticket.evidence.gate.min_failures, 5);
+  assert_eq!((ticket.evidence.gate.min_failures, ticket.evidence.gate.warm_up_ms), (5, 2100));
   assert_eq!(ticket.evidence.gate.resolve_burn_rate, 0.75);
+}
+
+/// A fresh tracker cannot fire a pair before one short window has passed since
+/// its first solve, however bad the first solves.
+#[test]
+fn a_fresh_tracker_warms_up() {
+  let mut t = Tracker::new(config(0.95, 0), 0).unwrap();
+  let mut events: Vec<Event> = Vec::new();
+  // 10 failures at 0 and at 600 ms: slow-burn (700 ms warm-up) and the ticket wait.
+  t.record(0, 0, 0, 10, &mut events);
+  t.record(600, 600, 0, 1, &mut events);
+  assert!(alert_log(&events).is_empty());
+  // At 700 ms the next failure finds slow-burn warmed up: 12 of 12 failing over
+  // both of its windows (burn 20). The ticket waits for 2.1 s, fast-burn's
+  // 300 ms long window holds 2 events.
+  t.record(700, 700, 0, 1, &mut events);
+  assert_eq!(alert_log(&events), [(true, "slow-burn".to_string(), 700)]);
 }

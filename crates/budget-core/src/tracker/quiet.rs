@@ -84,8 +84,20 @@ impl Tracker {
       for r in &self.rules {
         let long = self.window.span_counts(r.long_span);
         if r.firing && r.gate.holds(&r.rule) {
-          // Held on: only the long burn rate against the resolve rate decides.
+          let short = self.window.span_counts(r.short_span);
+          if long.failures < r.gate.min_failures && short.failures == 0 {
+            // Held through a lull: the next success ends it.
+            meet(Limits { successes: 0, failures: CAP });
+          }
+          // Otherwise the long burn rate against the resolve rate decides:
+          // records cannot take failures out of either window.
           meet(burn_limits(long, c, r.gate.resolve_burn_rate));
+          continue;
+        }
+        if self.age_ms() < r.gate.warm_up_ms {
+          // Too young to fire, until time passes the warm-up, which no expiry
+          // marks: evaluate every record until then (the first short window).
+          meet(NONE);
           continue;
         }
         if long.failures < r.gate.min_failures {
