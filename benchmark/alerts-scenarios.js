@@ -138,14 +138,24 @@ async function run(scenario, seed, policy) {
     tracker.recordMany(successes, failures)
     if (from !== null && at >= from && at < to && !exhausted) exhausted = tracker.report().budgetRemaining <= 0
   }
-  // Listeners run later on the event loop: wait until every firing pair has arrived.
-  const firing = () => tracker.report().alerts.map((a) => a.name).sort().join()
-  for (let i = 0; i < 1000; i++) {
-    await new Promise((resolve) => setImmediate(resolve))
-    const open = new Set()
-    for (const e of events) e.kind === 'alert' ? open.add(e.name) : open.delete(e.name)
-    if ([...open].sort().join() === firing()) break
-  }
+  // Listeners run later on the event loop, in order: end with a transition
+  // that must come last — the window emptied, then one failure (healthy →
+  // exhausted) — and wait for it. Events after the stream's end are not measured.
+  const end = tracker.now
+  const sentinelAt = end + 2 * windowMs + 1000
+  const delivered = new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${scenario.name}: listeners not delivered in 60 s`)), 60_000)
+    tracker.on('exhausted', (report) => {
+      if (report.at === sentinelAt) {
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+  })
+  tracker.advanceTo(sentinelAt)
+  tracker.record(false)
+  await delivered
+  events.splice(0, events.length, ...events.filter((e) => e.at <= end))
   const policyInForce = tracker.alertPolicy
   tracker.close()
   return measure(scenario, { events, from, to, atStart, exhausted, policy: policyInForce })
@@ -168,6 +178,8 @@ function measure(scenario, { events, from, to, atStart, exhausted, policy }) {
   // Page events of the incident: fires from its start on, per pair.
   const perPair = {}
   for (const e of fired) perPair[e.name] = (perPair[e.name] ?? 0) + 1
+  const tickets = {}
+  for (const e of events) if (e.severity === 'ticket' && e.kind === 'alert' && e.at >= from) tickets[e.name] = (tickets[e.name] ?? 0) + 1
   // Reset: when the last page resolved after the incident's end (null: still firing).
   const open = new Set()
   let lastResolve = null
@@ -178,7 +190,8 @@ function measure(scenario, { events, from, to, atStart, exhausted, policy }) {
       if (e.at >= to) lastResolve = e.at
     }
   }
-  const longest = Math.max(0, ...policy.filter((p) => p.severity === 'page').map((p) => p.longWindowMs))
+  const pagePairs = policy.filter((p) => p.severity === 'page')
+  const longest = Math.max(0, ...pagePairs.map((p) => p.longWindowMs + p.shortWindowMs))
   return {
     falsePages: before,
     exhausted,
@@ -187,8 +200,10 @@ function measure(scenario, { events, from, to, atStart, exhausted, policy }) {
     budgetAtFirstPage: first ? first.budgetRemaining : null,
     pageEvents: fired.length,
     maxPerPair: Math.max(0, ...Object.values(perPair)),
+    maxTicketsPerPair: Math.max(0, ...Object.values(tickets)),
     resetMs: open.size > 0 ? null : lastResolve === null ? 0 : lastResolve - to,
-    longestPageWindowMs: longest,
+    /** The documented reset bound: a page pair's long plus short window. */
+    resetBoundMs: longest,
     firstReason: first ? first.reason : null,
     events,
   }
