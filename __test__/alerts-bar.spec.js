@@ -43,3 +43,41 @@ test('flash sale: the workbook policy flaps where the default pages once', async
   t.true(workbook.maxPerPair > 10, `workbook: ${workbook.maxPerPair} page events for one pair`)
   t.is(ours.maxPerPair, 1)
 })
+
+// `npm start`'s sample, turnstile (12 h window at 96.7 %, minEvents 100 as the
+// replay sets it): the flash sale of
+// 2026-03-03 14:03 exhausts the budget at 14:11:27. The default policy pages
+// before that, and no page pair fires twice.
+test('the shipped sample: turnstile pages before its budget is exhausted, once per pair', async (t) => {
+  const fs = require('node:fs')
+  const path = require('node:path')
+  const { ErrorBudgetTracker } = require('..')
+  const lines = fs.readFileSync(path.join(__dirname, '..', 'sample', 'solves.jsonl'), 'utf8').trim().split('\n')
+  const tracker = new ErrorBudgetTracker({ windowMs: 12 * 3_600_000, targetRate: 0.967, minEvents: 100, clock: 'manual' })
+  const log = []
+  tracker.on('alert', (e) => log.push(['alert', e.name, e.severity, e.at]))
+  tracker.on('exhausted', (r) => log.push(['exhausted', null, null, r.at]))
+  for (const line of lines) {
+    const { ts, type, ok } = JSON.parse(line)
+    if (type !== 'turnstile') continue
+    const at = Date.parse(ts)
+    if (at > tracker.now) tracker.advanceTo(at)
+    tracker.record(ok)
+  }
+  // Then a transition that must be delivered last: the window emptied, then 100
+  // failures (minEvents) at once.
+  const end = tracker.now
+  const sentinel = end + 24 * 3_600_000
+  const done = new Promise((resolve) => tracker.on('exhausted', (r) => r.at === sentinel && resolve()))
+  tracker.advanceTo(sentinel)
+  tracker.recordMany(0, 100)
+  await done
+  const before = log.filter(([, , , at]) => at <= end)
+  const sale = Date.parse('2026-03-03T14:00:00Z')
+  const firstExhausted = before.find(([kind, , , at]) => kind === 'exhausted' && at > sale)[3]
+  t.is(new Date(firstExhausted).toISOString(), '2026-03-03T14:11:27.943Z')
+  const pages = before.filter(([kind, , severity]) => kind === 'alert' && severity === 'page')
+  t.true(pages.length > 0 && pages[0][3] < firstExhausted, JSON.stringify(before))
+  t.is(new Set(pages.map(([, name]) => name)).size, pages.length, 'no page pair fires twice')
+  tracker.close()
+})

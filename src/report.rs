@@ -249,6 +249,9 @@ pub struct AlertRuleInfo {
   /// The pair cannot fire before the tracker has seen solves (from its oldest
   /// event) for this long, ms: its short window in the default policy, 0 in a custom one.
   pub warm_up_ms: f64,
+  /// The long window's failures must be at least this share of the window's
+  /// allowed failures (`budgetTotal`) to fire; 0: no such gate.
+  pub min_budget_share: f64,
 }
 
 impl AlertRuleInfo {
@@ -258,6 +261,7 @@ impl AlertRuleInfo {
       min_failures: gate.min_failures as f64,
       resolve_burn_rate: gate.resolve_burn_rate,
       warm_up_ms: gate.warm_up_ms as f64,
+      min_budget_share: gate.min_budget_share,
       name: r.name.clone(),
       severity: r.severity.into(),
       long_window_ms: r.long_window_ms as f64,

@@ -72,26 +72,36 @@ pub fn workbook_policy(config: &Config) -> Vec<AlertRule> {
   )
 }
 
-/// The default policy's pairs: name, severity, burn-rate threshold, long
-/// window as a fraction of P. Each consumes threshold ÷ divisor of the budget
-/// before it can fire (5 %, 25 %, 37.5 %); the windows are longer than the
-/// workbook's so that they hold evidence at low volume (see docs/alert-policy.md).
-const DEFAULT_PAIRS: [(&str, Severity, f64, i64); 3] = [
-  ("fast-burn", Severity::Page, 14.4, 288),
-  ("slow-burn", Severity::Page, 3.0, 12),
-  ("budget-leak", Severity::Ticket, 1.5, 4),
+/// One pair of the default policy: name, severity, burn-rate threshold, long
+/// window as a fraction of P (short windows are a twelfth of it), the share of
+/// a window's budget its long window must have spent, and its warm-up as a
+/// fraction of P (0: one short window).
+struct DefaultPair(&'static str, Severity, f64, i64, f64, i64);
+
+/// The default policy. `fast-burn`, `slow-burn` and `budget-leak` spend 5 %,
+/// 25 % and 37.5 % of the budget at their threshold before they can fire, over
+/// windows longer than the workbook's so that they hold evidence at low volume;
+/// `budget-spend` pages on a burst of volume that spends a fifth of the budget
+/// within P/72 at only twice the sustainable rate — a flash sale, which a burn
+/// rate alone sees too late (see docs/alert-policy.md).
+const DEFAULT_PAIRS: [DefaultPair; 4] = [
+  DefaultPair("fast-burn", Severity::Page, 14.4, 288, 0.0, 0),
+  DefaultPair("budget-spend", Severity::Page, 2.0, 72, 0.2, 4),
+  DefaultPair("slow-burn", Severity::Page, 3.0, 12, 0.0, 0),
+  DefaultPair("budget-leak", Severity::Ticket, 1.5, 4, 0.0, 0),
 ];
 
 /// Failures a default pair's long window must hold before it may fire: fewer
 /// cannot tell an incident from a burst of noise.
 pub const DEFAULT_MIN_FAILURES: u64 = 5;
 
-/// The default policy for `config`: long windows of P/288, P/12 and P/4,
-/// short windows of a twelfth of those, thresholds 14.4, 3 and 1.5, rounded to
-/// whole buckets; unreachable pairs left out. Its gates ([`default_gates`]) add
-/// a minimum of failures and hysteresis.
+/// The default policy for `config`: long windows of P/288, P/72, P/12 and
+/// P/4, short windows of a twelfth of those, thresholds 14.4, 2, 3 and 1.5,
+/// rounded to whole buckets; unreachable pairs left out. Its gates
+/// ([`default_gates`]) add a minimum of failures, a warm-up, hysteresis and,
+/// for `budget-spend`, a share of the budget.
 pub fn default_policy(config: &Config) -> Vec<AlertRule> {
-  pairs(config, DEFAULT_PAIRS.iter().copied())
+  pairs(config, DEFAULT_PAIRS.iter().map(|p| (p.0, p.1, p.2, p.3)))
 }
 
 fn pairs<'a>(config: &Config, table: impl Iterator<Item = (&'a str, Severity, f64, i64)>) -> Vec<AlertRule> {
@@ -127,12 +137,15 @@ pub struct AlertGate {
   /// (from its oldest event): a fresh tracker's first few solves are all its
   /// windows hold, and would judge a 2-hour window on a minute.
   pub warm_up_ms: i64,
+  /// The long window's failures must be at least this share of the budget of
+  /// the whole window (its allowed failures, `budgetTotal`) to fire; 0: no such gate.
+  pub min_budget_share: f64,
 }
 
 impl AlertGate {
   /// No gate: a custom pair behaves exactly as the workbook's.
   pub fn plain(rule: &AlertRule) -> Self {
-    AlertGate { min_failures: 0, resolve_burn_rate: rule.burn_rate, warm_up_ms: 0 }
+    AlertGate { min_failures: 0, resolve_burn_rate: rule.burn_rate, warm_up_ms: 0, min_budget_share: 0.0 }
   }
 
   /// Whether a firing pair stays on until the long-window burn rate falls to
@@ -144,14 +157,23 @@ impl AlertGate {
 
 /// The default policy's gates: [`DEFAULT_MIN_FAILURES`] failures, resolution
 /// at half the threshold (so a burn hovering at the threshold cannot fire,
-/// resolve and fire again), and a warm-up of one short window.
-pub fn default_gates(policy: &[AlertRule]) -> Vec<AlertGate> {
+/// resolve and fire again), a warm-up of one short window (P/4 for
+/// `budget-spend`, whose share of the budget means little while the window
+/// fills), and `budget-spend`'s share of the budget. `window_ms` is P.
+pub fn default_gates(policy: &[AlertRule], window_ms: i64) -> Vec<AlertGate> {
   policy
     .iter()
-    .map(|r| AlertGate {
-      min_failures: DEFAULT_MIN_FAILURES,
-      resolve_burn_rate: r.burn_rate / 2.0,
-      warm_up_ms: r.short_window_ms,
+    .map(|r| {
+      let pair = DEFAULT_PAIRS.iter().find(|p| p.0 == r.name);
+      AlertGate {
+        min_failures: DEFAULT_MIN_FAILURES,
+        resolve_burn_rate: r.burn_rate / 2.0,
+        warm_up_ms: match pair {
+          Some(p) if p.5 > 0 => window_ms / p.5,
+          _ => r.short_window_ms,
+        },
+        min_budget_share: pair.map_or(0.0, |p| p.4),
+      }
     })
     .collect()
 }
@@ -160,7 +182,7 @@ pub fn default_gates(policy: &[AlertRule]) -> Vec<AlertGate> {
 /// ones for the default policy, plain ones for a custom policy.
 pub fn gates_for(config: &Config, policy: &[AlertRule]) -> Vec<AlertGate> {
   match config.alerts {
-    None => default_gates(policy),
+    None => default_gates(policy, config.window_ms),
     Some(_) => policy.iter().map(AlertGate::plain).collect(),
   }
 }
@@ -315,37 +337,40 @@ mod tests {
   #[test]
   fn default_policy_for_one_day_and_seven_days() {
     // 24 h: 2 s buckets. P/288 = 5 min (150 buckets), its twelfth 25 s = 12.5
-    // buckets → 13 = 26 s; P/12 = 2 h & 10 min; P/4 = 6 h & 30 min.
+    // buckets → 13 = 26 s; P/72 = 20 min & 100 s; P/12 = 2 h & 10 min; P/4 = 6 h & 30 min.
     let day = config(86_400_000);
     assert_eq!(
       summary(&default_policy(&day)),
       vec![
         ("fast-burn", "page", 300_000, 26_000, 14.4),
+        ("budget-spend", "page", 1_200_000, 100_000, 2.0),
         ("slow-burn", "page", 7_200_000, 600_000, 3.0),
         ("budget-leak", "ticket", 21_600_000, 1_800_000, 1.5),
       ]
     );
     // 7 d: 14 s buckets. P/288 = 2100 s = 150 buckets; 175 s = 12.5 → 13 = 182 s;
-    // P/12 = 14 h & 70 min; P/4 = 42 h & 3.5 h.
+    // P/72 = 140 min & 700 s; P/12 = 14 h & 70 min; P/4 = 42 h & 3.5 h.
     assert_eq!(
       summary(&default_policy(&config(7 * 86_400_000))),
       vec![
         ("fast-burn", "page", 2_100_000, 182_000, 14.4),
+        ("budget-spend", "page", 8_400_000, 700_000, 2.0),
         ("slow-burn", "page", 50_400_000, 4_200_000, 3.0),
         ("budget-leak", "ticket", 151_200_000, 12_600_000, 1.5),
       ]
     );
     let gates = gates_for(&day, &default_policy(&day));
     assert_eq!(
-      gates.iter().map(|g| (g.min_failures, g.resolve_burn_rate)).collect::<Vec<_>>(),
-      [(5, 7.2), (5, 1.5), (5, 0.75)]
+      gates.iter().map(|g| (g.min_failures, g.resolve_burn_rate, g.warm_up_ms, g.min_budget_share)).collect::<Vec<_>>(),
+      // Warm-ups: each short window, but P/4 = 6 h for budget-spend.
+      [(5, 7.2, 26_000, 0.0), (5, 1.0, 21_600_000, 0.2), (5, 1.5, 600_000, 0.0), (5, 0.75, 1_800_000, 0.0)]
     );
     // A custom policy, even one equal to the default pairs, has plain gates.
     let custom = Config { alerts: Some(default_policy(&day)), ..day.clone() };
     let plain = gates_for(&custom, &default_policy(&day));
     assert_eq!(
       plain.iter().map(|g| (g.min_failures, g.resolve_burn_rate)).collect::<Vec<_>>(),
-      [(0, 14.4), (0, 3.0), (0, 1.5)]
+      [(0, 14.4), (0, 2.0), (0, 3.0), (0, 1.5)]
     );
     assert!(plain.iter().zip(default_policy(&day).iter()).all(|(g, r)| !g.holds(r)));
   }
@@ -354,12 +379,18 @@ mod tests {
   fn unreachable_default_pairs_are_left_out() {
     // 90 %: at most 10× burn, so the 14.4× page cannot fire and is dropped.
     let c = Config { target_rate: 0.9, ..config(86_400_000) };
-    assert_eq!(default_policy(&c).iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["slow-burn", "budget-leak"]);
+    assert_eq!(
+      default_policy(&c).iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+      ["budget-spend", "slow-burn", "budget-leak"]
+    );
     let c = Config { target_rate: 1.0, ..config(86_400_000) };
     assert!(default_policy(&c).is_empty());
     // 86 %: at most 7.14×; the fast page (14.4) goes, the slow one (3) stays.
     let c = Config { target_rate: 0.86, ..config(86_400_000) };
-    assert_eq!(default_policy(&c).iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["slow-burn", "budget-leak"]);
+    assert_eq!(
+      default_policy(&c).iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+      ["budget-spend", "slow-burn", "budget-leak"]
+    );
   }
 
   fn rule(long: i64, short: i64, burn: f64) -> AlertRule {

@@ -205,6 +205,9 @@ pub struct Tracker {
   rules: Vec<ArmedRule>,
   /// The earliest stamp of a counted event: where the tracker's age starts.
   first_event_ms: Option<i64>,
+  /// The next end of a pair's warm-up (`next_warm_up_end`): time alone changes
+  /// a decision there, so the quiet region is dropped when time reaches it.
+  warm_up_end_ms: i64,
   /// Events that can be recorded at now without a status or alert change:
   /// `record()` skips the re-evaluation inside it (see `quiet.rs`).
   quiet: Quiet,
@@ -244,6 +247,7 @@ impl Tracker {
       dropped: 0,
       recorded: Counts::default(),
       first_event_ms: None,
+      warm_up_end_ms: i64::MAX,
       rules,
       quiet: Quiet::default(),
     })
@@ -330,6 +334,11 @@ impl Tracker {
       // keeps the quiet region honest should that ever not hold.
       self.quiet = Quiet::default();
     }
+    if now_ms >= self.warm_up_end_ms {
+      // A warm-up ended: the next record decides again.
+      self.quiet = Quiet::default();
+      self.warm_up_end_ms = self.next_warm_up_end();
+    }
   }
 
   /// Records `successes` and `failures` stamped `at_ms`, after moving time to `now_ms`.
@@ -352,6 +361,7 @@ impl Tracker {
       // An older first event ages the tracker: the warm-up gates must be re-decided.
       self.first_event_ms = Some(at);
       self.quiet = Quiet::default();
+      self.warm_up_end_ms = self.next_warm_up_end();
     }
     match placement {
       Placement::TooOld => self.dropped += successes + failures,
@@ -467,8 +477,26 @@ impl Tracker {
     self.has_data(r)
       && long_failures >= r.gate.min_failures
       && self.age_ms() >= r.gate.warm_up_ms
+      && long_failures as f64 >= r.gate.min_budget_share * self.budget_total()
       && long > r.rule.burn_rate
       && short > r.rule.burn_rate
+  }
+
+  /// The window's allowed failures, as `Budget::of` computes them.
+  fn budget_total(&self) -> f64 {
+    self.counts().total() as f64 * (1.0 - self.config.target_rate)
+  }
+
+  /// The first instant after `now` at which a pair's warm-up ends (none: `i64::MAX`).
+  fn next_warm_up_end(&self) -> i64 {
+    let Some(first) = self.first_event_ms else { return i64::MAX };
+    self
+      .rules
+      .iter()
+      .map(|r| first.saturating_add(r.gate.warm_up_ms))
+      .filter(|&t| t > self.now_ms())
+      .min()
+      .unwrap_or(i64::MAX)
   }
 
   /// How long the tracker has seen solves: from its oldest counted event to now

@@ -9,7 +9,8 @@
 //! 0 with no events, same float operations as the spec formula. A pair that is
 //! not firing fires when the window holds ≥ config.min_events events, its long
 //! window ≥ rule.min_events events and ≥ min_failures failures, the tracker's
-//! first event is at least warm_up_ms old, and both burns are strictly above
+//! first event is at least warm_up_ms old, the long window's failures are at
+//! least min_budget_share of the window's allowed failures, and both burns are strictly above
 //! the threshold; a firing pair resolves when the window drops below
 //! config.min_events, its long burn is at or below the resolve rate, or its
 //! long window holds fewer than min_failures failures while its short window
@@ -77,6 +78,7 @@ impl Model {
           && long.0 + long.1 >= rule.min_events
           && long.1 >= gate.min_failures
           && age >= gate.warm_up_ms
+          && long.1 as f64 >= gate.min_budget_share * ((window.0 + window.1) as f64 * (1.0 - self.target))
           && self.burn(long) > rule.burn_rate
           && self.burn(short) > rule.burn_rate
       };
@@ -148,7 +150,7 @@ proptest! {
     let policy = default_policy(&config);
     let mut tracker = Tracker::new(config, 0).unwrap();
     prop_assert_eq!(tracker.alert_rules().cloned().collect::<Vec<_>>(), policy.clone());
-    let gates = default_gates(&policy);
+    let gates = default_gates(&policy, WINDOW);
     prop_assert_eq!(tracker.alert_gates().copied().collect::<Vec<_>>(), gates.clone());
     let mut model = Model {
       target,

@@ -242,7 +242,7 @@ fn config_from(c: ConfigJson) -> Result<Config> {
     config.validate().map_err(|e| invalid(format!("snapshot config is invalid: {}", e.message)))?;
     // Only the default policy has gates: it must be that policy, gates and all.
     let default = crate::alerts::default_policy(&config);
-    let expected: Vec<(Option<u64>, Option<f64>)> = crate::alerts::default_gates(&default)
+    let expected: Vec<(Option<u64>, Option<f64>)> = crate::alerts::default_gates(&default, config.window_ms)
       .iter()
       .map(|g| (Some(g.min_failures), Some(g.resolve_burn_rate)))
       .collect();
