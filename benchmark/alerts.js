@@ -15,11 +15,13 @@ function duration(ms) {
   return `${Math.round(ms / 1000)} s`
 }
 
-const range = (xs, f) => {
-  if (xs.some((x) => x === null)) return `${f(xs.filter((x) => x !== null).length ? Math.min(...xs.filter((x) => x !== null)) : null)}, ${xs.filter((x) => x === null).length} never`
-  const lo = Math.min(...xs)
-  const hi = Math.max(...xs)
-  return lo === hi ? f(lo) : `${f(lo)} – ${f(hi)}`
+/** min – max of `xs` formatted by `f`, and how many runs had none (`label`). */
+function range(xs, f, label = 'never') {
+  const seen = xs.filter((x) => x !== null)
+  const never = xs.length - seen.length
+  if (seen.length === 0) return label
+  const [lo, hi] = [f(Math.min(...seen)), f(Math.max(...seen))]
+  return (lo === hi ? lo : `${lo} – ${hi}`) + (never ? ` (${never} ${label})` : '')
 }
 
 async function main() {
@@ -36,9 +38,9 @@ async function main() {
           policy,
           range(runs.map((r) => r.firstPageMs), duration),
           range(left, (x) => (x === null ? '—' : `${Math.round(x)} %`)),
-          range(runs.map((r) => r.pageEvents), String),
+          `${range(runs.map((r) => r.pageEvents), String)} (${range(runs.map((r) => r.maxPerPair), String)})`,
           '',
-          range(runs.map((r) => r.resetMs), (ms) => (ms === null ? 'still firing' : duration(ms))),
+          runs.every((r) => r.firstPageMs === null) ? '—' : range(runs.map((r) => r.resetMs), duration, 'still firing'),
         ])
       } else {
         const weeks = runs.reduce((n, r) => n + r.weeks, 0)
@@ -47,7 +49,7 @@ async function main() {
       }
     }
   }
-  const head = ['scenario', 'policy', 'first page after', 'budget left at it (of the start\'s)', 'page events', 'false pages / week', 'reset after the end']
+  const head = ['scenario', 'policy', 'first page after', 'budget left at it (of the start\'s)', 'page events (most for one pair)', 'false pages / week', 'pages resolved after the end']
   if (markdown) {
     console.log(`| ${head.join(' | ')} |`)
     console.log(`|${head.map(() => '---').join('|')}|`)

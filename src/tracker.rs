@@ -65,7 +65,8 @@ impl ErrorBudgetTracker {
       manual.advance_to(plan.manual_start_ms);
     }
     let create = || -> CoreResult<Arc<TrackerState>> {
-      let core = persist::initial_core(&plan, clock.now_ms())?;
+      let mut core = persist::initial_core(&plan, clock.now_ms())?;
+      core.set_status_hysteresis(plan.hysteresis);
       Ok(Arc::new(TrackerState::new(core, clock)))
     };
     let state = match &plan.shared {
@@ -75,6 +76,7 @@ impl ErrorBudgetTracker {
           config: &plan.config,
           policy: &policy,
           real_clock: plan.clock == ClockKind::Monotonic,
+          hysteresis: plan.hysteresis,
           given: &plan.given,
         });
         or_throw(&env, shared::attach(name, expected, create))?

@@ -205,6 +205,8 @@ pub struct Tracker {
   rules: Vec<ArmedRule>,
   /// The earliest stamp of a counted event: where the tracker's age starts.
   first_event_ms: Option<i64>,
+  /// Opt-in status hysteresis (0: none, the reference's exact semantics).
+  status_hysteresis: f64,
   /// The next end of a pair's warm-up (`next_warm_up_end`): time alone changes
   /// a decision there, so the quiet region is dropped when time reaches it.
   warm_up_end_ms: i64,
@@ -248,9 +250,48 @@ impl Tracker {
       recorded: Counts::default(),
       first_event_ms: None,
       warm_up_end_ms: i64::MAX,
+      status_hysteresis: 0.0,
       rules,
       quiet: Quiet::default(),
     })
+  }
+
+  /// Sets the status hysteresis: a status gets worse as soon as the remaining
+  /// fraction crosses its threshold, but better only once the fraction is
+  /// `margin` past it (past `warningThreshold + margin` back to healthy,
+  /// `criticalThreshold + margin` to warning, `margin` out of exhausted). 0 (the
+  /// default) keeps the reference's exact semantics. `margin` must be in [0, 1).
+  pub fn set_status_hysteresis(&mut self, margin: f64) {
+    debug_assert!((0.0..1.0).contains(&margin));
+    self.status_hysteresis = margin;
+    self.quiet = Quiet::default();
+  }
+
+  /// The status hysteresis in force (0: none).
+  pub fn status_hysteresis(&self) -> f64 {
+    self.status_hysteresis
+  }
+
+  /// The status now: the window's, held back by the hysteresis on the way up.
+  fn status_now(&self, b: &Budget) -> Status {
+    let margin = self.status_hysteresis;
+    if margin <= 0.0 || b.counts.total() < self.config.min_events {
+      return b.status;
+    }
+    let mut status = b.status;
+    while status.index() < self.last_status.index() {
+      // The edge `status` starts at, from below: the fraction must clear it by `margin`.
+      let edge = match status {
+        Status::Healthy => self.config.warning_threshold,
+        Status::Warning => self.config.critical_threshold,
+        _ => 0.0,
+      };
+      if b.remaining_fraction >= edge + margin {
+        break;
+      }
+      status = Status::ALL[status.index() + 1];
+    }
+    status
   }
 
   /// The alert policy in force, windows rounded to whole buckets.
@@ -391,7 +432,8 @@ impl Tracker {
   pub fn report(&self) -> Report {
     let b = self.budget();
     Report {
-      status: b.status,
+      // With hysteresis the status is the one the last change set.
+      status: if self.status_hysteresis > 0.0 { self.last_status } else { b.status },
       current_rate: round_js(b.current_rate, 4),
       total: b.counts.total(),
       successes: b.counts.successes,
@@ -514,7 +556,7 @@ impl Tracker {
   }
 
   fn emit_changes(&mut self, events: &mut impl EventSink) {
-    let status = self.budget().status;
+    let status = self.status_now(&self.budget());
     let mut changed: Vec<usize> = Vec::new();
     for i in 0..self.rules.len() {
       let fire = self.fires(&self.rules[i]);

@@ -132,7 +132,9 @@ impl Tracker {
           })
           .collect(),
       },
-      last_status: self.last_status.as_str().into(),
+      // The window's own status: hysteresis is not part of the snapshot, and the
+      // restore checks the status against the buckets.
+      last_status: self.budget().status.as_str().into(),
       dropped: self.dropped,
       recorded: self.recorded.into(),
       totals: self.counts().into(),
