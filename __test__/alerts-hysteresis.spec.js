@@ -19,15 +19,15 @@ async function transitions(tracker, feed) {
 }
 
 // 90 %, 1 h window, everything at time 0. Remaining fraction = 1 − failures / (total × 0.1):
-//   95 ok + 5 failed    100 solves, 5 / 10    → 50 %    healthy (on the edge)
-//   + 1 failed          101, 6 / 10.1         → 40.6 %  warning
-//   + 20 ok             121, 6 / 12.1         → 50.4 %  healthy   | with 0.1: < 60 %, warning
-//   + 1 failed          122, 7 / 12.2         → 42.6 %  warning   |
-//   + 20 ok             142, 7 / 14.2         → 50.7 %  healthy   | warning
-//   + 1 failed          143, 8 / 14.3         → 44.1 %  warning   |
-//   + 60 ok             203, 8 / 20.3         → 60.6 %  healthy   | ≥ 60 %: healthy
+//   97 ok + 3 failed    100 solves, 3 / 10    → 70 %    healthy
+//   + 3 failed          103, 6 / 10.3         → 41.7 %  warning
+//   + 20 ok             123, 6 / 12.3         → 51.2 %  healthy   | with 0.1: < 60 %, warning
+//   + 1 failed          124, 7 / 12.4         → 43.5 %  warning   |
+//   + 20 ok             144, 7 / 14.4         → 51.4 %  healthy   | warning
+//   + 1 failed          145, 8 / 14.5         → 44.8 %  warning   |
+//   + 60 ok             205, 8 / 20.5         → 61 %    healthy   | ≥ 60 %: healthy
 function hover(tracker) {
-  for (const [ok, failed] of [[95, 5], [0, 1], [20, 0], [0, 1], [20, 0], [0, 1], [60, 0]]) tracker.recordMany(ok, failed)
+  for (const [ok, failed] of [[97, 3], [0, 3], [20, 0], [0, 1], [20, 0], [0, 1], [60, 0]]) tracker.recordMany(ok, failed)
 }
 
 test('a status hovering at a threshold: the plain status flips, hysteresis changes it twice', async (t) => {
@@ -39,11 +39,11 @@ test('a status hovering at a threshold: the plain status flips, hysteresis chang
 
 test('with hysteresis, report().status is the held status', (t) => {
   const tracker = new ErrorBudgetTracker({ targetRate: 0.9, clock: 'manual', hysteresis: 0.1 })
-  tracker.recordMany(95, 5)
-  tracker.recordMany(0, 1)
+  tracker.recordMany(97, 3)
+  tracker.recordMany(0, 3)
   tracker.recordMany(20, 0)
-  // 50.4 % left: healthy by the thresholds alone, still warning until 60 %.
-  t.like(tracker.report(), { status: 'warning', budgetRemainingPct: 50.4 })
+  // 51.2 % left: healthy by the thresholds alone, still warning until 60 %.
+  t.like(tracker.report(), { status: 'warning', budgetRemainingPct: 51.2 })
   t.is(tracker.lastStatus, 'warning')
 })
 

@@ -99,8 +99,8 @@ proptest! {
 
 #[test]
 fn a_status_hovering_at_a_threshold_changes_once_with_hysteresis() {
-  // 90 %: 100 events with 5 failures leave 50 % (the warning edge: healthy);
-  // a 6th failure: budget 10.1, 4.1 left = 40.6 %, warning; 30 successes:
+  // 90 %: 100 events with 5 failures leave a hair under 50 % (1 − 0.9 is
+  // 0.09999999999999998 in doubles): warning at once; a 6th failure: budget 10.1, 4.1 left = 40.6 %, warning; 30 successes:
   // budget 13.1, 7.1 left = 54.2 % — healthy without hysteresis, still warning
   // with a 0.1 margin (54.2 % < 60 %).
   let mut plain = Tracker::new(config(0), 0).unwrap();
