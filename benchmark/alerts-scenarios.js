@@ -24,8 +24,14 @@ const SCENARIOS = [
   // A provider outage at 0.4/min on a 7 d window at 95.9 %: every solve fails for 8 h.
   { name: 'outage, 0.4/min', kind: 'incident', windowMs: 7 * DAY, targetRate: 0.959, rate: 0.4, fail: 0.015,
     incident: { ms: 8 * HOUR, rate: 0.4, fail: 1 }, tail: 2 * DAY },
-  // The low end: 0.2/min on a 24 h window at 96 %: a budget of 11.5 failures.
-  { name: 'outage, 0.2/min', kind: 'incident', windowMs: DAY, targetRate: 0.96, rate: 0.2, fail: 0.01,
+  // The low end: 0.2/min on a 7 d window at 96 % (a budget of 80 failures), 12 h of failures.
+  { name: 'outage, 0.2/min', kind: 'incident', windowMs: 7 * DAY, targetRate: 0.96, rate: 0.2, fail: 0.01,
+    incident: { ms: 12 * HOUR, rate: 0.2, fail: 1 }, tail: 2 * DAY },
+  // The edge: 0.2/min on 24 h at 96 %, a budget of 11.5 failures, of which the
+  // baseline may already have spent half: 5 failures, the least evidence the
+  // policy accepts, can be more than three quarters of what is left. Not held
+  // to "in time" (docs/alert-policy.md, "Below ~10 failures of budget").
+  { name: 'outage, 0.2/min, 24 h (edge)', kind: 'incident', edge: true, windowMs: DAY, targetRate: 0.96, rate: 0.2, fail: 0.01,
     incident: { ms: 2 * HOUR, rate: 0.2, fail: 1 }, tail: DAY },
   // Issue 14's high-volume outage: 200/min, 6 h window at 99 %, 20 min of failures.
   { name: 'outage, 200/min', kind: 'incident', windowMs: 6 * HOUR, targetRate: 0.99, rate: 200, fail: 0.004,
@@ -86,10 +92,11 @@ function* stream(scenario, seed) {
   for (let at = 1000; at < end; at += 1000) {
     const inside = incident && at >= incident.from && at < incident.to
     const { rate, fail } = inside ? scenario.incident : scenario
-    const n = poisson(random, rate / 60)
-    let failures = 0
-    for (let i = 0; i < n; i++) if (random() < fail) failures++
-    if (n > 0) yield [at, n - failures, failures]
+    // Poisson arrivals each failing with probability `fail` are two independent
+    // Poisson streams (splitting): half the draws of failing each solve in turn.
+    const failures = poisson(random, (rate / 60) * fail)
+    const successes = poisson(random, (rate / 60) * (1 - fail))
+    if (successes + failures > 0) yield [at, successes, failures]
     if (at >= nextBurst) {
       yield [at, 0, 3]
       nextBurst += burstEvery * (0.5 + random())

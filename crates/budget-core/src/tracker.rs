@@ -510,10 +510,11 @@ impl Tracker {
     if r.firing && r.gate.holds(&r.rule) {
       let s = self.window.span_counts(r.short_span);
       // Over once the burn is down, or once the incident's failures have left
-      // the long window and solves succeed again (a lull with no solves at
-      // all is not a recovery).
-      let over =
-        long <= r.gate.resolve_burn_rate || (long_failures < r.gate.min_failures && s.failures == 0 && s.successes > 0);
+      // the long window and solves succeed again; a lull with no solves at
+      // all (an empty long window burns 0) is not a recovery.
+      let long_total = self.window.span_counts(r.long_span).total();
+      let over = (long_total > 0 && long <= r.gate.resolve_burn_rate)
+        || (long_failures < r.gate.min_failures && s.failures == 0 && s.successes > 0);
       return self.counts().total() >= self.config.min_events && !over;
     }
     self.has_data(r)

@@ -12,7 +12,8 @@
 //! first event is at least warm_up_ms old, the long window's failures are at
 //! least min_budget_share of the window's allowed failures, and both burns are strictly above
 //! the threshold; a firing pair resolves when the window drops below
-//! config.min_events, its long burn is at or below the resolve rate, or its
+//! config.min_events, its long window holds solves and burns at or below the
+//! resolve rate (an empty one holds the pair), or its
 //! long window holds fewer than min_failures failures while its short window
 //! holds successes and no failure. The decision depends on the firing state, so the model evaluates at
 //! every instant a non-empty bucket leaves a span (k·r + S), in time order,
@@ -72,7 +73,7 @@ impl Model {
       let age = first.map_or(0, |t| now - t);
       let fire = if self.firing[i] {
         let lull_over = long.1 < gate.min_failures && short.1 == 0 && short.0 > 0;
-        enough && !(self.burn(long) <= gate.resolve_burn_rate || lull_over)
+        enough && !((long.0 + long.1 > 0 && self.burn(long) <= gate.resolve_burn_rate) || lull_over)
       } else {
         enough
           && long.0 + long.1 >= rule.min_events

@@ -85,8 +85,8 @@ impl Tracker {
         let long = self.window.span_counts(r.long_span);
         if r.firing && r.gate.holds(&r.rule) {
           let short = self.window.span_counts(r.short_span);
-          if long.failures < r.gate.min_failures && short.failures == 0 {
-            // Held through a lull: the next success ends it.
+          if long.total() == 0 || (long.failures < r.gate.min_failures && short.failures == 0) {
+            // Held through a lull: the next success may end it.
             meet(Limits { successes: 0, failures: CAP });
           }
           // Otherwise the long burn rate against the resolve rate decides:
