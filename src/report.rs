@@ -247,7 +247,7 @@ pub struct AlertRuleInfo {
   /// below `burnRate`.
   pub resolve_burn_rate: f64,
   /// The pair cannot fire before the tracker has seen solves (from its oldest
-  /// event) for this long, ms: its short window in the default policy, 0 in a custom one.
+  /// event) for this long, ms: its long window in the default policy (P/4 for `budget-spend`), 0 in a custom one.
   pub warm_up_ms: f64,
   /// The long window's failures must be at least this share of the window's
   /// allowed failures (`budgetTotal`) to fire; 0: no such gate.

@@ -75,7 +75,7 @@ pub fn workbook_policy(config: &Config) -> Vec<AlertRule> {
 /// One pair of the default policy: name, severity, burn-rate threshold, long
 /// window as a fraction of P (short windows are a twelfth of it), the share of
 /// a window's budget its long window must have spent, and its warm-up as a
-/// fraction of P (0: one short window).
+/// fraction of P (0: its long window).
 struct DefaultPair(&'static str, Severity, f64, i64, f64, i64);
 
 /// The default policy. `fast-burn`, `slow-burn` and `budget-leak` spend 5 %,
@@ -157,7 +157,7 @@ impl AlertGate {
 
 /// The default policy's gates: [`DEFAULT_MIN_FAILURES`] failures, resolution
 /// at half the threshold (so a burn hovering at the threshold cannot fire,
-/// resolve and fire again), a warm-up of one short window (P/4 for
+/// resolve and fire again), a warm-up of its long window (P/4 for
 /// `budget-spend`, whose share of the budget means little while the window
 /// fills), and `budget-spend`'s share of the budget. `window_ms` is P.
 pub fn default_gates(policy: &[AlertRule], window_ms: i64) -> Vec<AlertGate> {
@@ -170,7 +170,7 @@ pub fn default_gates(policy: &[AlertRule], window_ms: i64) -> Vec<AlertGate> {
         resolve_burn_rate: r.burn_rate / 2.0,
         warm_up_ms: match pair {
           Some(p) if p.5 > 0 => window_ms / p.5,
-          _ => r.short_window_ms,
+          _ => r.long_window_ms,
         },
         min_budget_share: pair.map_or(0.0, |p| p.4),
       }
@@ -362,8 +362,8 @@ mod tests {
     let gates = gates_for(&day, &default_policy(&day));
     assert_eq!(
       gates.iter().map(|g| (g.min_failures, g.resolve_burn_rate, g.warm_up_ms, g.min_budget_share)).collect::<Vec<_>>(),
-      // Warm-ups: each short window, but P/4 = 6 h for budget-spend.
-      [(5, 7.2, 26_000, 0.0), (5, 1.0, 21_600_000, 0.2), (5, 1.5, 600_000, 0.0), (5, 0.75, 1_800_000, 0.0)]
+      // Warm-ups: each long window, but P/4 = 6 h for budget-spend.
+      [(5, 7.2, 300_000, 0.0), (5, 1.0, 21_600_000, 0.2), (5, 1.5, 7_200_000, 0.0), (5, 0.75, 21_600_000, 0.0)]
     );
     // A custom policy, even one equal to the default pairs, has plain gates.
     let custom = Config { alerts: Some(default_policy(&day)), ..day.clone() };

@@ -191,37 +191,50 @@ proptest! {
 /// pair holds through a dip of its burn rate and resolves at half the threshold.
 #[test]
 fn a_gated_pair_by_hand() {
-  // 95 %, slow-burn at P = 100 s: long 83 buckets (8.3 s) @ 3, short 7 buckets
-  // (700 ms, also its warm-up); resolves at 1.5. budget-leak: 25 s / 2.1 s @ 1.5,
-  // warm-up 2.1 s. fast-burn: 300 ms / 100 ms. min_events 10 per pair.
+  // 95 %, slow-burn at P = 100 s: long 83 buckets (8.3 s, also its warm-up) @ 3,
+  // short 7 buckets (700 ms); resolves at 1.5. budget-leak: 25 s / 2.1 s @ 1.5,
+  // warm-up 25 s. fast-burn: 300 ms / 100 ms. min_events 10 per pair.
   let config = config(0.95, 0);
   let mut t = Tracker::new(config, 0).unwrap();
   let slow = t.alert_rules().find(|r| r.name == "slow-burn").unwrap().clone();
   assert_eq!((slow.long_window_ms, slow.short_window_ms, slow.burn_rate), (8_300, 700, 3.0));
   let mut events: Vec<Event> = Vec::new();
-  t.record(0, 0, 6, 0, &mut events);
-  // 4 failures at 2.1 s: 10 events, burn 4 / 0.5 = 8 > 3 over the long window
+  // The first solve at 0 starts the tracker's age; it has left every pair's
+  // window (bucket 0 is not > 25.1 s − 25 s) by the time the rest is judged.
+  t.record(0, 0, 1, 0, &mut events);
+  t.record(25_000, 25_000, 6, 0, &mut events);
+  // 4 failures at 25.0 s: 10 events, burn 4 / 0.5 = 8 > 3 over the long window
   // and 20 over the short one (4 of 4), but only 4 failures: nothing fires.
-  t.record(2100, 2100, 0, 4, &mut events);
+  t.record(25_000, 25_000, 0, 4, &mut events);
   assert!(alert_log(&events).is_empty());
-  // A 5th failure at 2.2 s: 5 / (11 × 0.05) = 9.09 > 3 over 8.3 s, 20 over
-  // 700 ms: slow fires, and the ticket (> 1.5; its warm-up of 2.1 s is over).
-  // fast-burn's 300 ms window holds 5 events, under its 10.
-  t.record(2200, 2200, 0, 1, &mut events);
-  assert_eq!(alert_log(&events), [(true, "slow-burn".to_string(), 2200), (true, "budget-leak".to_string(), 2200)]);
+  // A 5th failure at 25.1 s: 5 / (11 × 0.05) = 9.09 > 3 over 8.3 s and over 700 ms:
+  // slow fires, and the ticket (> 1.5; its 25 s warm-up is over). fast-burn's
+  // 300 ms window holds 11 events, 5 failing: 9.09 < 14.4.
+  t.record(25_100, 25_100, 0, 1, &mut events);
+  // budget-spend too (1.4 s / 100 ms @ 2, warm-up 25 s): 9.09 and 20 (1 of 1) > 2,
+  // and 5 failures ≥ a fifth of the window's budget (12 solves × 0.05 = 0.6).
+  assert_eq!(
+    alert_log(&events),
+    [
+      (true, "budget-spend".to_string(), 25_100),
+      (true, "slow-burn".to_string(), 25_100),
+      (true, "budget-leak".to_string(), 25_100)
+    ]
+  );
   let Event::Alert { alert, .. } = &events[events.len() - 2] else { panic!("{events:?}") };
   assert_eq!(
     alert.reason(true),
-    "slow-burn: 5 failures in 11 solves over the last 8.3 s burn 9.09× and 5 failures in 5 solves over the last 700 ms burn 20×: both above 3×, with at least 5 failures"
+    "slow-burn: 5 failures in 11 solves over the last 8.3 s burn 9.09× and 5 failures in 11 solves over the last 700 ms burn 9.09×: both above 3×, with at least 5 failures"
   );
   events.clear();
-  // 50 successes at 2.3 s: long 5 / (61 × 0.05) = 1.64 — below 3 (plain pairs
+  // 50 successes at 25.2 s: long 5 / (61 × 0.05) = 1.64 — below 3 (plain pairs
   // would resolve) but above 1.5: slow holds. Ticket resolves at 0.75: holds.
-  t.record(2300, 2300, 50, 0, &mut events);
+  t.record(25_200, 25_200, 50, 0, &mut events);
   assert!(alert_log(&events).is_empty());
   // 7 more successes: 5 / (68 × 0.05) = 1.47 ≤ 1.5: slow resolves; 1.47 > 0.75: ticket holds.
-  t.record(2400, 2400, 7, 0, &mut events);
-  assert_eq!(alert_log(&events), [(false, "slow-burn".to_string(), 2400)]);
+  // (budget-spend, 1.4 s: the same 68 solves, 1.47 > 1: holds.)
+  t.record(25_300, 25_300, 7, 0, &mut events);
+  assert_eq!(alert_log(&events), [(false, "slow-burn".to_string(), 25_300)]);
   let Event::Alert { alert, .. } = events.iter().find(|e| matches!(e, Event::Alert { .. })).unwrap() else {
     unreachable!()
   };
@@ -231,26 +244,26 @@ fn a_gated_pair_by_hand() {
   );
   // The evidence of a firing pair: the counts behind its burn rates.
   let snapshot = t.alert_snapshot();
-  let ticket = &snapshot.firing[0];
+  let ticket = &snapshot.firing[1];
   assert_eq!(ticket.name, "budget-leak");
   assert_eq!((ticket.evidence.long.successes, ticket.evidence.long.failures), (63, 5));
-  assert_eq!((ticket.evidence.gate.min_failures, ticket.evidence.gate.warm_up_ms), (5, 2100));
+  assert_eq!((ticket.evidence.gate.min_failures, ticket.evidence.gate.warm_up_ms), (5, 25_000));
   assert_eq!(ticket.evidence.gate.resolve_burn_rate, 0.75);
 }
 
-/// A fresh tracker cannot fire a pair before one short window has passed since
-/// its first solve, however bad the first solves.
+/// A fresh tracker cannot fire a pair before it has seen solves for the pair's
+/// long window, however bad the first solves.
 #[test]
 fn a_fresh_tracker_warms_up() {
   let mut t = Tracker::new(config(0.95, 0), 0).unwrap();
   let mut events: Vec<Event> = Vec::new();
-  // 10 failures at 0 and at 600 ms: slow-burn (700 ms warm-up) and the ticket wait.
-  t.record(0, 0, 0, 10, &mut events);
-  t.record(600, 600, 0, 1, &mut events);
-  assert!(alert_log(&events).is_empty());
-  // At 700 ms the next failure finds slow-burn warmed up: 12 of 12 failing over
-  // both of its windows (burn 20). The ticket waits for 2.1 s, fast-burn's
-  // 300 ms long window holds 2 events.
-  t.record(700, 700, 0, 1, &mut events);
-  assert_eq!(alert_log(&events), [(true, "slow-burn".to_string(), 700)]);
+  t.record(0, 0, 0, 1, &mut events);
+  // 10 failures at 8 s: fast-burn (300 ms warm-up) fires — 10 of 10 in its
+  // 300 ms window, burn 20 over both windows; slow-burn (8.3 s) and the ticket (25 s) wait.
+  t.record(8_000, 8_000, 0, 10, &mut events);
+  assert_eq!(alert_log(&events), [(true, "fast-burn".to_string(), 8_000)]);
+  // At 8.3 s the next failure finds slow-burn warmed up: its 8.3 s window
+  // (buckets after 0) holds 11 failures of 11, burn 20 over both windows.
+  t.record(8_300, 8_300, 0, 1, &mut events);
+  assert_eq!(alert_log(&events)[1..], [(true, "slow-burn".to_string(), 8_300)]);
 }
