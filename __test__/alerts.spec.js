@@ -10,7 +10,9 @@ async function delivered(events, count, pick = () => true) {
   await settle(20)
 }
 
-// All scenarios: a 24 h window at 95 % with the default policy, 2 s buckets,
+// The multiwindow semantics of a custom policy (no evidence gate, no
+// hysteresis). All scenarios: a 24 h window at 95 % with the plain SRE Workbook
+// pairs (the default policy before 0.2, see docs/alert-policy.md), 2 s buckets,
 // one solve every 2 s stamped at a bucket start, on the manual clock.
 //   fast-burn   page    2 min / 10 s   > 14.4
 //   slow-burn   page   12 min /  1 min > 6
@@ -20,8 +22,14 @@ async function delivered(events, count, pick = () => true) {
 const DAY = 86_400_000
 const STEP = 2000
 
+const WORKBOOK_24H = [
+  { name: 'fast-burn', severity: 'page', longWindowMs: 120_000, shortWindowMs: 10_000, burnRate: 14.4, minEvents: 10 },
+  { name: 'slow-burn', severity: 'page', longWindowMs: 720_000, shortWindowMs: 60_000, burnRate: 6, minEvents: 10 },
+  { name: 'budget-leak', severity: 'ticket', longWindowMs: 8_640_000, shortWindowMs: 720_000, burnRate: 1, minEvents: 10 },
+]
+
 function alertTracker(config = {}) {
-  const tracker = new ErrorBudgetTracker({ windowMs: DAY, clock: 'manual', ...config })
+  const tracker = new ErrorBudgetTracker({ windowMs: DAY, clock: 'manual', alerts: WORKBOOK_24H, ...config })
   const events = []
   tracker.on('alert', (e) => events.push(['alert', e.name, e.at, e.burnRateLong, e.burnRateShort]))
   tracker.on('resolve', (e) => events.push(['resolve', e.name, e.at, e.burnRateLong, e.burnRateShort]))
@@ -29,20 +37,30 @@ function alertTracker(config = {}) {
 }
 
 test('the default policy for 1 h and 24 h windows', (t) => {
-  const brief = (tracker) => tracker.alertPolicy.map((r) => [r.name, r.severity, r.longWindowMs, r.shortWindowMs, r.burnRate])
+  const brief = (tracker) =>
+    tracker.alertPolicy.map((r) => [r.name, r.severity, r.longWindowMs, r.shortWindowMs, r.burnRate, r.minEvents, r.minFailures, r.resolveBurnRate, r.warmUpMs, r.minBudgetShare])
+  // 24 h, 2 s buckets: P/288 = 5 min, its twelfth 25 s = 12.5 buckets → 13 = 26 s;
+  // P/72 = 20 min & 100 s; P/12 = 2 h & 10 min; P/4 = 6 h & 30 min. 5 failures to
+  // fire, resolved at half the threshold, a warm-up of the long window (P/4 for
+  // budget-spend, which also needs a fifth of the window's budget spent).
   t.deepEqual(brief(new ErrorBudgetTracker({ windowMs: DAY })), [
-    ['fast-burn', 'page', 120_000, 10_000, 14.4],
-    ['slow-burn', 'page', 720_000, 60_000, 6],
-    ['budget-leak', 'ticket', 8_640_000, 720_000, 1],
+    ['fast-burn', 'page', 300_000, 26_000, 14.4, 10, 5, 7.2, 300_000, 0],
+    ['budget-spend', 'page', 1_200_000, 100_000, 2, 10, 5, 1, 21_600_000, 0.2],
+    ['slow-burn', 'page', 7_200_000, 600_000, 3, 10, 5, 1.5, 7_200_000, 0],
+    ['budget-leak', 'ticket', 21_600_000, 1_800_000, 1.5, 10, 5, 0.75, 21_600_000, 0],
   ])
-  // 1 h: 83 ms buckets; P/720 = 5 s → 60 buckets = 4980 ms, P/8640 = 416.7 ms → 5 = 415 ms, …
+  // 1 h: 83 ms buckets. 12 500 ms = 150.6 → 151 buckets = 12 533 ms; 1041.7 ms = 12.55 → 13 = 1079 ms;
+  // 50 000 = 602.4 → 602 = 49 966; 4166.7 = 50.2 → 50 = 4150; P/4 = 900 000 ms warm-up;
+  // 300 000 = 3614.5 → 3614 = 299 962; 25 000 = 301.2 → 301 = 24 983;
+  // 900 000 = 10 843.4 → 10 843 = 899 969; 75 000 = 903.6 → 904 = 75 032.
   t.deepEqual(brief(new ErrorBudgetTracker()), [
-    ['fast-burn', 'page', 4980, 415, 14.4],
-    ['slow-burn', 'page', 29_963, 2490, 6],
-    ['budget-leak', 'ticket', 359_971, 29_963, 1],
+    ['fast-burn', 'page', 12_533, 1079, 14.4, 10, 5, 7.2, 12_533, 0],
+    ['budget-spend', 'page', 49_966, 4150, 2, 10, 5, 1, 900_000, 0.2],
+    ['slow-burn', 'page', 299_962, 24_983, 3, 10, 5, 1.5, 299_962, 0],
+    ['budget-leak', 'ticket', 899_969, 75_032, 1.5, 10, 5, 0.75, 899_969, 0],
   ])
   // At 90 % the largest burn is 10: the 14.4 page could never fire and is left out.
-  t.deepEqual(new ErrorBudgetTracker({ targetRate: 0.9 }).alertPolicy.map((r) => r.name), ['slow-burn', 'budget-leak'])
+  t.deepEqual(new ErrorBudgetTracker({ targetRate: 0.9 }).alertPolicy.map((r) => r.name), ['budget-spend', 'slow-burn', 'budget-leak'])
 })
 
 // Total outage. 3 h of successes (5400 events, the long windows full), then
@@ -166,8 +184,9 @@ test('a custom policy: windows rounded to whole buckets, events carry the report
     resolutionMs: 1000,
     alerts: [{ name: 'burst', severity: 'page', longWindowMs: 10_400, shortWindowMs: 2_600, burnRate: 10, minEvents: 0 }],
   })
+  // A custom pair has no gate: no minimum of failures, resolved at its threshold.
   t.deepEqual(tracker.alertPolicy, [
-    { name: 'burst', severity: 'page', longWindowMs: 10_000, shortWindowMs: 3000, burnRate: 10, minEvents: 0 },
+    { name: 'burst', severity: 'page', longWindowMs: 10_000, shortWindowMs: 3000, burnRate: 10, minEvents: 0, minFailures: 0, resolveBurnRate: 10, warmUpMs: 0, minBudgetShare: 0 },
   ])
   const alerts = []
   tracker.on('alert', (e) => alerts.push(e))
@@ -178,6 +197,10 @@ test('a custom policy: windows rounded to whole buckets, events carry the report
   t.like(alerts[0], { name: 'burst', severity: 'page', threshold: 10, at: 0, burnRateLong: 20, burnRateShort: 20 })
   t.like(alerts[0].report, { status: 'exhausted', failures: 1, total: 1, at: 0 })
   t.deepEqual(alerts[0].report.alerts.map((a) => a.name), ['burst'])
+  t.deepEqual(alerts[0].evidence, {
+    longWindowMs: 10_000, longFailures: 1, longTotal: 1, shortWindowMs: 3000, shortFailures: 1, shortTotal: 1, minFailures: 0, resolveBurnRate: 10,
+  })
+  t.is(alerts[0].reason, 'burst: 1 failure in 1 solve over the last 10 s burn 20× and 1 failure in 1 solve over the last 3 s burn 20×: both above 10×')
 })
 
 const badPolicies = [

@@ -5,15 +5,22 @@ const { promtool, withBinary, run } = require('./fixtures/prometheus-tools')
 
 const DAY = 86_400_000
 
-// 24 h at 95 %, default policy (2 s buckets): fast-burn 2 min / 10 s > 14.4,
+// 24 h at 95 %, the SRE Workbook pairs as a custom policy (2 s buckets; the
+// default policy's are in docs/alert-policy.md): fast-burn 2 min / 10 s > 14.4,
 // slow-burn 12 min / 1 min > 6, budget-leak 144 min / 12 min > 1.
 // 100 solves, one every 2 s (i × 2 s, i = 0…99), every 10th failing (i = 0, 10, …, 90).
 // At 198 s: budget 100 × 0.05 = 5 < 10 failures → nothing left, exhausted;
 // burn 10 / 5 = 2 over the window, 12 min and 144 min; 2 min holds i = 40…99
 // (6 failures in 60: 6 / 3 = 2); 1 min i = 70…99 (3 in 30: 2); 10 s i = 95…99 (none: 0).
 // Only budget-leak fires (2 > 1 on both windows); the pages need 14.4 and 6.
+const WORKBOOK_24H = [
+  { name: 'fast-burn', severity: 'page', longWindowMs: 120_000, shortWindowMs: 10_000, burnRate: 14.4, minEvents: 10 },
+  { name: 'slow-burn', severity: 'page', longWindowMs: 720_000, shortWindowMs: 60_000, burnRate: 6, minEvents: 10 },
+  { name: 'budget-leak', severity: 'ticket', longWindowMs: 8_640_000, shortWindowMs: 720_000, burnRate: 1, minEvents: 10 },
+]
+
 function sampleTracker() {
-  const tracker = new ErrorBudgetTracker({ windowMs: DAY, clock: 'manual' })
+  const tracker = new ErrorBudgetTracker({ windowMs: DAY, clock: 'manual', alerts: WORKBOOK_24H })
   for (let i = 0; i < 100; i++) tracker.record(i % 10 !== 0, i * 2000)
   return tracker
 }

@@ -25,11 +25,16 @@ pub struct TrackerConfig {
   pub min_events: Option<f64>,
   /// Bucket width of the window in ms: a positive integer ≤ `windowMs`, at most
   /// 1 000 000 buckets per window. Default `max(1, floor(windowMs / 43200))`,
-  /// so the shortest default alert window spans 5 buckets.
+  /// so the shortest default alert window (`windowMs / 3456`) spans 13 buckets.
   pub resolution_ms: Option<f64>,
   /// The multiwindow burn-rate alert policy; omitted, the default one derived
-  /// from `windowMs` (see the README); `[]` for none.
+  /// from `windowMs` (see docs/alert-policy.md); `[]` for none.
   pub alerts: Option<Vec<AlertRuleConfig>>,
+  /// Status hysteresis, in [0, 1): a status gets worse as soon as the remaining
+  /// fraction crosses its threshold, better only once it is this far past it
+  /// (e.g. 0.05: back to `healthy` at `warningThreshold + 0.05`). Default 0, the
+  /// reference's exact semantics. Not kept in snapshots.
+  pub hysteresis: Option<f64>,
   /// `'monotonic'` (default): real time from a monotonic clock, reported in epoch
   /// ms. `'manual'`: time moves only through `record(…, atMs)` and `advanceTo()`.
   #[napi(ts_type = "'monotonic' | 'manual'")]
@@ -70,6 +75,8 @@ pub struct Persist {
 /// Everything the constructor needs, checked.
 pub struct Plan {
   pub config: Config,
+  /// `config.hysteresis`, checked (0 when not given).
+  pub hysteresis: f64,
   pub clock: ClockKind,
   /// A snapshot to restore from (`config.snapshot`).
   pub snapshot: Option<Snapshot>,
@@ -110,10 +117,10 @@ pub enum ClockKind {
   Manual,
 }
 
-const NUMBER_KEYS: [&str; 6] =
-  ["targetRate", "windowMs", "warningThreshold", "criticalThreshold", "minEvents", "resolutionMs"];
+const NUMBER_KEYS: [&str; 7] =
+  ["targetRate", "windowMs", "warningThreshold", "criticalThreshold", "minEvents", "resolutionMs", "hysteresis"];
 const KNOWN_KEYS: &str = "targetRate, windowMs, warningThreshold, criticalThreshold, minEvents, resolutionMs, \
-  clock, alerts, snapshot, now, persist, shared, fleet";
+  hysteresis, clock, alerts, snapshot, now, persist, shared, fleet";
 const RESTORE_KEYS: [&str; 3] = ["clock", "now", "persist"];
 const RULE_KEYS: &str = "name, severity, longWindowMs, shortWindowMs, burnRate, minEvents";
 const PERSIST_KEYS: &str = "path, intervalMs";
@@ -445,7 +452,11 @@ fn build(input: TrackerConfig) -> std::result::Result<Plan, BudgetError> {
     })
     .transpose()?;
   let config = snapshot.as_ref().map_or(config, |s| s.config.clone());
-  Ok(Plan { config, clock, snapshot, manual_start_ms, persist, shared: input.shared, given: Vec::new() })
+  let hysteresis = finite("hysteresis", input.hysteresis, 0.0)?;
+  if !(0.0..1.0).contains(&hysteresis) {
+    return Err(BudgetError::out_of_range(format!("hysteresis must be in [0, 1), got {}", js_number(hysteresis))));
+  }
+  Ok(Plan { config, hysteresis, clock, snapshot, manual_start_ms, persist, shared: input.shared, given: Vec::new() })
 }
 
 /// What a duration field must be, for messages.

@@ -176,7 +176,7 @@ impl Sink {
           let kind = EventKind::of(&event).index() as u32;
           let payload = match &event {
             Event::Status(t, alerts) => Either::A(BudgetReport::new(&t.report, alerts)),
-            Event::Alert { alert, report, alerts, .. } => Either::B(AlertEvent::new(alert, report, alerts)),
+            Event::Alert { fired, alert, report, alerts } => Either::B(AlertEvent::new(*fired, alert, report, alerts)),
           };
           Ok(FnArgs::from((kind, payload)))
         },

@@ -1,6 +1,6 @@
 //! The JS shapes of the core's report and status.
 
-use budget_core::{AlertRule, AlertSnapshot, FiringAlert, Report, Severity, Status};
+use budget_core::{AlertGate, AlertRule, AlertSnapshot, Evidence, FiringAlert, Report, Severity, Status};
 use napi::bindgen_prelude::{Either, Null};
 use napi_derive::napi;
 
@@ -117,6 +117,10 @@ pub struct AlertEvent {
   pub threshold: f64,
   /// The moment it started or stopped firing, epoch ms.
   pub at: f64,
+  /// The counts behind the burn rates: failures and solves over each window.
+  pub evidence: AlertEvidence,
+  /// Why it fired or resolved, in words and numbers.
+  pub reason: String,
   /// The report at that moment.
   pub report: BudgetReport,
 }
@@ -142,10 +146,50 @@ impl From<Severity> for AlertSeverity {
   }
 }
 
+/// The counts behind an alert's burn rates, for a person to check:
+/// burn rate = failures ÷ (solves × (1 − targetRate)) over each window.
+#[napi(object, object_from_js = false)]
+pub struct AlertEvidence {
+  /// The long window, ms.
+  pub long_window_ms: f64,
+  /// Failures in the long window.
+  pub long_failures: f64,
+  /// Solves (successes and failures) in the long window.
+  pub long_total: f64,
+  /// The short window, ms.
+  pub short_window_ms: f64,
+  /// Failures in the short window.
+  pub short_failures: f64,
+  /// Solves in the short window.
+  pub short_total: f64,
+  /// Failures the long window must hold before the pair may fire.
+  pub min_failures: f64,
+  /// A firing pair resolves once its long-window burn rate is at or below this
+  /// (or the long window holds fewer than `minFailures` failures).
+  pub resolve_burn_rate: f64,
+}
+
+impl From<&Evidence> for AlertEvidence {
+  fn from(e: &Evidence) -> Self {
+    AlertEvidence {
+      long_window_ms: e.long_window_ms as f64,
+      long_failures: e.long.failures as f64,
+      long_total: e.long.total() as f64,
+      short_window_ms: e.short_window_ms as f64,
+      short_failures: e.short.failures as f64,
+      short_total: e.short.total() as f64,
+      min_failures: e.gate.min_failures as f64,
+      resolve_burn_rate: e.gate.resolve_burn_rate,
+    }
+  }
+}
+
 impl AlertEvent {
-  /// The JS event for `alert` with the report and alerts of its moment.
-  pub fn new(alert: &FiringAlert, report: &Report, alerts: &AlertSnapshot) -> Self {
+  /// The JS event for `alert` (`fired`) or `resolve` with the report and alerts of its moment.
+  pub fn new(fired: bool, alert: &FiringAlert, report: &Report, alerts: &AlertSnapshot) -> Self {
     AlertEvent {
+      evidence: AlertEvidence::from(&alert.evidence),
+      reason: alert.reason(fired),
       name: alert.name.clone(),
       severity: alert.severity.into(),
       burn_rate_long: alert.burn_rate_long,
@@ -195,11 +239,29 @@ pub struct AlertRuleInfo {
   pub burn_rate: f64,
   /// Fewer events than this in the long window never fire.
   pub min_events: f64,
+  /// Fewer failures than this in the long window never fire (0 in a custom policy).
+  pub min_failures: f64,
+  /// A firing pair resolves once its long-window burn rate is at or below this
+  /// (or the long window holds fewer than `minFailures` failures); equal to
+  /// `burnRate` (a custom policy) it stops as soon as either burn rate is at or
+  /// below `burnRate`.
+  pub resolve_burn_rate: f64,
+  /// The pair cannot fire before the tracker has seen solves (from its oldest
+  /// event) for this long, ms: its long window in the default policy (P/4 for `budget-spend`), 0 in a custom one.
+  pub warm_up_ms: f64,
+  /// The long window's failures must be at least this share of the window's
+  /// allowed failures (`budgetTotal`) to fire; 0: no such gate.
+  pub min_budget_share: f64,
 }
 
-impl From<&AlertRule> for AlertRuleInfo {
-  fn from(r: &AlertRule) -> Self {
+impl AlertRuleInfo {
+  /// The JS shape of a pair of the policy in force and its gate.
+  pub fn new(r: &AlertRule, gate: &AlertGate) -> Self {
     AlertRuleInfo {
+      min_failures: gate.min_failures as f64,
+      resolve_burn_rate: gate.resolve_burn_rate,
+      warm_up_ms: gate.warm_up_ms as f64,
+      min_budget_share: gate.min_budget_share,
       name: r.name.clone(),
       severity: r.severity.into(),
       long_window_ms: r.long_window_ms as f64,

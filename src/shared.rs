@@ -18,6 +18,8 @@ pub struct Expected<'a> {
   pub config: &'a Config,
   pub policy: &'a [AlertRule],
   pub real_clock: bool,
+  /// `config.hysteresis` (0 when not given).
+  pub hysteresis: f64,
   pub given: &'a [String],
 }
 
@@ -44,6 +46,9 @@ pub fn attach(
       });
       if existing.clock.is_real() != expected.real_clock {
         fields.push("clock");
+      }
+      if existing.with_core(|core, _, _| core.status_hysteresis()) != expected.hysteresis {
+        fields.push("hysteresis");
       }
       if fields.iter().any(|f| expected.given.iter().any(|g| g == f)) {
         fields.retain(|f| expected.given.iter().any(|g| g == f));

@@ -82,7 +82,8 @@ impl ErrorBudgetTracker {
       or_throw(&env, persist::ensure_saver())?;
     }
     let create = || -> CoreResult<Arc<TrackerState>> {
-      let core = persist::initial_core(&plan, clock.now_ms())?;
+      let mut core = persist::initial_core(&plan, clock.now_ms())?;
+      core.set_status_hysteresis(plan.hysteresis);
       Ok(Arc::new(TrackerState::new(core, clock)))
     };
     let state = match &plan.shared {
@@ -92,6 +93,7 @@ impl ErrorBudgetTracker {
           config: &plan.config,
           policy: &policy,
           real_clock: plan.clock == ClockKind::Monotonic,
+          hysteresis: plan.hysteresis,
           given: &plan.given,
         });
         or_throw(&env, shared::attach(name, expected, create))?
@@ -274,7 +276,9 @@ impl ErrorBudgetTracker {
   /// given), with its windows rounded to whole buckets.
   #[napi(getter)]
   pub fn alert_policy(&self) -> Vec<AlertRuleInfo> {
-    self.handle.with_core(|core, _, _| core.alert_rules().map(AlertRuleInfo::from).collect())
+    self.handle.with_core(|core, _, _| {
+      core.alert_rules().zip(core.alert_gates()).map(|(r, g)| AlertRuleInfo::new(r, g)).collect()
+    })
   }
 
   /// Burn rate (unrounded) over the most recent `ms` (an integer from 1 to

@@ -52,36 +52,139 @@ pub struct AlertRule {
 
 /// The workbook's proportions for an SLO period `P` (the tracker's window):
 /// budget share spent, long window as a fraction of P, severity.
-const DEFAULT_PAIRS: [(&str, Severity, f64, i64); 3] = [
+const WORKBOOK_PAIRS: [(&str, Severity, f64, i64); 3] = [
   ("fast-burn", Severity::Page, 0.02, 720),
   ("slow-burn", Severity::Page, 0.05, 120),
   ("budget-leak", Severity::Ticket, 0.10, 10),
 ];
 
-/// The default policy for `config`: long windows of P/720, P/120 and P/10, short
-/// windows of a twelfth of those, thresholds budget% × P ÷ long window (14.4,
-/// 6 and 1), each rounded to whole buckets. Pairs the SLO cannot reach (a
-/// threshold at or above 1 / (1 − targetRate)) are left out.
+/// The plain workbook policy for `config` (the default before 0.2): long
+/// windows of P/720, P/120 and P/10, short windows of a twelfth of those,
+/// thresholds budget% × P ÷ long window (14.4, 6 and 1), each rounded to whole
+/// buckets, no evidence gate, no hysteresis. Pairs the SLO cannot reach (a
+/// threshold at or above 1 / (1 − targetRate)) are left out. Kept for
+/// comparison (`npm run bench:alerts`) and for users who want it back as
+/// `alerts: [...]`.
+pub fn workbook_policy(config: &Config) -> Vec<AlertRule> {
+  pairs(
+    config,
+    WORKBOOK_PAIRS.iter().map(|&(name, severity, share, divisor)| (name, severity, share * divisor as f64, divisor)),
+  )
+}
+
+/// One pair of the default policy: name, severity, burn-rate threshold, long
+/// window as a fraction of P (short windows are a twelfth of it), the share of
+/// a window's budget its long window must have spent, and its warm-up as a
+/// fraction of P (0: its long window).
+struct DefaultPair(&'static str, Severity, f64, i64, f64, i64);
+
+/// The default policy. `fast-burn`, `slow-burn` and `budget-leak` spend 5 %,
+/// 25 % and 37.5 % of the budget at their threshold before they can fire, over
+/// windows longer than the workbook's so that they hold evidence at low volume;
+/// `budget-spend` pages on a burst of volume that spends a fifth of the budget
+/// within P/72 at only twice the sustainable rate — a flash sale, which a burn
+/// rate alone sees too late (see docs/alert-policy.md).
+const DEFAULT_PAIRS: [DefaultPair; 4] = [
+  DefaultPair("fast-burn", Severity::Page, 14.4, 288, 0.0, 0),
+  DefaultPair("budget-spend", Severity::Page, 2.0, 72, 0.2, 4),
+  DefaultPair("slow-burn", Severity::Page, 3.0, 12, 0.0, 0),
+  DefaultPair("budget-leak", Severity::Ticket, 1.5, 4, 0.0, 0),
+];
+
+/// Failures a default pair's long window must hold before it may fire: fewer
+/// cannot tell an incident from a burst of noise.
+pub const DEFAULT_MIN_FAILURES: u64 = 5;
+
+/// The default policy for `config`: long windows of P/288, P/72, P/12 and
+/// P/4, short windows of a twelfth of those, thresholds 14.4, 2, 3 and 1.5,
+/// rounded to whole buckets; unreachable pairs left out. Its gates
+/// ([`default_gates`]) add a minimum of failures, a warm-up, hysteresis and,
+/// for `budget-spend`, a share of the budget.
 pub fn default_policy(config: &Config) -> Vec<AlertRule> {
+  pairs(config, DEFAULT_PAIRS.iter().map(|p| (p.0, p.1, p.2, p.3)))
+}
+
+fn pairs<'a>(config: &Config, table: impl Iterator<Item = (&'a str, Severity, f64, i64)>) -> Vec<AlertRule> {
   if config.target_rate >= 1.0 {
     return Vec::new(); // no budget, no burn rate: nothing can fire
   }
-  DEFAULT_PAIRS
-    .iter()
-    .map(|&(name, severity, budget_share, divisor)| {
-      let long = round_to_buckets(config.window_ms as f64 / divisor as f64, config);
-      let short = round_to_buckets(config.window_ms as f64 / (divisor * 12) as f64, config);
-      AlertRule {
-        name: name.to_string(),
-        severity,
-        long_window_ms: long,
-        short_window_ms: short,
-        burn_rate: budget_share * divisor as f64,
-        min_events: DEFAULT_ALERT_MIN_EVENTS,
-      }
+  table
+    .map(|(name, severity, burn_rate, divisor)| AlertRule {
+      name: name.to_string(),
+      severity,
+      long_window_ms: round_to_buckets(config.window_ms as f64 / divisor as f64, config),
+      short_window_ms: round_to_buckets(config.window_ms as f64 / (divisor * 12) as f64, config),
+      burn_rate,
+      min_events: DEFAULT_ALERT_MIN_EVENTS,
     })
     .filter(|rule| rule.burn_rate < max_burn_rate(config.target_rate) && rule.short_window_ms < rule.long_window_ms)
     .collect()
+}
+
+/// What a pair needs beyond its two burn rates: a minimum of failures in its
+/// long window to fire, and the long-window burn rate at or below which a
+/// firing pair resolves.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AlertGate {
+  /// Fewer failures than this in the long window never fire.
+  pub min_failures: u64,
+  /// A firing pair resolves once its long-window burn rate is at or below this
+  /// (or its long window holds fewer than `min_failures` failures).
+  /// Equal to the threshold: no hysteresis, the pair stops firing as soon as
+  /// its firing condition stops holding (custom policies).
+  pub resolve_burn_rate: f64,
+  /// The pair cannot fire before the tracker has seen solves for this long
+  /// (from its oldest event): a fresh tracker's first few solves are all its
+  /// windows hold, and would judge a 2-hour window on a minute.
+  pub warm_up_ms: i64,
+  /// The long window's failures must be at least this share of the budget of
+  /// the whole window (its allowed failures, `budgetTotal`) to fire; 0: no such gate.
+  pub min_budget_share: f64,
+}
+
+impl AlertGate {
+  /// No gate: a custom pair behaves exactly as the workbook's.
+  pub fn plain(rule: &AlertRule) -> Self {
+    AlertGate { min_failures: 0, resolve_burn_rate: rule.burn_rate, warm_up_ms: 0, min_budget_share: 0.0 }
+  }
+
+  /// Whether a firing pair stays on until the long-window burn rate falls to
+  /// `resolve_burn_rate` (rather than stopping with its firing condition).
+  pub fn holds(&self, rule: &AlertRule) -> bool {
+    self.resolve_burn_rate < rule.burn_rate
+  }
+}
+
+/// The default policy's gates: [`DEFAULT_MIN_FAILURES`] failures, resolution
+/// at half the threshold (so a burn hovering at the threshold cannot fire,
+/// resolve and fire again), a warm-up of its long window (P/4 for
+/// `budget-spend`, whose share of the budget means little while the window
+/// fills), and `budget-spend`'s share of the budget. `window_ms` is P.
+pub fn default_gates(policy: &[AlertRule], window_ms: i64) -> Vec<AlertGate> {
+  policy
+    .iter()
+    .map(|r| {
+      let pair = DEFAULT_PAIRS.iter().find(|p| p.0 == r.name);
+      AlertGate {
+        min_failures: DEFAULT_MIN_FAILURES,
+        resolve_burn_rate: r.burn_rate / 2.0,
+        warm_up_ms: match pair {
+          Some(p) if p.5 > 0 => window_ms / p.5,
+          _ => r.long_window_ms,
+        },
+        min_budget_share: pair.map_or(0.0, |p| p.4),
+      }
+    })
+    .collect()
+}
+
+/// The gates of `policy` (from [`policy_for`]) under `config`: the default
+/// ones for the default policy, plain ones for a custom policy.
+pub fn gates_for(config: &Config, policy: &[AlertRule]) -> Vec<AlertGate> {
+  match config.alerts {
+    None => default_gates(policy, config.window_ms),
+    Some(_) => policy.iter().map(AlertGate::plain).collect(),
+  }
 }
 
 /// The policy in force for `config`: its own alerts, checked and rounded to
@@ -195,9 +298,9 @@ mod tests {
   }
 
   #[test]
-  fn default_policy_for_a_30_day_period_is_the_workbook_table() {
+  fn workbook_policy_for_a_30_day_period_is_the_workbook_table() {
     // 30 d / 43200 = 60 s buckets: 1 h & 5 min @ 14.4, 6 h & 30 min @ 6, 3 d & 6 h @ 1.
-    let rules = default_policy(&config(30 * 86_400_000));
+    let rules = workbook_policy(&config(30 * 86_400_000));
     assert_eq!(
       summary(&rules),
       vec![
@@ -209,11 +312,11 @@ mod tests {
   }
 
   #[test]
-  fn default_policy_for_one_hour_and_one_day() {
+  fn workbook_policy_for_one_hour_and_one_day() {
     // 1 h: 83 ms buckets. 5 s → 60 buckets = 4980 ms; 416.7 ms → 5 = 415 ms;
     // 30 s → 361 = 29963 ms; 2.5 s → 30 = 2490 ms; 6 min → 4337 = 359971 ms; 30 s → 29963 ms.
     assert_eq!(
-      summary(&default_policy(&config(3_600_000))),
+      summary(&workbook_policy(&config(3_600_000))),
       vec![
         ("fast-burn", "page", 4_980, 415, 14.4),
         ("slow-burn", "page", 29_963, 2_490, 6.0),
@@ -222,7 +325,7 @@ mod tests {
     );
     // 24 h: 2 s buckets, all exact: 2 min & 10 s, 12 min & 1 min, 2.4 h & 12 min.
     assert_eq!(
-      summary(&default_policy(&config(86_400_000))),
+      summary(&workbook_policy(&config(86_400_000))),
       vec![
         ("fast-burn", "page", 120_000, 10_000, 14.4),
         ("slow-burn", "page", 720_000, 60_000, 6.0),
@@ -232,12 +335,62 @@ mod tests {
   }
 
   #[test]
+  fn default_policy_for_one_day_and_seven_days() {
+    // 24 h: 2 s buckets. P/288 = 5 min (150 buckets), its twelfth 25 s = 12.5
+    // buckets → 13 = 26 s; P/72 = 20 min & 100 s; P/12 = 2 h & 10 min; P/4 = 6 h & 30 min.
+    let day = config(86_400_000);
+    assert_eq!(
+      summary(&default_policy(&day)),
+      vec![
+        ("fast-burn", "page", 300_000, 26_000, 14.4),
+        ("budget-spend", "page", 1_200_000, 100_000, 2.0),
+        ("slow-burn", "page", 7_200_000, 600_000, 3.0),
+        ("budget-leak", "ticket", 21_600_000, 1_800_000, 1.5),
+      ]
+    );
+    // 7 d: 14 s buckets. P/288 = 2100 s = 150 buckets; 175 s = 12.5 → 13 = 182 s;
+    // P/72 = 140 min & 700 s; P/12 = 14 h & 70 min; P/4 = 42 h & 3.5 h.
+    assert_eq!(
+      summary(&default_policy(&config(7 * 86_400_000))),
+      vec![
+        ("fast-burn", "page", 2_100_000, 182_000, 14.4),
+        ("budget-spend", "page", 8_400_000, 700_000, 2.0),
+        ("slow-burn", "page", 50_400_000, 4_200_000, 3.0),
+        ("budget-leak", "ticket", 151_200_000, 12_600_000, 1.5),
+      ]
+    );
+    let gates = gates_for(&day, &default_policy(&day));
+    assert_eq!(
+      gates.iter().map(|g| (g.min_failures, g.resolve_burn_rate, g.warm_up_ms, g.min_budget_share)).collect::<Vec<_>>(),
+      // Warm-ups: each long window, but P/4 = 6 h for budget-spend.
+      [(5, 7.2, 300_000, 0.0), (5, 1.0, 21_600_000, 0.2), (5, 1.5, 7_200_000, 0.0), (5, 0.75, 21_600_000, 0.0)]
+    );
+    // A custom policy, even one equal to the default pairs, has plain gates.
+    let custom = Config { alerts: Some(default_policy(&day)), ..day.clone() };
+    let plain = gates_for(&custom, &default_policy(&day));
+    assert_eq!(
+      plain.iter().map(|g| (g.min_failures, g.resolve_burn_rate)).collect::<Vec<_>>(),
+      [(0, 14.4), (0, 2.0), (0, 3.0), (0, 1.5)]
+    );
+    assert!(plain.iter().zip(default_policy(&day).iter()).all(|(g, r)| !g.holds(r)));
+  }
+
+  #[test]
   fn unreachable_default_pairs_are_left_out() {
     // 90 %: at most 10× burn, so the 14.4× page cannot fire and is dropped.
     let c = Config { target_rate: 0.9, ..config(86_400_000) };
-    assert_eq!(default_policy(&c).iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["slow-burn", "budget-leak"]);
+    assert_eq!(
+      default_policy(&c).iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+      ["budget-spend", "slow-burn", "budget-leak"]
+    );
     let c = Config { target_rate: 1.0, ..config(86_400_000) };
     assert!(default_policy(&c).is_empty());
+    // 86 %: at most 7.14×; the fast page (14.4) goes, the slow one (3) stays.
+    let c = Config { target_rate: 0.86, ..config(86_400_000) };
+    assert_eq!(
+      default_policy(&c).iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+      ["budget-spend", "slow-burn", "budget-leak"]
+    );
   }
 
   fn rule(long: i64, short: i64, burn: f64) -> AlertRule {

@@ -43,7 +43,7 @@ impl Default for Config {
 
 /// The default bucket width: a 43 200th of the window, at least 1 ms (83 ms for
 /// an hour, 2 s for a day, 1 min for 30 days), so that the shortest default
-/// alert window (window / 8640) spans 5 buckets.
+/// alert window (window / 3456) spans 12.5 buckets (rounded to 13).
 pub fn default_resolution_ms(window_ms: i64) -> i64 {
   (window_ms / 43_200).max(1)
 }

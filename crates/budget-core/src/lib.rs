@@ -11,12 +11,13 @@ pub mod logparse;
 pub mod tracker;
 pub mod window;
 
-pub use alerts::{AlertRule, Severity};
+pub use alerts::{AlertGate, AlertRule, Severity};
 pub use budget::{Budget, Counts, Status};
 pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use config::Config;
 pub use error::{BudgetError, ErrorKind, Result};
 pub use tracker::{
-  AlertSnapshot, Event, EventSink, FiringAlert, FleetBucket, FleetLedger, Report, Snapshot, Tracker, Transition,
+  AlertSnapshot, Event, EventSink, Evidence, FiringAlert, FleetBucket, FleetLedger, Report, Snapshot, Tracker,
+  Transition,
 };
 pub use window::Placement;

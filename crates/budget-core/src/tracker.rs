@@ -2,7 +2,7 @@
 //! through. It owns no clock and no callbacks: callers pass `now` and collect
 //! the events each call produced.
 
-use crate::alerts::{self, AlertRule, Severity};
+use crate::alerts::{self, AlertGate, AlertRule, Severity};
 use crate::budget::{add_count, round_js, Budget, Counts, Status, MAX_COUNT};
 use crate::config::Config;
 use crate::error::{BudgetError, Result};
@@ -55,6 +55,22 @@ pub struct Transition {
   pub report: Report,
 }
 
+/// The counts behind an alert decision, for a person to check: burn rate =
+/// failures ÷ (total × (1 − targetRate)) over each window.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Evidence {
+  /// The long window, ms.
+  pub long_window_ms: i64,
+  /// Successes and failures in the long window.
+  pub long: Counts,
+  /// The short window, ms.
+  pub short_window_ms: i64,
+  /// Successes and failures in the short window.
+  pub short: Counts,
+  /// The pair's gate: failures needed to fire, burn rate it resolves at.
+  pub gate: AlertGate,
+}
+
 /// A firing alert pair and its burn rates (to 2 decimals) at one moment.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FiringAlert {
@@ -68,6 +84,62 @@ pub struct FiringAlert {
   pub burn_rate_short: f64,
   /// The pair's threshold.
   pub threshold: f64,
+  /// The counts the burn rates come from.
+  pub evidence: Evidence,
+}
+
+impl FiringAlert {
+  /// Why the pair fired (`fired`) or resolved, in numbers a person can check.
+  pub fn reason(&self, fired: bool) -> String {
+    let e = &self.evidence;
+    let span = |failures: u64, total: u64, ms: i64, burn: f64| {
+      let plural = |n: u64, word: &str| if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") };
+      format!(
+        "{} in {} over the last {} burn {burn}×",
+        plural(failures, "failure"),
+        plural(total, "solve"),
+        duration(ms)
+      )
+    };
+    let long = span(e.long.failures, e.long.total(), e.long_window_ms, self.burn_rate_long);
+    let held = e.gate.resolve_burn_rate < self.threshold;
+    if fired {
+      let short = span(e.short.failures, e.short.total(), e.short_window_ms, self.burn_rate_short);
+      let gate = if e.gate.min_failures > 0 {
+        format!(", with at least {} failures", e.gate.min_failures)
+      } else {
+        String::new()
+      };
+      format!("{}: {long} and {short}: both above {}×{gate}", self.name, self.threshold)
+    } else if held {
+      format!(
+        "{} resolved: {long}: at or below {}× or fewer than {} failures (it fired above {}×)",
+        self.name, e.gate.resolve_burn_rate, e.gate.min_failures, self.threshold
+      )
+    } else {
+      let short = span(e.short.failures, e.short.total(), e.short_window_ms, self.burn_rate_short);
+      format!("{} resolved: {long} and {short}: not both above {}×", self.name, self.threshold)
+    }
+  }
+}
+
+/// `ms` for people: whole hours, minutes or seconds when exact, else one decimal.
+fn duration(ms: i64) -> String {
+  let (unit, size) = if ms >= 3_600_000 {
+    ("h", 3_600_000.0)
+  } else if ms >= 60_000 {
+    ("min", 60_000.0)
+  } else if ms >= 1000 {
+    ("s", 1000.0)
+  } else {
+    ("ms", 1.0)
+  };
+  let x = ms as f64 / size;
+  if x.fract() == 0.0 {
+    format!("{x} {unit}")
+  } else {
+    format!("{x:.1} {unit}")
+  }
 }
 
 /// The alert side of a report at one moment.
@@ -116,6 +188,7 @@ impl EventSink for Vec<Transition> {
 #[derive(Debug, Clone)]
 struct ArmedRule {
   rule: AlertRule,
+  gate: AlertGate,
   long_span: usize,
   short_span: usize,
   firing: bool,
@@ -132,6 +205,13 @@ pub struct Tracker {
   /// (Prometheus counters are built on these).
   recorded: Counts,
   rules: Vec<ArmedRule>,
+  /// The earliest stamp of a counted event: where the tracker's age starts.
+  first_event_ms: Option<i64>,
+  /// Opt-in status hysteresis (0: none, the reference's exact semantics).
+  status_hysteresis: f64,
+  /// The next end of a pair's warm-up (`next_warm_up_end`): time alone changes
+  /// a decision there, so the quiet region is dropped when time reaches it.
+  warm_up_end_ms: i64,
   /// Events that can be recorded at now without a status or alert change:
   /// `record()` skips the re-evaluation inside it (see `quiet.rs`).
   quiet: Quiet,
@@ -143,6 +223,7 @@ impl Tracker {
   pub fn new(config: Config, now_ms: i64) -> Result<Self> {
     config.validate()?;
     let policy = alerts::policy_for(&config)?;
+    let gates = alerts::gates_for(&config, &policy);
     let mut spans: Vec<i64> = Vec::new();
     let mut span_of = |ms: i64| match spans.iter().position(|&s| s == ms) {
       Some(i) => i,
@@ -153,7 +234,9 @@ impl Tracker {
     };
     let rules: Vec<ArmedRule> = policy
       .into_iter()
-      .map(|rule| ArmedRule {
+      .zip(gates)
+      .map(|(rule, gate)| ArmedRule {
+        gate,
         long_span: span_of(rule.long_window_ms),
         short_span: span_of(rule.short_window_ms),
         rule,
@@ -167,14 +250,60 @@ impl Tracker {
       last_status: Status::Healthy,
       dropped: 0,
       recorded: Counts::default(),
+      first_event_ms: None,
+      warm_up_end_ms: i64::MAX,
+      status_hysteresis: 0.0,
       rules,
       quiet: Quiet::default(),
     })
   }
 
+  /// Sets the status hysteresis: a status gets worse as soon as the remaining
+  /// fraction crosses its threshold, but better only once the fraction is
+  /// `margin` past it (past `warningThreshold + margin` back to healthy,
+  /// `criticalThreshold + margin` to warning, `margin` out of exhausted). 0 (the
+  /// default) keeps the reference's exact semantics. `margin` must be in [0, 1).
+  pub fn set_status_hysteresis(&mut self, margin: f64) {
+    debug_assert!((0.0..1.0).contains(&margin));
+    self.status_hysteresis = margin;
+    self.quiet = Quiet::default();
+  }
+
+  /// The status hysteresis in force (0: none).
+  pub fn status_hysteresis(&self) -> f64 {
+    self.status_hysteresis
+  }
+
+  /// The status now: the window's, held back by the hysteresis on the way up.
+  fn status_now(&self, b: &Budget) -> Status {
+    let margin = self.status_hysteresis;
+    if margin <= 0.0 || b.counts.total() < self.config.min_events {
+      return b.status;
+    }
+    let mut status = b.status;
+    while status.index() < self.last_status.index() {
+      // The edge `status` starts at, from below: the fraction must clear it by `margin`.
+      let edge = match status {
+        Status::Healthy => self.config.warning_threshold,
+        Status::Warning => self.config.critical_threshold,
+        _ => 0.0,
+      };
+      if b.remaining_fraction >= edge + margin {
+        break;
+      }
+      status = Status::ALL[status.index() + 1];
+    }
+    status
+  }
+
   /// The alert policy in force, windows rounded to whole buckets.
   pub fn alert_rules(&self) -> impl Iterator<Item = &AlertRule> {
     self.rules.iter().map(|r| &r.rule)
+  }
+
+  /// The gates of the alert policy in force, in policy order.
+  pub fn alert_gates(&self) -> impl Iterator<Item = &AlertGate> {
+    self.rules.iter().map(|r| &r.gate)
   }
 
   /// The burn rate over the last `span_ms` (unrounded): O(1) for a window of the
@@ -248,6 +377,11 @@ impl Tracker {
       // keeps the quiet region honest should that ever not hold.
       self.quiet = Quiet::default();
     }
+    if now_ms >= self.warm_up_end_ms {
+      // A warm-up ended: the next record decides again.
+      self.quiet = Quiet::default();
+      self.warm_up_end_ms = self.next_warm_up_end();
+    }
   }
 
   /// Records `successes` and `failures` stamped `at_ms`, after moving time to `now_ms`.
@@ -285,6 +419,13 @@ impl Tracker {
       return Placement::TooOld;
     }
     let placement = self.window.add(at_ms, successes, failures);
+    let at = at_ms.min(now_ms.max(self.now_ms()));
+    if placement == Placement::Counted && successes + failures > 0 && self.first_event_ms.is_none_or(|t| at < t) {
+      // An older first event ages the tracker: the warm-up gates must be re-decided.
+      self.first_event_ms = Some(at);
+      self.quiet = Quiet::default();
+      self.warm_up_end_ms = self.next_warm_up_end();
+    }
     if !self.quiet.take(successes, failures) {
       self.note_changes(events);
     }
@@ -331,7 +472,8 @@ impl Tracker {
   pub fn report(&self) -> Report {
     let b = self.budget();
     Report {
-      status: b.status,
+      // With hysteresis the status is the one the last change set.
+      status: if self.status_hysteresis > 0.0 { self.last_status } else { b.status },
       current_rate: round_js(b.current_rate, 4),
       total: b.counts.total(),
       successes: b.counts.successes,
@@ -387,7 +529,63 @@ impl Tracker {
       burn_rate_long: round_js(long, 2),
       burn_rate_short: round_js(short, 2),
       threshold: r.rule.burn_rate,
+      evidence: Evidence {
+        long_window_ms: r.rule.long_window_ms,
+        long: self.window.span_counts(r.long_span),
+        short_window_ms: r.rule.short_window_ms,
+        short: self.window.span_counts(r.short_span),
+        gate: r.gate,
+      },
     }
+  }
+
+  /// Whether pair `r` fires at the current counts, given whether it fires now.
+  /// Not firing (or without hysteresis): enough events and failures, and both
+  /// burn rates above the threshold. Firing with hysteresis: until the
+  /// long-window burn rate is at or below the resolve rate, or the long window
+  /// holds fewer than `min_failures` failures (the incident's have aged out).
+  fn fires(&self, r: &ArmedRule) -> bool {
+    let (long, short) = self.burn_rates(r);
+    let long_failures = self.window.span_counts(r.long_span).failures;
+    if r.firing && r.gate.holds(&r.rule) {
+      let s = self.window.span_counts(r.short_span);
+      // Over once the burn is down, or once the incident's failures have left
+      // the long window and solves succeed again; a lull with no solves at
+      // all (an empty long window burns 0) is not a recovery.
+      let long_total = self.window.span_counts(r.long_span).total();
+      let over = (long_total > 0 && long <= r.gate.resolve_burn_rate)
+        || (long_failures < r.gate.min_failures && s.failures == 0 && s.successes > 0);
+      return self.counts().total() >= self.config.min_events && !over;
+    }
+    self.has_data(r)
+      && long_failures >= r.gate.min_failures
+      && self.age_ms() >= r.gate.warm_up_ms
+      && long_failures as f64 >= r.gate.min_budget_share * self.budget_total()
+      && long > r.rule.burn_rate
+      && short > r.rule.burn_rate
+  }
+
+  /// The window's allowed failures, as `Budget::of` computes them.
+  fn budget_total(&self) -> f64 {
+    self.counts().total() as f64 * (1.0 - self.config.target_rate)
+  }
+
+  /// The first instant after `now` at which a pair's warm-up ends (none: `i64::MAX`).
+  fn next_warm_up_end(&self) -> i64 {
+    let Some(first) = self.first_event_ms else { return i64::MAX };
+    self
+      .rules
+      .iter()
+      .map(|r| first.saturating_add(r.gate.warm_up_ms))
+      .filter(|&t| t > self.now_ms())
+      .min()
+      .unwrap_or(i64::MAX)
+  }
+
+  /// How long the tracker has seen solves: from its oldest counted event to now
+  /// (0 before the first).
+  fn age_ms(&self) -> i64 {
+    self.first_event_ms.map_or(0, |t| self.now_ms() - t)
   }
 
   /// Re-evaluates status and alerts; emits the status change first, then the
@@ -399,13 +597,11 @@ impl Tracker {
   }
 
   fn emit_changes(&mut self, events: &mut impl EventSink) {
-    let status = self.budget().status;
+    let status = self.status_now(&self.budget());
     let mut changed: Vec<usize> = Vec::new();
     for i in 0..self.rules.len() {
-      let r = &self.rules[i];
-      let (long, short) = self.burn_rates(r);
-      let fire = self.has_data(r) && long > r.rule.burn_rate && short > r.rule.burn_rate;
-      if fire != r.firing {
+      let fire = self.fires(&self.rules[i]);
+      if fire != self.rules[i].firing {
         self.rules[i].firing = fire;
         changed.push(i);
       }

@@ -1,5 +1,6 @@
 //! Hand-worked multiwindow, multi-burn-rate alert scenarios (SRE Workbook ch. 5)
-//! on a manual clock, asserting the exact list of status changes and alert
+//! for the plain workbook policy (`alerts::workbook_policy`, given as a custom
+//! policy: no evidence gate, no hysteresis) on a manual clock, asserting the exact list of status changes and alert
 //! firings/resolutions with their instants, and some burn rates.
 //!
 //! Conventions used throughout (the spec):
@@ -29,6 +30,7 @@
 //! pointed out (exactly the threshold does not fire: strict comparison; the
 //! doubles agree, being a hair below).
 
+use budget_core::alerts::workbook_policy;
 use budget_core::{AlertRule, Config, Event, Severity, Status, Tracker};
 
 const MIN: i64 = 60_000;
@@ -38,7 +40,7 @@ const DAY: i64 = 24 * HOUR;
 const WINDOW_30D: i64 = 30 * DAY;
 
 fn config_30d() -> Config {
-  Config {
+  let config = Config {
     target_rate: 0.95,
     window_ms: WINDOW_30D,
     resolution_ms: MIN,
@@ -46,7 +48,8 @@ fn config_30d() -> Config {
     critical_threshold: 0.1,
     min_events: 0,
     alerts: None,
-  }
+  };
+  Config { alerts: Some(workbook_policy(&config)), ..config }
 }
 
 fn tracker(config: Config) -> Tracker {
@@ -110,7 +113,7 @@ fn assert_alert(e: &Event, expect: (bool, &str, Severity, f64, f64, f64, i64)) {
 }
 
 #[test]
-fn the_default_policy_for_30_days_is_the_workbook_table() {
+fn the_workbook_policy_for_30_days_is_the_workbook_table() {
   // P = 30 d: long windows P/720 = 1 h, P/120 = 6 h, P/10 = 3 d; short = long/12.
   let t = tracker(config_30d());
   let rules: Vec<(&str, Severity, i64, i64, f64, u64)> = t

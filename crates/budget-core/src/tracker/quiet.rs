@@ -83,6 +83,30 @@ impl Tracker {
       meet(status_limits(window, c, &self.config, self.last_status));
       for r in &self.rules {
         let long = self.window.span_counts(r.long_span);
+        if r.firing && r.gate.holds(&r.rule) {
+          let short = self.window.span_counts(r.short_span);
+          if long.total() == 0 || (long.failures < r.gate.min_failures && short.failures == 0) {
+            // Held through a lull: the next success may end it.
+            meet(Limits { successes: 0, failures: CAP });
+          }
+          // Otherwise the long burn rate against the resolve rate decides:
+          // records cannot take failures out of either window.
+          meet(burn_limits(long, c, r.gate.resolve_burn_rate));
+          continue;
+        }
+        if self.age_ms() < r.gate.warm_up_ms {
+          // Too young to fire, whatever is recorded; time passing the warm-up
+          // empties the region (`advance_to`).
+          continue;
+        }
+        if r.gate.min_budget_share > 0.0 {
+          meet(share_limits(long, window, c, r.gate.min_budget_share));
+        }
+        if long.failures < r.gate.min_failures {
+          // Cannot fire before the long window holds `min_failures` failures.
+          meet(Limits { successes: CAP, failures: r.gate.min_failures - 1 - long.failures });
+          continue;
+        }
         if long.total() < r.rule.min_events {
           events = events.min(r.rule.min_events - 1 - long.total());
           continue;
@@ -172,6 +196,41 @@ fn burn_limits(counts: Counts, c: f64, threshold: f64) -> Limits {
     Some(false) => Limits {
       successes: CAP,
       failures: settle(failures_until(counts, c, threshold), |b| side(plus(counts, 0, b), c, threshold) == Some(false)),
+    },
+  }
+}
+
+/// How far `long.failures ≥ share × window.total × c` (a long window's share of
+/// the window's budget) is settled. Both counts grow with each event.
+fn share_limits(long: Counts, window: Counts, c: f64, share: f64) -> Limits {
+  let k = share * c;
+  let holds = |s: u64, f: u64| -> Option<bool> {
+    let lhs = (long.failures + f) as f64;
+    let rhs = k * (window.total() + s + f) as f64;
+    if (lhs - rhs).abs() <= MARGIN * rhs.max(1.0) {
+      None
+    } else {
+      Some(lhs >= rhs)
+    }
+  };
+  if window.total() > CAP {
+    return NONE;
+  }
+  match holds(0, 0) {
+    None => NONE,
+    // Failures only strengthen it; successes dilute it: F < k (T + a) ⇔ a > F / k − T.
+    Some(true) => Limits {
+      successes: settle(guess(long.failures as f64 / k - window.total() as f64), |a| holds(a, 0) == Some(true)),
+      failures: CAP,
+    },
+    // F + b ≥ k (T + b) ⇔ b ≥ (k T − F) / (1 − k).
+    Some(false) => Limits {
+      successes: CAP,
+      failures: if k >= 1.0 {
+        CAP
+      } else {
+        settle(guess((k * window.total() as f64 - long.failures as f64) / (1.0 - k)), |b| holds(0, b) == Some(false))
+      },
     },
   }
 }

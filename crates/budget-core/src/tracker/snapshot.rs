@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Tracker, Transition};
-use crate::alerts::{AlertRule, Severity};
+use crate::alerts::{AlertGate, AlertRule, Severity};
 use crate::budget::{add_count, Counts, Status, MAX_COUNT};
 use crate::config::{Config, MAX_SAFE_INTEGER};
 use crate::error::{BudgetError, Result};
@@ -50,6 +50,12 @@ struct AlertJson {
   short_window_ms: i64,
   burn_rate: f64,
   min_events: u64,
+  /// The default policy's gate (absent for a custom pair, which has none): the
+  /// pair restores as the default policy only when every gate matches it.
+  #[serde(default, skip_serializing_if = "Option::is_none")]
+  min_failures: Option<u64>,
+  #[serde(default, skip_serializing_if = "Option::is_none")]
+  resolve_burn_rate: Option<f64>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Copy)]
@@ -113,7 +119,10 @@ impl Tracker {
         resolution_ms: c.resolution_ms,
         alerts: self
           .alert_rules()
-          .map(|r| AlertJson {
+          .zip(self.alert_gates())
+          .map(|(r, g)| AlertJson {
+            min_failures: (*g != AlertGate::plain(r)).then_some(g.min_failures),
+            resolve_burn_rate: (*g != AlertGate::plain(r)).then_some(g.resolve_burn_rate),
             name: r.name.clone(),
             severity: r.severity.as_str().into(),
             long_window_ms: r.long_window_ms,
@@ -123,7 +132,9 @@ impl Tracker {
           })
           .collect(),
       },
-      last_status: self.last_status.as_str().into(),
+      // The window's own status: hysteresis is not part of the snapshot, and the
+      // restore checks the status against the buckets.
+      last_status: self.budget().status.as_str().into(),
       dropped: self.dropped,
       recorded: self.recorded.into(),
       totals: self.counts().into(),
@@ -287,6 +298,8 @@ mod future_tests {
 }
 
 fn config_from(c: ConfigJson) -> Result<Config> {
+  let gated = c.alerts.iter().any(|a| a.min_failures.is_some() || a.resolve_burn_rate.is_some());
+  let gates: Vec<(Option<u64>, Option<f64>)> = c.alerts.iter().map(|a| (a.min_failures, a.resolve_burn_rate)).collect();
   let alerts = c
     .alerts
     .into_iter()
@@ -303,7 +316,7 @@ fn config_from(c: ConfigJson) -> Result<Config> {
       })
     })
     .collect::<Result<Vec<_>>>()?;
-  let config = Config {
+  let mut config = Config {
     target_rate: c.target_rate,
     window_ms: c.window_ms,
     warning_threshold: c.warning_threshold,
@@ -312,6 +325,19 @@ fn config_from(c: ConfigJson) -> Result<Config> {
     resolution_ms: c.resolution_ms,
     alerts: Some(alerts),
   };
+  if gated {
+    config.validate().map_err(|e| invalid(format!("snapshot config is invalid: {}", e.message)))?;
+    // Only the default policy has gates: it must be that policy, gates and all.
+    let default = crate::alerts::default_policy(&config);
+    let expected: Vec<(Option<u64>, Option<f64>)> = crate::alerts::default_gates(&default, config.window_ms)
+      .iter()
+      .map(|g| (Some(g.min_failures), Some(g.resolve_burn_rate)))
+      .collect();
+    if config.alerts.as_deref() != Some(&default[..]) || gates != expected {
+      return Err(invalid("snapshot config is invalid: alerts with minFailures / resolveBurnRate must be the default policy for this config"));
+    }
+    config.alerts = None;
+  }
   let checked = config.validate().and_then(|()| crate::alerts::policy_for(&config).map(|_| ()));
   checked.map_err(|e| invalid(format!("snapshot config is invalid: {}", e.message)))?;
   Ok(config)
@@ -371,6 +397,9 @@ mod tests {
     assert_eq!(restored.alert_snapshot(), t.alert_snapshot());
     assert_eq!((restored.recorded(), restored.dropped()), (t.recorded(), t.dropped()));
     assert_eq!(restored.snapshot_json(), json);
+    // The default policy (here its ticket alone) restores as the default, gates and all.
+    assert!(json.contains(r#""name":"budget-leak","severity":"ticket","longWindowMs":300,"shortWindowMs":100,"burnRate":1.5,"minEvents":10,"minFailures":5,"resolveBurnRate":0.75"#), "{json}");
+    assert_eq!(Snapshot::parse(&json).unwrap().config.alerts, None);
   }
 
   #[test]
@@ -513,5 +542,8 @@ mod tests {
     assert!(rejected(|v| v["config"]["targetRate"] = 1.5.into()).contains("targetRate must be in (0, 1]"));
     assert!(rejected(|v| v["lastStatus"] = "healthy".into()).contains("does not match the buckets"));
     assert!(rejected(|v| v["recorded"]["failures"] = 0.into()).contains("recorded counts are smaller"));
+    // Gates are the default policy's alone: edited ones are refused.
+    let gate = |v: &mut serde_json::Value| v["config"]["alerts"][0]["minFailures"] = 4.into();
+    assert!(rejected(gate).contains("must be the default policy for this config"));
   }
 }

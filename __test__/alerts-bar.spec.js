@@ -1,0 +1,87 @@
+// Issue 14's bar for the default alert policy, on the scenario suite of
+// `npm run bench:alerts` (benchmark/alerts-scenarios.js: seeded solve streams on
+// the manual clock, so every figure is simulated time and counts, not timing):
+//   once   — per incident at most one page event per page pair, one ticket per ticket pair;
+//   in time — where the incident exhausts the budget, the first page comes while
+//             at least a quarter of the budget left at the incident's start remains
+//             (except the scenario marked edge: a budget of ~10 failures);
+//   quiet  — no page on healthy noise (with bursts of 3 failures), fresh trackers included,
+//            nor before an incident starts;
+//   resets — every page resolves within its pair's long + short window after the incident ends.
+const test = require('ava')
+const { SCENARIOS, run } = require('../benchmark/alerts-scenarios')
+
+const SEEDS = [1, 2, 3]
+
+for (const scenario of SCENARIOS) {
+  for (const seed of SEEDS) {
+    // Serial: each run is a long synchronous replay; one at a time, results come steadily.
+    test.serial(`${scenario.name}, seed ${seed}: the default policy meets the bar`, async (t) => {
+      const r = await run(scenario, seed, 'default')
+      const log = r.events.map((e) => `${e.at} ${e.kind} ${e.name}`).join('\n')
+      t.is(r.falsePages, 0, `no page on healthy traffic:\n${log}`)
+      if (scenario.kind !== 'incident') return
+      t.true(r.maxPerPair <= 1, `one page event per pair:\n${log}`)
+      t.true(r.maxTicketsPerPair <= 1, `one ticket event per pair:\n${log}`)
+      // Each scenario is built to exhaust the budget: the bar applies.
+      t.true(r.exhausted)
+      t.not(r.firstPageMs, null, 'an incident that exhausts the budget pages')
+      if (!scenario.edge) {
+        t.true(
+          r.budgetAtFirstPage >= 0.25 * r.budgetAtStart,
+          `first page at ${r.budgetAtFirstPage} failures left of ${r.budgetAtStart} at the start: ${r.firstReason}`,
+        )
+      }
+      t.not(r.resetMs, null, `every page resolved after the incident:\n${log}`)
+      t.true(r.resetMs <= r.resetBoundMs, `reset ${r.resetMs} ms, bound ${r.resetBoundMs} ms`)
+    })
+  }
+}
+
+// The comparison the suite exists for, on one scenario: issue 14's flash sale
+// flaps under the plain workbook policy and pages once per pair under the default.
+test.serial('flash sale: the workbook policy flaps where the default pages once', async (t) => {
+  const flash = SCENARIOS.find((s) => s.name === 'flash sale')
+  const workbook = await run(flash, 1, 'workbook')
+  const ours = await run(flash, 1, 'default')
+  t.true(workbook.maxPerPair > 10, `workbook: ${workbook.maxPerPair} page events for one pair`)
+  t.is(ours.maxPerPair, 1)
+})
+
+// `npm start`'s sample, turnstile (12 h window at 96.7 %, minEvents 100 as the
+// replay sets it): the flash sale of
+// 2026-03-03 14:03 exhausts the budget at 14:11:27. The default policy pages
+// before that, and no page pair fires twice.
+test('the shipped sample: turnstile pages before its budget is exhausted, once per pair', async (t) => {
+  const fs = require('node:fs')
+  const path = require('node:path')
+  const { ErrorBudgetTracker } = require('..')
+  const lines = fs.readFileSync(path.join(__dirname, '..', 'sample', 'solves.jsonl'), 'utf8').trim().split('\n')
+  const tracker = new ErrorBudgetTracker({ windowMs: 12 * 3_600_000, targetRate: 0.967, minEvents: 100, clock: 'manual' })
+  const log = []
+  tracker.on('alert', (e) => log.push(['alert', e.name, e.severity, e.at]))
+  tracker.on('exhausted', (r) => log.push(['exhausted', null, null, r.at]))
+  for (const line of lines) {
+    const { ts, type, ok } = JSON.parse(line)
+    if (type !== 'turnstile') continue
+    const at = Date.parse(ts)
+    if (at > tracker.now) tracker.advanceTo(at)
+    tracker.record(ok)
+  }
+  // Then a transition that must be delivered last: the window emptied, then 100
+  // failures (minEvents) at once.
+  const end = tracker.now
+  const sentinel = end + 24 * 3_600_000
+  const done = new Promise((resolve) => tracker.on('exhausted', (r) => r.at === sentinel && resolve()))
+  tracker.advanceTo(sentinel)
+  tracker.recordMany(0, 100)
+  await done
+  const before = log.filter(([, , , at]) => at <= end)
+  const sale = Date.parse('2026-03-03T14:00:00Z')
+  const firstExhausted = before.find(([kind, , , at]) => kind === 'exhausted' && at > sale)[3]
+  t.is(new Date(firstExhausted).toISOString(), '2026-03-03T14:11:27.943Z')
+  const pages = before.filter(([kind, , severity]) => kind === 'alert' && severity === 'page')
+  t.true(pages.length > 0 && pages[0][3] < firstExhausted, JSON.stringify(before))
+  t.is(new Set(pages.map(([, name]) => name)).size, pages.length, 'no page pair fires twice')
+  tracker.close()
+})

@@ -1,0 +1,269 @@
+//! Property test: the default alert policy's gates (a minimum of failures in
+//! the long window before firing; a firing pair held until its long-window burn
+//! rate falls to the resolve rate) against a naive model that keeps every event
+//! in a Vec and re-derives every count from it.
+//!
+//! Model (the spec, see docs/alert-policy.md): events are stamped at now, so
+//! none is too old. At time `now` a span of S ms counts the events whose bucket
+//! start floor(t / r) · r is > now − S. burn = failures / (total × (1 − target)),
+//! 0 with no events, same float operations as the spec formula. A pair that is
+//! not firing fires when the window holds ≥ config.min_events events, its long
+//! window ≥ rule.min_events events and ≥ min_failures failures, the tracker's
+//! first event is at least warm_up_ms old, the long window's failures are at
+//! least min_budget_share of the window's allowed failures, and both burns are strictly above
+//! the threshold; a firing pair resolves when the window drops below
+//! config.min_events, its long window holds solves and burns at or below the
+//! resolve rate (an empty one holds the pair), or its
+//! long window holds fewer than min_failures failures while its short window
+//! holds successes and no failure. The decision depends on the firing state, so the model evaluates at
+//! every instant a non-empty bucket leaves a span (k·r + S), in time order,
+//! and at each record of at least one solve, exactly as the tracker must (the
+//! warm-up ends with time alone: it takes effect at the next such instant).
+
+use budget_core::alerts::{default_gates, default_policy, AlertGate};
+use budget_core::{AlertRule, Config, Event, Tracker};
+use proptest::prelude::*;
+
+const RES: i64 = 100;
+const WINDOW: i64 = 100_000;
+
+fn config(target: f64, min_events: u64) -> Config {
+  Config {
+    target_rate: target,
+    window_ms: WINDOW,
+    resolution_ms: RES,
+    warning_threshold: 0.5,
+    critical_threshold: 0.1,
+    min_events,
+    alerts: None,
+  }
+}
+
+struct Model {
+  target: f64,
+  min_events: u64,
+  rules: Vec<(AlertRule, AlertGate)>,
+  firing: Vec<bool>,
+  /// (time, successes, failures) of every record.
+  events: Vec<(i64, u64, u64)>,
+}
+
+impl Model {
+  fn counts(&self, now: i64, span: i64) -> (u64, u64) {
+    self.events.iter().filter(|e| e.0.div_euclid(RES) * RES > now - span).fold((0, 0), |c, e| (c.0 + e.1, c.1 + e.2))
+  }
+
+  fn burn(&self, (s, f): (u64, u64)) -> f64 {
+    if s + f == 0 {
+      0.0
+    } else {
+      f as f64 / ((s + f) as f64 * (1.0 - self.target))
+    }
+  }
+
+  /// The (fired, name) changes at `now`, in policy order.
+  fn evaluate(&mut self, now: i64, out: &mut Vec<(bool, String, i64)>) {
+    let window = self.counts(now, WINDOW);
+    for i in 0..self.rules.len() {
+      let (rule, gate) = &self.rules[i];
+      let long = self.counts(now, rule.long_window_ms);
+      let short = self.counts(now, rule.short_window_ms);
+      let enough = window.0 + window.1 >= self.min_events;
+      let first = self.events.iter().filter(|e| e.1 + e.2 > 0).map(|e| e.0).min();
+      let age = first.map_or(0, |t| now - t);
+      let fire = if self.firing[i] {
+        let lull_over = long.1 < gate.min_failures && short.1 == 0 && short.0 > 0;
+        enough && !((long.0 + long.1 > 0 && self.burn(long) <= gate.resolve_burn_rate) || lull_over)
+      } else {
+        enough
+          && long.0 + long.1 >= rule.min_events
+          && long.1 >= gate.min_failures
+          && age >= gate.warm_up_ms
+          && long.1 as f64 >= gate.min_budget_share * ((window.0 + window.1) as f64 * (1.0 - self.target))
+          && self.burn(long) > rule.burn_rate
+          && self.burn(short) > rule.burn_rate
+      };
+      if fire != self.firing[i] {
+        self.firing[i] = fire;
+        out.push((fire, rule.name.clone(), now));
+      }
+    }
+  }
+
+  /// Moves from `prev` to `now`, evaluating at each instant a bucket leaves a span.
+  fn advance(&mut self, prev: i64, now: i64, out: &mut Vec<(bool, String, i64)>) {
+    let spans: Vec<i64> = std::iter::once(WINDOW)
+      .chain(self.rules.iter().flat_map(|(r, _)| [r.long_window_ms, r.short_window_ms]))
+      .collect();
+    let mut instants: Vec<i64> = self
+      .events
+      .iter()
+      .filter(|e| e.1 + e.2 > 0)
+      .flat_map(|e| spans.iter().map(move |s| e.0.div_euclid(RES) * RES + s))
+      .filter(|&t| t > prev && t <= now)
+      .collect();
+    instants.sort_unstable();
+    instants.dedup();
+    for t in instants {
+      self.evaluate(t, out);
+    }
+  }
+}
+
+fn alert_log(events: &[Event]) -> Vec<(bool, String, i64)> {
+  events
+    .iter()
+    .filter_map(|e| match e {
+      Event::Alert { fired, alert, report, .. } => Some((*fired, alert.name.clone(), report.at_ms)),
+      _ => None,
+    })
+    .collect()
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+  /// Time step (ms), successes, failures, all at now.
+  Record(i64, u64, u64),
+  Advance(i64),
+}
+
+fn ops() -> impl Strategy<Value = Vec<Op>> {
+  // Phases of healthy and failing traffic, so that pairs fire, hover and resolve.
+  let record = prop_oneof![
+    6 => (0i64..400, 0u64..4, Just(0u64)),
+    3 => (0i64..400, 0u64..3, 1u64..3),
+    1 => (0i64..200, 0u64..40, 0u64..40),
+  ]
+  .prop_map(|(dt, s, f)| Op::Record(dt, s, f));
+  let ops = prop_oneof![8 => record, 1 => (0i64..20_000).prop_map(Op::Advance)];
+  proptest::collection::vec(ops, 1..300)
+}
+
+proptest! {
+  #![proptest_config(ProptestConfig::with_cases(300))]
+  #[test]
+  fn gated_pairs_match_the_naive_model(
+    target in prop_oneof![Just(0.95), Just(0.9), Just(0.99), Just(0.75)],
+    min_events in prop_oneof![Just(0u64), 1u64..30],
+    ops in ops(),
+  ) {
+    let config = config(target, min_events);
+    let policy = default_policy(&config);
+    let mut tracker = Tracker::new(config, 0).unwrap();
+    prop_assert_eq!(tracker.alert_rules().cloned().collect::<Vec<_>>(), policy.clone());
+    let gates = default_gates(&policy, WINDOW);
+    prop_assert_eq!(tracker.alert_gates().copied().collect::<Vec<_>>(), gates.clone());
+    let mut model = Model {
+      target,
+      min_events,
+      firing: vec![false; policy.len()],
+      rules: policy.into_iter().zip(gates).collect(),
+      events: Vec::new(),
+    };
+    let mut now = 0i64;
+    for op in ops {
+      let mut got: Vec<Event> = Vec::new();
+      let mut want = Vec::new();
+      let prev = now;
+      match op {
+        Op::Record(dt, s, f) => {
+          now += dt;
+          tracker.record(now, now, s, f, &mut got);
+          model.advance(prev, now, &mut want);
+          model.events.push((now, s, f));
+          // A record of nothing changes no count: the tracker does not re-decide.
+          if s + f > 0 {
+            model.evaluate(now, &mut want);
+          }
+        }
+        Op::Advance(dt) => {
+          now += dt;
+          tracker.advance(now, &mut got);
+          model.advance(prev, now, &mut want);
+        }
+      }
+      prop_assert_eq!(alert_log(&got), want);
+    }
+  }
+}
+
+/// The gates by hand, on one pair: a warm-up, five failures needed, then the
+/// pair holds through a dip of its burn rate and resolves at half the threshold.
+#[test]
+fn a_gated_pair_by_hand() {
+  // 95 %, slow-burn at P = 100 s: long 83 buckets (8.3 s, also its warm-up) @ 3,
+  // short 7 buckets (700 ms); resolves at 1.5. budget-leak: 25 s / 2.1 s @ 1.5,
+  // warm-up 25 s. fast-burn: 300 ms / 100 ms. min_events 10 per pair.
+  let config = config(0.95, 0);
+  let mut t = Tracker::new(config, 0).unwrap();
+  let slow = t.alert_rules().find(|r| r.name == "slow-burn").unwrap().clone();
+  assert_eq!((slow.long_window_ms, slow.short_window_ms, slow.burn_rate), (8_300, 700, 3.0));
+  let mut events: Vec<Event> = Vec::new();
+  // The first solve at 0 starts the tracker's age; it has left every pair's
+  // window (bucket 0 is not > 25.1 s − 25 s) by the time the rest is judged.
+  t.record(0, 0, 1, 0, &mut events);
+  t.record(25_000, 25_000, 6, 0, &mut events);
+  // 4 failures at 25.0 s: 10 events, burn 4 / 0.5 = 8 > 3 over the long window
+  // and 20 over the short one (4 of 4), but only 4 failures: nothing fires.
+  t.record(25_000, 25_000, 0, 4, &mut events);
+  assert!(alert_log(&events).is_empty());
+  // A 5th failure at 25.1 s: 5 / (11 × 0.05) = 9.09 > 3 over 8.3 s and over 700 ms:
+  // slow fires, and the ticket (> 1.5; its 25 s warm-up is over). fast-burn's
+  // 300 ms window holds 11 events, 5 failing: 9.09 < 14.4.
+  t.record(25_100, 25_100, 0, 1, &mut events);
+  // budget-spend too (1.4 s / 100 ms @ 2, warm-up 25 s): 9.09 and 20 (1 of 1) > 2,
+  // and 5 failures ≥ a fifth of the window's budget (12 solves × 0.05 = 0.6).
+  assert_eq!(
+    alert_log(&events),
+    [
+      (true, "budget-spend".to_string(), 25_100),
+      (true, "slow-burn".to_string(), 25_100),
+      (true, "budget-leak".to_string(), 25_100)
+    ]
+  );
+  let Event::Alert { alert, .. } = &events[events.len() - 2] else { panic!("{events:?}") };
+  assert_eq!(
+    alert.reason(true),
+    "slow-burn: 5 failures in 11 solves over the last 8.3 s burn 9.09× and 5 failures in 11 solves over the last 700 ms burn 9.09×: both above 3×, with at least 5 failures"
+  );
+  events.clear();
+  // 50 successes at 25.2 s: long 5 / (61 × 0.05) = 1.64 — below 3 (plain pairs
+  // would resolve) but above 1.5: slow holds. Ticket resolves at 0.75: holds.
+  t.record(25_200, 25_200, 50, 0, &mut events);
+  assert!(alert_log(&events).is_empty());
+  // 7 more successes: 5 / (68 × 0.05) = 1.47 ≤ 1.5: slow resolves; 1.47 > 0.75: ticket holds.
+  // (budget-spend, 1.4 s: the same 68 solves, 1.47 > 1: holds.)
+  t.record(25_300, 25_300, 7, 0, &mut events);
+  assert_eq!(alert_log(&events), [(false, "slow-burn".to_string(), 25_300)]);
+  let Event::Alert { alert, .. } = events.iter().find(|e| matches!(e, Event::Alert { .. })).unwrap() else {
+    unreachable!()
+  };
+  assert_eq!(
+    alert.reason(false),
+    "slow-burn resolved: 5 failures in 68 solves over the last 8.3 s burn 1.47×: at or below 1.5× or fewer than 5 failures (it fired above 3×)"
+  );
+  // The evidence of a firing pair: the counts behind its burn rates.
+  let snapshot = t.alert_snapshot();
+  let ticket = &snapshot.firing[1];
+  assert_eq!(ticket.name, "budget-leak");
+  assert_eq!((ticket.evidence.long.successes, ticket.evidence.long.failures), (63, 5));
+  assert_eq!((ticket.evidence.gate.min_failures, ticket.evidence.gate.warm_up_ms), (5, 25_000));
+  assert_eq!(ticket.evidence.gate.resolve_burn_rate, 0.75);
+}
+
+/// A fresh tracker cannot fire a pair before it has seen solves for the pair's
+/// long window, however bad the first solves.
+#[test]
+fn a_fresh_tracker_warms_up() {
+  let mut t = Tracker::new(config(0.95, 0), 0).unwrap();
+  let mut events: Vec<Event> = Vec::new();
+  t.record(0, 0, 0, 1, &mut events);
+  // 10 failures at 8 s: fast-burn (300 ms warm-up) fires — 10 of 10 in its
+  // 300 ms window, burn 20 over both windows; slow-burn (8.3 s) and the ticket (25 s) wait.
+  t.record(8_000, 8_000, 0, 10, &mut events);
+  assert_eq!(alert_log(&events), [(true, "fast-burn".to_string(), 8_000)]);
+  // At 8.3 s the next failure finds slow-burn warmed up: its 8.3 s window
+  // (buckets after 0) holds 11 failures of 11, burn 20 over both windows.
+  t.record(8_300, 8_300, 0, 1, &mut events);
+  assert_eq!(alert_log(&events)[1..], [(true, "slow-burn".to_string(), 8_300)]);
+}
