@@ -136,7 +136,7 @@ export interface SolverOptions {
   apiKey: string
   /** Every solve is one `tracker.guard()` attempt on this tracker. */
   tracker: ErrorBudgetTracker
-  /** Where in.php and res.php live (a path prefix is kept). Default `https://ocr.captchaai.com`. */
+  /** Where in.php and res.php live (a path prefix is kept; no `user:password@`: a TypeError `ERR_INVALID_ARG_VALUE`). Default `https://ocr.captchaai.com`. */
   baseUrl?: string | (typeof globalThis extends { URL: { prototype: infer U } } ? U : never)
   /** Wait before each res.php poll, ms (integer ≥ 1). Default 5000. */
   pollIntervalMs?: number

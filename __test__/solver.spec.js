@@ -236,6 +236,23 @@ for (const [options, errorClass, message] of badSolvers) {
   })
 }
 
+test('createSolver refuses credentials in baseUrl, and never echoes them', (t) => {
+  // fetch() refuses such URLs anyway, and its error quotes the URL: every solve
+  // would fail with the password in its message.
+  for (const baseUrl of ['http://user:s3cret@127.0.0.1/', new URL('https://user:s3cret@ocr.captchaai.com/'), 'http://s3cret@127.0.0.1/']) {
+    const err = t.throws(() => createSolver({ ...good, baseUrl }), { instanceOf: TypeError })
+    t.is(err.code, 'ERR_INVALID_ARG_VALUE')
+    t.regex(err.message, /^createSolver options\.baseUrl must not hold credentials \(user:password@\): .*\*\*\*@/)
+    t.false(err.message.includes('s3cret'), err.message)
+  }
+  // The other baseUrl errors quote the URL without them too.
+  for (const baseUrl of ['ftp://user:s3cret@127.0.0.1/', 'user:s3cret@127.0.0.1', 'http://user:s3cret@[::1']) {
+    const err = t.throws(() => createSolver({ ...good, baseUrl }), { instanceOf: TypeError })
+    t.regex(err.message, /^createSolver options\.baseUrl must be an (absolute )?http\(s\) URL, got '.*\*\*\*@/)
+    t.false(err.message.includes('s3cret'), err.message)
+  }
+})
+
 test('createSolver defaults to CaptchaAI’s own endpoint', (t) => {
   t.is(createSolver(good).baseUrl, 'https://ocr.captchaai.com/')
 })
