@@ -18,7 +18,7 @@ function register(program) {
     .option('--alerts <spec>', "alert pairs: 'default' (the tracker's default policy), 'none', inline JSON like config.alerts, or a JSON file")
     .option('--min-events <n>', 'as config.minEvents: no alert while the period holds fewer solves', '0')
     .option('--resolution <duration>', 'as config.resolutionMs, if the workers set it: alert windows are rounded to it')
-    .option('--scrape-interval <duration>', 'warn about alert windows shorter than 4 scrape intervals', '15s')
+    .option('--scrape-interval <duration>', 'warn about alert windows (long or short) shorter than 4 scrape intervals', '15s')
     .option('-o, --output <file>', 'write the rules to this file instead of stdout')
     // Usage errors (unknown option, missing value) exit 2 like any other bad input.
     .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : BAD_INPUT))
@@ -70,16 +70,28 @@ function rules(options) {
     return BAD_INPUT
   }
   for (const pair of policy) {
-    const ms = pair.shortWindowMs
-    if (ms < 4 * scrapeMs) {
+    // Both windows of a pair: rate() over either is noisy or empty below 4 scrapes.
+    const short = [...new Set([pair.longWindowMs, pair.shortWindowMs])].filter((ms) => ms < 4 * scrapeMs)
+    if (short.length > 0) {
+      const [windows, are, them] = short.length === 1 ? ['window', 'is', 'it'] : ['windows', 'are', 'them']
       console.error(
-        `captcha-budget rules: warning: the ${promDuration(ms)} window of '${pair.name}' is shorter than 4 scrape intervals ` +
-          `(${promDuration(scrapeMs)}): rate() over it is noisy or empty; use a longer --window or --alerts with longer windows`,
+        `captcha-budget rules: warning: the ${short.map(promDuration).join(' and ')} ${windows} of '${pair.name}' ${are} shorter than ` +
+          `4 scrape intervals (${promDuration(scrapeMs)}): rate() over ${them} is noisy or empty; use a longer --window or --alerts with longer windows`,
       )
     }
   }
-  if (options.output) fs.writeFileSync(options.output, text)
-  else process.stdout.write(text)
+  if (!options.output) {
+    process.stdout.write(text)
+    return 0
+  }
+  try {
+    fs.writeFileSync(options.output, text)
+  } catch (err) {
+    // Node's message ("ENOENT: no such file or directory, open '…'") does not say which option.
+    const why = err.code ? `${err.message.replace(/^\w+: /, '').replace(/, \w+ '.*'$/s, '')} (${err.code})` : err.message
+    console.error(`captcha-budget rules: cannot write --output ${options.output}: ${why}`)
+    return BAD_INPUT
+  }
   return 0
 }
 
