@@ -32,8 +32,9 @@ export interface RestoreOptions {
 declare module './native' {
   namespace ErrorBudgetTracker {
     /**
-     * Rebuilds a tracker from `snapshot()` JSON, aged to now. A corrupt, truncated,
-     * wrong-version or inconsistent snapshot throws `ERR_SNAPSHOT_INVALID`.
+     * Rebuilds a tracker from `snapshot()` JSON, aged to now (a leading UTF-8 BOM
+     * is ignored). A corrupt, truncated, wrong-version or inconsistent snapshot
+     * throws `ERR_SNAPSHOT_INVALID`.
      */
     function restore(json: string, options?: RestoreOptions | null): ErrorBudgetTracker
     /**

@@ -29,8 +29,9 @@ const RESTORE_OPTIONS = ['clock', 'now', 'persist']
 /**
  * Rebuilds a tracker from `snapshot()` JSON, aged to now: its config comes from
  * the snapshot; `options` (undefined or null for none) may set `clock`, `now`
- * (manual clock) and `persist`. A corrupt, truncated, wrong-version or
- * inconsistent snapshot throws `ERR_SNAPSHOT_INVALID` and creates nothing.
+ * (manual clock) and `persist`. A leading UTF-8 byte-order mark is ignored. A
+ * corrupt, truncated, wrong-version or inconsistent snapshot throws
+ * `ERR_SNAPSHOT_INVALID` and creates nothing.
  */
 native.ErrorBudgetTracker.restore = function restore(json, options) {
   if (typeof json !== 'string') throw errors.invalidArgType(`restore(json): json must be a string, got ${errors.describe(json)}`)
@@ -46,6 +47,8 @@ native.ErrorBudgetTracker.restore = function restore(json, options) {
       )
     }
   }
+  // A leading UTF-8 byte-order mark is not part of the JSON: ignored, as gate and replay ignore it.
+  if (json.charCodeAt(0) === 0xfeff) json = json.slice(1)
   try {
     return new native.ErrorBudgetTracker({ ...options, snapshot: json })
   } catch (err) {
