@@ -21,7 +21,9 @@ Object.defineProperty(native.ErrorBudgetTracker.prototype, 'metrics', {
   configurable: true,
 })
 
-exports.ErrorBudgetTracker = native.ErrorBudgetTracker
+// Constructed through a Proxy that notes the lifetime counts a tracker is
+// restored with: its Prometheus counters count from there (lib/metrics.js).
+exports.ErrorBudgetTracker = metrics.countingFromConstruction(native.ErrorBudgetTracker)
 
 /** The options `restore()` takes; the config itself comes from the snapshot. */
 const RESTORE_OPTIONS = ['clock', 'now', 'persist']
@@ -50,7 +52,9 @@ native.ErrorBudgetTracker.restore = function restore(json, options) {
   // A leading UTF-8 byte-order mark is not part of the JSON: ignored, as gate and replay ignore it.
   if (json.charCodeAt(0) === 0xfeff) json = json.slice(1)
   try {
-    return new native.ErrorBudgetTracker({ ...options, snapshot: json })
+    const tracker = new native.ErrorBudgetTracker({ ...options, snapshot: json })
+    metrics.countFromHere(tracker)
+    return tracker
   } catch (err) {
     // The constructor's checks of these values name them config.<key>: the caller wrote options.<key>.
     if (!/\bconfig\.(clock|now|persist)\b/.test(err?.message) || (err.code !== 'ERR_INVALID_ARG_TYPE' && err.code !== 'ERR_OUT_OF_RANGE')) throw err
