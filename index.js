@@ -22,8 +22,9 @@ Object.defineProperty(native.ErrorBudgetTracker.prototype, 'metrics', {
 })
 
 // Constructed through a Proxy that notes the lifetime counts a tracker is
-// restored with: its Prometheus counters count from there (lib/metrics.js).
-exports.ErrorBudgetTracker = metrics.countingFromConstruction(native.ErrorBudgetTracker)
+// restored with: its Prometheus counters count from there (lib/counter-start.js).
+const counterStart = require('./lib/counter-start.js')
+exports.ErrorBudgetTracker = counterStart.countingFromConstruction(native.ErrorBudgetTracker)
 
 /** The options `restore()` takes; the config itself comes from the snapshot. */
 const RESTORE_OPTIONS = ['clock', 'now', 'persist']
@@ -53,7 +54,7 @@ native.ErrorBudgetTracker.restore = function restore(json, options) {
   if (json.charCodeAt(0) === 0xfeff) json = json.slice(1)
   try {
     const tracker = new native.ErrorBudgetTracker({ ...options, snapshot: json })
-    metrics.countFromHere(tracker)
+    counterStart.countFromHere(tracker)
     return tracker
   } catch (err) {
     // The constructor's checks of these values name them config.<key>: the caller wrote options.<key>.

@@ -4,12 +4,13 @@
 // prom-client Registry (`registerMetrics()`). Both are built from FAMILIES, so
 // they cannot drift apart. Counters come from `tracker.recorded` (never reset by
 // the window) so that Prometheus can take increase() over any window, less what
-// the tracker was restored with (see countedFrom); the gauges repeat what the
-// tracker itself sees in its window.
+// the tracker was restored with (lib/counter-start.js); the gauges repeat what
+// the tracker itself sees in its window.
 const { ErrorBudgetTracker } = require('../native.js')
 const { describe, invalidArgType, invalidArgValue } = require('./errors')
 const { promDuration } = require('./duration')
 const { STATUSES } = require('./fast-report')
+const { countedSinceStart } = require('./counter-start')
 
 /** Content-Type of the text exposition format produced by `metrics()`. */
 const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
@@ -17,54 +18,6 @@ const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/
 // Labels the series set themselves: a user label of the same name would clash.
 const RESERVED_LABELS = ['name', 'outcome', 'window', 'status', 'alert', 'severity', 'job', 'instance']
-
-// Per tracker restored from a snapshot or persist file: its lifetime counts at
-// that moment. A Prometheus counter may only reset to zero, in a new process: a
-// restored tracker exporting its lifetime counts would go down but not to zero
-// after a crash (the last autosave is older than the last scrape), and rate()
-// would count the whole restored value as new solves. So the counters are what
-// this tracker recorded since it was created or restored here.
-const restoredCounts = new WeakMap()
-
-/**
- * Notes `tracker`'s lifetime counts as they are now, just after its
- * construction: its Prometheus counters count from there.
- * @param {ErrorBudgetTracker} tracker
- */
-function countFromHere(tracker) {
-  const counts = tracker.recorded
-  if (counts.successes !== 0 || counts.failures !== 0) restoredCounts.set(tracker, counts)
-}
-
-/**
- * `Tracker` behind a Proxy whose construction notes the counts a tracker starts
- * with (countFromHere): a `snapshot` or `persist` config restores lifetime
- * counts. Not for `shared` handles: a shared tracker is never restored, and a
- * handle attaching later would miss what the others recorded. The config is not
- * read (getters would run twice): an own `shared` key is enough to tell.
- * @template {Function} T
- * @param {T} Tracker
- * @returns {T}
- */
-function countingFromConstruction(Tracker) {
-  const proxy = new Proxy(Tracker, {
-    construct(target, args, newTarget) {
-      const tracker = Reflect.construct(target, args, newTarget === proxy ? target : newTarget)
-      const config = args[0]
-      const shared = typeof config === 'object' && config !== null && Object.getOwnPropertyDescriptor(config, 'shared') !== undefined
-      if (!shared) countFromHere(tracker)
-      return tracker
-    },
-  })
-  return proxy
-}
-
-function countedFrom(tracker) {
-  const recorded = tracker.recorded
-  const start = restoredCounts.get(tracker)
-  if (start === undefined) return recorded
-  return { successes: recorded.successes - start.successes, failures: recorded.failures - start.failures }
-}
 
 // One snapshot of a tracker, read in one synchronous sequence (on a real clock,
 // the reads are microseconds apart; on a manual clock they are one instant).
@@ -74,7 +27,7 @@ function snapshot(tracker) {
   const windows = [...new Set(policy.flatMap((r) => [r.longWindowMs, r.shortWindowMs]))].sort((a, b) => a - b)
   const firing = new Set(report.alerts.map((a) => a.name))
   return {
-    recorded: countedFrom(tracker),
+    recorded: countedSinceStart(tracker),
     report,
     remainingFraction: tracker.remainingFraction,
     burnRate: tracker.burnRate,
@@ -365,4 +318,4 @@ function addFamilies(client, registry, state) {
   }
 }
 
-module.exports = { METRICS_CONTENT_TYPE, metrics, renderMetrics, registerMetrics, countFromHere, countingFromConstruction }
+module.exports = { METRICS_CONTENT_TYPE, metrics, renderMetrics, registerMetrics }
