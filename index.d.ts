@@ -32,8 +32,9 @@ export interface RestoreOptions {
 declare module './native' {
   namespace ErrorBudgetTracker {
     /**
-     * Rebuilds a tracker from `snapshot()` JSON, aged to now. A corrupt, truncated,
-     * wrong-version or inconsistent snapshot throws `ERR_SNAPSHOT_INVALID`.
+     * Rebuilds a tracker from `snapshot()` JSON, aged to now (a leading UTF-8 BOM
+     * is ignored). A corrupt, truncated, wrong-version or inconsistent snapshot
+     * throws `ERR_SNAPSHOT_INVALID`.
      */
     function restore(json: string, options?: RestoreOptions | null): ErrorBudgetTracker
     /**
@@ -136,7 +137,7 @@ export interface SolverOptions {
   apiKey: string
   /** Every solve is one `tracker.guard()` attempt on this tracker. */
   tracker: ErrorBudgetTracker
-  /** Where in.php and res.php live (a path prefix is kept). Default `https://ocr.captchaai.com`. */
+  /** Where in.php and res.php live (a path prefix is kept; no `user:password@`: a TypeError `ERR_INVALID_ARG_VALUE`). Default `https://ocr.captchaai.com`. */
   baseUrl?: string | (typeof globalThis extends { URL: { prototype: infer U } } ? U : never)
   /** Wait before each res.php poll, ms (integer ≥ 1). Default 5000. */
   pollIntervalMs?: number

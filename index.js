@@ -58,7 +58,10 @@ Object.defineProperty(native.ErrorBudgetTracker.prototype, 'metrics', {
 
 // new ErrorBudgetTracker({ fleet }): one budget for the whole fleet through Redis (lib/fleet/).
 const fleet = require('./lib/fleet/index.js')
-exports.ErrorBudgetTracker = fleet.withFleet(native.ErrorBudgetTracker, native.fleetLink)
+// Constructed through a Proxy that notes the lifetime counts a tracker is
+// restored with: its Prometheus counters count from there (lib/counter-start.js).
+const counterStart = require('./lib/counter-start.js')
+exports.ErrorBudgetTracker = counterStart.countingFromConstruction(fleet.withFleet(native.ErrorBudgetTracker, native.fleetLink))
 
 /** The options `restore()` takes; the config itself comes from the snapshot. */
 const RESTORE_OPTIONS = ['clock', 'now', 'persist']
@@ -66,8 +69,9 @@ const RESTORE_OPTIONS = ['clock', 'now', 'persist']
 /**
  * Rebuilds a tracker from `snapshot()` JSON, aged to now: its config comes from
  * the snapshot; `options` (undefined or null for none) may set `clock`, `now`
- * (manual clock) and `persist`. A corrupt, truncated, wrong-version or
- * inconsistent snapshot throws `ERR_SNAPSHOT_INVALID` and creates nothing.
+ * (manual clock) and `persist`. A leading UTF-8 byte-order mark is ignored. A
+ * corrupt, truncated, wrong-version or inconsistent snapshot throws
+ * `ERR_SNAPSHOT_INVALID` and creates nothing.
  */
 native.ErrorBudgetTracker.restore = function restore(json, options) {
   if (typeof json !== 'string') throw errors.invalidArgType(`restore(json): json must be a string, got ${errors.describe(json)}`)
@@ -83,8 +87,12 @@ native.ErrorBudgetTracker.restore = function restore(json, options) {
       )
     }
   }
+  // A leading UTF-8 byte-order mark is not part of the JSON: ignored, as gate and replay ignore it.
+  if (json.charCodeAt(0) === 0xfeff) json = json.slice(1)
   try {
-    return new native.ErrorBudgetTracker({ ...options, snapshot: json })
+    const tracker = new native.ErrorBudgetTracker({ ...options, snapshot: json })
+    counterStart.countFromHere(tracker)
+    return tracker
   } catch (err) {
     // The constructor's checks of these values name them config.<key>: the caller wrote options.<key>.
     if (!/\bconfig\.(clock|now|persist)\b/.test(err?.message) || !['ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_OUT_OF_RANGE'].includes(err.code)) throw err

@@ -1,13 +1,13 @@
 const test = require('ava')
 const { ErrorBudgetTracker } = require('..')
-const { settle, waitForCalls } = require('./helpers/deliveries')
+const { noMoreDeliveries, waitForCalls } = require('./helpers/deliveries')
 
 // Listeners run later, on the event loop (other spec files keep it busy): wait
-// until `count` of the events `pick` selects have arrived, then a little longer,
-// so that an event too many would show too.
+// until `count` of the events `pick` selects have arrived, then until everything
+// queued has been delivered, so that an event too many would show too.
 async function delivered(events, count, pick = () => true) {
   await waitForCalls({ get length() { return events.filter(pick).length } }, count)
-  await settle(20)
+  await noMoreDeliveries(events)
 }
 
 // The multiwindow semantics of a custom policy (no evidence gate, no

@@ -1,6 +1,6 @@
 const test = require('ava')
 const { ErrorBudgetTracker } = require('..')
-const { settle, waitForCalls } = require('./helpers/deliveries')
+const { noMoreDeliveries, waitForCalls } = require('./helpers/deliveries')
 
 // A manual-clock tracker at 95 %: 100 successes, then failures one by one.
 // Failure n (of 100 + n events): budget (100 + n) × 0.05, f = (budget − n) / budget.
@@ -22,7 +22,7 @@ test('listeners never run inside record(), and run in transition order', async (
   t.deepEqual(calls, [], 'nothing synchronous')
   t.is(tracker.lastStatus, 'exhausted')
   await waitForCalls(calls, 3)
-  await settle()
+  await noMoreDeliveries(calls)
   t.deepEqual(calls, [
     ['warning', 3, 'warning'],
     ['critical', 5, 'critical'],
@@ -70,7 +70,7 @@ test('a throwing listener does not stop the others and becomes a process warning
   tracker.on('warning', () => calls.push('second'))
   for (let i = 0; i < 3; i++) tracker.record(false, 1000)
   await waitForCalls(calls, 1)
-  await settle()
+  await noMoreDeliveries(calls)
   process.off('warning', onWarning)
   t.deepEqual(calls, ['second'])
   t.deepEqual(warnings, ['listener exploded'])
@@ -89,7 +89,7 @@ test('off() removes one registration; on()/off() return the tracker', async (t) 
   tracker.off('warning', () => {}) // not registered: no effect
   for (let i = 0; i < 3; i++) tracker.record(false, 1000)
   await waitForCalls(calls, 1)
-  await settle()
+  await noMoreDeliveries(calls)
   t.deepEqual(calls, ['a'])
   tracker.close()
 })
@@ -103,7 +103,7 @@ test('listeners fire only on a change of status', async (t) => {
   tracker.record(false, 1000) // 1 of 11: budget 0.55 → exhausted
   tracker.record(false, 1000) // exhausted → exhausted: nothing
   await waitForCalls(calls, 1)
-  await settle()
+  await noMoreDeliveries(calls)
   t.deepEqual(calls, ['exhausted'])
   tracker.close()
 })
@@ -119,7 +119,7 @@ test('close() releases listeners and later record()/on() throw ERR_TRACKER_CLOSE
   t.is(err.message, 'cannot call record() on a closed ErrorBudgetTracker')
   t.throws(() => tracker.on('warning', () => {}), { code: 'ERR_TRACKER_CLOSED' })
   t.is(tracker.report().total, 100, 'reads still work')
-  await settle()
+  await noMoreDeliveries(calls)
   t.deepEqual(calls, [])
 })
 

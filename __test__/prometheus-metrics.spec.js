@@ -33,7 +33,7 @@ test('metrics(): the exposition of a hand-worked tracker, line by line', (t) => 
   t.is(
     tracker.metrics({ name: 'turnstile', labels: { region: 'eu', pool: 'b' } }),
     [
-      '# HELP captcha_budget_solves_total CAPTCHA solves recorded since the tracker was created, by outcome; never reset by the window.',
+      '# HELP captcha_budget_solves_total CAPTCHA solves recorded by the tracker since it was created or restored in this process, by outcome; never reset by the window.',
       '# TYPE captcha_budget_solves_total counter',
       `captcha_budget_solves_total{${l},outcome="success"} 90`,
       `captcha_budget_solves_total{${l},outcome="failure"} 10`,

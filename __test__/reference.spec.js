@@ -9,6 +9,7 @@ const test = require('ava')
 
 const { ErrorBudgetTracker } = require('../index.js')
 const { ReferenceTracker, STATUSES } = require('./helpers/reference-tracker.js')
+const { noMoreDeliveries } = require('./helpers/deliveries.js')
 
 const GETTERS = [
   'total',
@@ -515,7 +516,6 @@ function waitForCalls(calls, n, ms = 5000) {
   })
 }
 
-const settle = (ms = 50) => new Promise(r => setTimeout(r, ms))
 
 /** 100 successes, failures one by one to exhaustion, recovery, and exhaustion again. */
 function usageSequence() {
@@ -559,7 +559,7 @@ async function usageScenario(t, clockConfig, atFor) {
       [[103, 3], [106, 6], [134, 6], [308, 8], [316, 16]],
     )
     await waitForCalls(got, want.length)
-    await settle() // nothing more arrives
+    await noMoreDeliveries(got) // nothing more arrives
     t.is(got.length, want.length)
     t.deepEqual(
       got.map(c => ({ status: c.status, report: withoutExtras(c.report) })),
@@ -612,7 +612,7 @@ test('listeners: every transition (incl. critical/healthy) in the reference orde
       'warning', 'critical', 'exhausted', 'critical', 'warning', 'healthy', 'warning', 'critical', 'exhausted',
     ])
     await done
-    await settle()
+    await noMoreDeliveries(got)
     t.deepEqual(
       got.map(c => ({ status: c.status, report: withoutExtras(c.report) })),
       want,
@@ -805,7 +805,7 @@ for (const seed of SEEDS) {
         }
       }
       await waitForCalls(got, model.transitions.length).catch(() => {})
-      await settle(20)
+      await noMoreDeliveries(got)
       t.deepEqual(got, model.transitions, `${where(OPS_PER_SEED)}: all listener calls`)
       t.log(`${model.transitions.length} transitions (${checkedTransitions} checked mid-run), ` +
         `${model.ref.events.length} events, ${model.dropped} dropped, config ${JSON.stringify(config)}`)

@@ -1,7 +1,7 @@
 const test = require('ava')
 const path = require('node:path')
 const { Worker } = require('node:worker_threads')
-const { execFile } = require('node:child_process')
+const { execFile, spawn } = require('node:child_process')
 const { ErrorBudgetTracker } = require('..')
 const { waitForCalls } = require('./helpers/deliveries')
 // Each worker thread instantiates its own copy of the WASI module, with its own
@@ -155,8 +155,43 @@ test('the addon works when loaded only inside workers', async (t) => {
   t.is((run.stdout.match(/saw its records/g) ?? []).length, 2)
 })
 
+// Runs the stress script (and, beside it, its control), killing both when no
+// round of either finished for `stallMs`: a hang is no progress, however slowly
+// a loaded machine makes it. Progress lines are left out of the stderr returned.
+function runWatched(args, stallMs) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { env: { ...process.env, STRESS_PROGRESS: '1' }, detached: true })
+    let stdout = ''
+    let stderr = ''
+    let stalled = false
+    let timer
+    const watch = () => {
+      clearTimeout(timer)
+      timer = setTimeout(() => {
+        stalled = true
+        process.kill(-child.pid, 'SIGKILL') // the script and its control
+      }, stallMs)
+    }
+    watch()
+    child.stdout.on('data', (d) => (stdout += d))
+    child.stderr.on('data', (d) => {
+      stderr += d
+      watch()
+    })
+    child.on('close', (code, signal) => {
+      clearTimeout(timer)
+      const rest = stderr.replace(/^round \d+( control)?\n/gm, '')
+      resolve({ code: stalled ? `no round finished in ${stallMs} ms` : code ?? signal, stdout, stderr: rest })
+    })
+  })
+}
+
 acrossThreads('stress: 50 rounds of 4 workers terminated mid-stream — no crash, no hang, exact records, memory as without the addon', async (t) => {
-  const run = await runNode(['--expose-gc', path.join(__dirname, '..', 'scripts', 'stress-workers.js')])
+  // Its length depends on the machine's load (minutes beside a build on 2 shared
+  // cores); the watchdog below is what fails a hang, so ava's own inactivity
+  // timeout (60 s) is lifted for this test.
+  t.timeout(30 * 60_000, 'the stress run is watched round by round')
+  const run = await runWatched(['--expose-gc', path.join(__dirname, '..', 'scripts', 'stress-workers.js')], 60_000)
   t.is(run.code, 0, run.stdout + run.stderr)
   const result = JSON.parse(run.stdout)
   t.log(run.stdout.trim())

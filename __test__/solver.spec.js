@@ -19,7 +19,9 @@ async function setUp(t, behaviour = {}, solverOptions = {}) {
   const mock = await startMockCaptchaAI(behaviour)
   t.teardown(() => mock.close())
   const tracker = new ErrorBudgetTracker({ clock: 'manual' })
-  const solver = createSolver({ apiKey: 'test-key', baseUrl: mock.url, tracker, pollIntervalMs: 5, timeoutMs: 2000, ...solverOptions })
+  // A deadline no loaded machine reaches on the paths that succeed or fail on their own;
+  // the timeout tests set theirs.
+  const solver = createSolver({ apiKey: 'test-key', baseUrl: mock.url, tracker, pollIntervalMs: 5, timeoutMs: 60_000, ...solverOptions })
   return { mock, tracker, solver }
 }
 
@@ -87,9 +89,30 @@ test('slow service: the solver’s timeoutMs fails the attempt once', async (t) 
 })
 
 test('never ready: the timeout stops the polling, and records once', async (t) => {
-  // A deadline of 1 s, generous for a busy machine (ava runs spec files in parallel):
-  // the 5 ms polls need only start once before it.
-  const { mock, tracker, solver } = await setUp(t, { pollsUntilReady: Infinity }, { timeoutMs: 1000 })
+  // The 5 ms polls need only start once before the deadline. A loaded machine may
+  // take longer than the deadline to submit (ava runs spec files in parallel): then
+  // the run is repeated with a deadline four times as long, so the outcome does not
+  // depend on the load; a solver that never polls still fails after the last one.
+  for (const timeoutMs of [1000, 4000, 16_000]) {
+    const run = await neverReady(t, timeoutMs)
+    if (run.polls.length === 0 && timeoutMs < 16_000) continue
+    t.true(run.polls.length >= 1, 'polled before the deadline')
+    await Promise.all(run.polls.map((p) => p.settled))
+    const sent = run.polls.length
+    // A loop that ignored the abort would start its next poll one 5 ms interval after the
+    // last one settled; this 60 ms timer is due after that one, however loaded the machine.
+    await settle(60)
+    t.is(run.polls.length, sent, 'no poll after the deadline')
+    t.deepEqual(run.polls.filter((p) => p.afterDeadline), [], 'no poll started with the aborted signal')
+    t.true(run.mock.requests.filter((r) => r.path === '/res.php').length <= sent, 'the mock saw only those polls')
+    t.deepEqual(run.tracker.recorded, { successes: 0, failures: 1 })
+    return
+  }
+})
+
+// One solve against a mock that is never ready, with a deadline of `timeoutMs`.
+async function neverReady(t, timeoutMs) {
+  const { mock, tracker, solver } = await setUp(t, { pollsUntilReady: Infinity }, { timeoutMs })
   // The first fetch of a worker loads undici (up to a second on a busy machine): do it
   // before the clock starts, so that the deadline goes to submitting and polling.
   await (await fetch(`${mock.url}/warm-up`)).text()
@@ -105,21 +128,13 @@ test('never ready: the timeout stops the polling, and records once', async (t) =
     }
     return pending
   }
-  t.teardown(() => {
+  try {
+    await t.throwsAsync(solver.solve(TURNSTILE), { code: 'ETIMEDOUT' })
+  } finally {
     globalThis.fetch = realFetch
-  })
-  await t.throwsAsync(solver.solve(TURNSTILE), { code: 'ETIMEDOUT' })
-  t.true(polls.length >= 1, 'polled before the deadline')
-  await Promise.all(polls.map((p) => p.settled))
-  const sent = polls.length
-  // A loop that ignored the abort would start its next poll one 5 ms interval after the
-  // last one settled; this 60 ms timer is due after that one, however loaded the machine.
-  await settle(60)
-  t.is(polls.length, sent, 'no poll after the deadline')
-  t.deepEqual(polls.filter((p) => p.afterDeadline), [], 'no poll started with the aborted signal')
-  t.true(mock.requests.filter((r) => r.path === '/res.php').length <= sent, 'the mock saw only those polls')
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
-})
+  }
+  return { mock, tracker, polls }
+}
 
 test('malformed JSON from in.php: SolveError ERR_BAD_RESPONSE, one failure', async (t) => {
   const { tracker, solver } = await setUp(t, { malformed: 'in.php' })
@@ -138,7 +153,7 @@ test('malformed JSON from res.php: SolveError ERR_BAD_RESPONSE with the task id'
 
 test('connection refused: SolveError ERR_NETWORK with fetch’s error as cause, one failure', async (t) => {
   const tracker = new ErrorBudgetTracker({ clock: 'manual' })
-  const solver = createSolver({ apiKey: 'test-key', baseUrl: await refusedUrl(), tracker, pollIntervalMs: 5, timeoutMs: 2000 })
+  const solver = createSolver({ apiKey: 'test-key', baseUrl: await refusedUrl(), tracker, pollIntervalMs: 5, timeoutMs: 60_000 })
   const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: SolveError, code: 'ERR_NETWORK' })
   t.is(err.message, 'CaptchaAI submit request failed: ECONNREFUSED')
   t.is(err.cause.cause.code, 'ECONNREFUSED')
@@ -235,6 +250,23 @@ for (const [options, errorClass, message] of badSolvers) {
     t.is(err.code, errorClass === TypeError ? 'ERR_INVALID_ARG_TYPE' : 'ERR_OUT_OF_RANGE')
   })
 }
+
+test('createSolver refuses credentials in baseUrl, and never echoes them', (t) => {
+  // fetch() refuses such URLs anyway, and its error quotes the URL: every solve
+  // would fail with the password in its message.
+  for (const baseUrl of ['http://user:s3cret@127.0.0.1/', new URL('https://user:s3cret@ocr.captchaai.com/'), 'http://s3cret@127.0.0.1/']) {
+    const err = t.throws(() => createSolver({ ...good, baseUrl }), { instanceOf: TypeError })
+    t.is(err.code, 'ERR_INVALID_ARG_VALUE')
+    t.regex(err.message, /^createSolver options\.baseUrl must not hold credentials \(user:password@\): .*\*\*\*@/)
+    t.false(err.message.includes('s3cret'), err.message)
+  }
+  // The other baseUrl errors quote the URL without them too.
+  for (const baseUrl of ['ftp://user:s3cret@127.0.0.1/', 'user:s3cret@127.0.0.1', 'http://user:s3cret@[::1']) {
+    const err = t.throws(() => createSolver({ ...good, baseUrl }), { instanceOf: TypeError })
+    t.regex(err.message, /^createSolver options\.baseUrl must be an (absolute )?http\(s\) URL, got '.*\*\*\*@/)
+    t.false(err.message.includes('s3cret'), err.message)
+  }
+})
 
 test('createSolver defaults to CaptchaAI’s own endpoint', (t) => {
   t.is(createSolver(good).baseUrl, 'https://ocr.captchaai.com/')

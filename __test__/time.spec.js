@@ -1,6 +1,6 @@
 const test = require('ava')
 const { ErrorBudgetTracker } = require('..')
-const { settle, waitForCalls } = require('./helpers/deliveries')
+const { settle, noMoreDeliveries, waitForCalls } = require('./helpers/deliveries')
 
 const STATUSES = ['healthy', 'warning', 'critical', 'exhausted']
 
@@ -37,7 +37,7 @@ test('a burst of failures ages out: exhausted → healthy at the exact expiry in
   tracker.advanceTo(1200)
   t.is(tracker.status, 'healthy')
   await waitForCalls(calls, 4)
-  await settle()
+  await noMoreDeliveries(calls)
   t.deepEqual(calls, [...BURST, ['healthy', 1200, 0]])
   tracker.close()
 })
@@ -69,7 +69,7 @@ test('successes ageing out: every time-driven transition at its instant, in one 
   t.is(tracker.status, 'healthy')
   tracker.advanceTo(5000)
   await waitForCalls(calls, 4)
-  await settle()
+  await noMoreDeliveries(calls)
   t.deepEqual(calls, AGEING)
   tracker.close()
 })
@@ -82,7 +82,7 @@ test('successes ageing out: the same transitions when time moves in small steps'
     statuses.push([now, tracker.status])
   }
   await waitForCalls(calls, 4)
-  await settle()
+  await noMoreDeliveries(calls)
   t.deepEqual(calls, AGEING)
   const at = (ms) => statuses.find(([now]) => now === ms)[1]
   t.deepEqual([at(950), at(1000), at(1250), at(1300), at(1450), at(1500), at(1550), at(1600)],
@@ -98,7 +98,7 @@ test('a replayed event after an expiry sees the time-driven transition first', a
   // failure at 1250 is alone in the window → exhausted.
   tracker.record(false, 1250)
   await waitForCalls(calls, 5)
-  await settle()
+  await noMoreDeliveries(calls)
   t.deepEqual(calls, [...BURST, ['healthy', 1200, 0], ['exhausted', 1250, 1]])
   tracker.close()
 })

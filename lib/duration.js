@@ -8,11 +8,14 @@ const { outOfRange } = require('./errors')
 const DURATION = /^(?:(\d+)w)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?:(\d+)ms)?$/
 const UNIT_MS = [604_800_000, 86_400_000, 3_600_000, 60_000, 1000, 1]
 const DAY_MS = 86_400_000
+// The largest duration: ms are integers, exact up to 2^53 − 1 (as config.windowMs).
+const MAX_MS = Number.MAX_SAFE_INTEGER
+const MAX_TEXT = '14892855w6d8h59m991ms'
 
 /**
  * A duration such as `30d`, `24h`, `90m`, `1h30m` or `500ms` (units w, d, h, m,
- * s, ms), in ms. Zero, other forms and non-strings are a RangeError
- * (`ERR_OUT_OF_RANGE`) whose message starts with `what`.
+ * s, ms), in ms, at most 2^53 − 1. Zero, other forms, larger durations and
+ * non-strings are a RangeError (`ERR_OUT_OF_RANGE`) whose message starts with `what`.
  * @param {string} text
  * @param {string} what
  * @returns {number}
@@ -20,7 +23,8 @@ const DAY_MS = 86_400_000
 function parseDuration(text, what) {
   const m = typeof text === 'string' && text !== '' ? DURATION.exec(text) : null
   const ms = m ? m.slice(1).reduce((sum, n, i) => sum + (n ? Number(n) * UNIT_MS[i] : 0), 0) : 0
-  if (!m || !(ms > 0) || !Number.isSafeInteger(ms)) {
+  if (m && ms > MAX_MS) throw outOfRange(`${what} is too large: at most ${MAX_MS}ms (${MAX_TEXT}), got '${text}'`)
+  if (!m || !(ms > 0)) {
     throw outOfRange(`${what} must be a duration like 30d, 24h, 90m or 1h30m (units w, d, h, m, s, ms), got '${text}'`)
   }
   return ms

@@ -21,6 +21,9 @@ const HEAD = 15
 let buffer = new Float64Array(HEAD + 3 * 8)
 // The alert policy of each tracker, read once (it never changes after construction).
 const policies = new WeakMap()
+// The native report() each installFastReport() replaced, by class: what the
+// JavaScript one must equal (the parity spec compares against it).
+const nativeReports = new WeakMap()
 
 function policyOf(tracker) {
   let policy = policies.get(tracker)
@@ -51,6 +54,7 @@ function firingAlerts(policy, b, count) {
  */
 function installFastReport(Tracker) {
   const nativeReport = Tracker.prototype.report
+  nativeReports.set(Tracker, nativeReport)
   function report() {
     // Not a tracker (unbound, wrong receiver): the native report's receiver check throws.
     if (this === null || typeof this !== 'object' || !Object.hasOwn(this, REPORT_INTO)) return nativeReport.call(this)
@@ -82,4 +86,14 @@ function installFastReport(Tracker) {
   Object.defineProperty(Tracker.prototype, 'report', { ...descriptor, value: report })
 }
 
-module.exports = { installFastReport, REPORT_INTO, STATUSES }
+/**
+ * The native `report()` that `installFastReport(Tracker)` replaced, called on
+ * `tracker` (for specs that compare the two).
+ * @param {Function} Tracker the class passed to installFastReport
+ * @param {object} tracker
+ */
+function nativeReportOf(Tracker, tracker) {
+  return nativeReports.get(Tracker).call(tracker)
+}
+
+module.exports = { installFastReport, nativeReportOf, REPORT_INTO, STATUSES }

@@ -3,12 +3,14 @@
 // (`tracker.metrics()`, `renderMetrics()`) and the same series through a
 // prom-client Registry (`registerMetrics()`). Both are built from FAMILIES, so
 // they cannot drift apart. Counters come from `tracker.recorded` (never reset by
-// the window) so that Prometheus can take increase() over any window; the gauges
-// repeat what the tracker itself sees in its window.
+// the window) so that Prometheus can take increase() over any window, less what
+// the tracker was restored with (lib/counter-start.js); the gauges repeat what
+// the tracker itself sees in its window.
 const { ErrorBudgetTracker } = require('../native.js')
 const { describe, invalidArgType, invalidArgValue } = require('./errors')
 const { promDuration } = require('./duration')
 const { STATUSES } = require('./fast-report')
+const { countedSinceStart } = require('./counter-start')
 
 /** Content-Type of the text exposition format produced by `metrics()`. */
 const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
@@ -25,7 +27,7 @@ function snapshot(tracker) {
   const windows = [...new Set(policy.flatMap((r) => [r.longWindowMs, r.shortWindowMs]))].sort((a, b) => a - b)
   const firing = new Set(report.alerts.map((a) => a.name))
   return {
-    recorded: tracker.recorded,
+    recorded: countedSinceStart(tracker),
     report,
     remainingFraction: tracker.remainingFraction,
     burnRate: tracker.burnRate,
@@ -39,7 +41,7 @@ function snapshot(tracker) {
 const FAMILIES = [
   {
     name: 'captcha_budget_solves_total',
-    help: 'CAPTCHA solves recorded since the tracker was created, by outcome; never reset by the window.',
+    help: 'CAPTCHA solves recorded by the tracker since it was created or restored in this process, by outcome; never reset by the window.',
     type: 'counter',
     labels: ['outcome'],
     samples: (s) => [[['success'], s.recorded.successes], [['failure'], s.recorded.failures]],

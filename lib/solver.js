@@ -64,6 +64,11 @@ function defaultCountsAsFailure(error) {
   return !(error instanceof SolveError && callerCodes.has(error.code))
 }
 
+// baseUrl as quoted in messages: any user:password@ replaced by ***@, parsed or not.
+function redacted(baseUrl) {
+  return String(baseUrl).replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#]*@/i, '$1***@')
+}
+
 function checkBaseUrl(baseUrl) {
   if (typeof baseUrl !== 'string' && !(baseUrl instanceof URL)) {
     throw invalidArgType(`createSolver options.baseUrl must be a string or URL, got ${describe(baseUrl)}`)
@@ -72,10 +77,17 @@ function checkBaseUrl(baseUrl) {
   try {
     url = new URL(String(baseUrl))
   } catch {
-    throw invalidArgType(`createSolver options.baseUrl must be an absolute http(s) URL, got '${baseUrl}'`)
+    throw invalidArgType(`createSolver options.baseUrl must be an absolute http(s) URL, got '${redacted(baseUrl)}'`)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw invalidArgType(`createSolver options.baseUrl must be an http(s) URL, got '${baseUrl}'`)
+    throw invalidArgType(`createSolver options.baseUrl must be an http(s) URL, got '${redacted(baseUrl)}'`)
+  }
+  // fetch() refuses them (quoting the URL in its error), and they would show in
+  // solver.baseUrl: the API key is the service's only credential.
+  if (url.username !== '' || url.password !== '') {
+    const err = new TypeError(`createSolver options.baseUrl must not hold credentials (user:password@): got '${redacted(url.href)}'`)
+    err.code = 'ERR_INVALID_ARG_VALUE'
+    throw err
   }
   // A trailing slash keeps a proxy's path prefix when in.php / res.php are resolved against it.
   if (!url.pathname.endsWith('/')) url.pathname += '/'

@@ -7,9 +7,10 @@
 // solves time out for 40 minutes, and Turnstile's error budget is gone until
 // the sale leaves the window. Deterministic (seeded), so the file is stable:
 //
-//   node scripts/generate-sample-log.js [out.jsonl]
+//   node scripts/generate-sample-log.js [out.jsonl]   (--help for help)
 const fs = require('node:fs')
 const path = require('node:path')
+const { parseArgs } = require('node:util')
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
@@ -85,7 +86,31 @@ function generate() {
   return events.map(([, line]) => line).join('\n') + '\n'
 }
 
-const out = path.resolve(process.argv[2] ?? path.join(__dirname, '..', 'sample', 'solves.jsonl'))
+const USAGE = `Usage: node scripts/generate-sample-log.js [out.jsonl]
+
+Writes the sample solve log that \`npm start\` replays (default: sample/solves.jsonl).
+
+Options:
+  -h, --help  print this help and write nothing
+`
+
+// Options are parsed, not taken as file names: \`--help\` once wrote a 3 MB file called --help.
+let parsed
+try {
+  parsed = parseArgs({ allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } })
+} catch (err) {
+  console.error(`generate-sample-log.js: ${err.message}\n\n${USAGE}`)
+  process.exit(2)
+}
+if (parsed.values.help) {
+  process.stdout.write(USAGE)
+  process.exit(0)
+}
+if (parsed.positionals.length > 1) {
+  console.error(`generate-sample-log.js: one output file at most, got ${parsed.positionals.length}\n\n${USAGE}`)
+  process.exit(2)
+}
+const out = path.resolve(parsed.positionals[0] ?? path.join(__dirname, '..', 'sample', 'solves.jsonl'))
 fs.mkdirSync(path.dirname(out), { recursive: true })
 const text = generate()
 fs.writeFileSync(out, text)

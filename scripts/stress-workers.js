@@ -11,12 +11,15 @@
 // (STRESS_CONTROL=1; a fresh process, so that neither run reuses memory the
 // other freed). Workers alone grow the RSS by a few MiB (V8 and the allocator
 // keep some of what each isolate used); the addon's own share is the difference.
-const { execFileSync } = require('node:child_process')
+const { spawn } = require('node:child_process')
 const { Worker } = require('node:worker_threads')
 const { ErrorBudgetTracker } = require('..')
 
 const ROUNDS = Number(process.env.STRESS_ROUNDS ?? 50)
 const CONTROL = process.env.STRESS_CONTROL === '1'
+// STRESS_PROGRESS=1: a line on stderr per round, for a watchdog (the spec's) that
+// tells a hang (no round finishes) from a slow, loaded machine.
+const PROGRESS = process.env.STRESS_PROGRESS === '1'
 const WORKERS = 4
 
 // 1 s window of 10 ms buckets at 90 %: bursts of failures and successes flip
@@ -86,7 +89,24 @@ async function round(index, handle) {
   return { theirs: recorded.slice(0, WORKERS).reduce((a, b) => a + b, 0), delivered: recorded.slice(WORKERS).reduce((a, b) => a + b, 0), mine }
 }
 
+// The control run, in a fresh process started beside this one (memory is per
+// process; the two only share the CPU): resolves to its JSON line.
+function startControl() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--expose-gc', __filename], {
+      env: { ...process.env, STRESS_CONTROL: '1' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.on('error', reject)
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`the control run exited with ${code}`))))
+  })
+}
+
 async function main() {
+  const control = CONTROL ? null : startControl()
+  control?.catch(() => {}) // awaited below
   const handle = ErrorBudgetTracker.shared('stress', CONFIG)
   await round(-1, handle) // warm-up: code paths, worker machinery
   const baseline = rss()
@@ -98,6 +118,7 @@ async function main() {
     const r = await round(i, handle)
     expected += CONTROL ? r.mine : r.theirs + r.mine
     delivered += r.delivered
+    if (PROGRESS) process.stderr.write(`round ${i + 1}${CONTROL ? ' control' : ''}\n`)
   }
   const after = handle.recorded
   const got = after.successes + after.failures - (before.successes + before.failures)
@@ -112,12 +133,9 @@ async function main() {
   // one solve more than it counted: at most one per worker and round.
   const slack = got - expected
   const ok = slack >= 0 && slack <= ROUNDS * WORKERS && handle.total <= got
-  const control = JSON.parse(
-    execFileSync(process.execPath, ['--expose-gc', __filename], { env: { ...process.env, STRESS_CONTROL: '1' }, encoding: 'utf8' }),
-  )
+  const { baselineMiB, rssGrowthMiB, seconds } = await control
   console.log(JSON.stringify({ rounds: ROUNDS, workers: WORKERS, recorded: got, counted: expected, slack, listenerCalls: delivered,
-    status: handle.status, ...memory,
-    control: { baselineMiB: control.baselineMiB, rssGrowthMiB: control.rssGrowthMiB, seconds: control.seconds } }))
+    status: handle.status, ...memory, control: { baselineMiB, rssGrowthMiB, seconds } }))
   if (!ok) {
     console.error('stress: the shared tracker lost or invented records')
     process.exitCode = 1

@@ -5,6 +5,9 @@
 // baseline with a recommended SLO and window, and optionally an SVG chart.
 const fs = require('node:fs')
 const path = require('node:path')
+const { Option } = require('commander')
+const { DEFAULTS } = require('../replay/options')
+const { humanDuration } = require('../duration')
 
 /** Exit codes of `replay`, documented in the README. */
 const EXIT = { ok: 0, badInput: 2 }
@@ -20,8 +23,17 @@ function register(program) {
     .argument('[file]', "a JSON Lines or CSV solve log; '-' or nothing for stdin")
     .option('--format <format>', 'jsonl or csv (default: from the file extension, else from the first line)')
     .option('--by <dimension>', "one tracker per value of a dimension: 'type'")
-    .option('--target <rate>', 'SLO target, e.g. 0.95 or 95%; repeat with type=rate for one type (e.g. turnstile=0.97)', collect, [])
-    .option('--window <duration>', 'SLO window, e.g. 24h, 12h, 7d; repeat with type=duration for one type (default 24h)', collect, [])
+    // Repeatable: the value collected is a list, so the help states the default the list falls back to.
+    .addOption(
+      new Option('--target <rate>', 'SLO target, e.g. 0.95 or 95%; repeat with type=rate for one type (e.g. turnstile=0.97)')
+        .argParser(collect)
+        .default([], String(DEFAULTS.targetRate)),
+    )
+    .addOption(
+      new Option('--window <duration>', 'SLO window, e.g. 24h, 12h, 7d; repeat with type=duration for one type')
+        .argParser(collect)
+        .default([], humanDuration(DEFAULTS.windowMs)),
+    )
     .option('--alerts <spec>', "alert pairs: 'default' (derived from the window), 'none', inline JSON like config.alerts, or a JSON file")
     .option('--min-events <n>', 'no judgement below this many solves in the window (as config.minEvents)', '100')
     .option('--ts-field <name>', 'timestamp field: epoch ms or ISO 8601 (no offset means UTC)', 'ts')

@@ -116,8 +116,18 @@ function rules(options) {
     console.error(`captcha-budget rules: ${err.message}`)
     return BAD_INPUT
   }
-  if (options.output) fs.writeFileSync(options.output, text)
-  else process.stdout.write(text)
+  if (!options.output) {
+    process.stdout.write(text)
+    return 0
+  }
+  try {
+    fs.writeFileSync(options.output, text)
+  } catch (err) {
+    // Node's message ("ENOENT: no such file or directory, open '…'") does not say which option.
+    const why = err.code ? `${err.message.replace(/^\w+: /, '').replace(/, \w+ '.*'$/s, '')} (${err.code})` : err.message
+    console.error(`captcha-budget rules: cannot write --output ${options.output}: ${why}`)
+    return BAD_INPUT
+  }
   return 0
 }
 

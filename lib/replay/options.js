@@ -5,6 +5,9 @@
 // problem is a UsageError, which the command turns into exit code 2.
 const { UsageError } = require('../cli-values')
 
+/** A tracker's settings when the command line gives none (also shown by --help). */
+const DEFAULTS = Object.freeze({ targetRate: 0.95, windowMs: 86_400_000, minEvents: 100 })
+
 /**
  * Repeated `--target` / `--window` values: `value` sets the default, `name=value`
  * one tracker's. Returns `{ fallback, byName: Map }` with parsed values.
@@ -38,4 +41,4 @@ function checkFields(fields) {
   return fields
 }
 
-module.exports = { perName, checkFields }
+module.exports = { DEFAULTS, perName, checkFields }

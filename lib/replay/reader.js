@@ -8,7 +8,42 @@ const { parseLogChunk } = require('../../native.js')
 const { UsageError } = require('../cli-values')
 
 const CHUNK_BYTES = 1 << 20
+// The most characters of the input a message quotes: a bad line may be megabytes long.
+const QUOTE_MAX = 100
 const FORMATS = ['jsonl', 'csv']
+
+/** `text`, or its first QUOTE_MAX characters and how long it is. */
+function excerpt(text) {
+  return text.length <= QUOTE_MAX ? text : `${text.slice(0, QUOTE_MAX)}… (${text.length} characters)`
+}
+
+// Each "…" run of `message` (backslash escapes skipped) as an excerpt. A loop,
+// not a regular expression: V8's backtracking overflows its stack on megabytes.
+function shortenQuoted(message) {
+  let out = ''
+  let from = 0
+  for (;;) {
+    const open = message.indexOf('"', from)
+    if (open === -1) break
+    let close = open + 1
+    while (close < message.length && message[close] !== '"') close += message[close] === '\\' ? 2 : 1
+    if (close >= message.length) break
+    out += `${message.slice(from, open + 1)}${excerpt(message.slice(open + 1, close))}"`
+    from = close + 1
+  }
+  return out + message.slice(from)
+}
+
+// The parser's messages quote the bad value ("bad timestamp \"…\": …"): each
+// quoted run cut to an excerpt. Messages are short unless a value is long.
+function shortenMessages(badLines) {
+  for (const bad of badLines) {
+    if (bad.message.length <= 2 * QUOTE_MAX) continue
+    bad.message = shortenQuoted(bad.message)
+    // Anything else long (never seen): cut, so that stderr stays readable.
+    if (bad.message.length > 3 * QUOTE_MAX) bad.message = `${bad.message.slice(0, 3 * QUOTE_MAX)}…`
+  }
+}
 
 /** The format named by a file extension, if any. */
 function formatOfPath(file) {
@@ -37,7 +72,7 @@ function csvColumns(headerLine, fields) {
   const index = (name) => names.indexOf(name)
   for (const name of [fields.ts, fields.ok]) {
     if (index(name) === -1) {
-      throw new UsageError(`the CSV header has no column '${name}' (columns: ${names.join(', ')}); see --ts-field, --ok-field`)
+      throw new UsageError(`the CSV header has no column '${name}' (columns: ${excerpt(names.join(', '))}); see --ts-field, --ok-field`)
     }
   }
   return [index(fields.ts), index(fields.ok), index(fields.type)]
@@ -89,6 +124,7 @@ async function* readLog({ input, format, fields }) {
         buf = buf.subarray(header.consumed)
       }
       const batch = parseLogChunk(buf, format, names, columns, line + 1, false)
+      shortenMessages(batch.badLines)
       line += batch.lines
       carry = buf.subarray(batch.consumed)
       yield Object.assign(batch, { lines: line, bytes, format })
@@ -103,6 +139,7 @@ async function* readLog({ input, format, fields }) {
       buf = buf.subarray(header.consumed)
     }
     const batch = parseLogChunk(buf, format, names, columns, line + 1, true)
+    shortenMessages(batch.badLines)
     yield Object.assign(batch, { lines: line + batch.lines, bytes, format })
   } catch (err) {
     if (err.code === 'ENOENT' || err.code === 'EISDIR' || err.code === 'EACCES') {
@@ -131,4 +168,4 @@ function takeHeader(buf, last) {
   }
 }
 
-module.exports = { readLog, csvColumns, splitHeader, formatOfPath }
+module.exports = { readLog, csvColumns, splitHeader, formatOfPath, shortenMessages }

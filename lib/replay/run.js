@@ -8,10 +8,10 @@ const { Series } = require('./series')
 const { Baseline } = require('./baseline')
 const { summarize } = require('./summary')
 const { UsageError } = require('../cli-values')
+const { DEFAULTS } = require('./options')
 
 /** What lines without a type are called. */
 const UNTYPED = 'untyped'
-const DEFAULTS = { targetRate: 0.95, windowMs: 86_400_000, minEvents: 100 }
 
 /** Bad input met with `strict`: the first bad line. */
 class BadLineError extends Error {
