@@ -74,7 +74,7 @@ native.ErrorBudgetTracker.restore = function restore(json, options) {
   // ("config.windowMs cannot be given with config.snapshot").
   for (const key of Object.keys(options ?? {})) {
     if (!RESTORE_OPTIONS.includes(key)) {
-      throw errors.invalidArgType(
+      throw errors.invalidArgValue(
         `restore(json, options): options.${key} is not an option of restore (the config comes from the snapshot); known options: ${RESTORE_OPTIONS.join(', ')}`,
       )
     }

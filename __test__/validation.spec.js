@@ -24,12 +24,12 @@ const badConfigs = [
     'windowMs / resolutionMs must be at most 1000000 buckets, got 86400000: raise resolutionMs'],
   [{ minEvents: -1 }, RangeError, 'ERR_OUT_OF_RANGE', 'minEvents must be a non-negative integer, got -1'],
   [{ minEvents: 2.5 }, RangeError, 'ERR_OUT_OF_RANGE', 'minEvents must be a non-negative integer, got 2.5'],
-  [{ clock: 'wall' }, TypeError, 'ERR_INVALID_ARG_TYPE', "config.clock must be 'monotonic' or 'manual', got 'wall'"],
+  [{ clock: 'wall' }, TypeError, 'ERR_INVALID_ARG_VALUE', "config.clock must be 'monotonic' or 'manual', got 'wall'"],
   [{ clock: 1 }, TypeError, 'ERR_INVALID_ARG_TYPE', "config.clock must be 'monotonic' or 'manual', got number"],
-  [{ targetRat: 0.9 }, TypeError, 'ERR_INVALID_ARG_TYPE', `unknown config key 'targetRat'; known keys: ${KNOWN}`],
-  [{ persist: { path: 'x.json', interval: 5 } }, TypeError, 'ERR_INVALID_ARG_TYPE', "unknown key 'interval' in config.persist; known keys: path, intervalMs"],
+  [{ targetRat: 0.9 }, TypeError, 'ERR_INVALID_ARG_VALUE', `unknown config key 'targetRat'; known keys: ${KNOWN}`],
+  [{ persist: { path: 'x.json', interval: 5 } }, TypeError, 'ERR_INVALID_ARG_VALUE', "unknown key 'interval' in config.persist; known keys: path, intervalMs"],
   [{ persist: { path: 5 } }, TypeError, 'ERR_INVALID_ARG_TYPE', 'config.persist.path must be a string, got number'],
-  [{ persist: {} }, TypeError, 'ERR_INVALID_ARG_TYPE', 'config.persist.path is required'],
+  [{ persist: {} }, TypeError, 'ERR_INVALID_ARG_VALUE', 'config.persist.path is required'],
   [{ persist: { path: 'x.json', intervalMs: 0.5 } }, RangeError, 'ERR_OUT_OF_RANGE', 'config.persist.intervalMs must be a positive integer of milliseconds, got 0.5'],
 ]
 

@@ -53,12 +53,12 @@ function checkStringMap(value, where, { labels }) {
   }
   for (const [key, v] of Object.entries(value)) {
     if (labels && (!LABEL_NAME.test(key) || key.startsWith('__'))) {
-      throw invalidArgType(`${WHERE}${where}: '${key}' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)`)
+      throw invalidArgValue(`${WHERE}${where}: '${key}' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)`)
     }
     if (labels && RESERVED_LABELS.includes(key)) {
-      throw invalidArgType(`${WHERE}${where}: '${key}' is set by the rules (reserved: ${RESERVED_LABELS.join(', ')})`)
+      throw invalidArgValue(`${WHERE}${where}: '${key}' is set by the rules (reserved: ${RESERVED_LABELS.join(', ')})`)
     }
-    if (!labels && !LABEL_NAME.test(key)) throw invalidArgType(`${WHERE}${where}: '${key}' is not an annotation name ([a-zA-Z_][a-zA-Z0-9_]*)`)
+    if (!labels && !LABEL_NAME.test(key)) throw invalidArgValue(`${WHERE}${where}: '${key}' is not an annotation name ([a-zA-Z_][a-zA-Z0-9_]*)`)
     if (typeof v !== 'string') throw invalidArgType(`${WHERE}${where}.${key} must be a string, got ${describe(v)}`)
   }
   return value
@@ -71,7 +71,7 @@ function checkAlerting(alerting) {
     throw invalidArgType(`${WHERE}slo.alerting must be an object, got ${describe(alerting)}`)
   }
   for (const key of Object.keys(alerting)) {
-    if (!ALERTING_KEYS.includes(key)) throw invalidArgType(`${WHERE}unknown key '${key}' in slo.alerting; known keys: ${ALERTING_KEYS.join(', ')}`)
+    if (!ALERTING_KEYS.includes(key)) throw invalidArgValue(`${WHERE}unknown key '${key}' in slo.alerting; known keys: ${ALERTING_KEYS.join(', ')}`)
   }
   const { name = 'CaptchaBudget' } = alerting
   if (typeof name !== 'string' || !/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name)) {
@@ -89,7 +89,7 @@ function checkAlerting(alerting) {
     }
     for (const key of Object.keys(part)) {
       if (!['labels', 'annotations', 'disable'].includes(key)) {
-        throw invalidArgType(`${WHERE}unknown key '${key}' in slo.alerting.${severity}; known keys: labels, annotations, disable`)
+        throw invalidArgValue(`${WHERE}unknown key '${key}' in slo.alerting.${severity}; known keys: labels, annotations, disable`)
       }
     }
     if (part.disable !== undefined && typeof part.disable !== 'boolean') {
@@ -115,7 +115,7 @@ function checkSlo(slo) {
   }
   for (const key of Object.keys(slo)) {
     // A typo (`minEvent`) would otherwise drop its guard from the rules without a word.
-    if (!SLO_KEYS.includes(key)) throw invalidArgType(`${WHERE}unknown key '${key}' in slo; known keys: ${SLO_KEYS.join(', ')}`)
+    if (!SLO_KEYS.includes(key)) throw invalidArgValue(`${WHERE}unknown key '${key}' in slo; known keys: ${SLO_KEYS.join(', ')}`)
   }
   const { name, targetRate, windowMs, id, minFailures, description } = slo
   for (const [field, value] of [['name', name], ['id', id]]) {
@@ -125,7 +125,7 @@ function checkSlo(slo) {
     }
   }
   for (const [field, value] of [['targetRate', targetRate], ['windowMs', windowMs]]) {
-    if (value === undefined) throw invalidArgType(`${WHERE}slo.${field} is required`)
+    if (value === undefined) throw invalidArgValue(`${WHERE}slo.${field} is required`)
   }
   // The tracker allows 1 (no budget at all); rules over a budget of nothing would never fire.
   if (typeof targetRate === 'number' && !(targetRate > 0 && targetRate < 1)) {
@@ -151,7 +151,7 @@ function checkOptions(options) {
   }
   for (const key of Object.keys(options)) {
     if (!OPTION_KEYS.includes(key)) {
-      throw invalidArgType(`prometheusRules(slo, options): unknown key '${key}' in options; known keys: ${OPTION_KEYS.join(', ')}`)
+      throw invalidArgValue(`prometheusRules(slo, options): unknown key '${key}' in options; known keys: ${OPTION_KEYS.join(', ')}`)
     }
   }
   const { scrapeIntervalMs = 15_000, evaluationIntervalMs = 60_000, periodRules = 'exact', format = 'rules', namespace } = options

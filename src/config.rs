@@ -130,7 +130,7 @@ pub fn parse(raw: Option<Object>) -> std::result::Result<Plan, BudgetError> {
   let mut keys = Vec::new();
   for key in Object::keys(&raw).map_err(|e| BudgetError::invalid_type(e.reason))? {
     if key.contains('\0') {
-      return Err(BudgetError::invalid_type(format!("unknown config key '{key}'; known keys: {KNOWN_KEYS}")));
+      return Err(BudgetError::invalid_value(format!("unknown config key '{key}'; known keys: {KNOWN_KEYS}")));
     }
     let value: Unknown = raw.get_named_property(&key).map_err(|e| BudgetError::invalid_type(e.reason))?;
     let ty = value.get_type().map_err(|e| BudgetError::invalid_type(e.reason))?;
@@ -170,27 +170,27 @@ pub fn parse(raw: Option<Object>) -> std::result::Result<Plan, BudgetError> {
         )));
       }
     } else {
-      return Err(BudgetError::invalid_type(format!("unknown config key '{key}'; known keys: {KNOWN_KEYS}")));
+      return Err(BudgetError::invalid_value(format!("unknown config key '{key}'; known keys: {KNOWN_KEYS}")));
     }
   }
   let input =
     unsafe { TrackerConfig::from_napi_value(raw.env(), raw.raw()) }.map_err(|e| BudgetError::invalid_type(e.reason))?;
   if input.snapshot.is_some() {
     if let Some(key) = keys.iter().find(|k| !RESTORE_KEYS.contains(&k.as_str()) && k.as_str() != "snapshot") {
-      return Err(BudgetError::invalid_type(format!(
+      return Err(BudgetError::invalid_value(format!(
         "config.{key} cannot be given with config.snapshot: the config comes from the snapshot (only {} may)",
         RESTORE_KEYS.join(", ")
       )));
     }
   } else if input.now.is_some() {
-    return Err(BudgetError::invalid_type("config.now is only for restoring: give it with config.snapshot"));
+    return Err(BudgetError::invalid_value("config.now is only for restoring: give it with config.snapshot"));
   }
   if let Some(name) = &input.shared {
     if name.is_empty() {
-      return Err(BudgetError::invalid_type("config.shared must be a non-empty string"));
+      return Err(BudgetError::invalid_value("config.shared must be a non-empty string"));
     }
     if let Some(key) = ["persist", "snapshot"].into_iter().find(|k| keys.iter().any(|given| given == k)) {
-      return Err(BudgetError::invalid_type(format!(
+      return Err(BudgetError::invalid_value(format!(
         "config.{key} cannot be given to a shared tracker: save or restore it from one thread with a tracker of its own"
       )));
     }
@@ -205,7 +205,7 @@ fn check_persist(value: Unknown) -> std::result::Result<(), BudgetError> {
   let persist: Object = unsafe { value.cast() }.map_err(err)?;
   for key in Object::keys(&persist).map_err(err)? {
     if key.contains('\0') {
-      return Err(BudgetError::invalid_type(format!(
+      return Err(BudgetError::invalid_value(format!(
         "unknown key '{key}' in config.persist; known keys: {PERSIST_KEYS}"
       )));
     }
@@ -215,7 +215,7 @@ fn check_persist(value: Unknown) -> std::result::Result<(), BudgetError> {
       "intervalMs" if ty == ValueType::Undefined => continue,
       "intervalMs" => ValueType::Number,
       _ => {
-        return Err(BudgetError::invalid_type(format!(
+        return Err(BudgetError::invalid_value(format!(
           "unknown key '{key}' in config.persist; known keys: {PERSIST_KEYS}"
         )))
       }
@@ -229,7 +229,7 @@ fn check_persist(value: Unknown) -> std::result::Result<(), BudgetError> {
     }
   }
   if !persist.has_named_property("path").map_err(err)? {
-    return Err(BudgetError::invalid_type("config.persist.path is required"));
+    return Err(BudgetError::invalid_value("config.persist.path is required"));
   }
   let path: Unknown = persist.get_named_property("path").map_err(err)?;
   well_formed("config.persist.path", path)?;
@@ -348,7 +348,7 @@ fn check_alerts(value: Unknown) -> std::result::Result<(), BudgetError> {
     let rule: Object = unsafe { rule.cast() }.map_err(err)?;
     for key in Object::keys(&rule).map_err(err)? {
       if key.contains('\0') {
-        return Err(BudgetError::invalid_type(format!("unknown key '{key}' in {at}; known keys: {RULE_KEYS}")));
+        return Err(BudgetError::invalid_value(format!("unknown key '{key}' in {at}; known keys: {RULE_KEYS}")));
       }
       let ty = rule.get_named_property::<Unknown>(&key).and_then(|v| v.get_type()).map_err(err)?;
       let expected = match key.as_str() {
@@ -356,7 +356,7 @@ fn check_alerts(value: Unknown) -> std::result::Result<(), BudgetError> {
         "longWindowMs" | "shortWindowMs" | "burnRate" => ValueType::Number,
         "minEvents" if ty == ValueType::Undefined => continue,
         "minEvents" => ValueType::Number,
-        _ => return Err(BudgetError::invalid_type(format!("unknown key '{key}' in {at}; known keys: {RULE_KEYS}"))),
+        _ => return Err(BudgetError::invalid_value(format!("unknown key '{key}' in {at}; known keys: {RULE_KEYS}"))),
       };
       if ty != expected {
         return Err(BudgetError::invalid_type(format!(
@@ -368,7 +368,7 @@ fn check_alerts(value: Unknown) -> std::result::Result<(), BudgetError> {
     }
     for key in ["name", "severity", "longWindowMs", "shortWindowMs", "burnRate"] {
       if !rule.has_named_property(key).map_err(err)? {
-        return Err(BudgetError::invalid_type(format!("{at}.{key} is required")));
+        return Err(BudgetError::invalid_value(format!("{at}.{key} is required")));
       }
     }
   }
@@ -378,7 +378,7 @@ fn check_alerts(value: Unknown) -> std::result::Result<(), BudgetError> {
 fn alert_rule(input: AlertRuleConfig) -> std::result::Result<AlertRule, BudgetError> {
   let at = |field: &str| format!("alerts['{}'].{field}", input.name);
   let severity = Severity::parse(&input.severity).ok_or_else(|| {
-    BudgetError::invalid_type(format!("{} must be 'page' or 'ticket', got '{}'", at("severity"), input.severity))
+    BudgetError::invalid_value(format!("{} must be 'page' or 'ticket', got '{}'", at("severity"), input.severity))
   })?;
   Ok(AlertRule {
     long_window_ms: integer(&at("longWindowMs"), Some(input.long_window_ms), 0, MS)?,
@@ -407,12 +407,12 @@ fn build(input: TrackerConfig) -> std::result::Result<Plan, BudgetError> {
     None | Some("monotonic") => ClockKind::Monotonic,
     Some("manual") => ClockKind::Manual,
     Some(other) => {
-      return Err(BudgetError::invalid_type(format!("config.clock must be 'monotonic' or 'manual', got '{other}'")))
+      return Err(BudgetError::invalid_value(format!("config.clock must be 'monotonic' or 'manual', got '{other}'")))
     }
   };
   let snapshot = input.snapshot.as_deref().map(Snapshot::parse).transpose()?;
   if input.now.is_some() && clock != ClockKind::Manual {
-    return Err(BudgetError::invalid_type(
+    return Err(BudgetError::invalid_value(
       "config.now needs clock: 'manual' (a real clock restores at the current time)",
     ));
   }
@@ -435,7 +435,7 @@ fn build(input: TrackerConfig) -> std::result::Result<Plan, BudgetError> {
     .persist
     .map(|p| -> std::result::Result<Persist, BudgetError> {
       if p.path.is_empty() {
-        return Err(BudgetError::invalid_type("config.persist.path must be a non-empty string"));
+        return Err(BudgetError::invalid_value("config.persist.path must be a non-empty string"));
       }
       let interval_ms = integer("config.persist.intervalMs", p.interval_ms, 60_000, MS)?;
       if interval_ms < 1 {

@@ -75,7 +75,7 @@ pub fn initial_core(plan: &Plan, now_ms: i64) -> Result<Tracker, BudgetError> {
 fn write_error(path: &Path, what: &str, e: std::io::Error) -> BudgetError {
   BudgetError {
     kind: budget_core::ErrorKind::State,
-    code: "ERR_PERSIST_WRITE",
+    code: if what == "read" { "ERR_PERSIST_READ" } else { "ERR_PERSIST_WRITE" },
     message: format!("cannot {what} {}: {e}", path.display()),
   }
 }

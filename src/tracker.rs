@@ -380,7 +380,9 @@ fn listener_args<'a>(
     _ => None,
   };
   let Some(kind) = name.as_deref().and_then(EventKind::parse) else {
-    return Err(BudgetError::invalid_type(format!(
+    // A string is the right type: an unknown name is a wrong value.
+    let error = if name.is_some() { BudgetError::invalid_value } else { BudgetError::invalid_type };
+    return Err(error(format!(
       "{method}(event, listener): event must be one of {EVENT_NAMES}, got {}",
       name
         .map(|n| format!("'{n}'"))

@@ -119,10 +119,10 @@ pub fn validate_policy(rules: Vec<AlertRule>, config: &Config) -> Result<Vec<Ale
   for rule in &rules {
     let at = |field: &str| format!("alerts['{}'].{field}", rule.name);
     if rule.name.is_empty() {
-      return Err(BudgetError::invalid_type("alerts[].name must be a non-empty string"));
+      return Err(BudgetError::invalid_value("alerts[].name must be a non-empty string"));
     }
     if seen.contains(&rule.name.as_str()) {
-      return Err(BudgetError::out_of_range(format!("alert names must be unique: '{}' appears twice", rule.name)));
+      return Err(BudgetError::invalid_value(format!("alert names must be unique: '{}' appears twice", rule.name)));
     }
     seen.push(&rule.name);
     for (field, ms) in [("longWindowMs", rule.long_window_ms), ("shortWindowMs", rule.short_window_ms)] {

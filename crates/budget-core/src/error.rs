@@ -32,9 +32,9 @@ impl BudgetError {
     Self { kind: ErrorKind::Type, code: "ERR_INVALID_ARG_TYPE", message: message.into() }
   }
 
-  /// A value of the right type that is not allowed (a NUL byte in a path, a
-  /// lone surrogate in a name): a `TypeError` with code `ERR_INVALID_ARG_VALUE`,
-  /// as Node's own APIs throw for such values.
+  /// A value of the right type that is not allowed (an unknown key or status, a
+  /// bad combination of fields, a NUL byte in a path): a `TypeError` with code
+  /// `ERR_INVALID_ARG_VALUE`, as Node's own APIs throw for such values.
   pub fn invalid_value(message: impl Into<String>) -> Self {
     Self { kind: ErrorKind::Type, code: "ERR_INVALID_ARG_VALUE", message: message.into() }
   }
