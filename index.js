@@ -95,7 +95,7 @@ native.ErrorBudgetTracker.restore = function restore(json, options) {
  * first use; the same name is the same window in every worker thread. Without
  * `config` (undefined or null) it attaches to the existing tracker, or creates
  * one with the defaults; with a config that differs from the existing one's it
- * throws a RangeError naming the fields. The tracker lives while one of its
+ * throws a TypeError (ERR_INVALID_ARG_VALUE) naming the fields. The tracker lives while one of its
  * handles is open and not collected.
  */
 native.ErrorBudgetTracker.shared = function shared(name, config) {
