@@ -46,6 +46,20 @@ test('a config that is not an object is a TypeError', (t) => {
   t.is(err.message, 'config must be an object, got number')
 })
 
+test('an array is not a config: new ErrorBudgetTracker([]) is refused as shared(name, []) is', (t) => {
+  for (const config of [[], [{ targetRate: 0.9 }]]) {
+    t.throws(() => new ErrorBudgetTracker(config), {
+      instanceOf: TypeError,
+      code: 'ERR_INVALID_ARG_TYPE',
+      message: 'config must be an object, got array',
+    })
+  }
+  // The value's type is named the same way for the other arguments.
+  const tracker = new ErrorBudgetTracker({ clock: 'manual' })
+  t.throws(() => tracker.record([]), { code: 'ERR_INVALID_ARG_TYPE', message: 'record(success): success must be a boolean, got array' })
+  t.is(tracker.total, 0)
+})
+
 test('zero is a value, not "use the default"', (t) => {
   const tracker = new ErrorBudgetTracker({ warningThreshold: 0, criticalThreshold: 0, minEvents: 0, clock: 'manual' })
   // 1 failure of 21 at 95 %: budget 1.05, 0.05 left (f ≈ 0.048): critical by default, healthy with thresholds 0.

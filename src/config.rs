@@ -6,6 +6,8 @@ use budget_core::{AlertRule, BudgetError, Config, Severity, Snapshot};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use crate::args::{js_number, type_name};
+
 /// Configuration of an `ErrorBudgetTracker`. Every field is optional; `0` is a
 /// value like any other, never "use the default". Unknown keys are a `TypeError`.
 #[napi(object, object_to_js = false)]
@@ -472,30 +474,4 @@ fn non_negative(field: &str, value: Option<f64>, default: u64) -> std::result::R
   const MUST_BE: &str = "a non-negative integer";
   let n = integer(field, value, default as i64, MUST_BE)?;
   u64::try_from(n).map_err(|_| BudgetError::out_of_range(format!("{field} must be {MUST_BE}, got {n}")))
-}
-
-/// A number as JavaScript prints it where Rust differs (`Infinity`, not `inf`).
-pub fn js_number(n: f64) -> String {
-  match n {
-    f64::INFINITY => "Infinity".into(),
-    f64::NEG_INFINITY => "-Infinity".into(),
-    n => n.to_string(),
-  }
-}
-
-/// `typeof`-style name of a JS value type, for messages.
-pub fn type_name(ty: ValueType) -> &'static str {
-  match ty {
-    ValueType::Undefined => "undefined",
-    ValueType::Null => "null",
-    ValueType::Boolean => "boolean",
-    ValueType::Number => "number",
-    ValueType::String => "string",
-    ValueType::Symbol => "symbol",
-    ValueType::Object => "object",
-    ValueType::Function => "function",
-    ValueType::External => "external",
-    ValueType::BigInt => "bigint",
-    _ => "unknown",
-  }
 }

@@ -33,7 +33,6 @@ use napi::bindgen_prelude::*;
 use napi::{check_status, sys, Env};
 
 use crate::handle::Handle;
-use crate::state::TrackerClock;
 
 /// The registered symbol the report filler is stored under (`lib/fast-report.js` uses the same).
 const REPORT_INTO_SYMBOL: &str = "captcha-error-budget.reportInto";
@@ -187,11 +186,8 @@ unsafe extern "C" fn record(env: sys::napi_env, info: sys::napi_callback_info) -
   // `record(ok, atMs)` replays: a finite number, as the slow path would take it.
   let mut at_ms = 0f64;
   if unsafe { sys::napi_get_value_double(env, argv[1], &mut at_ms) } == sys::Status::napi_ok {
-    if let Ok(at) = crate::tracker::finite_ms("", at_ms) {
-      if let TrackerClock::Manual(clock) = &state.clock {
-        clock.advance_to(at);
-      }
-      if state.record(Some(at), successes, failures).is_err() {
+    if let Some(at) = crate::args::epoch_ms(at_ms) {
+      if crate::record::record_at(state, Some(at), successes, failures).is_err() {
         return unsafe { slow(env, state, argv) };
       }
       return ptr::null_mut();
@@ -208,7 +204,7 @@ unsafe fn slow(env: sys::napi_env, state: &Handle, argv: [sys::napi_value; 2]) -
     // SAFETY: both values come from this call's arguments.
     let success = unsafe { Unknown::from_napi_value(env, argv[0]) }?;
     let at_ms = unsafe { Option::<Unknown>::from_napi_value(env, argv[1]) }?;
-    crate::tracker::record_js(&Env::from_raw(env), state, success, at_ms)
+    crate::record::record_js(&Env::from_raw(env), state, success, at_ms)
   })();
   if let Err(err) = result {
     // SAFETY: on the JS thread, inside a callback; a pending exception is left as is.

@@ -5,18 +5,19 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use budget_core::config::MAX_SAFE_INTEGER;
 use budget_core::{BudgetError, Result as CoreResult};
 use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
-use crate::config::{self, js_number, type_name, ClockKind};
+use crate::args::{count, describe, js_number, timestamp, type_name};
+use crate::config::{self, ClockKind};
 use crate::env_hook::SinkCleanup;
 use crate::error::{or_throw, throw};
 use crate::handle::Handle;
 use crate::listeners::{EventKind, ListenerTable, Pinned, Sink, EVENT_NAMES};
 use crate::persist::{self, Autosave};
+use crate::record::{record_at, record_js};
 use crate::report::{AlertRuleInfo, BudgetReport, BudgetStatus, RecordedCounts};
 use crate::shared;
 use crate::state::{TrackerClock, TrackerState};
@@ -67,9 +68,10 @@ impl ErrorBudgetTracker {
       None => None,
       Some(v) => match v.get_type()? {
         ValueType::Undefined => None,
-        ValueType::Object => Some(unsafe { v.cast::<Object>() }?),
-        other => {
-          let msg = format!("config must be an object, got {}", type_name(other));
+        // An array is not a config (as for shared(name, config) in index.js).
+        ValueType::Object if !v.is_array()? => Some(unsafe { v.cast::<Object>() }?),
+        _ => {
+          let msg = format!("config must be an object, got {}", describe(&v));
           return Err(throw(&env, BudgetError::invalid_type(msg)));
         }
       },
@@ -145,12 +147,9 @@ impl ErrorBudgetTracker {
       None => None,
       Some(v) => or_throw(&env, timestamp("recordMany(successes, failures, atMs): atMs", v))?,
     };
-    if let (Some(at), TrackerClock::Manual(clock)) = (at, &self.handle.clock) {
-      clock.advance_to(at);
-    }
     or_throw(
       &env,
-      self.handle.record(at, successes, failures).map_err(|e| e.prefixed("recordMany(successes, failures)")),
+      record_at(&self.handle, at, successes, failures).map_err(|e| e.prefixed("recordMany(successes, failures)")),
     )
   }
 
@@ -400,70 +399,5 @@ fn listener_args<'a>(
       type_name(other)
     ))),
     Err(e) => Err(BudgetError::invalid_type(e.reason)),
-  }
-}
-
-/// `record(success, atMs?)` on `state`: the checks, in order, then the record.
-/// Shared by the prototype method and the raw function's slow path.
-pub(crate) fn record_js(env: &Env, state: &Handle, success: Unknown, at_ms: Option<Unknown>) -> napi::Result<()> {
-  or_throw(env, state.check_open("record"))?;
-  let success = match success.get_type()? {
-    ValueType::Boolean => unsafe { success.cast::<bool>() }?,
-    other => {
-      let msg = format!("record(success): success must be a boolean, got {}", type_name(other));
-      return Err(throw(env, BudgetError::invalid_type(msg)));
-    }
-  };
-  let at = match at_ms {
-    None => None,
-    Some(v) => or_throw(env, timestamp("record(success, atMs): atMs", v))?,
-  };
-  if let (Some(at), TrackerClock::Manual(clock)) = (at, &state.clock) {
-    clock.advance_to(at);
-  }
-  let (successes, failures) = if success { (1, 0) } else { (0, 1) };
-  or_throw(env, state.record(at, successes, failures).map_err(|e| e.prefixed("record(success)")))
-}
-
-/// A count argument: a non-negative safe integer.
-fn count(what: &str, v: Unknown) -> CoreResult<u64> {
-  // Capped per batch so that no run of batches can overflow the 64-bit counters.
-  const MAX_BATCH: f64 = u32::MAX as f64;
-  let must_be = "must be an integer from 0 to 4294967295";
-  match v.get_type() {
-    Ok(ValueType::Number) => {
-      let n = unsafe { v.cast::<f64>() }.map_err(|e| BudgetError::invalid_type(e.reason))?;
-      if n >= 0.0 && n.fract() == 0.0 && n <= MAX_BATCH {
-        Ok(n as u64)
-      } else {
-        Err(BudgetError::out_of_range(format!("{what} {must_be}, got {}", js_number(n))))
-      }
-    }
-    Ok(other) => Err(BudgetError::invalid_type(format!("{what} {must_be}, got {}", type_name(other)))),
-    Err(e) => Err(BudgetError::invalid_type(e.reason)),
-  }
-}
-
-/// An optional epoch-ms timestamp argument: `undefined` is absent.
-fn timestamp(what: &str, v: Unknown) -> CoreResult<Option<i64>> {
-  match v.get_type() {
-    Ok(ValueType::Undefined) => Ok(None),
-    Ok(ValueType::Number) => {
-      let ms = unsafe { v.cast::<f64>() }.map_err(|e| BudgetError::invalid_type(e.reason))?;
-      finite_ms(what, ms).map(Some)
-    }
-    Ok(other) => {
-      Err(BudgetError::invalid_type(format!("{what} must be a number of epoch ms, got {}", type_name(other))))
-    }
-    Err(e) => Err(BudgetError::invalid_type(e.reason)),
-  }
-}
-
-/// A finite epoch-ms number (floored), within JS's exact integers.
-pub(crate) fn finite_ms(what: &str, ms: f64) -> CoreResult<i64> {
-  if ms.is_finite() && ms.abs() <= MAX_SAFE_INTEGER as f64 {
-    Ok(ms.floor() as i64)
-  } else {
-    Err(BudgetError::out_of_range(format!("{what} must be a finite number of epoch ms, got {}", js_number(ms))))
   }
 }
