@@ -116,10 +116,24 @@ test('on/off with an unknown status or a non-function is a TypeError', (t) => {
   const tracker = new ErrorBudgetTracker()
   const bad = t.throws(() => tracker.on('broken', () => {}), { instanceOf: TypeError })
   t.is(bad.message, "on(event, listener): event must be one of 'healthy', 'warning', 'critical', 'exhausted', 'alert', 'resolve', got 'broken'")
+  // An unknown name is a wrong value; a name that is not a string, a wrong type.
+  t.is(bad.code, 'ERR_INVALID_ARG_VALUE')
+  t.throws(() => tracker.on(1, () => {}), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE', message: /event must be one of .*, got number$/ })
   const notFn = t.throws(() => tracker.on('healthy', 'cb'), { instanceOf: TypeError })
   t.is(notFn.message, 'on(event, listener): listener must be a function, got string')
-  t.throws(() => tracker.off('Healthy', () => {}), { instanceOf: TypeError })
+  t.is(notFn.code, 'ERR_INVALID_ARG_TYPE')
+  t.throws(() => tracker.off('Healthy', () => {}), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_VALUE' })
   tracker.close()
+})
+
+test('the status list the JavaScript parts use is the core\'s, in the order of the report\'s status index', (t) => {
+  const { STATUSES } = require('../lib/fast-report')
+  t.deepEqual(STATUSES, ['healthy', 'warning', 'critical', 'exhausted'])
+  t.true(Object.isFrozen(STATUSES))
+  // Index 3 is exhausted: a 95 % tracker with every event failing.
+  const tracker = new ErrorBudgetTracker({ clock: 'manual' })
+  tracker.recordMany(0, 10)
+  t.is(tracker.report().status, STATUSES[3])
 })
 
 test('advanceTo is for manual clocks and never goes back', (t) => {

@@ -15,7 +15,7 @@ use crate::config::{self, ClockKind};
 use crate::env_hook::SinkCleanup;
 use crate::error::{or_throw, throw};
 use crate::handle::Handle;
-use crate::listeners::{EventKind, ListenerTable, Pinned, Sink, EVENT_NAMES};
+use crate::listeners::{event_names, EventKind, ListenerTable, Pinned, Sink};
 use crate::persist::{self, Autosave};
 use crate::record::{record_at, record_js};
 use crate::report::{AlertRuleInfo, BudgetReport, BudgetStatus, RecordedCounts};
@@ -382,7 +382,8 @@ fn listener_args<'a>(
     // A string is the right type: an unknown name is a wrong value.
     let error = if name.is_some() { BudgetError::invalid_value } else { BudgetError::invalid_type };
     return Err(error(format!(
-      "{method}(event, listener): event must be one of {EVENT_NAMES}, got {}",
+      "{method}(event, listener): event must be one of {}, got {}",
+      event_names(),
       name
         .map(|n| format!("'{n}'"))
         .unwrap_or_else(|| type_name(event.get_type().unwrap_or(ValueType::Unknown)).into())
