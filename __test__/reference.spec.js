@@ -9,6 +9,7 @@ const test = require('ava')
 
 const { ErrorBudgetTracker } = require('../index.js')
 const { ReferenceTracker, STATUSES } = require('./helpers/reference-tracker.js')
+const { settle, waitForCalls } = require('./helpers/deliveries')
 
 const GETTERS = [
   'total',
@@ -502,20 +503,7 @@ test('dropped: an event older than the window is not counted and increments repo
 // b) the reference's own usage: listeners on 'warning' and 'exhausted'
 // ---------------------------------------------------------------------------
 
-/** Resolves once `calls` holds `n` entries (polling the event loop), or rejects after `ms`. */
-function waitForCalls(calls, n, ms = 5000) {
-  const deadline = Date.now() + ms
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      if (calls.length >= n) resolve()
-      else if (Date.now() > deadline) reject(new Error(`only ${calls.length} of ${n} listener calls arrived`))
-      else setTimeout(check, 1)
-    }
-    check()
-  })
-}
-
-const settle = (ms = 50) => new Promise(r => setTimeout(r, ms))
+// waitForCalls / settle: __test__/helpers/deliveries.js (one helper for every spec).
 
 /** 100 successes, failures one by one to exhaustion, recovery, and exhaustion again. */
 function usageSequence() {
@@ -559,7 +547,7 @@ async function usageScenario(t, clockConfig, atFor) {
       [[103, 3], [106, 6], [134, 6], [308, 8], [316, 16]],
     )
     await waitForCalls(got, want.length)
-    await settle() // nothing more arrives
+    await settle(50) // nothing more arrives
     t.is(got.length, want.length)
     t.deepEqual(
       got.map(c => ({ status: c.status, report: withoutExtras(c.report) })),
@@ -612,7 +600,7 @@ test('listeners: every transition (incl. critical/healthy) in the reference orde
       'warning', 'critical', 'exhausted', 'critical', 'warning', 'healthy', 'warning', 'critical', 'exhausted',
     ])
     await done
-    await settle()
+    await settle(50)
     t.deepEqual(
       got.map(c => ({ status: c.status, report: withoutExtras(c.report) })),
       want,
