@@ -79,15 +79,8 @@ native.ErrorBudgetTracker.restore = function restore(json, options) {
       )
     }
   }
-  try {
-    return new native.ErrorBudgetTracker({ ...options, snapshot: json })
-  } catch (err) {
-    // The constructor's checks of these values name them config.<key>: the caller wrote options.<key>.
-    if (!/\bconfig\.(clock|now|persist)\b/.test(err?.message) || !['ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_OUT_OF_RANGE'].includes(err.code)) throw err
-    const worded = new err.constructor(`restore(json, options): ${err.message.replace(/\bconfig\.(clock|now|persist)\b/g, 'options.$1')}`)
-    worded.code = err.code
-    throw worded
-  }
+  // The constructor names a bad clock, now or persist the way the caller wrote it: options.<key>.
+  return new native.ErrorBudgetTracker({ ...options, snapshot: json, [errors.ARGUMENT_NAME]: 'restore(json, options): options' })
 }
 
 /**

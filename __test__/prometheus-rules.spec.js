@@ -76,7 +76,7 @@ test('the Prometheus policy: no window under 4 scrape intervals, no burn rate ou
   const hour = { ...SLO, windowMs: 3_600_000, resolutionMs: 1000 }
   t.throws(() => prometheusRules({ ...hour, alerts: custom }), {
     code: 'ERR_OUT_OF_RANGE',
-    message: "prometheusRules(slo): slo.alerts['x'].shortWindowMs (5s) must be at least 4 scrape intervals (1m): a shorter rate() range holds too few samples to ever fire",
+    message: "prometheusRules(slo): slo.alerts[0].shortWindowMs (5s) must be at least 4 scrape intervals (1m): a shorter rate() range holds too few samples to ever fire",
   })
   t.notThrows(() => prometheusRules({ ...hour, alerts: custom }, { scrapeIntervalMs: 1000 }))
   t.throws(() => prometheusRules({ ...SLO, windowMs: 30_000 }), { message: 'prometheusRules(slo): slo.windowMs (30s) must be at least 4 scrape intervals (1m)' })
@@ -206,11 +206,11 @@ const badInput = [
   // The tracker's own checks, with the field named as in prometheusRules(slo).
   [['--name', 'x', '--target', '0.95', '--window', '30d', '--alerts',
     '[{"name":"x","severity":"page","longWindowMs":3600000,"shortWindowMs":300000,"burnRate":20}]'],
-    "invalid SLO: slo.alerts['x'].burnRate must be in (0, 20): a 95% SLO burns at most 20× (every event failing), got 20"],
+    "invalid SLO: slo.alerts[0].burnRate must be in (0, 20): a 95% SLO burns at most 20× (every event failing), got 20"],
   [['--name', 'x', '--target', '0.95', '--window', '30d', '--alerts', '[{"name":"x"}]'], 'invalid SLO: slo.alerts[0].severity is required'],
   [['--name', 'x', '--target', '0.95', '--window', '1h', '--resolution', '1s', '--alerts',
     '[{"name":"x","severity":"page","longWindowMs":600000,"shortWindowMs":30000,"burnRate":10}]'],
-    "invalid SLO: slo.alerts['x'].shortWindowMs (30s) must be at least 4 scrape intervals (1m)"],
+    "invalid SLO: slo.alerts[0].shortWindowMs (30s) must be at least 4 scrape intervals (1m)"],
 ]
 for (const [args, message] of badInput) {
   test(`bad input exits 2: ${message.slice(0, 90)}`, async (t) => {

@@ -63,6 +63,13 @@ class SolveError extends Error {
 }
 SolveError.prototype.name = 'SolveError'
 
+/**
+ * The registered symbol under which the package's own callers of the tracker's
+ * constructor say what their caller calls the config (`'restore(json, options): options'`):
+ * the native errors name each field inside it (src/args.rs `argument_name`).
+ */
+const ARGUMENT_NAME = Symbol.for('captcha-error-budget.argumentName')
+
 /** The type named in an argument error, as the native addon names it ('null', 'array', typeof). */
 function describe(value) {
   if (value === null) return 'null'
@@ -120,6 +127,7 @@ function integerOption(value, name, min, max, fallback) {
 }
 
 module.exports = {
+  ARGUMENT_NAME,
   BudgetExhaustedError,
   GuardTimeoutError,
   SolveError,

@@ -4,7 +4,7 @@
 // config fields and custom pairs; the default pairs are this file's own,
 // built for what a scrape can see.
 const { ErrorBudgetTracker } = require('../native.js')
-const { describe, invalidArgType, outOfRange, invalidArgValue } = require('./errors')
+const { ARGUMENT_NAME, describe, invalidArgType, outOfRange, invalidArgValue } = require('./errors')
 const { promDuration } = require('./duration')
 
 /** The fields of `slo`. */
@@ -174,32 +174,15 @@ function checkOptions(options) {
 }
 
 /**
- * The tracker's error about the SLO's config, worded for `slo`: the tracker names
- * the fields `config.<field>` or `<field>`, the caller wrote `slo.<field>`.
- */
-function sloError(err) {
-  if (!(err instanceof Error) || typeof err.code !== 'string') return err
-  const body = err.message.replace(/\bconfig\./g, 'slo.')
-  const field = SLO_KEYS.some((key) => body.startsWith(key)) ? 'slo.' : ''
-  const worded = new err.constructor(`${WHERE}${field}${body}`)
-  worded.code = err.code
-  return worded
-}
-
-/**
  * Checks the tracker config fields with the tracker itself, and returns its
  * policy when `alerts` is given (the custom pairs, windows rounded to buckets).
+ * The tracker's errors name the fields as the caller wrote them: `slo.<field>`.
  */
 function trackerCheck({ targetRate, windowMs, alerts, minEvents = 0, resolutionMs }) {
-  const config = { targetRate, windowMs, minEvents, clock: 'manual' }
+  const config = { targetRate, windowMs, minEvents, clock: 'manual', [ARGUMENT_NAME]: `${WHERE}slo` }
   if (alerts !== undefined) config.alerts = alerts
   if (resolutionMs !== undefined) config.resolutionMs = resolutionMs
-  let tracker
-  try {
-    tracker = new ErrorBudgetTracker(config)
-  } catch (err) {
-    throw sloError(err)
-  }
+  const tracker = new ErrorBudgetTracker(config)
   try {
     return alerts === undefined ? undefined : tracker.alertPolicy
   } finally {
@@ -223,10 +206,10 @@ function prometheusPolicy(slo, scrapeIntervalMs) {
     throw outOfRange(`${WHERE}slo.windowMs (${promDuration(slo.windowMs)}) must be at least 4 scrape intervals (${promDuration(minWindow)})`)
   }
   if (custom) {
-    for (const pair of custom) {
+    for (const [i, pair] of custom.entries()) {
       if (pair.shortWindowMs < minWindow) {
         throw outOfRange(
-          `${WHERE}slo.alerts['${pair.name}'].shortWindowMs (${promDuration(pair.shortWindowMs)}) must be at least 4 scrape intervals ` +
+          `${WHERE}slo.alerts[${i}].shortWindowMs (${promDuration(pair.shortWindowMs)}) must be at least 4 scrape intervals ` +
             `(${promDuration(minWindow)}): a shorter rate() range holds too few samples to ever fire`,
         )
       }

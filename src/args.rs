@@ -4,6 +4,7 @@
 use budget_core::config::MAX_SAFE_INTEGER;
 use budget_core::{BudgetError, Result as CoreResult};
 use napi::bindgen_prelude::*;
+use napi::Env;
 
 /// A number as JavaScript prints it where Rust differs (`Infinity`, not `inf`).
 pub fn js_number(n: f64) -> String {
@@ -85,5 +86,29 @@ pub fn epoch_ms(ms: f64) -> Option<i64> {
 pub fn finite_ms(what: &str, ms: f64) -> CoreResult<i64> {
   epoch_ms(ms).ok_or_else(|| {
     BudgetError::out_of_range(format!("{what} must be a finite number of epoch ms, got {}", js_number(ms)))
+  })
+}
+
+/// `Symbol.for(name)`.
+pub fn registered_symbol<'a>(env: &'a Env, name: &str) -> Result<Unknown<'a>> {
+  // `Symbol` is a function: read its `for` through the object view.
+  let symbol: Unknown = env.get_global()?.get_named_property("Symbol")?;
+  let symbol: Object = unsafe { symbol.cast() }?;
+  let symbol_for: Function<&str, Unknown> = symbol.get_named_property("for")?;
+  symbol_for.call(name)
+}
+
+/// The registered symbol under which the package's own JavaScript callers give
+/// a config the name of the argument it came from (lib/errors.js ARGUMENT_NAME).
+const ARGUMENT_NAME_SYMBOL: &str = "captcha-error-budget.argumentName";
+
+/// What the caller calls `config` in messages (`restore(json, options): options`),
+/// if it said; a symbol key, so no config key can clash with it.
+pub fn argument_name(env: &Env, config: &Object) -> Result<Option<String>> {
+  let key = registered_symbol(env, ARGUMENT_NAME_SYMBOL)?;
+  let value: Unknown = config.get_property(key)?;
+  Ok(match value.get_type()? {
+    ValueType::String => Some(unsafe { value.cast::<String>() }?),
+    _ => None,
   })
 }

@@ -32,21 +32,13 @@ use budget_core::Tracker;
 use napi::bindgen_prelude::*;
 use napi::{check_status, sys, Env};
 
+use crate::args::registered_symbol;
 use crate::handle::Handle;
 
 /// The registered symbol the report filler is stored under (`lib/fast-report.js` uses the same).
 const REPORT_INTO_SYMBOL: &str = "captcha-error-budget.reportInto";
 /// The registered symbol under which the prototype keeps its own `record`.
 const NATIVE_RECORD_SYMBOL: &str = "captcha-error-budget.nativeRecord";
-
-/// `Symbol.for(name)`.
-fn registered_symbol<'a>(env: &'a Env, name: &str) -> Result<Unknown<'a>> {
-  // `Symbol` is a function: read its `for` through the object view.
-  let symbol: Unknown = env.get_global()?.get_named_property("Symbol")?;
-  let symbol: Object = unsafe { symbol.cast() }?;
-  let symbol_for: Function<&str, Unknown> = symbol.get_named_property("for")?;
-  symbol_for.call(name)
-}
 
 /// At module load: keeps the prototype's `record` under a registered symbol,
 /// so that the constructor can tell a subclass that overrides `record`.

@@ -76,6 +76,7 @@ fn write_error(path: &Path, what: &str, e: std::io::Error) -> BudgetError {
   BudgetError {
     kind: budget_core::ErrorKind::State,
     code: if what == "read" { "ERR_PERSIST_READ" } else { "ERR_PERSIST_WRITE" },
+    field: None,
     message: format!("cannot {what} {}: {e}", path.display()),
   }
 }

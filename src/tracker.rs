@@ -10,10 +10,10 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
-use crate::args::{count, describe, js_number, timestamp, type_name};
+use crate::args::{argument_name, count, describe, js_number, timestamp, type_name};
 use crate::config::{self, ClockKind};
 use crate::env_hook::SinkCleanup;
-use crate::error::{or_throw, throw};
+use crate::error::{or_throw, throw, throw_in};
 use crate::handle::Handle;
 use crate::listeners::{event_names, EventKind, ListenerTable, Pinned, Sink};
 use crate::persist::{self, Autosave};
@@ -60,6 +60,7 @@ impl ErrorBudgetTracker {
       let err = BudgetError {
         kind: budget_core::ErrorKind::Type,
         code: "ERR_CONSTRUCT_CALL_REQUIRED",
+        field: None,
         message: message.into(),
       };
       return Err(throw(&env, err));
@@ -76,7 +77,13 @@ impl ErrorBudgetTracker {
         }
       },
     };
-    let plan = or_throw(&env, config::parse(raw))?;
+    // The package's own callers (restore(), prometheusRules()) say what they call this object.
+    let root = match &raw {
+      Some(object) => argument_name(&env, object)?,
+      None => None,
+    };
+    let root = root.as_deref().unwrap_or("config");
+    let plan = config::parse(raw).map_err(|e| throw_in(&env, e, root))?;
     let clock = TrackerClock::new(plan.clock);
     if let TrackerClock::Manual(manual) = &clock {
       manual.advance_to(plan.manual_start_ms);
@@ -87,17 +94,17 @@ impl ErrorBudgetTracker {
     };
     let state = match &plan.shared {
       Some(name) => {
-        let policy = or_throw(&env, budget_core::alerts::policy_for(&plan.config))?;
+        let policy = budget_core::alerts::policy_for(&plan.config).map_err(|e| throw_in(&env, e, root))?;
         let expected = (!plan.given.is_empty()).then(|| shared::Expected {
           config: &plan.config,
           policy: &policy,
           real_clock: plan.clock == ClockKind::Monotonic,
           given: &plan.given,
         });
-        or_throw(&env, shared::attach(name, expected, create))?
+        shared::attach(name, expected, create).map_err(|e| throw_in(&env, e, root))?
       }
       None => {
-        let state = or_throw(&env, create())?;
+        let state = create().map_err(|e| throw_in(&env, e, root))?;
         state.open_handle();
         state
       }

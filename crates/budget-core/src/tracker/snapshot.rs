@@ -257,7 +257,7 @@ fn config_from(c: ConfigJson) -> Result<Config> {
     alerts: Some(alerts),
   };
   let checked = config.validate().and_then(|()| crate::alerts::policy_for(&config).map(|_| ()));
-  checked.map_err(|e| invalid(format!("snapshot config is invalid: {}", e.message)))?;
+  checked.map_err(|e| invalid(format!("snapshot config is invalid: {}", e.render("config"))))?;
   Ok(config)
 }
 
