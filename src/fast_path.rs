@@ -149,20 +149,36 @@ unsafe extern "C" fn release(_env: sys::napi_env, data: *mut c_void, _hint: *mut
   drop(unsafe { Arc::from_raw(data as *const Handle) });
 }
 
-/// `record(success, atMs?)`.
-unsafe extern "C" fn record(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-  let mut argc = 2usize;
-  let mut argv = [ptr::null_mut(); 2];
+/// The first `N` arguments of a raw function's call (missing ones `undefined`),
+/// how many were passed, and the tracker state given to `install`; `None` if
+/// Node-API cannot say (nothing to do but return).
+///
+/// # Safety
+/// `env` and `info` are those of a call of a function made by `create`.
+unsafe fn call_args<'a, const N: usize>(
+  env: sys::napi_env,
+  info: sys::napi_callback_info,
+) -> Option<(usize, [sys::napi_value; N], &'a Handle)> {
+  let mut argc = N;
+  let mut argv = [ptr::null_mut(); N];
   let mut data = ptr::null_mut();
   // SAFETY: Node-API fills `argv` (missing arguments as `undefined`), sets
   // `argc` to the number passed, and gives back the data of `install`.
   let got = unsafe { sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), &mut data) };
   if got != sys::Status::napi_ok || data.is_null() {
-    return ptr::null_mut();
+    return None;
   }
   // SAFETY: the function being called is reachable, so its finalizer has not
   // run and the `Arc` behind `data` is alive for the whole call.
-  let state = unsafe { &*(data as *const Handle) };
+  Some((argc, argv, unsafe { &*(data as *const Handle) }))
+}
+
+/// `record(success, atMs?)`.
+unsafe extern "C" fn record(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+  // SAFETY: called by Node-API as the function `create` made.
+  let Some((argc, argv, state)) = (unsafe { call_args::<2>(env, info) }) else {
+    return ptr::null_mut();
+  };
   let mut success = false;
   // A failed read (not a boolean) returns a status and throws nothing.
   if state.is_closed() || unsafe { sys::napi_get_value_bool(env, argv[0], &mut success) } != sys::Status::napi_ok {
@@ -216,16 +232,10 @@ const STACK_FIRING: usize = 16;
 /// `buffer.length`, writes nothing (the caller grows the buffer and asks
 /// again). A Float64Array over a SharedArrayBuffer is a TypeError.
 unsafe extern "C" fn report_into(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-  let mut argc = 1usize;
-  let mut argv = [ptr::null_mut(); 1];
-  let mut data = ptr::null_mut();
-  // SAFETY: as in `record`.
-  let got = unsafe { sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), &mut data) };
-  if got != sys::Status::napi_ok || data.is_null() {
+  // SAFETY: called by Node-API as the function `create` made.
+  let Some((_, argv, state)) = (unsafe { call_args::<1>(env, info) }) else {
     return ptr::null_mut();
-  }
-  // SAFETY: as in `record`.
-  let state = unsafe { &*(data as *const Handle) };
+  };
   let (mut kind, mut length, mut values, mut buffer) = (0, 0usize, ptr::null_mut(), ptr::null_mut());
   // SAFETY: out-pointers are valid; a non-typed-array fails with a status.
   let typed = unsafe {
