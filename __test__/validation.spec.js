@@ -29,6 +29,10 @@ const badConfigs = [
   [{ targetRat: 0.9 }, TypeError, 'ERR_INVALID_ARG_VALUE', `unknown config key 'targetRat'; known keys: ${KNOWN}`],
   [{ persist: { path: 'x.json', interval: 5 } }, TypeError, 'ERR_INVALID_ARG_VALUE', "config.persist has an unknown key 'interval'; known keys: path, intervalMs"],
   [{ persist: { path: 5 } }, TypeError, 'ERR_INVALID_ARG_TYPE', 'config.persist.path must be a string, got number'],
+  // An array is never what a field wants, and is named as one.
+  [{ persist: [] }, TypeError, 'ERR_INVALID_ARG_TYPE', 'config.persist must be an object, got array'],
+  [{ targetRate: [0.9] }, TypeError, 'ERR_INVALID_ARG_TYPE', 'config.targetRate must be a number, got array'],
+  [{ alerts: {} }, TypeError, 'ERR_INVALID_ARG_TYPE', 'config.alerts must be an array, got object'],
   [{ persist: {} }, TypeError, 'ERR_INVALID_ARG_VALUE', 'config.persist.path is required'],
   [{ persist: { path: 'x.json', intervalMs: 0.5 } }, RangeError, 'ERR_OUT_OF_RANGE', 'config.persist.intervalMs must be a positive integer of milliseconds, got 0.5'],
 ]

@@ -6,7 +6,7 @@ use budget_core::{AlertRule, BudgetError, Config, Severity, Snapshot};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::args::{js_number, type_name};
+use crate::args::{describe, js_number, type_name};
 
 /// Configuration of an `ErrorBudgetTracker`. Every field is optional; `0` is a
 /// value like any other, never "use the default". Unknown keys are a `TypeError`.
@@ -140,13 +140,15 @@ pub fn parse(raw: Option<Object>) -> std::result::Result<Plan, BudgetError> {
       continue;
     }
     keys.push(key.clone());
+    // An array is an object to `typeof`, but never what a config field wants.
+    let is_array = value.is_array().map_err(|e| BudgetError::invalid_type(e.reason))?;
     if NUMBER_KEYS.contains(&key.as_str()) {
       if ty != ValueType::Number {
-        return Err(BudgetError::invalid_type(format!("must be a number, got {}", type_name(ty))).at(&key));
+        return Err(BudgetError::invalid_type(format!("must be a number, got {}", describe(&value))).at(&key));
       }
     } else if key == "alerts" {
       check_alerts(value)?;
-    } else if key == "persist" && ty == ValueType::Object {
+    } else if key == "persist" && ty == ValueType::Object && !is_array {
       check_persist(value)?;
     } else if key == "shared" && ty == ValueType::String {
       well_formed("shared", value)?;
@@ -156,13 +158,13 @@ pub fn parse(raw: Option<Object>) -> std::result::Result<Plan, BudgetError> {
         "now" => ValueType::Number,
         _ => ValueType::Object,
       };
-      if ty != expected {
+      if ty != expected || is_array {
         return Err(
           BudgetError::invalid_type(format!(
             "must be a{} {}, got {}",
             if expected == ValueType::Object { "n" } else { "" },
             type_name(expected),
-            type_name(ty)
+            describe(&value)
           ))
           .at(&key),
         );
@@ -170,7 +172,7 @@ pub fn parse(raw: Option<Object>) -> std::result::Result<Plan, BudgetError> {
     } else if key == "clock" {
       if ty != ValueType::String {
         return Err(
-          BudgetError::invalid_type(format!("must be 'monotonic' or 'manual', got {}", type_name(ty))).at("clock"),
+          BudgetError::invalid_type(format!("must be 'monotonic' or 'manual', got {}", describe(&value))).at("clock"),
         );
       }
     } else {
@@ -349,15 +351,14 @@ fn well_formed(field: &str, value: Unknown) -> std::result::Result<(), BudgetErr
 fn check_alerts(value: Unknown) -> std::result::Result<(), BudgetError> {
   let err = |e: napi::Error| BudgetError::invalid_type(e.reason);
   if !value.is_array().map_err(err)? {
-    let ty = value.get_type().map_err(err)?;
-    return Err(BudgetError::invalid_type(format!("must be an array, got {}", type_name(ty))).at("alerts"));
+    return Err(BudgetError::invalid_type(format!("must be an array, got {}", describe(&value))).at("alerts"));
   }
   let array: Object = unsafe { value.cast() }.map_err(err)?;
   let len = array.get_array_length().map_err(err)?;
   for i in 0..len {
     let rule: Unknown = array.get_element(i).map_err(err)?;
     let at = format!("alerts[{i}]");
-    if rule.get_type().map_err(err)? != ValueType::Object {
+    if rule.get_type().map_err(err)? != ValueType::Object || rule.is_array().map_err(err)? {
       return Err(BudgetError::invalid_type(format!("must be an object with {RULE_KEYS}")).at(&at));
     }
     let rule: Object = unsafe { rule.cast() }.map_err(err)?;
