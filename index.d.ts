@@ -40,7 +40,7 @@ declare module './native' {
     /**
      * A handle on the process-wide tracker `name`, shared by every worker thread:
      * created with `config` on first use; without `config`, attaches. A config that
-     * differs from the existing tracker's throws a RangeError naming the fields.
+     * differs from the existing tracker's throws a TypeError (`ERR_INVALID_ARG_VALUE`) naming the fields.
      */
     function shared(name: string, config?: Omit<TrackerConfig, 'shared' | 'persist' | 'snapshot' | 'now'> | null): ErrorBudgetTracker
   }

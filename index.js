@@ -82,24 +82,17 @@ native.ErrorBudgetTracker.restore = function restore(json, options) {
   // ("config.windowMs cannot be given with config.snapshot").
   for (const key of Object.keys(options ?? {})) {
     if (!RESTORE_OPTIONS.includes(key)) {
-      throw errors.invalidArgType(
+      throw errors.invalidArgValue(
         `restore(json, options): options.${key} is not an option of restore (the config comes from the snapshot); known options: ${RESTORE_OPTIONS.join(', ')}`,
       )
     }
   }
   // A leading UTF-8 byte-order mark is not part of the JSON: ignored, as gate and replay ignore it.
   if (json.charCodeAt(0) === 0xfeff) json = json.slice(1)
-  try {
-    const tracker = new native.ErrorBudgetTracker({ ...options, snapshot: json })
-    counterStart.countFromHere(tracker)
-    return tracker
-  } catch (err) {
-    // The constructor's checks of these values name them config.<key>: the caller wrote options.<key>.
-    if (!/\bconfig\.(clock|now|persist)\b/.test(err?.message) || !['ERR_INVALID_ARG_TYPE', 'ERR_INVALID_ARG_VALUE', 'ERR_OUT_OF_RANGE'].includes(err.code)) throw err
-    const worded = new err.constructor(`restore(json, options): ${err.message.replace(/\bconfig\.(clock|now|persist)\b/g, 'options.$1')}`)
-    worded.code = err.code
-    throw worded
-  }
+  // The constructor names a bad clock, now or persist the way the caller wrote it: options.<key>.
+  const tracker = new native.ErrorBudgetTracker({ ...options, snapshot: json, [errors.ARGUMENT_NAME]: 'restore(json, options): options' })
+  counterStart.countFromHere(tracker)
+  return tracker
 }
 
 /**
@@ -107,7 +100,7 @@ native.ErrorBudgetTracker.restore = function restore(json, options) {
  * first use; the same name is the same window in every worker thread. Without
  * `config` (undefined or null) it attaches to the existing tracker, or creates
  * one with the defaults; with a config that differs from the existing one's it
- * throws a RangeError naming the fields. The tracker lives while one of its
+ * throws a TypeError (ERR_INVALID_ARG_VALUE) naming the fields. The tracker lives while one of its
  * handles is open and not collected.
  */
 native.ErrorBudgetTracker.shared = function shared(name, config) {

@@ -205,21 +205,21 @@ test('a custom policy: windows rounded to whole buckets, events carry the report
 
 const badPolicies = [
   [{ name: 'x', severity: 'page', longWindowMs: 3_600_000, shortWindowMs: 300_000, burnRate: 20 }, RangeError,
-    "alerts['x'].burnRate must be in (0, 20): a 95% SLO burns at most 20× (every event failing), got 20"],
+    "config.alerts[0].burnRate must be in (0, 20): a 95% SLO burns at most 20× (every event failing), got 20"],
   [{ name: 'x', severity: 'page', longWindowMs: 7_200_000, shortWindowMs: 300_000, burnRate: 2 }, RangeError,
-    "alerts['x'].longWindowMs must be between one bucket (83 ms, resolutionMs) and the window (3600000 ms, windowMs), got 7200000"],
+    "config.alerts[0].longWindowMs must be between one bucket (83 ms, resolutionMs) and the window (3600000 ms, windowMs), got 7200000"],
   [{ name: 'x', severity: 'page', longWindowMs: 600_000, shortWindowMs: 50, burnRate: 2 }, RangeError,
-    "alerts['x'].shortWindowMs must be between one bucket (83 ms"],
+    "config.alerts[0].shortWindowMs must be between one bucket (83 ms"],
   [{ name: 'x', severity: 'page', longWindowMs: 600_000, shortWindowMs: 600_000, burnRate: 2 }, RangeError,
-    "alerts['x'].shortWindowMs (600000) must be shorter than longWindowMs (600000)"],
+    "config.alerts[0].shortWindowMs (600000) must be shorter than longWindowMs (600000)"],
   [{ name: 'x', severity: 'sms', longWindowMs: 600_000, shortWindowMs: 60_000, burnRate: 2 }, TypeError,
-    "alerts['x'].severity must be 'page' or 'ticket', got 'sms'"],
+    "config.alerts[0].severity must be 'page' or 'ticket', got 'sms'"],
   [{ name: 'x', severity: 'page', longWindowMs: 600_000, shortWindowMs: 60_000, burnRate: '2' }, TypeError,
     'config.alerts[0].burnRate must be a number, got string'],
   [{ name: 'x', severity: 'page', longWindowMs: 600_000, shortWindowMs: 60_000 }, TypeError,
     'config.alerts[0].burnRate is required'],
   [{ name: 'x', severity: 'page', longWindow: 600_000, shortWindowMs: 60_000, burnRate: 2 }, TypeError,
-    "unknown key 'longWindow' in config.alerts[0]; known keys: name, severity, longWindowMs, shortWindowMs, burnRate, minEvents"],
+    "config.alerts[0] has an unknown key 'longWindow'; known keys: name, severity, longWindowMs, shortWindowMs, burnRate, minEvents"],
 ]
 for (const [rule, errorClass, message] of badPolicies) {
   test(`alert policy rejected: ${message.slice(0, 60)}`, (t) => {

@@ -104,7 +104,7 @@ test('a persist path with a NUL byte or a lone surrogate is a TypeError naming t
   t.is(viaRestore.message, 'restore(json, options): options.persist.path must not contain a NUL byte (a file path cannot), found at index 1')
   t.deepEqual(fs.readdirSync(dir), [])
   // A NUL byte in a config key: the unknown key, named.
-  t.throws(() => new ErrorBudgetTracker({ 'window\0Ms': 1 }), { code: 'ERR_INVALID_ARG_TYPE', message: /^unknown config key 'window\\0Ms'/ })
+  t.throws(() => new ErrorBudgetTracker({ 'window\0Ms': 1 }), { code: 'ERR_INVALID_ARG_VALUE', message: /^unknown config key 'window\\0Ms'/ })
 })
 
 test('every getter on a wrong receiver is a TypeError naming the getter (ERR_INVALID_THIS)', (t) => {

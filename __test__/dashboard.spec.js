@@ -122,5 +122,5 @@ test('captcha-budget dashboard writes the same JSON (stdout, -o); bad options ex
 })
 
 test('grafanaDashboard refuses unknown options', (t) => {
-  t.throws(() => grafanaDashboard({ titel: 'x' }), { code: 'ERR_INVALID_ARG_TYPE', message: "unknown key 'titel' in grafanaDashboard(options): options; known keys: title, uid, slo" })
+  t.throws(() => grafanaDashboard({ titel: 'x' }), { code: 'ERR_INVALID_ARG_VALUE', message: "unknown key 'titel' in grafanaDashboard(options): options; known keys: title, uid, slo" })
 })

@@ -263,7 +263,7 @@ const badCalls = [
   [Promise.resolve(1), undefined, TypeError, 'ERR_INVALID_ARG_TYPE', 'guard(fn, options): fn must be a function, got object'],
   [() => 1, 5000, TypeError, 'ERR_INVALID_ARG_TYPE', 'guard options must be an object, got number'],
   [() => 1, null, TypeError, 'ERR_INVALID_ARG_TYPE', 'guard options must be an object, got null'],
-  [() => 1, { timeout: 10 }, TypeError, 'ERR_INVALID_ARG_TYPE', `unknown key 'timeout' in guard options; known keys: ${KNOWN}`],
+  [() => 1, { timeout: 10 }, TypeError, 'ERR_INVALID_ARG_VALUE', `unknown key 'timeout' in guard options; known keys: ${KNOWN}`],
   [() => 1, { timeoutMs: '10' }, TypeError, 'ERR_INVALID_ARG_TYPE', 'guard options.timeoutMs must be a number, got string'],
   [() => 1, { timeoutMs: 0 }, RangeError, 'ERR_OUT_OF_RANGE', 'guard options.timeoutMs must be an integer in [1, 2147483647], got 0'],
   [() => 1, { timeoutMs: -5 }, RangeError, 'ERR_OUT_OF_RANGE', 'guard options.timeoutMs must be an integer in [1, 2147483647], got -5'],

@@ -129,6 +129,15 @@ test('persist: bad settings and failed writes are clear errors', (t) => {
   t.throws(() => unwritable.save(), { code: 'ERR_PERSIST_WRITE' })
 })
 
+test('persist: a snapshot file that cannot be read is ERR_PERSIST_READ, not a write error; nothing is created', (t) => {
+  // A directory where the file should be: reading it fails (EISDIR), it is not "missing".
+  const dir = tempDir(t)
+  const err = t.throws(() => new ErrorBudgetTracker({ persist: { path: dir } }), { instanceOf: Error })
+  t.is(err.code, 'ERR_PERSIST_READ')
+  t.true(err.message.startsWith(`cannot read ${dir}: `), err.message)
+  t.deepEqual(fs.readdirSync(dir), [])
+})
+
 test('kill -9 while saving never leaves a torn snapshot file', async (t) => {
   const file = path.join(tempDir(t), 'budget.json')
   const fixture = path.join(__dirname, 'fixtures', 'autosave-forever.js')

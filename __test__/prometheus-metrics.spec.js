@@ -135,24 +135,25 @@ withBinary(test, promtool)('promtool check metrics accepts the exposition (and f
 
 const badOptions = [
   [() => sampleTracker().metrics({ labels: { 'bad-name': 'x' } }), TypeError,
-    "metrics(options): options.labels: 'bad-name' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)"],
-  [() => sampleTracker().metrics({ labels: { __meta: 'x' } }), TypeError, "metrics(options): options.labels: '__meta' is not a Prometheus label name"],
-  [() => sampleTracker().metrics({ labels: { outcome: 'x' } }), TypeError, "metrics(options): options.labels: 'outcome' is reserved"],
+    "metrics(options): options.labels: 'bad-name' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)", 'ERR_INVALID_ARG_VALUE'],
+  [() => sampleTracker().metrics({ labels: { __meta: 'x' } }), TypeError, "metrics(options): options.labels: '__meta' is not a Prometheus label name", 'ERR_INVALID_ARG_VALUE'],
+  [() => sampleTracker().metrics({ labels: { outcome: 'x' } }), TypeError, "metrics(options): options.labels: 'outcome' is reserved", 'ERR_INVALID_ARG_VALUE'],
   [() => sampleTracker().metrics({ labels: { region: 1 } }), TypeError, 'metrics(options): options.labels.region must be a string, got number'],
   [() => sampleTracker().metrics({ name: '' }), TypeError, 'metrics(options): options.name must be a non-empty string, got string'],
-  [() => sampleTracker().metrics({ nmae: 'x' }), TypeError, "unknown key 'nmae' in metrics(options): options; known keys: name, labels"],
+  [() => sampleTracker().metrics({ nmae: 'x' }), TypeError, "unknown key 'nmae' in metrics(options): options; known keys: name, labels", 'ERR_INVALID_ARG_VALUE'],
   [() => sampleTracker().metrics('turnstile'), TypeError, 'metrics(options): options must be an object, got string'],
   [() => ErrorBudgetTracker.prototype.metrics.call({}), TypeError, 'metrics(): this must be an ErrorBudgetTracker, got object'],
   [() => renderMetrics('x'), TypeError, 'renderMetrics(sources): sources must be an array, got string'],
   [() => renderMetrics([{ tracker: {} }]), TypeError, 'renderMetrics(sources): sources[0].tracker must be an ErrorBudgetTracker, got object'],
-  [() => { const a = sampleTracker(); return renderMetrics([{ tracker: a, name: 'x' }, { tracker: sampleTracker(), name: 'x' }]) }, Error,
-    'renderMetrics(sources): sources[1]: another tracker already has the labels {"name":"x"}; give each a distinct name'],
+  [() => { const a = sampleTracker(); return renderMetrics([{ tracker: a, name: 'x' }, { tracker: sampleTracker(), name: 'x' }]) }, TypeError,
+    'renderMetrics(sources): sources[1]: another tracker already has the labels {"name":"x"}; give each a distinct name', 'ERR_INVALID_ARG_VALUE'],
 ]
-for (const [call, errorClass, message] of badOptions) {
+// [call, error class, message, code (default: by class)]
+for (const [call, errorClass, message, code] of badOptions) {
   test(`bad options: ${message.slice(0, 70)}`, (t) => {
     const err = t.throws(call, { instanceOf: errorClass })
     t.true(err.message.startsWith(message), err.message)
-    t.is(err.code, errorClass === TypeError ? 'ERR_INVALID_ARG_TYPE' : 'ERR_INVALID_ARG_VALUE')
+    t.is(err.code, code ?? (errorClass === TypeError ? 'ERR_INVALID_ARG_TYPE' : 'ERR_OUT_OF_RANGE'))
   })
 }
 

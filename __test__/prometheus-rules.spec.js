@@ -76,7 +76,7 @@ test('the Prometheus policy: no window under 4 scrape intervals, no burn rate ou
   const hour = { ...SLO, windowMs: 3_600_000, resolutionMs: 1000 }
   t.throws(() => prometheusRules({ ...hour, alerts: custom }), {
     code: 'ERR_OUT_OF_RANGE',
-    message: "prometheusRules(slo): slo.alerts['x'].shortWindowMs (5s) must be at least 4 scrape intervals (1m): a shorter rate() range holds too few samples to ever fire",
+    message: "prometheusRules(slo): slo.alerts[0].shortWindowMs (5s) must be at least 4 scrape intervals (1m): a shorter rate() range holds too few samples to ever fire",
   })
   t.notThrows(() => prometheusRules({ ...hour, alerts: custom }, { scrapeIntervalMs: 1000 }))
   t.throws(() => prometheusRules({ ...SLO, windowMs: 30_000 }), { message: 'prometheusRules(slo): slo.windowMs (30s) must be at least 4 scrape intervals (1m)' })
@@ -206,11 +206,11 @@ const badInput = [
   // The tracker's own checks, with the field named as in prometheusRules(slo).
   [['--name', 'x', '--target', '0.95', '--window', '30d', '--alerts',
     '[{"name":"x","severity":"page","longWindowMs":3600000,"shortWindowMs":300000,"burnRate":20}]'],
-    "invalid SLO: slo.alerts['x'].burnRate must be in (0, 20): a 95% SLO burns at most 20× (every event failing), got 20"],
+    "invalid SLO: slo.alerts[0].burnRate must be in (0, 20): a 95% SLO burns at most 20× (every event failing), got 20"],
   [['--name', 'x', '--target', '0.95', '--window', '30d', '--alerts', '[{"name":"x"}]'], 'invalid SLO: slo.alerts[0].severity is required'],
   [['--name', 'x', '--target', '0.95', '--window', '1h', '--resolution', '1s', '--alerts',
     '[{"name":"x","severity":"page","longWindowMs":600000,"shortWindowMs":30000,"burnRate":10}]'],
-    "invalid SLO: slo.alerts['x'].shortWindowMs (30s) must be at least 4 scrape intervals (1m)"],
+    "invalid SLO: slo.alerts[0].shortWindowMs (30s) must be at least 4 scrape intervals (1m)"],
 ]
 for (const [args, message] of badInput) {
   test(`bad input exits 2: ${message.slice(0, 90)}`, async (t) => {
@@ -226,29 +226,30 @@ for (const [args, message] of badInput) {
 const badSlo = [
   [null, TypeError, 'prometheusRules(slo): slo must be an object, got null'],
   [{ ...SLO, minEvent: 100 }, TypeError,
-    "prometheusRules(slo): unknown key 'minEvent' in slo; known keys: id, name, targetRate, windowMs, alerts, minEvents, minFailures, resolutionMs, labels, alerting, description"],
+    "prometheusRules(slo): unknown key 'minEvent' in slo; known keys: id, name, targetRate, windowMs, alerts, minEvents, minFailures, resolutionMs, labels, alerting, description", 'ERR_INVALID_ARG_VALUE'],
   [{ targetRate: 0.95, windowMs: DAY }, TypeError, 'prometheusRules(slo): slo.name must be a non-empty string without control characters, got undefined'],
   [{ ...SLO, id: '' }, TypeError, 'prometheusRules(slo): slo.id must be a non-empty string without control characters, got ""'],
-  [{ name: 'x', windowMs: DAY }, TypeError, 'prometheusRules(slo): slo.targetRate is required'],
+  [{ name: 'x', windowMs: DAY }, TypeError, 'prometheusRules(slo): slo.targetRate is required', 'ERR_INVALID_ARG_VALUE'],
   [{ ...SLO, targetRate: '0.95' }, TypeError, 'prometheusRules(slo): slo.targetRate must be a number, got string'],
   [{ ...SLO, targetRate: 1 }, RangeError,
     'prometheusRules(slo): slo.targetRate must be in (0, 1) for rules (a 100% target leaves no error budget to burn), got 1'],
   [{ ...SLO, windowMs: 0 }, RangeError, 'prometheusRules(slo): slo.windowMs must be a positive integer of milliseconds, got 0'],
   [{ ...SLO, minFailures: -1 }, RangeError, 'prometheusRules(slo): slo.minFailures must be a non-negative integer, got -1'],
   [{ ...SLO, labels: { slo: 'x' } }, TypeError,
-    "prometheusRules(slo): slo.labels: 'slo' is set by the rules (reserved: slo, name, pair, window, outcome, alertname, alertstate, objective, period, description)"],
+    "prometheusRules(slo): slo.labels: 'slo' is set by the rules (reserved: slo, name, pair, window, outcome, alertname, alertstate, objective, period, description)", 'ERR_INVALID_ARG_VALUE'],
   [{ ...SLO, labels: { 'team-name': 'x' } }, TypeError,
-    "prometheusRules(slo): slo.labels: 'team-name' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)"],
-  [{ ...SLO, alerting: { page: { label: {} } } }, TypeError, "prometheusRules(slo): unknown key 'label' in slo.alerting.page; known keys: labels, annotations, disable"],
+    "prometheusRules(slo): slo.labels: 'team-name' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)", 'ERR_INVALID_ARG_VALUE'],
+  [{ ...SLO, alerting: { page: { label: {} } } }, TypeError, "prometheusRules(slo): unknown key 'label' in slo.alerting.page; known keys: labels, annotations, disable", 'ERR_INVALID_ARG_VALUE'],
   [{ ...SLO, alerting: { annotations: { summary: 1 } } }, TypeError, 'prometheusRules(slo): slo.alerting.annotations.summary must be a string, got number'],
   [{ ...SLO, alerting: { name: 'Turnstile alerts' } }, TypeError,
     'prometheusRules(slo): slo.alerting.name must be an alert name ([a-zA-Z_][a-zA-Z0-9_]*), got "Turnstile alerts"'],
-  [{ ...SLO, alerts: [{ name: 'x' }] }, TypeError, 'prometheusRules(slo): slo.alerts[0].severity is required'],
+  [{ ...SLO, alerts: [{ name: 'x' }] }, TypeError, 'prometheusRules(slo): slo.alerts[0].severity is required', 'ERR_INVALID_ARG_VALUE'],
 ]
-for (const [slo, errorClass, message] of badSlo) {
+// [slo, error class, message, code (default: by class)]
+for (const [slo, errorClass, message, code] of badSlo) {
   test(`prometheusRules refuses: ${message.slice(22, 90)}`, (t) => {
     const err = t.throws(() => prometheusRules(slo), { instanceOf: errorClass, message })
-    t.is(err.code, errorClass === TypeError ? 'ERR_INVALID_ARG_TYPE' : 'ERR_OUT_OF_RANGE')
+    t.is(err.code, code ?? (errorClass === TypeError ? 'ERR_INVALID_ARG_TYPE' : 'ERR_OUT_OF_RANGE'))
   })
 }
 

@@ -9,7 +9,7 @@ const test = require('ava')
 
 const { ErrorBudgetTracker } = require('../index.js')
 const { ReferenceTracker, STATUSES } = require('./helpers/reference-tracker.js')
-const { noMoreDeliveries } = require('./helpers/deliveries.js')
+const { noMoreDeliveries, waitForCalls } = require('./helpers/deliveries.js')
 
 const GETTERS = [
   'total',
@@ -503,19 +503,7 @@ test('dropped: an event older than the window is not counted and increments repo
 // b) the reference's own usage: listeners on 'warning' and 'exhausted'
 // ---------------------------------------------------------------------------
 
-/** Resolves once `calls` holds `n` entries (polling the event loop), or rejects after `ms`. */
-function waitForCalls(calls, n, ms = 5000) {
-  const deadline = Date.now() + ms
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      if (calls.length >= n) resolve()
-      else if (Date.now() > deadline) reject(new Error(`only ${calls.length} of ${n} listener calls arrived`))
-      else setTimeout(check, 1)
-    }
-    check()
-  })
-}
-
+// waitForCalls / settle: __test__/helpers/deliveries.js (one helper for every spec).
 
 /** 100 successes, failures one by one to exhaustion, recovery, and exhaustion again. */
 function usageSequence() {

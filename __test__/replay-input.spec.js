@@ -143,6 +143,21 @@ test('timestamps: ISO 8601 read as Date.parse reads it; no offset means UTC', (t
   t.deepEqual([...r.ts], [...stamps.map((s) => Date.parse(s)), Date.UTC(2026, 2, 1, 12), Date.UTC(2026, 2, 1)])
 })
 
+test('parseLogChunk: a bad format or field list is a TypeError ERR_INVALID_ARG_VALUE, like every other bad argument', (t) => {
+  const { parseLogChunk } = require('../native.js')
+  const chunk = Buffer.from('{"ts":1,"ok":true}\n')
+  t.throws(() => parseLogChunk(chunk, 'xml', ['ts', 'ok', 'type'], null, 1, true), {
+    instanceOf: TypeError,
+    code: 'ERR_INVALID_ARG_VALUE',
+    message: "parseLogChunk: format must be 'jsonl', or 'csv' with csvColumns [ts, ok, type]",
+  })
+  t.throws(() => parseLogChunk(chunk, 'jsonl', ['ts', 'ok'], null, 1, true), {
+    instanceOf: TypeError,
+    code: 'ERR_INVALID_ARG_VALUE',
+    message: 'parseLogChunk: fields must be [ts, ok, type]',
+  })
+})
+
 test('usage errors and unusable input exit 2 with a message', async (t) => {
   const files = tempFiles({ 'ok.jsonl': toJsonl(outage().slice(0, 5)), 'empty.jsonl': '\n\n', 'noheader.csv': 'time,ok\n1,true\n' })
   const cases = [

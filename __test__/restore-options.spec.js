@@ -34,7 +34,7 @@ test('an option restore does not take is a TypeError naming options.<key>', (t) 
   for (const key of ['windowMs', 'targetRate', 'snapshot', 'shared', 'clok']) {
     t.throws(() => ErrorBudgetTracker.restore(json, { clock: 'manual', [key]: 1 }), {
       instanceOf: TypeError,
-      code: 'ERR_INVALID_ARG_TYPE',
+      code: 'ERR_INVALID_ARG_VALUE',
       message: `restore(json, options): options.${key} is not an option of restore (the config comes from the snapshot); known options: clock, now, persist`,
     })
   }

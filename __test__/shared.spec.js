@@ -94,7 +94,8 @@ test('same name, same window; a different config is an error naming the fields; 
   t.deepEqual([first.failures, same.failures], [1, 1])
   t.is(attached.report().sloTarget, 0.99)
   const err = t.throws(() => ErrorBudgetTracker.shared(name, { targetRate: 0.95, windowMs: 60_000, resolutionMs: 1000, minEvents: 5 }), {
-    instanceOf: RangeError,
+    instanceOf: TypeError,
+    code: 'ERR_INVALID_ARG_VALUE',
   })
   t.is(err.message, `shared tracker '${name}' already exists with another config (targetRate, minEvents differ); attach with shared('${name}') without a config, or use the same config`)
   t.throws(() => ErrorBudgetTracker.shared(name, { windowMs: 60_000, resolutionMs: 1000, targetRate: 0.99, clock: 'manual' }), { message: /\(clock differ\)/ })

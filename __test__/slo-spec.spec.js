@@ -174,6 +174,8 @@ const bad = [
     'document 1 (OpenSLO SLO "turnstile-availability"): spec.budgetingMethod must be Occurrences (the budget counts solves, not time slices), got "Timeslices"'],
   [OPENSLO.replace('duration: 28d', 'duration: 1M'),
     'document 1 (OpenSLO SLO "turnstile-availability"): spec.timeWindow[0].duration 1M is a calendar length; give a fixed one in days, e.g. 30d'],
+  [OPENSLO.replace('duration: 28d', 'duration: 0d'),
+    'document 1 (OpenSLO SLO "turnstile-availability"): spec.timeWindow[0].duration must be a positive duration of at most 2^53 − 1 ms, got "0d"'],
   [OPENSLO.replace('isRolling: true', 'isRolling: false'),
     'document 1 (OpenSLO SLO "turnstile-availability"): spec.timeWindow[0].isRolling must be true'],
   [OPENSLO.replace('target: 0.99', 'target: 99'),

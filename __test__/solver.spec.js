@@ -198,20 +198,20 @@ test('the default classifier: caller codes do not count, everything else does', 
 })
 
 const badTasks = [
-  // [task, message]
+  // [task, message, code (default ERR_INVALID_ARG_TYPE)]
   [undefined, 'solve(task): task must be an object, got undefined'],
   [{ sitekey: 'x', pageurl: 'y' }, 'solve(task): task.method must be a non-empty string, got undefined'],
   [{ method: 'turnstile', sitekey: 'x' }, "task.pageurl must be a non-empty string for method 'turnstile', got undefined"],
   [{ method: 'userrecaptcha', pageurl: 'https://a.example/' }, "task.googlekey must be a non-empty string for method 'userrecaptcha'"],
   [{ method: 'base64', body: '' }, "task.body must be a non-empty string for method 'base64', got string"],
-  [{ ...TURNSTILE, key: 'other' }, 'solve(task): task.key is set by the solver, not the task'],
+  [{ ...TURNSTILE, key: 'other' }, 'solve(task): task.key is set by the solver, not the task', 'ERR_INVALID_ARG_VALUE'],
   [{ ...TURNSTILE, data: { a: 1 } }, 'solve(task): task.data must be a string, finite number or boolean, got object'],
 ]
 
-for (const [task, message] of badTasks) {
+for (const [task, message, code = 'ERR_INVALID_ARG_TYPE'] of badTasks) {
   test(`bad task: ${message}; nothing sent, nothing recorded`, async (t) => {
     const { mock, tracker, solver } = await setUp(t)
-    const err = await t.throwsAsync(solver.solve(task), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE' })
+    const err = await t.throwsAsync(solver.solve(task), { instanceOf: TypeError, code })
     t.true(err.message.includes(message), err.message)
     t.is(mock.requests.length, 0)
     t.deepEqual(tracker.recorded, { successes: 0, failures: 0 })
@@ -240,14 +240,15 @@ const badSolvers = [
   [{ ...good, pollIntervalMs: 0 }, RangeError, 'createSolver options.pollIntervalMs must be an integer in [1, 2147483647], got 0'],
   [{ ...good, timeoutMs: '3m' }, TypeError, 'createSolver options.timeoutMs must be a number, got string'],
   [{ ...good, countsAsFailure: 'no' }, TypeError, 'createSolver options.countsAsFailure must be a function, got string'],
-  [{ ...good, apikey: 'k' }, TypeError, "unknown key 'apikey' in createSolver options; known keys: apiKey, baseUrl, tracker"],
+  [{ ...good, apikey: 'k' }, TypeError, "unknown key 'apikey' in createSolver options; known keys: apiKey, baseUrl, tracker", 'ERR_INVALID_ARG_VALUE'],
 ]
 
-for (const [options, errorClass, message] of badSolvers) {
+// [options, error class, message, code (default: by class)]
+for (const [options, errorClass, message, code] of badSolvers) {
   test(`createSolver: ${message}`, (t) => {
     const err = t.throws(() => createSolver(options), { instanceOf: errorClass })
     t.true(err.message.includes(message), err.message)
-    t.is(err.code, errorClass === TypeError ? 'ERR_INVALID_ARG_TYPE' : 'ERR_OUT_OF_RANGE')
+    t.is(err.code, code ?? (errorClass === TypeError ? 'ERR_INVALID_ARG_TYPE' : 'ERR_OUT_OF_RANGE'))
   })
 }
 

@@ -1,7 +1,7 @@
 'use strict'
 // The error classes of the JavaScript parts (guard, solver) and the helpers that
 // build the package's argument errors: a TypeError / RangeError with the same
-// `code`s the native addon uses (ERR_INVALID_ARG_TYPE, ERR_OUT_OF_RANGE).
+// `code`s the native addon uses (ERR_INVALID_ARG_TYPE, ERR_INVALID_ARG_VALUE, ERR_OUT_OF_RANGE).
 
 /**
  * Thrown (as a rejection) by `tracker.guard()` while the budget is exhausted:
@@ -63,6 +63,13 @@ class SolveError extends Error {
 }
 SolveError.prototype.name = 'SolveError'
 
+/**
+ * The registered symbol under which the package's own callers of the tracker's
+ * constructor say what their caller calls the config (`'restore(json, options): options'`):
+ * the native errors name each field inside it (src/args.rs `argument_name`).
+ */
+const ARGUMENT_NAME = Symbol.for('captcha-error-budget.argumentName')
+
 /** The type named in an argument error, as the native addon names it ('null', 'array', typeof). */
 function describe(value) {
   if (value === null) return 'null'
@@ -84,9 +91,12 @@ function outOfRange(message) {
   return err
 }
 
-/** An Error with code ERR_INVALID_ARG_VALUE: each value valid, their combination not (e.g. two sources with the same labels). */
+/**
+ * A TypeError with code ERR_INVALID_ARG_VALUE (as Node throws it): a value of the right type
+ * that is not allowed — an unknown key or choice, or a combination (two sources with the same labels).
+ */
 function invalidArgValue(message) {
-  const err = new Error(message)
+  const err = new TypeError(message)
   err.code = 'ERR_INVALID_ARG_VALUE'
   return err
 }
@@ -101,7 +111,7 @@ function checkOptionsObject(options, known, where) {
     throw invalidArgType(`${where} must be an object, got ${describe(options)}`)
   }
   for (const key of Object.keys(options)) {
-    if (!known.includes(key)) throw invalidArgType(`unknown key '${key}' in ${where}; known keys: ${known.join(', ')}`)
+    if (!known.includes(key)) throw invalidArgValue(`unknown key '${key}' in ${where}; known keys: ${known.join(', ')}`)
   }
   return options
 }
@@ -117,6 +127,7 @@ function integerOption(value, name, min, max, fallback) {
 }
 
 module.exports = {
+  ARGUMENT_NAME,
   BudgetExhaustedError,
   GuardTimeoutError,
   SolveError,

@@ -9,9 +9,9 @@
 const REPORT_INTO = Symbol.for('captcha-error-budget.reportInto')
 /**
  * The statuses, in the order of the native status index (`write_report` in
- * src/fast_path.rs): the one list the JavaScript parts use.
+ * src/fast_path.rs), as the core lists them (`Status::ALL`): the one list.
  */
-const STATUSES = Object.freeze(['healthy', 'warning', 'critical', 'exhausted'])
+const STATUSES = Object.freeze(require('../native.js').statusNames())
 const HEAD = 15
 
 // One buffer per module instance (one per thread): reports are built one at a

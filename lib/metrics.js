@@ -123,7 +123,7 @@ function checkSource(source, where, [given, trackerWhere] = []) {
   }
   const keys = trackerWhere ? ['name', 'labels'] : ['tracker', 'name', 'labels']
   const unknown = Object.keys(source).filter((k) => !keys.includes(k))
-  if (unknown.length) throw invalidArgType(`unknown key '${unknown[0]}' in ${where}; known keys: ${keys.join(', ')}`)
+  if (unknown.length) throw invalidArgValue(`unknown key '${unknown[0]}' in ${where}; known keys: ${keys.join(', ')}`)
   const { name = 'default', labels = {} } = source
   const tracker = trackerWhere ? given : source.tracker
   if (!(tracker instanceof ErrorBudgetTracker)) {
@@ -136,10 +136,10 @@ function checkSource(source, where, [given, trackerWhere] = []) {
   }
   for (const [key, value] of Object.entries(labels)) {
     if (!LABEL_NAME.test(key) || key.startsWith('__')) {
-      throw invalidArgType(`${where}.labels: '${key}' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)`)
+      throw invalidArgValue(`${where}.labels: '${key}' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)`)
     }
     if (RESERVED_LABELS.includes(key)) {
-      throw invalidArgType(`${where}.labels: '${key}' is reserved (${RESERVED_LABELS.join(', ')})`)
+      throw invalidArgValue(`${where}.labels: '${key}' is reserved (${RESERVED_LABELS.join(', ')})`)
     }
     if (typeof value !== 'string') throw invalidArgType(`${where}.labels.${key} must be a string, got ${describe(value)}`)
   }

@@ -4,7 +4,7 @@
 // config fields and custom pairs; the default pairs are this file's own,
 // built for what a scrape can see.
 const { ErrorBudgetTracker } = require('../native.js')
-const { describe, invalidArgType, outOfRange, invalidArgValue } = require('./errors')
+const { ARGUMENT_NAME, describe, invalidArgType, outOfRange, invalidArgValue } = require('./errors')
 const { promDuration } = require('./duration')
 
 /** The fields of `slo`. */
@@ -53,12 +53,12 @@ function checkStringMap(value, where, { labels }) {
   }
   for (const [key, v] of Object.entries(value)) {
     if (labels && (!LABEL_NAME.test(key) || key.startsWith('__'))) {
-      throw invalidArgType(`${WHERE}${where}: '${key}' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)`)
+      throw invalidArgValue(`${WHERE}${where}: '${key}' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)`)
     }
     if (labels && RESERVED_LABELS.includes(key)) {
-      throw invalidArgType(`${WHERE}${where}: '${key}' is set by the rules (reserved: ${RESERVED_LABELS.join(', ')})`)
+      throw invalidArgValue(`${WHERE}${where}: '${key}' is set by the rules (reserved: ${RESERVED_LABELS.join(', ')})`)
     }
-    if (!labels && !LABEL_NAME.test(key)) throw invalidArgType(`${WHERE}${where}: '${key}' is not an annotation name ([a-zA-Z_][a-zA-Z0-9_]*)`)
+    if (!labels && !LABEL_NAME.test(key)) throw invalidArgValue(`${WHERE}${where}: '${key}' is not an annotation name ([a-zA-Z_][a-zA-Z0-9_]*)`)
     if (typeof v !== 'string') throw invalidArgType(`${WHERE}${where}.${key} must be a string, got ${describe(v)}`)
   }
   return value
@@ -71,7 +71,7 @@ function checkAlerting(alerting) {
     throw invalidArgType(`${WHERE}slo.alerting must be an object, got ${describe(alerting)}`)
   }
   for (const key of Object.keys(alerting)) {
-    if (!ALERTING_KEYS.includes(key)) throw invalidArgType(`${WHERE}unknown key '${key}' in slo.alerting; known keys: ${ALERTING_KEYS.join(', ')}`)
+    if (!ALERTING_KEYS.includes(key)) throw invalidArgValue(`${WHERE}unknown key '${key}' in slo.alerting; known keys: ${ALERTING_KEYS.join(', ')}`)
   }
   const { name = 'CaptchaBudget' } = alerting
   if (typeof name !== 'string' || !/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name)) {
@@ -89,7 +89,7 @@ function checkAlerting(alerting) {
     }
     for (const key of Object.keys(part)) {
       if (!['labels', 'annotations', 'disable'].includes(key)) {
-        throw invalidArgType(`${WHERE}unknown key '${key}' in slo.alerting.${severity}; known keys: labels, annotations, disable`)
+        throw invalidArgValue(`${WHERE}unknown key '${key}' in slo.alerting.${severity}; known keys: labels, annotations, disable`)
       }
     }
     if (part.disable !== undefined && typeof part.disable !== 'boolean') {
@@ -115,7 +115,7 @@ function checkSlo(slo) {
   }
   for (const key of Object.keys(slo)) {
     // A typo (`minEvent`) would otherwise drop its guard from the rules without a word.
-    if (!SLO_KEYS.includes(key)) throw invalidArgType(`${WHERE}unknown key '${key}' in slo; known keys: ${SLO_KEYS.join(', ')}`)
+    if (!SLO_KEYS.includes(key)) throw invalidArgValue(`${WHERE}unknown key '${key}' in slo; known keys: ${SLO_KEYS.join(', ')}`)
   }
   const { name, targetRate, windowMs, id, minFailures, description } = slo
   for (const [field, value] of [['name', name], ['id', id]]) {
@@ -125,7 +125,7 @@ function checkSlo(slo) {
     }
   }
   for (const [field, value] of [['targetRate', targetRate], ['windowMs', windowMs]]) {
-    if (value === undefined) throw invalidArgType(`${WHERE}slo.${field} is required`)
+    if (value === undefined) throw invalidArgValue(`${WHERE}slo.${field} is required`)
   }
   // The tracker allows 1 (no budget at all); rules over a budget of nothing would never fire.
   if (typeof targetRate === 'number' && !(targetRate > 0 && targetRate < 1)) {
@@ -151,7 +151,7 @@ function checkOptions(options) {
   }
   for (const key of Object.keys(options)) {
     if (!OPTION_KEYS.includes(key)) {
-      throw invalidArgType(`prometheusRules(slo, options): unknown key '${key}' in options; known keys: ${OPTION_KEYS.join(', ')}`)
+      throw invalidArgValue(`prometheusRules(slo, options): unknown key '${key}' in options; known keys: ${OPTION_KEYS.join(', ')}`)
     }
   }
   const { scrapeIntervalMs = 15_000, evaluationIntervalMs = 60_000, periodRules = 'exact', format = 'rules', namespace } = options
@@ -174,32 +174,15 @@ function checkOptions(options) {
 }
 
 /**
- * The tracker's error about the SLO's config, worded for `slo`: the tracker names
- * the fields `config.<field>` or `<field>`, the caller wrote `slo.<field>`.
- */
-function sloError(err) {
-  if (!(err instanceof Error) || typeof err.code !== 'string') return err
-  const body = err.message.replace(/\bconfig\./g, 'slo.')
-  const field = SLO_KEYS.some((key) => body.startsWith(key)) ? 'slo.' : ''
-  const worded = new err.constructor(`${WHERE}${field}${body}`)
-  worded.code = err.code
-  return worded
-}
-
-/**
  * Checks the tracker config fields with the tracker itself, and returns its
  * policy when `alerts` is given (the custom pairs, windows rounded to buckets).
+ * The tracker's errors name the fields as the caller wrote them: `slo.<field>`.
  */
 function trackerCheck({ targetRate, windowMs, alerts, minEvents = 0, resolutionMs }) {
-  const config = { targetRate, windowMs, minEvents, clock: 'manual' }
+  const config = { targetRate, windowMs, minEvents, clock: 'manual', [ARGUMENT_NAME]: `${WHERE}slo` }
   if (alerts !== undefined) config.alerts = alerts
   if (resolutionMs !== undefined) config.resolutionMs = resolutionMs
-  let tracker
-  try {
-    tracker = new ErrorBudgetTracker(config)
-  } catch (err) {
-    throw sloError(err)
-  }
+  const tracker = new ErrorBudgetTracker(config)
   try {
     return alerts === undefined ? undefined : tracker.alertPolicy
   } finally {
@@ -223,10 +206,10 @@ function prometheusPolicy(slo, scrapeIntervalMs) {
     throw outOfRange(`${WHERE}slo.windowMs (${promDuration(slo.windowMs)}) must be at least 4 scrape intervals (${promDuration(minWindow)})`)
   }
   if (custom) {
-    for (const pair of custom) {
+    for (const [i, pair] of custom.entries()) {
       if (pair.shortWindowMs < minWindow) {
         throw outOfRange(
-          `${WHERE}slo.alerts['${pair.name}'].shortWindowMs (${promDuration(pair.shortWindowMs)}) must be at least 4 scrape intervals ` +
+          `${WHERE}slo.alerts[${i}].shortWindowMs (${promDuration(pair.shortWindowMs)}) must be at least 4 scrape intervals ` +
             `(${promDuration(minWindow)}): a shorter rate() range holds too few samples to ever fire`,
         )
       }

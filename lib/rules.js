@@ -108,7 +108,7 @@ function compileOne(slo, options) {
     const short = promDuration(pair.shortWindowMs)
     const alert = `${alerting.name}${pascal(pair.name)}`
     if (alertNames.has(alert) || alert === alerting.name) {
-      throw outOfRange(`${WHERE}slo.alerts: the pair '${pair.name}' gives the alert name ${alert}, which is empty or taken: rename the pair`)
+      throw invalidArgValue(`${WHERE}slo.alerts: the pair '${pair.name}' gives the alert name ${alert}, which is empty or taken: rename the pair`)
     }
     alertNames.add(alert)
     const conditions = [
@@ -168,7 +168,7 @@ function compileOne(slo, options) {
 function compile(slos, options) {
   const opts = checkOptions(options)
   const list = Array.isArray(slos) ? slos : [slos]
-  if (list.length === 0) throw outOfRange(`${WHERE}no SLO given`)
+  if (list.length === 0) throw invalidArgValue(`${WHERE}no SLO given`)
   const seen = new Set()
   const compiled = list.map((slo) => {
     const one = compileOne(slo, opts)

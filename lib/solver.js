@@ -6,7 +6,7 @@
 // errors are {"status":0,"request":"ERROR_…"}. Every solve is one tracker.guard()
 // attempt, so it is recorded exactly once, and refused while the budget is exhausted.
 const { setTimeout: sleep } = require('node:timers/promises')
-const { SolveError, describe, invalidArgType, checkOptionsObject, integerOption } = require('./errors')
+const { SolveError, describe, invalidArgType, invalidArgValue, checkOptionsObject, integerOption } = require('./errors')
 
 const DEFAULT_BASE_URL = 'https://ocr.captchaai.com'
 const SOLVER_OPTIONS = ['apiKey', 'baseUrl', 'tracker', 'pollIntervalMs', 'timeoutMs', 'countsAsFailure']
@@ -108,7 +108,7 @@ function checkTask(task) {
   }
   const params = new URLSearchParams()
   for (const [name, value] of Object.entries(task)) {
-    if (RESERVED_PARAMS.includes(name)) throw invalidArgType(`solve(task): task.${name} is set by the solver, not the task`)
+    if (RESERVED_PARAMS.includes(name)) throw invalidArgValue(`solve(task): task.${name} is set by the solver, not the task`)
     if (value === undefined) continue
     if (typeof value === 'boolean') params.set(name, value ? '1' : '0') // the API's flags are 0/1
     else if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) params.set(name, String(value))

@@ -6,6 +6,8 @@ use budget_core::{AlertRule, BudgetError, Config, Severity, Snapshot};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use crate::args::{describe, js_number, type_name};
+
 /// Configuration of an `ErrorBudgetTracker`. Every field is optional; `0` is a
 /// value like any other, never "use the default". Unknown keys are a `TypeError`.
 #[napi(object, object_to_js = false)]
@@ -137,7 +139,7 @@ pub fn parse(raw: Option<Object>) -> std::result::Result<Plan, BudgetError> {
   let mut keys = Vec::new();
   for key in Object::keys(&raw).map_err(|e| BudgetError::invalid_type(e.reason))? {
     if key.contains('\0') {
-      return Err(BudgetError::invalid_type(format!("unknown config key '{key}'; known keys: {KNOWN_KEYS}")));
+      return Err(BudgetError::invalid_value(format!("unknown config key '{key}'; known keys: {KNOWN_KEYS}")));
     }
     let value: Unknown = raw.get_named_property(&key).map_err(|e| BudgetError::invalid_type(e.reason))?;
     let ty = value.get_type().map_err(|e| BudgetError::invalid_type(e.reason))?;
@@ -145,61 +147,71 @@ pub fn parse(raw: Option<Object>) -> std::result::Result<Plan, BudgetError> {
       continue;
     }
     keys.push(key.clone());
+    // An array is an object to `typeof`, but never what a config field wants.
+    let is_array = value.is_array().map_err(|e| BudgetError::invalid_type(e.reason))?;
     if NUMBER_KEYS.contains(&key.as_str()) {
       if ty != ValueType::Number {
-        return Err(BudgetError::invalid_type(format!("config.{key} must be a number, got {}", type_name(ty))));
+        return Err(BudgetError::invalid_type(format!("must be a number, got {}", describe(&value))).at(&key));
       }
     } else if key == "alerts" {
       check_alerts(value)?;
-    } else if key == "persist" && ty == ValueType::Object {
+    } else if key == "persist" && ty == ValueType::Object && !is_array {
       check_persist(value)?;
     } else if key == "shared" && ty == ValueType::String {
-      well_formed("config.shared", value)?;
+      well_formed("shared", value)?;
     } else if key == "snapshot" || key == "now" || key == "persist" || key == "shared" {
       let expected = match key.as_str() {
         "snapshot" | "shared" => ValueType::String,
         "now" => ValueType::Number,
         _ => ValueType::Object,
       };
-      if ty != expected {
-        return Err(BudgetError::invalid_type(format!(
-          "config.{key} must be a{} {}, got {}",
-          if expected == ValueType::Object { "n" } else { "" },
-          type_name(expected),
-          type_name(ty)
-        )));
+      if ty != expected || is_array {
+        return Err(
+          BudgetError::invalid_type(format!(
+            "must be a{} {}, got {}",
+            if expected == ValueType::Object { "n" } else { "" },
+            type_name(expected),
+            describe(&value)
+          ))
+          .at(&key),
+        );
       }
     } else if key == "clock" {
       if ty != ValueType::String {
-        return Err(BudgetError::invalid_type(format!(
-          "config.clock must be 'monotonic' or 'manual', got {}",
-          type_name(ty)
-        )));
+        return Err(
+          BudgetError::invalid_type(format!("must be 'monotonic' or 'manual', got {}", describe(&value))).at("clock"),
+        );
       }
     } else {
-      return Err(BudgetError::invalid_type(format!("unknown config key '{key}'; known keys: {KNOWN_KEYS}")));
+      return Err(BudgetError::invalid_value(format!("unknown config key '{key}'; known keys: {KNOWN_KEYS}")));
     }
   }
   let input =
     unsafe { TrackerConfig::from_napi_value(raw.env(), raw.raw()) }.map_err(|e| BudgetError::invalid_type(e.reason))?;
   if input.snapshot.is_some() {
     if let Some(key) = keys.iter().find(|k| !RESTORE_KEYS.contains(&k.as_str()) && k.as_str() != "snapshot") {
-      return Err(BudgetError::invalid_type(format!(
-        "config.{key} cannot be given with config.snapshot: the config comes from the snapshot (only {} may)",
-        RESTORE_KEYS.join(", ")
-      )));
+      return Err(
+        BudgetError::invalid_value(format!(
+          "cannot be given with snapshot: the config comes from the snapshot (only {} may)",
+          RESTORE_KEYS.join(", ")
+        ))
+        .at(key),
+      );
     }
   } else if input.now.is_some() {
-    return Err(BudgetError::invalid_type("config.now is only for restoring: give it with config.snapshot"));
+    return Err(BudgetError::invalid_value("is only for restoring: give it with snapshot").at("now"));
   }
   if let Some(name) = &input.shared {
     if name.is_empty() {
-      return Err(BudgetError::invalid_type("config.shared must be a non-empty string"));
+      return Err(BudgetError::invalid_value("must be a non-empty string").at("shared"));
     }
     if let Some(key) = ["persist", "snapshot"].into_iter().find(|k| keys.iter().any(|given| given == k)) {
-      return Err(BudgetError::invalid_type(format!(
-        "config.{key} cannot be given to a shared tracker: save or restore it from one thread with a tracker of its own"
-      )));
+      return Err(
+        BudgetError::invalid_value(
+          "cannot be given to a shared tracker: save or restore it from one thread with a tracker of its own",
+        )
+        .at(key),
+      );
     }
   }
   let given = keys.into_iter().filter(|k| k != "shared").collect();
@@ -212,9 +224,9 @@ fn check_persist(value: Unknown) -> std::result::Result<(), BudgetError> {
   let persist: Object = unsafe { value.cast() }.map_err(err)?;
   for key in Object::keys(&persist).map_err(err)? {
     if key.contains('\0') {
-      return Err(BudgetError::invalid_type(format!(
-        "unknown key '{key}' in config.persist; known keys: {PERSIST_KEYS}"
-      )));
+      return Err(
+        BudgetError::invalid_value(format!("has an unknown key '{key}'; known keys: {PERSIST_KEYS}")).at("persist"),
+      );
     }
     let ty = persist.get_named_property::<Unknown>(&key).and_then(|v| v.get_type()).map_err(err)?;
     let expected = match key.as_str() {
@@ -222,24 +234,23 @@ fn check_persist(value: Unknown) -> std::result::Result<(), BudgetError> {
       "intervalMs" if ty == ValueType::Undefined => continue,
       "intervalMs" => ValueType::Number,
       _ => {
-        return Err(BudgetError::invalid_type(format!(
-          "unknown key '{key}' in config.persist; known keys: {PERSIST_KEYS}"
-        )))
+        return Err(
+          BudgetError::invalid_value(format!("has an unknown key '{key}'; known keys: {PERSIST_KEYS}")).at("persist"),
+        )
       }
     };
     if ty != expected {
-      return Err(BudgetError::invalid_type(format!(
-        "config.persist.{key} must be a {}, got {}",
-        type_name(expected),
-        type_name(ty)
-      )));
+      return Err(
+        BudgetError::invalid_type(format!("must be a {}, got {}", type_name(expected), type_name(ty)))
+          .at(&format!("persist.{key}")),
+      );
     }
   }
   if !persist.has_named_property("path").map_err(err)? {
-    return Err(BudgetError::invalid_type("config.persist.path is required"));
+    return Err(BudgetError::invalid_value("is required").at("persist.path"));
   }
   let path: Unknown = persist.get_named_property("path").map_err(err)?;
-  well_formed("config.persist.path", path)?;
+  well_formed("persist.path", path)?;
   Ok(())
 }
 
@@ -317,18 +328,24 @@ fn well_formed(field: &str, value: Unknown) -> std::result::Result<(), BudgetErr
     match unit {
       Err(lone) => {
         let at = units.iter().position(|&u| u == lone.unpaired_surrogate()).unwrap_or(index);
-        return Err(BudgetError::invalid_value(format!(
-          "{field} must be well-formed Unicode: it has a lone surrogate (\\u{:x}) at index {at}, which \
+        return Err(
+          BudgetError::invalid_value(format!(
+            "must be well-formed Unicode: it has a lone surrogate (\\u{:x}) at index {at}, which \
            would make it the same as another string",
-          lone.unpaired_surrogate()
-        )));
+            lone.unpaired_surrogate()
+          ))
+          .at(field),
+        );
       }
       Ok('\0') => {
         let at = units.iter().position(|&u| u == 0).unwrap_or(index);
         if field.ends_with("path") {
-          return Err(BudgetError::invalid_value(format!(
-            "{field} must not contain a NUL byte (a file path cannot), found at index {at}"
-          )));
+          return Err(
+            BudgetError::invalid_value(format!(
+              "must not contain a NUL byte (a file path cannot), found at index {at}"
+            ))
+            .at(field),
+          );
         }
       }
       Ok(_) => {}
@@ -341,21 +358,20 @@ fn well_formed(field: &str, value: Unknown) -> std::result::Result<(), BudgetErr
 fn check_alerts(value: Unknown) -> std::result::Result<(), BudgetError> {
   let err = |e: napi::Error| BudgetError::invalid_type(e.reason);
   if !value.is_array().map_err(err)? {
-    let ty = value.get_type().map_err(err)?;
-    return Err(BudgetError::invalid_type(format!("config.alerts must be an array, got {}", type_name(ty))));
+    return Err(BudgetError::invalid_type(format!("must be an array, got {}", describe(&value))).at("alerts"));
   }
   let array: Object = unsafe { value.cast() }.map_err(err)?;
   let len = array.get_array_length().map_err(err)?;
   for i in 0..len {
     let rule: Unknown = array.get_element(i).map_err(err)?;
-    let at = format!("config.alerts[{i}]");
-    if rule.get_type().map_err(err)? != ValueType::Object {
-      return Err(BudgetError::invalid_type(format!("{at} must be an object with {RULE_KEYS}")));
+    let at = format!("alerts[{i}]");
+    if rule.get_type().map_err(err)? != ValueType::Object || rule.is_array().map_err(err)? {
+      return Err(BudgetError::invalid_type(format!("must be an object with {RULE_KEYS}")).at(&at));
     }
     let rule: Object = unsafe { rule.cast() }.map_err(err)?;
     for key in Object::keys(&rule).map_err(err)? {
       if key.contains('\0') {
-        return Err(BudgetError::invalid_type(format!("unknown key '{key}' in {at}; known keys: {RULE_KEYS}")));
+        return Err(BudgetError::invalid_value(format!("has an unknown key '{key}'; known keys: {RULE_KEYS}")).at(&at));
       }
       let ty = rule.get_named_property::<Unknown>(&key).and_then(|v| v.get_type()).map_err(err)?;
       let expected = match key.as_str() {
@@ -363,29 +379,33 @@ fn check_alerts(value: Unknown) -> std::result::Result<(), BudgetError> {
         "longWindowMs" | "shortWindowMs" | "burnRate" => ValueType::Number,
         "minEvents" if ty == ValueType::Undefined => continue,
         "minEvents" => ValueType::Number,
-        _ => return Err(BudgetError::invalid_type(format!("unknown key '{key}' in {at}; known keys: {RULE_KEYS}"))),
+        _ => {
+          return Err(
+            BudgetError::invalid_value(format!("has an unknown key '{key}'; known keys: {RULE_KEYS}")).at(&at),
+          )
+        }
       };
       if ty != expected {
-        return Err(BudgetError::invalid_type(format!(
-          "{at}.{key} must be a {}, got {}",
-          type_name(expected),
-          type_name(ty)
-        )));
+        return Err(
+          BudgetError::invalid_type(format!("must be a {}, got {}", type_name(expected), type_name(ty)))
+            .at(&format!("{at}.{key}")),
+        );
       }
     }
     for key in ["name", "severity", "longWindowMs", "shortWindowMs", "burnRate"] {
       if !rule.has_named_property(key).map_err(err)? {
-        return Err(BudgetError::invalid_type(format!("{at}.{key} is required")));
+        return Err(BudgetError::invalid_value("is required").at(&format!("{at}.{key}")));
       }
     }
   }
   Ok(())
 }
 
-fn alert_rule(input: AlertRuleConfig) -> std::result::Result<AlertRule, BudgetError> {
-  let at = |field: &str| format!("alerts['{}'].{field}", input.name);
+/// Rule `i` of `config.alerts`, its numbers checked.
+fn alert_rule(i: usize, input: AlertRuleConfig) -> std::result::Result<AlertRule, BudgetError> {
+  let at = |field: &str| format!("alerts[{i}].{field}");
   let severity = Severity::parse(&input.severity).ok_or_else(|| {
-    BudgetError::invalid_type(format!("{} must be 'page' or 'ticket', got '{}'", at("severity"), input.severity))
+    BudgetError::invalid_value(format!("must be 'page' or 'ticket', got '{}'", input.severity)).at(&at("severity"))
   })?;
   Ok(AlertRule {
     long_window_ms: integer(&at("longWindowMs"), Some(input.long_window_ms), 0, MS)?,
@@ -407,31 +427,37 @@ fn build(input: TrackerConfig) -> std::result::Result<Plan, BudgetError> {
     critical_threshold: finite("criticalThreshold", input.critical_threshold, defaults.critical_threshold)?,
     min_events: non_negative("minEvents", input.min_events, 0)?,
     resolution_ms: integer("resolutionMs", input.resolution_ms, default_resolution_ms(window_ms), MS)?,
-    alerts: input.alerts.map(|rules| rules.into_iter().map(alert_rule).collect()).transpose()?,
+    alerts: input
+      .alerts
+      .map(|rules| rules.into_iter().enumerate().map(|(i, r)| alert_rule(i, r)).collect())
+      .transpose()?,
   };
   config.validate()?;
   let clock = match input.clock.as_deref() {
     None | Some("monotonic") => ClockKind::Monotonic,
     Some("manual") => ClockKind::Manual,
     Some(other) => {
-      return Err(BudgetError::invalid_type(format!("config.clock must be 'monotonic' or 'manual', got '{other}'")))
+      return Err(BudgetError::invalid_value(format!("must be 'monotonic' or 'manual', got '{other}'")).at("clock"))
     }
   };
   let snapshot = input.snapshot.as_deref().map(Snapshot::parse).transpose()?;
   if input.now.is_some() && clock != ClockKind::Manual {
-    return Err(BudgetError::invalid_type(
-      "config.now needs clock: 'manual' (a real clock restores at the current time)",
-    ));
+    return Err(
+      BudgetError::invalid_value("needs clock: 'manual' (a real clock restores at the current time)").at("now"),
+    );
   }
   let manual_start_ms = match (&snapshot, input.now) {
     (Some(s), Some(now)) => {
-      let now = integer("config.now", Some(now), 0, "an integer of epoch ms")?;
+      let now = integer("now", Some(now), 0, "an integer of epoch ms")?;
       if now < s.saved_at_ms {
         // A tracker cannot un-age: the snapshot already holds what came later.
-        return Err(BudgetError::out_of_range(format!(
-          "config.now ({now}) is earlier than the snapshot's savedAt ({}): restore at or after it",
-          s.saved_at_ms
-        )));
+        return Err(
+          BudgetError::out_of_range(format!(
+            "({now}) is earlier than the snapshot's savedAt ({}): restore at or after it",
+            s.saved_at_ms
+          ))
+          .at("now"),
+        );
       }
       now
     }
@@ -442,11 +468,11 @@ fn build(input: TrackerConfig) -> std::result::Result<Plan, BudgetError> {
     .persist
     .map(|p| -> std::result::Result<Persist, BudgetError> {
       if p.path.is_empty() {
-        return Err(BudgetError::invalid_type("config.persist.path must be a non-empty string"));
+        return Err(BudgetError::invalid_value("must be a non-empty string").at("persist.path"));
       }
-      let interval_ms = integer("config.persist.intervalMs", p.interval_ms, 60_000, MS)?;
+      let interval_ms = integer("persist.intervalMs", p.interval_ms, 60_000, MS)?;
       if interval_ms < 1 {
-        return Err(BudgetError::out_of_range(format!("config.persist.intervalMs must be {MS}, got {interval_ms}")));
+        return Err(BudgetError::out_of_range(format!("must be {MS}, got {interval_ms}")).at("persist.intervalMs"));
       }
       Ok(Persist { path: p.path.into(), interval_ms: interval_ms as u64 })
     })
@@ -466,7 +492,7 @@ fn finite(field: &str, value: Option<f64>, default: f64) -> std::result::Result<
   match value {
     None => Ok(default),
     Some(v) if v.is_finite() => Ok(v),
-    Some(v) => Err(BudgetError::out_of_range(format!("{field} must be a finite number, got {}", js_number(v)))),
+    Some(v) => Err(BudgetError::out_of_range(format!("must be a finite number, got {}", js_number(v))).at(field)),
   }
 }
 
@@ -475,38 +501,12 @@ fn integer(field: &str, value: Option<f64>, default: i64, must_be: &str) -> std:
   match value {
     None => Ok(default),
     Some(v) if v.is_finite() && v.fract() == 0.0 && v.abs() <= MAX_SAFE_INTEGER as f64 => Ok(v as i64),
-    Some(v) => Err(BudgetError::out_of_range(format!("{field} must be {must_be}, got {}", js_number(v)))),
+    Some(v) => Err(BudgetError::out_of_range(format!("must be {must_be}, got {}", js_number(v))).at(field)),
   }
 }
 
 fn non_negative(field: &str, value: Option<f64>, default: u64) -> std::result::Result<u64, BudgetError> {
   const MUST_BE: &str = "a non-negative integer";
   let n = integer(field, value, default as i64, MUST_BE)?;
-  u64::try_from(n).map_err(|_| BudgetError::out_of_range(format!("{field} must be {MUST_BE}, got {n}")))
-}
-
-/// A number as JavaScript prints it where Rust differs (`Infinity`, not `inf`).
-pub fn js_number(n: f64) -> String {
-  match n {
-    f64::INFINITY => "Infinity".into(),
-    f64::NEG_INFINITY => "-Infinity".into(),
-    n => n.to_string(),
-  }
-}
-
-/// `typeof`-style name of a JS value type, for messages.
-pub fn type_name(ty: ValueType) -> &'static str {
-  match ty {
-    ValueType::Undefined => "undefined",
-    ValueType::Null => "null",
-    ValueType::Boolean => "boolean",
-    ValueType::Number => "number",
-    ValueType::String => "string",
-    ValueType::Symbol => "symbol",
-    ValueType::Object => "object",
-    ValueType::Function => "function",
-    ValueType::External => "external",
-    ValueType::BigInt => "bigint",
-    _ => "unknown",
-  }
+  u64::try_from(n).map_err(|_| BudgetError::out_of_range(format!("must be {MUST_BE}, got {n}")).at(field))
 }

@@ -32,22 +32,13 @@ use budget_core::Tracker;
 use napi::bindgen_prelude::*;
 use napi::{check_status, sys, Env};
 
+use crate::args::registered_symbol;
 use crate::handle::Handle;
-use crate::state::TrackerClock;
 
 /// The registered symbol the report filler is stored under (`lib/fast-report.js` uses the same).
 const REPORT_INTO_SYMBOL: &str = "captcha-error-budget.reportInto";
 /// The registered symbol under which the prototype keeps its own `record`.
 const NATIVE_RECORD_SYMBOL: &str = "captcha-error-budget.nativeRecord";
-
-/// `Symbol.for(name)`.
-fn registered_symbol<'a>(env: &'a Env, name: &str) -> Result<Unknown<'a>> {
-  // `Symbol` is a function: read its `for` through the object view.
-  let symbol: Unknown = env.get_global()?.get_named_property("Symbol")?;
-  let symbol: Object = unsafe { symbol.cast() }?;
-  let symbol_for: Function<&str, Unknown> = symbol.get_named_property("for")?;
-  symbol_for.call(name)
-}
 
 /// At module load: keeps the prototype's `record` under a registered symbol,
 /// so that the constructor can tell a subclass that overrides `record`.
@@ -158,20 +149,36 @@ unsafe extern "C" fn release(_env: sys::napi_env, data: *mut c_void, _hint: *mut
   drop(unsafe { Arc::from_raw(data as *const Handle) });
 }
 
-/// `record(success, atMs?)`.
-unsafe extern "C" fn record(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-  let mut argc = 2usize;
-  let mut argv = [ptr::null_mut(); 2];
+/// The first `N` arguments of a raw function's call (missing ones `undefined`),
+/// how many were passed, and the tracker state given to `install`; `None` if
+/// Node-API cannot say (nothing to do but return).
+///
+/// # Safety
+/// `env` and `info` are those of a call of a function made by `create`.
+unsafe fn call_args<'a, const N: usize>(
+  env: sys::napi_env,
+  info: sys::napi_callback_info,
+) -> Option<(usize, [sys::napi_value; N], &'a Handle)> {
+  let mut argc = N;
+  let mut argv = [ptr::null_mut(); N];
   let mut data = ptr::null_mut();
   // SAFETY: Node-API fills `argv` (missing arguments as `undefined`), sets
   // `argc` to the number passed, and gives back the data of `install`.
   let got = unsafe { sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), &mut data) };
   if got != sys::Status::napi_ok || data.is_null() {
-    return ptr::null_mut();
+    return None;
   }
   // SAFETY: the function being called is reachable, so its finalizer has not
   // run and the `Arc` behind `data` is alive for the whole call.
-  let state = unsafe { &*(data as *const Handle) };
+  Some((argc, argv, unsafe { &*(data as *const Handle) }))
+}
+
+/// `record(success, atMs?)`.
+unsafe extern "C" fn record(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+  // SAFETY: called by Node-API as the function `create` made.
+  let Some((argc, argv, state)) = (unsafe { call_args::<2>(env, info) }) else {
+    return ptr::null_mut();
+  };
   let mut success = false;
   // A failed read (not a boolean) returns a status and throws nothing.
   if state.is_closed() || unsafe { sys::napi_get_value_bool(env, argv[0], &mut success) } != sys::Status::napi_ok {
@@ -187,11 +194,8 @@ unsafe extern "C" fn record(env: sys::napi_env, info: sys::napi_callback_info) -
   // `record(ok, atMs)` replays: a finite number, as the slow path would take it.
   let mut at_ms = 0f64;
   if unsafe { sys::napi_get_value_double(env, argv[1], &mut at_ms) } == sys::Status::napi_ok {
-    if let Ok(at) = crate::tracker::finite_ms("", at_ms) {
-      if let TrackerClock::Manual(clock) = &state.clock {
-        clock.advance_to(at);
-      }
-      if state.record(Some(at), successes, failures).is_err() {
+    if let Some(at) = crate::args::epoch_ms(at_ms) {
+      if crate::record::record_at(state, Some(at), successes, failures).is_err() {
         return unsafe { slow(env, state, argv) };
       }
       return ptr::null_mut();
@@ -208,7 +212,7 @@ unsafe fn slow(env: sys::napi_env, state: &Handle, argv: [sys::napi_value; 2]) -
     // SAFETY: both values come from this call's arguments.
     let success = unsafe { Unknown::from_napi_value(env, argv[0]) }?;
     let at_ms = unsafe { Option::<Unknown>::from_napi_value(env, argv[1]) }?;
-    crate::tracker::record_js(&Env::from_raw(env), state, success, at_ms)
+    crate::record::record_js(&Env::from_raw(env), state, success, at_ms)
   })();
   if let Err(err) = result {
     // SAFETY: on the JS thread, inside a callback; a pending exception is left as is.
@@ -228,16 +232,10 @@ const STACK_FIRING: usize = 16;
 /// `buffer.length`, writes nothing (the caller grows the buffer and asks
 /// again). A Float64Array over a SharedArrayBuffer is a TypeError.
 unsafe extern "C" fn report_into(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-  let mut argc = 1usize;
-  let mut argv = [ptr::null_mut(); 1];
-  let mut data = ptr::null_mut();
-  // SAFETY: as in `record`.
-  let got = unsafe { sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), &mut data) };
-  if got != sys::Status::napi_ok || data.is_null() {
+  // SAFETY: called by Node-API as the function `create` made.
+  let Some((_, argv, state)) = (unsafe { call_args::<1>(env, info) }) else {
     return ptr::null_mut();
-  }
-  // SAFETY: as in `record`.
-  let state = unsafe { &*(data as *const Handle) };
+  };
   let (mut kind, mut length, mut values, mut buffer) = (0, 0usize, ptr::null_mut(), ptr::null_mut());
   // SAFETY: out-pointers are valid; a non-typed-array fails with a status.
   let typed = unsafe {

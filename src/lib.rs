@@ -1,6 +1,7 @@
 //! Node.js binding of captcha-error-budget: a thin napi-rs layer over the pure
 //! `budget_core` crate (argument checks, listener dispatch, the JS class).
 
+mod args;
 mod config;
 mod env_hook;
 mod error;
@@ -9,6 +10,7 @@ mod fleet;
 mod handle;
 mod listeners;
 mod persist;
+mod record;
 mod replay;
 mod report;
 mod shared;

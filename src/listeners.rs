@@ -25,8 +25,19 @@ pub enum EventKind {
   Resolve,
 }
 
-/// The names `on()` and `off()` accept.
-pub const EVENT_NAMES: &str = "'healthy', 'warning', 'critical', 'exhausted', 'alert', 'resolve'";
+/// The names of the event kinds, by `EventKind::index`: the core's statuses
+/// (`Status::ALL`, the one list), then the two alert events.
+fn kind_name(index: usize) -> &'static str {
+  match CoreStatus::ALL.get(index) {
+    Some(status) => status.as_str(),
+    None => ["alert", "resolve"].get(index - CoreStatus::ALL.len()).copied().unwrap_or("?"),
+  }
+}
+
+/// The names `on()` and `off()` accept, quoted, for messages.
+pub fn event_names() -> String {
+  (0..CoreStatus::ALL.len() + 2).map(|i| format!("'{}'", kind_name(i))).collect::<Vec<_>>().join(", ")
+}
 
 impl EventKind {
   /// The kind called `name`, if any.
@@ -41,8 +52,8 @@ impl EventKind {
   fn index(self) -> usize {
     match self {
       EventKind::Status(s) => s.index(),
-      EventKind::Alert => 4,
-      EventKind::Resolve => 5,
+      EventKind::Alert => CoreStatus::ALL.len(),
+      EventKind::Resolve => CoreStatus::ALL.len() + 1,
     }
   }
 
@@ -245,16 +256,13 @@ unsafe fn take_exception(env: sys::napi_env) -> Option<sys::napi_value> {
   }
 }
 
-/// The names of the event kinds, by `EventKind::index`.
-const KIND_NAMES: [&str; 6] = ["healthy", "warning", "critical", "exhausted", "alert", "resolve"];
-
 /// Reports what a listener threw as a process warning: an Error as itself (as
 /// `emitWarning` shows errors), any other value described in a message.
 unsafe fn report_listener_error(env: sys::napi_env, thrown: sys::napi_value, kind: usize) -> Delivery {
   let mut is_error = false;
   unsafe { sys::napi_is_error(env, thrown, &mut is_error) };
   let described = if is_error { None } else { Some(unsafe { describe(env, thrown) }) };
-  let event = KIND_NAMES.get(kind).copied().unwrap_or("?");
+  let event = kind_name(kind);
   let warning = match &described {
     None => Some(thrown),
     Some(what) => unsafe { js_string(env, &format!("an ErrorBudgetTracker '{event}' listener threw {what}")) },

@@ -79,11 +79,15 @@ pub fn initial_core(plan: &Plan, now_ms: i64) -> Result<Tracker, BudgetError> {
 }
 
 fn persist_error(path: &Path, message: String) -> BudgetError {
-  BudgetError { kind: ErrorKind::State, code: "ERR_PERSIST_WRITE", message: format!("{}: {message}", path.display()) }
+  BudgetError { kind: ErrorKind::State, code: "ERR_PERSIST_WRITE", field: None, message: format!("{}: {message}", path.display()) }
 }
 
 fn write_error(path: &Path, what: &str, e: std::io::Error) -> BudgetError {
-  persist_error(path, format!("cannot {what} it: {e}"))
+  let mut error = persist_error(path, format!("cannot {what} it: {e}"));
+  if what == "read" {
+    error.code = "ERR_PERSIST_READ";
+  }
+  error
 }
 
 /// `restore(json, { persist })` starts from `json`: a file already at the

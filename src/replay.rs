@@ -3,9 +3,12 @@
 //! package's types, reached through `require('./native.js')` by the reader only.
 
 use budget_core::logparse::{parse_chunk, LogFields, LogFormat};
+use budget_core::BudgetError;
 use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
+
+use crate::error::throw;
 
 /// Parses the complete lines of `chunk` (a Buffer) of a JSON Lines or CSV solve
 /// log; see `crates/budget-core/src/logparse.rs`.
@@ -31,15 +34,21 @@ pub fn parse_log_chunk<'env>(
   first_line: f64,
   last: bool,
 ) -> Result<Object<'env>> {
-  let [ts, ok, ty]: [String; 3] =
-    fields.try_into().map_err(|_| Error::new(Status::InvalidArg, "fields must be [ts, ok, type]"))?;
+  let [ts, ok, ty]: [String; 3] = fields
+    .try_into()
+    .map_err(|_| throw(env, BudgetError::invalid_value("parseLogChunk: fields must be [ts, ok, type]")))?;
   let fields = LogFields { ts, ok, ty };
   let format = match (format.as_str(), csv_columns.as_deref()) {
     ("jsonl", _) => LogFormat::JsonLines(fields),
     ("csv", Some(&[ts, ok, ty])) if ts >= 0 && ok >= 0 => {
       LogFormat::Csv { fields, ts: ts as usize, ok: ok as usize, ty: usize::try_from(ty).ok() }
     }
-    _ => return Err(Error::new(Status::InvalidArg, "format must be 'jsonl', or 'csv' with csvColumns [ts, ok, type]")),
+    _ => {
+      return Err(throw(
+        env,
+        BudgetError::invalid_value("parseLogChunk: format must be 'jsonl', or 'csv' with csvColumns [ts, ok, type]"),
+      ))
+    }
   };
   let parsed = parse_chunk(&chunk, &format, first_line as u64, last);
 

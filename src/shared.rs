@@ -54,7 +54,7 @@ pub fn attach(
         fields.retain(|f| expected.given.iter().any(|g| g == f));
       }
       if !fields.is_empty() {
-        return Err(BudgetError::out_of_range(format!(
+        return Err(BudgetError::invalid_value(format!(
           "shared tracker '{name}' already exists with another config ({} differ); attach with shared('{name}') \
            without a config, or use the same config",
           fields.join(", ")

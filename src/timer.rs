@@ -71,6 +71,7 @@ pub fn watch(state: &Arc<TrackerState>) -> Result<(), BudgetError> {
     thread::Builder::new().name("budget-timer".into()).spawn(run).map_err(|e| BudgetError {
       kind: ErrorKind::State,
       code: "ERR_THREAD_SPAWN",
+      field: None,
       message: format!("cannot start the timer thread: {e} (a thread or process limit?); the listener was not added"),
     })?;
     s.running = true;

@@ -5,18 +5,19 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use budget_core::config::MAX_SAFE_INTEGER;
 use budget_core::{BudgetError, Result as CoreResult};
 use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
-use crate::config::{self, js_number, type_name, ClockKind};
+use crate::args::{argument_name, count, describe, js_number, timestamp, type_name};
+use crate::config::{self, ClockKind};
 use crate::env_hook::SinkCleanup;
-use crate::error::{or_throw, throw};
+use crate::error::{or_throw, throw, throw_in};
 use crate::handle::Handle;
-use crate::listeners::{EventKind, ListenerTable, Pinned, Sink, EVENT_NAMES};
+use crate::listeners::{event_names, EventKind, ListenerTable, Pinned, Sink};
 use crate::persist;
+use crate::record::{record_at, record_js};
 use crate::report::{AlertRuleInfo, BudgetReport, BudgetStatus, RecordedCounts};
 use crate::shared;
 use crate::state::{TrackerClock, TrackerState};
@@ -57,6 +58,7 @@ impl ErrorBudgetTracker {
       let err = BudgetError {
         kind: budget_core::ErrorKind::Type,
         code: "ERR_CONSTRUCT_CALL_REQUIRED",
+        field: None,
         message: message.into(),
       };
       return Err(throw(&env, err));
@@ -65,14 +67,21 @@ impl ErrorBudgetTracker {
       None => None,
       Some(v) => match v.get_type()? {
         ValueType::Undefined => None,
-        ValueType::Object => Some(unsafe { v.cast::<Object>() }?),
-        other => {
-          let msg = format!("config must be an object, got {}", type_name(other));
+        // An array is not a config (as for shared(name, config) in index.js).
+        ValueType::Object if !v.is_array()? => Some(unsafe { v.cast::<Object>() }?),
+        _ => {
+          let msg = format!("config must be an object, got {}", describe(&v));
           return Err(throw(&env, BudgetError::invalid_type(msg)));
         }
       },
     };
-    let plan = or_throw(&env, config::parse(raw))?;
+    // The package's own callers (restore(), prometheusRules()) say what they call this object.
+    let root = match &raw {
+      Some(object) => argument_name(&env, object)?,
+      None => None,
+    };
+    let root = root.as_deref().unwrap_or("config");
+    let plan = config::parse(raw).map_err(|e| throw_in(&env, e, root))?;
     let clock = TrackerClock::new(plan.clock);
     if let TrackerClock::Manual(manual) = &clock {
       manual.advance_to(plan.manual_start_ms);
@@ -88,7 +97,7 @@ impl ErrorBudgetTracker {
     };
     let state = match &plan.shared {
       Some(name) => {
-        let policy = or_throw(&env, budget_core::alerts::policy_for(&plan.config))?;
+        let policy = budget_core::alerts::policy_for(&plan.config).map_err(|e| throw_in(&env, e, root))?;
         let expected = (!plan.given.is_empty()).then(|| shared::Expected {
           config: &plan.config,
           policy: &policy,
@@ -96,10 +105,10 @@ impl ErrorBudgetTracker {
           hysteresis: plan.hysteresis,
           given: &plan.given,
         });
-        or_throw(&env, shared::attach(name, expected, create))?
+        shared::attach(name, expected, create).map_err(|e| throw_in(&env, e, root))?
       }
       None => {
-        let state = or_throw(&env, create())?;
+        let state = create().map_err(|e| throw_in(&env, e, root))?;
         state.open_handle();
         state
       }
@@ -153,12 +162,9 @@ impl ErrorBudgetTracker {
       None => None,
       Some(v) => or_throw(&env, timestamp("recordMany(successes, failures, atMs): atMs", v))?,
     };
-    if let (Some(at), TrackerClock::Manual(clock)) = (at, &self.handle.clock) {
-      clock.advance_to(at);
-    }
     or_throw(
       &env,
-      self.handle.record(at, successes, failures).map_err(|e| e.prefixed("recordMany(successes, failures)")),
+      record_at(&self.handle, at, successes, failures).map_err(|e| e.prefixed("recordMany(successes, failures)")),
     )
   }
 
@@ -385,8 +391,11 @@ fn listener_args<'a>(
     _ => None,
   };
   let Some(kind) = name.as_deref().and_then(EventKind::parse) else {
-    return Err(BudgetError::invalid_type(format!(
-      "{method}(event, listener): event must be one of {EVENT_NAMES}, got {}",
+    // A string is the right type: an unknown name is a wrong value.
+    let error = if name.is_some() { BudgetError::invalid_value } else { BudgetError::invalid_type };
+    return Err(error(format!(
+      "{method}(event, listener): event must be one of {}, got {}",
+      event_names(),
       name
         .map(|n| format!("'{n}'"))
         .unwrap_or_else(|| type_name(event.get_type().unwrap_or(ValueType::Unknown)).into())
@@ -403,70 +412,5 @@ fn listener_args<'a>(
       type_name(other)
     ))),
     Err(e) => Err(BudgetError::invalid_type(e.reason)),
-  }
-}
-
-/// `record(success, atMs?)` on `state`: the checks, in order, then the record.
-/// Shared by the prototype method and the raw function's slow path.
-pub(crate) fn record_js(env: &Env, state: &Handle, success: Unknown, at_ms: Option<Unknown>) -> napi::Result<()> {
-  or_throw(env, state.check_open("record"))?;
-  let success = match success.get_type()? {
-    ValueType::Boolean => unsafe { success.cast::<bool>() }?,
-    other => {
-      let msg = format!("record(success): success must be a boolean, got {}", type_name(other));
-      return Err(throw(env, BudgetError::invalid_type(msg)));
-    }
-  };
-  let at = match at_ms {
-    None => None,
-    Some(v) => or_throw(env, timestamp("record(success, atMs): atMs", v))?,
-  };
-  if let (Some(at), TrackerClock::Manual(clock)) = (at, &state.clock) {
-    clock.advance_to(at);
-  }
-  let (successes, failures) = if success { (1, 0) } else { (0, 1) };
-  or_throw(env, state.record(at, successes, failures).map_err(|e| e.prefixed("record(success)")))
-}
-
-/// A count argument: a non-negative safe integer.
-fn count(what: &str, v: Unknown) -> CoreResult<u64> {
-  // Capped per batch so that no run of batches can overflow the 64-bit counters.
-  const MAX_BATCH: f64 = u32::MAX as f64;
-  let must_be = "must be an integer from 0 to 4294967295";
-  match v.get_type() {
-    Ok(ValueType::Number) => {
-      let n = unsafe { v.cast::<f64>() }.map_err(|e| BudgetError::invalid_type(e.reason))?;
-      if n >= 0.0 && n.fract() == 0.0 && n <= MAX_BATCH {
-        Ok(n as u64)
-      } else {
-        Err(BudgetError::out_of_range(format!("{what} {must_be}, got {}", js_number(n))))
-      }
-    }
-    Ok(other) => Err(BudgetError::invalid_type(format!("{what} {must_be}, got {}", type_name(other)))),
-    Err(e) => Err(BudgetError::invalid_type(e.reason)),
-  }
-}
-
-/// An optional epoch-ms timestamp argument: `undefined` is absent.
-fn timestamp(what: &str, v: Unknown) -> CoreResult<Option<i64>> {
-  match v.get_type() {
-    Ok(ValueType::Undefined) => Ok(None),
-    Ok(ValueType::Number) => {
-      let ms = unsafe { v.cast::<f64>() }.map_err(|e| BudgetError::invalid_type(e.reason))?;
-      finite_ms(what, ms).map(Some)
-    }
-    Ok(other) => {
-      Err(BudgetError::invalid_type(format!("{what} must be a number of epoch ms, got {}", type_name(other))))
-    }
-    Err(e) => Err(BudgetError::invalid_type(e.reason)),
-  }
-}
-
-/// A finite epoch-ms number (floored), within JS's exact integers.
-pub(crate) fn finite_ms(what: &str, ms: f64) -> CoreResult<i64> {
-  if ms.is_finite() && ms.abs() <= MAX_SAFE_INTEGER as f64 {
-    Ok(ms.floor() as i64)
-  } else {
-    Err(BudgetError::out_of_range(format!("{what} must be a finite number of epoch ms, got {}", js_number(ms))))
   }
 }

@@ -88,8 +88,9 @@ function readOpenSlo(doc, fail) {
   let windowMs
   try {
     windowMs = parseDuration(window.duration, 'duration')
-  } catch (err) {
-    fail('spec.timeWindow[0].duration', err.message.replace(/^duration /, ''))
+  } catch {
+    // The form is right (checked above): zero, or more ms than JavaScript counts exactly.
+    fail('spec.timeWindow[0].duration', `must be a positive duration of at most 2^53 − 1 ms, got ${JSON.stringify(window.duration)}`)
   }
   if (spec.indicatorRef !== undefined) fail('spec.indicatorRef', 'is not supported: give the indicator inline (spec.indicator)')
   const ratio = spec.indicator?.spec?.ratioMetric

@@ -124,6 +124,7 @@ pub fn ensure_saver() -> Result<(), BudgetError> {
   std::thread::Builder::new().name("captcha-budget-saver".into()).spawn(run_saver).map_err(|e| BudgetError {
     kind: ErrorKind::State,
     code: "ERR_THREAD_SPAWN",
+    field: None,
     message: format!("cannot start the autosave thread: {e} (a thread or process limit?); nothing was created"),
   })?;
   queue.running = true;

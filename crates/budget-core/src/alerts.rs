@@ -214,45 +214,51 @@ pub fn round_to_buckets(ms: f64, config: &Config) -> i64 {
 /// buckets; the message names the alert and the field.
 pub fn validate_policy(rules: Vec<AlertRule>, config: &Config) -> Result<Vec<AlertRule>> {
   if config.target_rate >= 1.0 && !rules.is_empty() {
-    return Err(BudgetError::out_of_range("alerts need targetRate < 1: with targetRate 1 there is no budget to burn"));
+    return Err(
+      BudgetError::out_of_range("need targetRate < 1: with targetRate 1 there is no budget to burn").at("alerts"),
+    );
   }
   let max = max_burn_rate(config.target_rate);
   let max_shown = (max * 1e6).round() / 1e6;
   let mut seen: Vec<&str> = Vec::new();
-  for rule in &rules {
-    let at = |field: &str| format!("alerts['{}'].{field}", rule.name);
+  for (i, rule) in rules.iter().enumerate() {
+    let at = |field: &str| format!("alerts[{i}].{field}");
     if rule.name.is_empty() {
-      return Err(BudgetError::invalid_type("alerts[].name must be a non-empty string"));
+      return Err(BudgetError::invalid_value("must be a non-empty string").at(&at("name")));
     }
     if seen.contains(&rule.name.as_str()) {
-      return Err(BudgetError::out_of_range(format!("alert names must be unique: '{}' appears twice", rule.name)));
+      return Err(BudgetError::invalid_value(format!("must be unique: '{}' appears twice", rule.name)).at(&at("name")));
     }
     seen.push(&rule.name);
     for (field, ms) in [("longWindowMs", rule.long_window_ms), ("shortWindowMs", rule.short_window_ms)] {
       if ms < config.resolution_ms || ms > config.window_ms {
-        return Err(BudgetError::out_of_range(format!(
-          "{} must be between one bucket ({} ms, resolutionMs) and the window ({} ms, windowMs), got {ms}",
-          at(field),
-          config.resolution_ms,
-          config.window_ms
-        )));
+        return Err(
+          BudgetError::out_of_range(format!(
+            "must be between one bucket ({} ms, resolutionMs) and the window ({} ms, windowMs), got {ms}",
+            config.resolution_ms, config.window_ms
+          ))
+          .at(&at(field)),
+        );
       }
     }
     if rule.short_window_ms >= rule.long_window_ms {
-      return Err(BudgetError::out_of_range(format!(
-        "{} ({}) must be shorter than longWindowMs ({})",
-        at("shortWindowMs"),
-        rule.short_window_ms,
-        rule.long_window_ms
-      )));
+      return Err(
+        BudgetError::out_of_range(format!(
+          "({}) must be shorter than longWindowMs ({})",
+          rule.short_window_ms, rule.long_window_ms
+        ))
+        .at(&at("shortWindowMs")),
+      );
     }
     if !(rule.burn_rate > 0.0 && rule.burn_rate < max) {
-      return Err(BudgetError::out_of_range(format!(
-        "{} must be in (0, {max_shown}): a {}% SLO burns at most {max_shown}× (every event failing), got {}",
-        at("burnRate"),
-        config.target_rate * 100.0,
-        rule.burn_rate
-      )));
+      return Err(
+        BudgetError::out_of_range(format!(
+          "must be in (0, {max_shown}): a {}% SLO burns at most {max_shown}× (every event failing), got {}",
+          config.target_rate * 100.0,
+          rule.burn_rate
+        ))
+        .at(&at("burnRate")),
+      );
     }
   }
   let rules: Vec<AlertRule> = rules
@@ -263,11 +269,14 @@ pub fn validate_policy(rules: Vec<AlertRule>, config: &Config) -> Result<Vec<Ale
       ..r
     })
     .collect();
-  if let Some(r) = rules.iter().find(|r| r.short_window_ms >= r.long_window_ms) {
-    return Err(BudgetError::out_of_range(format!(
-      "alerts['{}']: shortWindowMs and longWindowMs round to the same number of {} ms buckets",
-      r.name, config.resolution_ms
-    )));
+  if let Some(i) = rules.iter().position(|r| r.short_window_ms >= r.long_window_ms) {
+    return Err(
+      BudgetError::out_of_range(format!(
+        "rounds to as many {} ms buckets as longWindowMs: the two windows must differ by at least one bucket",
+        config.resolution_ms
+      ))
+      .at(&format!("alerts[{i}].shortWindowMs")),
+    );
   }
   Ok(rules)
 }
@@ -407,21 +416,24 @@ mod tests {
   #[test]
   fn custom_policies_are_checked() {
     let c = Config { window_ms: 3_600_000, resolution_ms: 1000, ..Config::default() };
-    let err = |r: AlertRule| validate_policy(vec![r], &c).unwrap_err().message;
-    assert!(err(rule(3_600_001, 300_000, 10.0)).contains("alerts['x'].longWindowMs must be between one bucket"));
-    assert!(err(rule(600_000, 500, 10.0)).contains("alerts['x'].shortWindowMs must be between one bucket (1000 ms"));
+    let err = |r: AlertRule| validate_policy(vec![r], &c).unwrap_err().render("config");
+    assert!(err(rule(3_600_001, 300_000, 10.0)).contains("config.alerts[0].longWindowMs must be between one bucket"));
+    assert!(
+      err(rule(600_000, 500, 10.0)).contains("config.alerts[0].shortWindowMs must be between one bucket (1000 ms")
+    );
     assert!(err(rule(600_000, 600_000, 10.0)).contains("shortWindowMs (600000) must be shorter than longWindowMs"));
     let unreachable = err(rule(600_000, 60_000, 20.0));
     assert_eq!(
       unreachable,
-      "alerts['x'].burnRate must be in (0, 20): a 95% SLO burns at most 20× (every event failing), got 20"
+      "config.alerts[0].burnRate must be in (0, 20): a 95% SLO burns at most 20× (every event failing), got 20"
     );
     let c1 = Config { target_rate: 1.0, ..c.clone() };
     assert!(validate_policy(vec![rule(600_000, 60_000, 2.0)], &c1).unwrap_err().message.contains("targetRate < 1"));
     assert!(err(rule(600_000, 60_000, 0.0)).contains("burnRate must be in (0,"));
-    assert!(err(rule(1400, 1000, 2.0)).contains("round to the same number of 1000 ms buckets"));
+    assert!(err(rule(1400, 1000, 2.0))
+      .contains("config.alerts[0].shortWindowMs rounds to as many 1000 ms buckets as longWindowMs"));
     let twice = validate_policy(vec![rule(600_000, 60_000, 2.0), rule(600_000, 60_000, 3.0)], &c).unwrap_err();
-    assert!(twice.message.contains("'x' appears twice"));
+    assert_eq!(twice.render("config"), "config.alerts[1].name must be unique: 'x' appears twice");
     let ok = validate_policy(vec![rule(600_400, 60_600, 19.9)], &c).unwrap();
     assert_eq!((ok[0].long_window_ms, ok[0].short_window_ms), (600_000, 61_000));
     // A window the resolution does not divide: 1000 ms of 400 ms buckets keeps

@@ -58,29 +58,35 @@ impl Config {
   /// Checks every field's range; the message names the field and the allowed range.
   pub fn validate(&self) -> Result<()> {
     if !(self.target_rate > 0.0 && self.target_rate <= 1.0) {
-      return Err(BudgetError::out_of_range(format!("targetRate must be in (0, 1], got {}", self.target_rate)));
+      return Err(BudgetError::out_of_range(format!("must be in (0, 1], got {}", self.target_rate)).at("targetRate"));
     }
     unit_interval("warningThreshold", self.warning_threshold)?;
     unit_interval("criticalThreshold", self.critical_threshold)?;
     if self.critical_threshold > self.warning_threshold {
-      return Err(BudgetError::out_of_range(format!(
-        "criticalThreshold ({}) must not exceed warningThreshold ({})",
-        self.critical_threshold, self.warning_threshold
-      )));
+      return Err(
+        BudgetError::out_of_range(format!(
+          "({}) must not exceed warningThreshold ({})",
+          self.critical_threshold, self.warning_threshold
+        ))
+        .at("criticalThreshold"),
+      );
     }
     positive_integer("windowMs", self.window_ms)?;
     positive_integer("resolutionMs", self.resolution_ms)?;
     if self.resolution_ms > self.window_ms {
-      return Err(BudgetError::out_of_range(format!(
-        "resolutionMs ({}) must not exceed windowMs ({})",
-        self.resolution_ms, self.window_ms
-      )));
+      return Err(
+        BudgetError::out_of_range(format!("({}) must not exceed windowMs ({})", self.resolution_ms, self.window_ms))
+          .at("resolutionMs"),
+      );
     }
     let buckets = (self.window_ms + self.resolution_ms - 1) / self.resolution_ms;
     if buckets > MAX_BUCKETS {
-      return Err(BudgetError::out_of_range(format!(
-        "windowMs / resolutionMs must be at most {MAX_BUCKETS} buckets, got {buckets}: raise resolutionMs"
-      )));
+      return Err(
+        BudgetError::out_of_range(format!(
+          "/ resolutionMs must be at most {MAX_BUCKETS} buckets, got {buckets}: raise resolutionMs"
+        ))
+        .at("windowMs"),
+      );
     }
     Ok(())
   }
@@ -90,7 +96,7 @@ fn unit_interval(field: &str, value: f64) -> Result<()> {
   if (0.0..=1.0).contains(&value) {
     Ok(())
   } else {
-    Err(BudgetError::out_of_range(format!("{field} must be in [0, 1], got {value}")))
+    Err(BudgetError::out_of_range(format!("must be in [0, 1], got {value}")).at(field))
   }
 }
 
@@ -98,7 +104,7 @@ fn positive_integer(field: &str, value: i64) -> Result<()> {
   if (1..=MAX_SAFE_INTEGER).contains(&value) {
     Ok(())
   } else {
-    Err(BudgetError::out_of_range(format!("{field} must be a positive integer of milliseconds, got {value}")))
+    Err(BudgetError::out_of_range(format!("must be a positive integer of milliseconds, got {value}")).at(field))
   }
 }
 
@@ -142,7 +148,8 @@ mod tests {
     for (needle, f) in cases {
       let err = with(f).unwrap_err();
       assert_eq!(err.code, "ERR_OUT_OF_RANGE");
-      assert!(err.message.contains(needle), "{} should name {needle}", err.message);
+      let message = err.render("config");
+      assert!(message.contains(needle), "{message} should name {needle}");
     }
   }
 

@@ -61,10 +61,13 @@ impl FleetLedger {
       }
       Some(ms) if ms >= r && ms <= config.window_ms && ms % r == 0 => ms,
       Some(ms) => {
-        return Err(BudgetError::out_of_range(format!(
-          "config.fleet.bucketMs must be a multiple of resolutionMs ({r}) from {r} to windowMs ({}), got {ms}",
-          config.window_ms
-        )))
+        return Err(
+          BudgetError::out_of_range(format!(
+            "must be a multiple of resolutionMs ({r}) from {r} to windowMs ({}), got {ms}",
+            config.window_ms
+          ))
+          .at("fleet.bucketMs"),
+        )
       }
     };
     Ok(FleetLedger { bucket_ms, per: bucket_ms / r, baseline: BTreeMap::new(), ahead: BTreeMap::new() })
@@ -228,7 +231,7 @@ mod tests {
       let err = FleetLedger::new(&config(60_000, 100), Some(bad)).unwrap_err();
       assert!(
         err
-          .message
+          .render("config")
           .starts_with("config.fleet.bucketMs must be a multiple of resolutionMs (100) from 100 to windowMs (60000)"),
         "{}",
         err.message

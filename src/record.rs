@@ -1,0 +1,40 @@
+//! Recording from JavaScript: the checks of `record()` and the one way a
+//! timestamped record moves a manual clock. Used by the class's methods and by
+//! the fast path's slow branch, so that both refuse and record alike.
+
+use budget_core::{BudgetError, Result as CoreResult};
+use napi::bindgen_prelude::*;
+use napi::Env;
+
+use crate::args::{describe, timestamp};
+use crate::error::{or_throw, throw};
+use crate::handle::Handle;
+use crate::state::TrackerClock;
+
+/// Records `successes` and `failures` at `at` (epoch ms) or now. With `at` on a
+/// manual clock, the clock moves there first: `record(ok, atMs)` replays time.
+pub fn record_at(state: &Handle, at: Option<i64>, successes: u64, failures: u64) -> CoreResult<()> {
+  if let (Some(at), TrackerClock::Manual(clock)) = (at, &state.clock) {
+    clock.advance_to(at);
+  }
+  state.record(at, successes, failures)
+}
+
+/// `record(success, atMs?)` on `state`: the checks, in order, then the record.
+/// Shared by the prototype method and the raw function's slow path.
+pub fn record_js(env: &Env, state: &Handle, success: Unknown, at_ms: Option<Unknown>) -> napi::Result<()> {
+  or_throw(env, state.check_open("record"))?;
+  let success = match success.get_type()? {
+    ValueType::Boolean => unsafe { success.cast::<bool>() }?,
+    _ => {
+      let msg = format!("record(success): success must be a boolean, got {}", describe(&success));
+      return Err(throw(env, BudgetError::invalid_type(msg)));
+    }
+  };
+  let at = match at_ms {
+    None => None,
+    Some(v) => or_throw(env, timestamp("record(success, atMs): atMs", v))?,
+  };
+  let (successes, failures) = if success { (1, 0) } else { (0, 1) };
+  or_throw(env, record_at(state, at, successes, failures).map_err(|e| e.prefixed("record(success)")))
+}
