@@ -57,10 +57,10 @@ test('config.hysteresis is checked', (t) => {
     t.throws(() => new ErrorBudgetTracker({ hysteresis: bad }), {
       instanceOf: RangeError,
       code: 'ERR_OUT_OF_RANGE',
-      message: `hysteresis must be in [0, 1), got ${bad}`,
+      message: `config.hysteresis must be in [0, 1), got ${bad}`,
     })
   }
-  t.throws(() => new ErrorBudgetTracker({ hysteresis: Number.NaN }), { instanceOf: RangeError, message: 'hysteresis must be a finite number, got NaN' })
+  t.throws(() => new ErrorBudgetTracker({ hysteresis: Number.NaN }), { instanceOf: RangeError, message: 'config.hysteresis must be a finite number, got NaN' })
   t.notThrows(() => new ErrorBudgetTracker({ hysteresis: 0 }).close())
 })
 

@@ -480,7 +480,7 @@ fn build(input: TrackerConfig) -> std::result::Result<Plan, BudgetError> {
   let config = snapshot.as_ref().map_or(config, |s| s.config.clone());
   let hysteresis = finite("hysteresis", input.hysteresis, 0.0)?;
   if !(0.0..1.0).contains(&hysteresis) {
-    return Err(BudgetError::out_of_range(format!("hysteresis must be in [0, 1), got {}", js_number(hysteresis))));
+    return Err(BudgetError::out_of_range(format!("must be in [0, 1), got {}", js_number(hysteresis))).at("hysteresis"));
   }
   Ok(Plan { config, hysteresis, clock, snapshot, manual_start_ms, persist, shared: input.shared, given: Vec::new() })
 }
