@@ -87,8 +87,6 @@ native.ErrorBudgetTracker.restore = function restore(json, options) {
       )
     }
   }
-  // A leading UTF-8 byte-order mark is not part of the JSON: ignored, as gate and replay ignore it.
-  if (json.charCodeAt(0) === 0xfeff) json = json.slice(1)
   // The constructor names a bad clock, now or persist the way the caller wrote it: options.<key>.
   const tracker = new native.ErrorBudgetTracker({ ...options, snapshot: json, [errors.ARGUMENT_NAME]: 'restore(json, options): options' })
   counterStart.countFromHere(tracker)

@@ -61,3 +61,20 @@ test('replay reads a JSON Lines log with a BOM as without one', async (t) => {
   t.is(bom.badLineCount, 0)
   t.deepEqual({ ...bom, input: null }, { ...plain, input: null })
 })
+
+test('a persist file with a BOM restores as without one (the same rule, in the core)', (t) => {
+  const { dir } = tempFiles({})
+  const plainPath = path.join(dir, 'plain.json')
+  const bomPath = path.join(dir, 'bom.json')
+  const json = snapshot()
+  require('node:fs').writeFileSync(plainPath, json)
+  require('node:fs').writeFileSync(bomPath, BOM + json)
+  const open = (p) => {
+    const tracker = new ErrorBudgetTracker({ clock: 'manual', persist: { path: p } })
+    const figures = [tracker.now, tracker.successes, tracker.failures, tracker.status]
+    tracker.close()
+    return figures
+  }
+  t.deepEqual(open(bomPath), [700, 40, 3, 'exhausted'])
+  t.deepEqual(open(bomPath), open(plainPath))
+})

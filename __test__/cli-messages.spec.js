@@ -116,7 +116,7 @@ test('rules: no alert window under 4 scrape intervals, long ones included: defau
   const pair = { name: 'p', severity: 'page', longWindowMs: 7_200_000, shortWindowMs: 300_000, burnRate: 14.4 }
   const custom = await run(CLI, [...RULES, '--window', '30d', '--scrape-interval', '1h', '--alerts', JSON.stringify([pair])])
   t.is(custom.code, 2)
-  t.regex(custom.stderr, /slo\.alerts\['p'\]\.shortWindowMs \(5m\) must be at least 4 scrape intervals \(4h\)/)
+  t.regex(custom.stderr, /slo\.alerts\[0\]\.shortWindowMs \(5m\) must be at least 4 scrape intervals \(4h\)/)
 })
 
 test('generate-sample-log.js --help prints its usage and writes nothing; an unknown option is exit 2', async (t) => {

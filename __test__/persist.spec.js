@@ -130,12 +130,15 @@ test('persist: bad settings and failed writes are clear errors', (t) => {
 })
 
 test('persist: a snapshot file that cannot be read is ERR_PERSIST_READ, not a write error; nothing is created', (t) => {
-  // A directory where the file should be: reading it fails (EISDIR), it is not "missing".
+  // A path through a regular file: opening it fails (ENOTDIR, even for root), it is not "missing".
   const dir = tempDir(t)
-  const err = t.throws(() => new ErrorBudgetTracker({ persist: { path: dir } }), { instanceOf: Error })
+  const blocker = path.join(dir, 'a-file')
+  fs.writeFileSync(blocker, 'x')
+  const file = path.join(blocker, 'budget.json')
+  const err = t.throws(() => new ErrorBudgetTracker({ persist: { path: file } }), { instanceOf: Error })
   t.is(err.code, 'ERR_PERSIST_READ')
-  t.true(err.message.startsWith(`cannot read ${dir}: `), err.message)
-  t.deepEqual(fs.readdirSync(dir), [])
+  t.true(err.message.startsWith(`${file}: cannot read it: `), err.message)
+  t.deepEqual(fs.readdirSync(dir), ['a-file'])
 })
 
 test('kill -9 while saving never leaves a torn snapshot file', async (t) => {

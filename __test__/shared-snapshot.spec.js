@@ -15,10 +15,10 @@ test('snapshot() of a shared tracker: the whole shared window, restored as a tra
   // Its own: records into it do not reach the shared tracker.
   restored.record(true, 3000)
   t.deepEqual([a.total, restored.total], [2, 3])
-  t.throws(() => ErrorBudgetTracker.shared('snapshot-spec', { snapshot: json }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE' })
+  t.throws(() => ErrorBudgetTracker.shared('snapshot-spec', { snapshot: json }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_VALUE' })
   t.throws(() => ErrorBudgetTracker.shared('snapshot-spec-2', { persist: { path: 'never-written.json' } }), {
     instanceOf: TypeError,
-    code: 'ERR_INVALID_ARG_TYPE',
+    code: 'ERR_INVALID_ARG_VALUE',
     message: /^config\.persist cannot be given to a shared tracker/,
   })
   a.close()

@@ -173,6 +173,9 @@ impl Snapshot {
   /// Parses and checks snapshot JSON: well-formed, this version, a valid
   /// config, and counters that add up inside the window.
   pub fn parse(text: &str) -> Result<Snapshot> {
+    // A leading UTF-8 byte-order mark (an editor's) is not part of the JSON:
+    // ignored here as `restore()`, `gate` and `replay` ignore it.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let json: SnapshotJson = serde_json::from_str(text).map_err(|e| match e.classify() {
       serde_json::error::Category::Eof => invalid(format!("snapshot is truncated ({e})")),
       serde_json::error::Category::Syntax => invalid(format!("snapshot is not valid JSON ({e})")),
@@ -524,6 +527,15 @@ mod tests {
     assert_eq!((t.dropped(), t.recorded().failures), (MAX_COUNT, 1));
     // In the window, the same failure is still welcome.
     assert_eq!(t.record(900, 900, 0, 1, &mut out), Placement::Counted);
+  }
+
+  #[test]
+  fn a_leading_byte_order_mark_is_ignored() {
+    let json = sample().snapshot_json();
+    let with_bom = format!("\u{feff}{json}");
+    assert_eq!(format!("{:?}", Snapshot::parse(&with_bom).unwrap()), format!("{:?}", Snapshot::parse(&json).unwrap()));
+    // Only at the start: one inside the text is still invalid JSON.
+    assert!(Snapshot::parse(&format!(" \u{feff}{json}")).is_err());
   }
 
   #[test]
