@@ -5,6 +5,7 @@
 export { ErrorBudgetTracker } from './native'
 export type {
   AlertEvent,
+  AlertEvidence,
   AlertRuleConfig,
   AlertRuleInfo,
   AlertSeverity,
