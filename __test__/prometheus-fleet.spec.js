@@ -3,15 +3,11 @@
 // every second and evaluates the rules from `captcha-budget rules`; its HTTP API
 // must give the fleet's figures the two trackers' reports add up to.
 const test = require('ava')
-const fs = require('node:fs')
-const net = require('node:net')
 const path = require('node:path')
-const { spawn } = require('node:child_process')
 const { ErrorBudgetTracker } = require('..')
-const { toYaml } = require('../lib/rules.js')
 const { prometheus, withBinary, tempDir, cli } = require('./fixtures/prometheus-tools')
+const { startWorker, startPrometheus, until } = require('./fixtures/prometheus-fleet')
 
-const WORKER = path.join(__dirname, 'fixtures', 'metrics-worker.js')
 const TARGET = 0.8
 const WINDOW = '10m'
 const WINDOW_MS = 600_000
@@ -21,102 +17,25 @@ const WINDOW_MS = 600_000
 const SEQUENCES = { a: { ok: 42, failed: 18 }, b: { ok: 133, failed: 7 } }
 const DEADLINE_MS = 45_000
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** Starts a child process; kills it (and waits for it) at teardown, pass or fail. */
-function start(t, file, args) {
-  const child = spawn(file, args, { stdio: ['pipe', 'pipe', 'pipe'] })
-  const output = []
-  child.stdout.on('data', (d) => output.push(d))
-  child.stderr.on('data', (d) => output.push(d))
-  child.exited = new Promise((resolve) => child.once('exit', resolve))
-  t.teardown(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-    await child.exited
-  })
-  child.output = () => Buffer.concat(output).toString()
-  return child
-}
-
-function startWorker(t) {
-  const child = start(t, process.execPath, [WORKER, 'turnstile', String(TARGET), String(WINDOW_MS)])
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start: ${child.output()}`)), 10_000)
-    child.stdout.on('data', () => {
-      const m = /listening (\d+)/.exec(child.output())
-      if (m) {
-        clearTimeout(timer)
-        resolve({ child, port: Number(m[1]) })
-      }
-    })
-  })
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-/** Polls `check()` until it returns a value (not undefined) or the deadline passes. */
-async function until(what, deadline, check) {
-  for (;;) {
-    const value = await check().catch(() => undefined)
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(250)
-  }
-}
-
 withBinary(test, prometheus)('a real Prometheus scraping two workers: the fleet figures add up to their reports', async (t) => {
   t.truthy(prometheus, 'prometheus is not installed: apt-get install -y prometheus (.ci/run does)')
   if (!prometheus) return
   const deadline = Date.now() + DEADLINE_MS
   const dir = tempDir(t)
 
-  const workers = { a: await startWorker(t), b: await startWorker(t) }
+  const workers = { a: await startWorker(t, 'turnstile', TARGET, WINDOW_MS), b: await startWorker(t, 'turnstile', TARGET, WINDOW_MS) }
   const rules = await cli([
     'rules', '--name', 'turnstile', '--target', String(TARGET), '--window', WINDOW, '--scrape-interval', '1s',
     '--alerts', '[{"name":"fleet-burn","severity":"page","longWindowMs":60000,"shortWindowMs":5000,"burnRate":2}]',
     '-o', path.join(dir, 'rules.yml'),
   ])
   t.is(rules.code, 0, rules.stderr)
-  fs.writeFileSync(
-    path.join(dir, 'prometheus.yml'),
-    toYaml({
-      global: { scrape_interval: '1s', evaluation_interval: '1s' },
-      rule_files: ['rules.yml'],
-      scrape_configs: [{ job_name: 'workers', static_configs: [{ targets: Object.values(workers).map((w) => `127.0.0.1:${w.port}`) }] }],
-    }) + '\n',
-  )
-  const port = await freePort()
-  const server = start(t, prometheus, [
-    `--config.file=${path.join(dir, 'prometheus.yml')}`,
-    `--storage.tsdb.path=${path.join(dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`,
-    '--log.level=warn',
-  ])
-  t.teardown(() => {
-    if (!t.passed) t.log(server.output())
-  })
-  const api = `http://127.0.0.1:${port}`
-  // An instant query (now, or at `time`, epoch s): [{ labels, value }].
-  const query = async (promql, time) => {
-    const res = await fetch(`${api}/api/v1/query?query=${encodeURIComponent(promql)}${time ? `&time=${time}` : ''}`)
-    const body = await res.json()
-    if (body.status !== 'success') throw new Error(`${promql}: ${JSON.stringify(body)}`)
-    return body.data.result.map((r) => ({ labels: r.metric, value: Number(r.value[1]) }))
-  }
+  const { api, query } = await startPrometheus(t, dir, Object.values(workers).map((w) => w.port), 'rules.yml', deadline)
   const single = async (promql, time) => {
     const result = await query(promql, time)
     return result.length === 1 ? result[0].value : undefined
   }
 
-  await until('Prometheus to be ready', deadline, async () => ((await fetch(`${api}/-/ready`)).ok ? true : undefined))
   // Counters at 0 first, seen by at least 3 scrapes of each worker: increase()
   // then covers every solve recorded next.
   await until('3 scrapes of each worker', deadline, async () => {
@@ -125,10 +44,7 @@ withBinary(test, prometheus)('a real Prometheus scraping two workers: the fleet 
   })
 
   const reports = {}
-  for (const [id, { ok, failed }] of Object.entries(SEQUENCES)) {
-    const res = await fetch(`http://127.0.0.1:${workers[id].port}/record?ok=${ok}&failed=${failed}`, { method: 'POST' })
-    reports[id] = await res.json()
-  }
+  for (const [id, { ok, failed }] of Object.entries(SEQUENCES)) reports[id] = await workers[id].record(ok, failed)
   // The reports are what each tracker saw.
   t.like(reports.a.report, { total: 60, failures: 18 })
   t.like(reports.b.report, { total: 140, failures: 7 })
