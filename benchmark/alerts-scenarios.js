@@ -5,6 +5,7 @@
 // through a policy, with what issue 14's bar is judged on: time to first page,
 // budget left at it, page events per incident, false pages per week, reset time.
 const { ErrorBudgetTracker } = require('..')
+const { prng } = require('../scripts/prng')
 
 const MIN = 60_000
 const HOUR = 60 * MIN
@@ -48,18 +49,6 @@ const SCENARIOS = [
   // A fresh tracker: healthy traffic from its very first solve, a burst among its first dozen.
   { name: 'fresh tracker', kind: 'fresh', windowMs: DAY, targetRate: 0.962, rate: 2, fail: 0.02, burstsPerDay: 4, weeks: 1 / 7 },
 ]
-
-/** mulberry32: a small seeded PRNG, so every scenario replays the same for a seed. */
-function prng(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** A Poisson count of mean `mean` (Knuth's method, split so exp() stays representable). */
 function poisson(random, mean) {

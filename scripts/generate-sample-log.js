@@ -11,6 +11,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
+const { prng } = require('./prng')
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
@@ -32,18 +33,6 @@ const SALE = [
   { minutes: 40, traffic: 15, failure: 0.9 }, // the solver is saturated: timeouts
   { minutes: 30, traffic: 15, failure: 0.1 }, // the sale winds down, the queue drains
 ]
-
-// mulberry32: a small seeded PRNG, so every run writes the same file.
-function prng(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 // Poisson-distributed count with mean `mean` (Knuth; the means here are small).
 function poisson(random, mean) {
