@@ -10,6 +10,7 @@ const test = require('ava')
 const { ErrorBudgetTracker } = require('../index.js')
 const { ReferenceTracker, STATUSES } = require('./helpers/reference-tracker.js')
 const { noMoreDeliveries, waitForCalls } = require('./helpers/deliveries.js')
+const { prng } = require('../scripts/prng.js') // mulberry32
 
 const GETTERS = [
   'total',
@@ -614,19 +615,8 @@ test('listeners: every transition (incl. critical/healthy) in the reference orde
 // c) randomized comparison against the reference model
 // ---------------------------------------------------------------------------
 
-function mulberry32(seed) {
-  let a = seed >>> 0
-  return function () {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 function makeRandom(seed) {
-  const rng = mulberry32(seed)
+  const rng = prng(seed)
   const int = (lo, hi) => lo + Math.floor(rng() * (hi - lo + 1)) // inclusive
   const pick = list => list[Math.floor(rng() * list.length)]
   return { rng, int, pick }
