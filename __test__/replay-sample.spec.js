@@ -29,6 +29,17 @@ test('npm start replays the flash sale: Turnstile exhausted, then recovered', as
   t.true(recovered.at > '2026-03-04T02:00' && recovered.at < '2026-03-04T03:30', recovered.at)
   t.is(r.trackers[2].final.status, 'healthy')
   t.true(r.timeline.some((e) => e.tracker === 'turnstile' && e.kind === 'alert' && e.name === 'fast-burn'))
+  // No flapping: npm start's --hysteresis 0.05 keeps a status from coming back
+  // within 10 minutes of leaving it (without it: warning → healthy → warning in 4 s at 14:03).
+  const turnstile = changes('turnstile')
+  for (let i = 2; i < turnstile.length; i++) {
+    const [before, now] = [turnstile[i - 2], turnstile[i]]
+    t.false(now.to === before.to && Date.parse(now.at) - Date.parse(before.at) < 600_000, `${before.at} ${before.to} … ${now.at} ${now.to}`)
+  }
+  // Each alert pair fires once, and the first page comes before the budget is exhausted.
+  const alerts = r.timeline.filter((e) => e.tracker === 'turnstile' && e.kind === 'alert')
+  t.is(new Set(alerts.map((e) => e.name)).size, alerts.length)
+  t.true(alerts[0].at < exhausted[0].at, `${alerts[0].at} ${exhausted[0].at}`)
   // The advice recommends what npm start uses.
   for (const row of r.advice.rows.filter((row) => row.type !== '(all)')) {
     const tracker = r.trackers.find((s) => s.name === row.type)

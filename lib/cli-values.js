@@ -32,6 +32,13 @@ function parseTarget(text, what) {
   return rate
 }
 
+/** A status hysteresis in [0, 1) (`0.1`), as config.hysteresis. */
+function parseHysteresis(text, what) {
+  const number = DECIMAL.test(text) ? Number(text) : NaN
+  if (!(number >= 0 && number < 1)) throw new UsageError(`${what} must be a fraction in [0, 1) such as 0.1, got '${text}'`)
+  return number
+}
+
 /** A non-negative integer (`0`, `100`). */
 function parseCount(text, what) {
   if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) {
@@ -78,4 +85,4 @@ function parseAlerts(text) {
   return alerts
 }
 
-module.exports = { UsageError, parseTarget, parseCount, parseDurationArg, parseAlerts }
+module.exports = { UsageError, parseTarget, parseHysteresis, parseCount, parseDurationArg, parseAlerts }

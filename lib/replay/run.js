@@ -27,7 +27,7 @@ class BadLineError extends Error {
  * The tracker config for a tracker name, from the per-name and default values.
  * @returns {(name: string) => object}
  */
-function settings({ targets, windows, alerts, minEvents }) {
+function settings({ targets, windows, alerts, minEvents, hysteresis }) {
   return (name) => {
     const config = {
       targetRate: targets.byName.get(name) ?? targets.fallback ?? DEFAULTS.targetRate,
@@ -35,6 +35,7 @@ function settings({ targets, windows, alerts, minEvents }) {
       minEvents: minEvents ?? DEFAULTS.minEvents,
     }
     if (alerts !== undefined) config.alerts = alerts
+    if (hysteresis) config.hysteresis = hysteresis
     return config
   }
 }
@@ -52,7 +53,7 @@ async function replay(options) {
   if (!byType && (targets.byName.size > 0 || windows.byName.size > 0)) {
     throw new UsageError('per-type --target or --window (name=value) needs --by type')
   }
-  const settingsFor = settings({ targets, windows, alerts: options.alerts, minEvents: options.minEvents })
+  const settingsFor = settings({ targets, windows, alerts: options.alerts, minEvents: options.minEvents, hysteresis: options.hysteresis })
   checkSettings(settingsFor, [...targets.byName.keys(), ...windows.byName.keys(), '(default)'])
 
   const trackers = new ReplayTrackers({ byType, settingsFor })
