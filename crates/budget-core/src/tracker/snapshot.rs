@@ -326,7 +326,7 @@ fn config_from(c: ConfigJson) -> Result<Config> {
     alerts: Some(alerts),
   };
   if gated {
-    config.validate().map_err(|e| invalid(format!("snapshot config is invalid: {}", e.message)))?;
+    config.validate().map_err(|e| invalid(format!("snapshot config is invalid: {}", e.render("config"))))?;
     // Only the default policy has gates: it must be that policy, gates and all.
     let default = crate::alerts::default_policy(&config);
     let expected: Vec<(Option<u64>, Option<f64>)> = crate::alerts::default_gates(&default, config.window_ms)
