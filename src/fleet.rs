@@ -5,10 +5,10 @@
 
 use std::sync::Arc;
 
+use crate::sync::Mutex;
 use budget_core::{Counts, FleetBucket, FleetLedger};
 use napi::Env;
 use napi_derive::napi;
-use crate::sync::Mutex;
 
 use crate::error::or_throw;
 use crate::state::TrackerState;
@@ -84,7 +84,7 @@ impl FleetLink {
     // The next time-driven change may be earlier now (the timer ignores
     // trackers it does not watch).
     if let Some(wait_ms) = next_change {
-      crate::timer::poke(&self.state, wait_ms);
+      crate::timer::poke(&*self.state, wait_ms);
     }
   }
 }

@@ -6,9 +6,9 @@ use std::ops::Deref;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use crate::sync::Mutex;
 use budget_core::BudgetError;
 use napi::{sys, Env};
-use crate::sync::Mutex;
 
 use crate::state::TrackerState;
 
@@ -58,7 +58,12 @@ impl Handle {
   /// JS function or object holding it (environment teardown included).
   pub fn close(&self) {
     if !self.closed.swap(true, Ordering::AcqRel) {
-      self.shared.close_handle();
+      match self.shared.shared_name() {
+        Some(name) => crate::shared::close_handle(name, &self.shared),
+        None => {
+          self.shared.release_handle();
+        }
+      }
       if let Some((env, bytes)) = self.external.lock().take() {
         let mut adjusted = 0;
         // SAFETY: the env the bytes were reported to, on its thread, still alive

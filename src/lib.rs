@@ -2,6 +2,7 @@
 //! `budget_core` crate (argument checks, listener dispatch, the JS class).
 
 mod args;
+mod clock;
 mod config;
 mod env_hook;
 mod error;

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Weak};
 
 use crate::sync::Mutex;
+use budget_core::config::differences;
 use budget_core::{AlertRule, BudgetError, Config};
 
 use crate::state::TrackerState;
@@ -39,7 +40,7 @@ pub fn attach(
   if let Some(existing) = registry.get(name).and_then(Weak::upgrade).filter(|s| !s.is_closed()) {
     if let Some(expected) = expected {
       let mut fields = existing.with_core(|core, _, _| {
-        config_differences(
+        differences(
           (core.config(), &core.alert_rules().cloned().collect::<Vec<_>>()),
           (expected.config, expected.policy),
         )
@@ -78,23 +79,4 @@ pub fn close_handle(name: &str, state: &TrackerState) {
   if state.release_handle() && registry.get(name).is_some_and(|w| std::ptr::eq(w.as_ptr(), state)) {
     registry.remove(name);
   }
-}
-
-/// The config fields in which two configs with their alert policies in force
-/// differ (the policy as one field).
-pub fn config_differences(a: (&Config, &[AlertRule]), b: (&Config, &[AlertRule])) -> Vec<&'static str> {
-  let ((x, x_policy), (y, y_policy)) = (a, b);
-  [
-    ("targetRate", x.target_rate == y.target_rate),
-    ("windowMs", x.window_ms == y.window_ms),
-    ("warningThreshold", x.warning_threshold == y.warning_threshold),
-    ("criticalThreshold", x.critical_threshold == y.critical_threshold),
-    ("minEvents", x.min_events == y.min_events),
-    ("resolutionMs", x.resolution_ms == y.resolution_ms),
-    ("alerts", x_policy == y_policy),
-  ]
-  .into_iter()
-  .filter(|(_, same)| !same)
-  .map(|(name, _)| name)
-  .collect()
 }

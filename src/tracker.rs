@@ -11,6 +11,7 @@ use napi::Env;
 use napi_derive::napi;
 
 use crate::args::{argument_name, count, describe, js_number, timestamp, type_name};
+use crate::clock::TrackerClock;
 use crate::config::{self, ClockKind};
 use crate::env_hook::SinkCleanup;
 use crate::error::{or_throw, throw, throw_in};
@@ -20,7 +21,7 @@ use crate::persist;
 use crate::record::{record_at, record_js};
 use crate::report::{AlertRuleInfo, BudgetReport, BudgetStatus, RecordedCounts};
 use crate::shared;
-use crate::state::{TrackerClock, TrackerState};
+use crate::state::TrackerState;
 
 /// Listeners of this handle and the sink that brings transitions to them.
 struct Listeners {
@@ -412,5 +413,25 @@ fn listener_args<'a>(
       type_name(other)
     ))),
     Err(e) => Err(BudgetError::invalid_type(e.reason)),
+  }
+}
+
+/// Snapshots: the state as JSON, and `save()` to the persist file.
+#[napi]
+impl ErrorBudgetTracker {
+  /// The tracker's whole state as JSON (schema version 1: config with the alert
+  /// policy, bucket counters with epoch-ms starts, totals, lifetime counters).
+  /// `ErrorBudgetTracker.restore(json)` turns it back into a tracker.
+  #[napi]
+  pub fn snapshot(&self) -> String {
+    self.handle.with_core(|core, _, _| core.snapshot_json())
+  }
+
+  /// Writes a snapshot to `persist.path` now (atomically). Throws
+  /// `ERR_PERSIST_WRITE` when the file cannot be written, and
+  /// `ERR_INVALID_STATE` when the tracker was created without `persist`.
+  #[napi]
+  pub fn save(&self, env: Env) -> napi::Result<()> {
+    or_throw(&env, self.handle.shared.save_now())
   }
 }
