@@ -12,9 +12,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use budget_core::alerts::policy_for;
-use budget_core::config::differences;
-use budget_core::{BudgetError, ErrorKind, Snapshot, Tracker};
+use budget_core::{BudgetError, CheckedConfig, ErrorKind, Snapshot, Tracker};
 
 use crate::config::{ClockKind, Plan};
 
@@ -43,8 +41,8 @@ pub fn initial_core(plan: &Plan, now_ms: i64) -> Result<Tracker, BudgetError> {
   };
   let snapshot =
     Snapshot::parse(&text).map_err(|e| BudgetError::snapshot(format!("{}: {}", persist.path.display(), e.message)))?;
-  let (wanted, saved) = (policy_for(&plan.config)?, policy_for(&snapshot.config)?);
-  let differences = differences((&plan.config, &wanted), (&snapshot.config, &saved));
+  let (wanted, saved) = (CheckedConfig::new(plan.config.clone())?, CheckedConfig::new(snapshot.config.clone())?);
+  let differences = wanted.differences(&saved);
   if !differences.is_empty() {
     return Err(BudgetError::snapshot(format!(
       "{} holds a tracker with another config ({} differ{}): delete the file or use the same config",

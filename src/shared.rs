@@ -6,18 +6,16 @@ use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Weak};
 
 use crate::sync::Mutex;
-use budget_core::config::differences;
-use budget_core::{AlertRule, BudgetError, Config};
+use budget_core::{BudgetError, CheckedConfig};
 
 use crate::state::TrackerState;
 
 static REGISTRY: LazyLock<Mutex<HashMap<String, Weak<TrackerState>>>> = LazyLock::new(Default::default);
 
-/// The config a handle asked for: the config and alert policy, whether its
+/// The config a handle asked for: the config with its alert policy, whether its
 /// clock is real, and the keys it gave.
 pub struct Expected<'a> {
-  pub config: &'a Config,
-  pub policy: &'a [AlertRule],
+  pub config: &'a CheckedConfig,
   pub real_clock: bool,
   /// `config.hysteresis` (0 when not given).
   pub hysteresis: f64,
@@ -39,12 +37,7 @@ pub fn attach(
   let mut registry = REGISTRY.lock();
   if let Some(existing) = registry.get(name).and_then(Weak::upgrade).filter(|s| !s.is_closed()) {
     if let Some(expected) = expected {
-      let mut fields = existing.with_core(|core, _, _| {
-        differences(
-          (core.config(), &core.alert_rules().cloned().collect::<Vec<_>>()),
-          (expected.config, expected.policy),
-        )
-      });
+      let mut fields = existing.with_core(|core, _, _| core.checked_config()).differences(expected.config);
       if existing.clock.is_real() != expected.real_clock {
         fields.push("clock");
       }

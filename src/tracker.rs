@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use budget_core::{BudgetError, Result as CoreResult};
+use budget_core::{BudgetError, CheckedConfig, Result as CoreResult};
 use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
@@ -98,10 +98,9 @@ impl ErrorBudgetTracker {
     };
     let state = match &plan.shared {
       Some(name) => {
-        let policy = budget_core::alerts::policy_for(&plan.config).map_err(|e| throw_in(&env, e, root))?;
+        let checked = CheckedConfig::new(plan.config.clone()).map_err(|e| throw_in(&env, e, root))?;
         let expected = (!plan.given.is_empty()).then(|| shared::Expected {
-          config: &plan.config,
-          policy: &policy,
+          config: &checked,
           real_clock: plan.clock == ClockKind::Monotonic,
           hysteresis: plan.hysteresis,
           given: &plan.given,

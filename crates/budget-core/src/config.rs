@@ -1,7 +1,7 @@
 //! Tracker configuration and its validation.
 
-use crate::alerts::AlertRule;
 use crate::error::{BudgetError, Result};
+use crate::rule::AlertRule;
 
 /// The largest number of buckets a window may have (16 bytes each: 16 MiB).
 pub const MAX_BUCKETS: i64 = 1_000_000;
@@ -109,27 +109,6 @@ fn positive_integer(field: &str, value: i64) -> Result<()> {
   }
 }
 
-/// The config fields in which two configs with their alert policies in force
-/// differ (the policy as one field), named as in the JS config, in field
-/// order: what a shared tracker or a persist file with another config is
-/// refused for.
-pub fn differences(a: (&Config, &[AlertRule]), b: (&Config, &[AlertRule])) -> Vec<&'static str> {
-  let ((x, x_policy), (y, y_policy)) = (a, b);
-  [
-    ("targetRate", x.target_rate == y.target_rate),
-    ("windowMs", x.window_ms == y.window_ms),
-    ("warningThreshold", x.warning_threshold == y.warning_threshold),
-    ("criticalThreshold", x.critical_threshold == y.critical_threshold),
-    ("minEvents", x.min_events == y.min_events),
-    ("resolutionMs", x.resolution_ms == y.resolution_ms),
-    ("alerts", x_policy == y_policy),
-  ]
-  .into_iter()
-  .filter(|(_, same)| !same)
-  .map(|(name, _)| name)
-  .collect()
-}
-
 #[cfg(test)]
 mod tests {
   use super::*;
@@ -194,15 +173,5 @@ mod tests {
     })
     .unwrap_err();
     assert!(err.message.contains("at most 1000000 buckets"));
-  }
-
-  #[test]
-  fn differences_name_each_field_that_differs_in_field_order() {
-    let a = Config::default();
-    let b = Config { window_ms: 60_000, min_events: 5, ..Config::default() };
-    assert_eq!(differences((&a, &[]), (&a, &[])), Vec::<&str>::new());
-    assert_eq!(differences((&a, &[]), (&b, &[])), vec!["windowMs", "minEvents"]);
-    let policy = crate::alerts::default_policy(&a);
-    assert_eq!(differences((&a, &[]), (&a, &policy)), vec!["alerts"]);
   }
 }
