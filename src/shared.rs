@@ -37,11 +37,11 @@ pub fn attach(
   let mut registry = REGISTRY.lock();
   if let Some(existing) = registry.get(name).and_then(Weak::upgrade).filter(|s| !s.is_closed()) {
     if let Some(expected) = expected {
-      let mut fields = existing.with_core(|core, _, _| core.checked_config()).differences(expected.config);
+      let mut fields = existing.read(|core| core.checked_config()).differences(expected.config);
       if existing.clock.is_real() != expected.real_clock {
         fields.push("clock");
       }
-      if existing.with_core(|core, _, _| core.status_hysteresis()) != expected.hysteresis {
+      if existing.read(|core| core.status_hysteresis()) != expected.hysteresis {
         fields.push("hysteresis");
       }
       if fields.iter().any(|f| expected.given.iter().any(|g| g == f)) {
@@ -55,21 +55,21 @@ pub fn attach(
         )));
       }
     }
-    existing.open_handle();
+    existing.count_in();
     return Ok(existing);
   }
   let state = create()?;
-  state.set_shared_name(name);
-  state.open_handle();
+  state.set_registry_name(name);
+  state.count_in();
   registry.insert(name.to_string(), Arc::downgrade(&state));
   Ok(state)
 }
 
 /// Counts a handle of shared tracker `state` out; the last one closes it and
 /// frees its name.
-pub fn close_handle(name: &str, state: &TrackerState) {
+pub fn count_out(name: &str, state: &TrackerState) {
   let mut registry = REGISTRY.lock();
-  if state.release_handle() && registry.get(name).is_some_and(|w| std::ptr::eq(w.as_ptr(), state)) {
+  if state.count_out() && registry.get(name).is_some_and(|w| std::ptr::eq(w.as_ptr(), state)) {
     registry.remove(name);
   }
 }

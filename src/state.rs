@@ -28,7 +28,7 @@ pub struct TrackerState {
   /// Open handles (JS objects) on this tracker: the last to close closes it.
   open_handles: AtomicUsize,
   /// The registry name of a shared tracker.
-  shared_name: OnceLock<String>,
+  registry_name: OnceLock<String>,
   /// Whether the timer thread watches this tracker (real clock, has listeners).
   watched: AtomicBool,
   sinks: Mutex<Vec<Arc<Sink>>>,
@@ -49,7 +49,7 @@ impl TrackerState {
       clock,
       closed: AtomicBool::new(false),
       open_handles: AtomicUsize::new(0),
-      shared_name: OnceLock::new(),
+      registry_name: OnceLock::new(),
       watched: AtomicBool::new(false),
       sinks: Mutex::new(Vec::new()),
       persisted: OnceLock::new(),
@@ -100,7 +100,7 @@ impl TrackerState {
     if self.is_closed() {
       return Ok(());
     }
-    persist::write_atomically(persisted.path(), &self.with_core(|core, _, _| core.snapshot_json()))?;
+    persist::write_atomically(persisted.path(), &self.read(|core| core.snapshot_json()))?;
     self.freeze();
     Ok(())
   }
@@ -147,16 +147,16 @@ impl TrackerState {
     let Some(persisted) = self.persisted.get() else {
       return Err(BudgetError::invalid_state("save() needs a tracker created with persist"));
     };
-    persisted.write(|| Some(self.with_core(|core, _, _| core.snapshot_json())))
+    persisted.write(|| Some(self.read(|core| core.snapshot_json())))
   }
 
   /// Counts a new handle in.
-  pub fn open_handle(&self) {
+  pub fn count_in(&self) {
     self.open_handles.fetch_add(1, Ordering::AcqRel);
   }
 
   /// Counts a handle out; the last one closes the tracker (returns true then).
-  pub fn release_handle(&self) -> bool {
+  pub fn count_out(&self) -> bool {
     let last = self.open_handles.fetch_sub(1, Ordering::AcqRel) == 1;
     if last {
       self.close();
@@ -165,13 +165,13 @@ impl TrackerState {
   }
 
   /// Names a shared tracker (once, before its first handle).
-  pub fn set_shared_name(&self, name: &str) {
-    let _ = self.shared_name.set(name.to_string());
+  pub fn set_registry_name(&self, name: &str) {
+    let _ = self.registry_name.set(name.to_string());
   }
 
-  /// The registry name of a shared tracker.
-  pub fn shared_name(&self) -> Option<&str> {
-    self.shared_name.get().map(String::as_str)
+  /// The registry name of a shared tracker (counted out through the registry).
+  pub fn registry_name(&self) -> Option<&str> {
+    self.registry_name.get().map(String::as_str)
   }
 
   /// Runs `f` on the core moved to the clock's now, then sends every event
@@ -185,6 +185,17 @@ impl TrackerState {
       return self.with_closed_core(&mut core, f);
     }
     self.with_live_core(core, f)
+  }
+
+  /// `with_core` for callers that only look at the core.
+  #[inline]
+  pub fn read<R>(&self, f: impl FnOnce(&Tracker) -> R) -> R {
+    self.with_core(|core, _, _| f(core))
+  }
+
+  /// Moves the core to the clock's now, delivering what changed.
+  pub fn catch_up(&self) {
+    self.with_core(|_, _, _| ())
   }
 
   /// `with_core` without the closed check, for `record()` (which checked
@@ -315,6 +326,6 @@ impl persist::Autosaved for TrackerState {
 
   fn autosave(&self) -> Result<(), BudgetError> {
     let Some(persisted) = self.persisted.get() else { return Ok(()) };
-    persisted.write(|| (!self.is_closed()).then(|| self.with_core(|core, _, _| core.snapshot_json())))
+    persisted.write(|| (!self.is_closed()).then(|| self.read(|core| core.snapshot_json())))
   }
 }
