@@ -10,11 +10,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, LazyLock, Weak};
-use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::sync::{Condvar, Mutex};
-use budget_core::{BudgetError, ErrorKind};
+use crate::sync::{spawn, Condvar, Mutex};
+use budget_core::BudgetError;
 
 /// What the timer moves: a tracker's native state.
 pub trait Ticks: Send + Sync {
@@ -73,12 +72,7 @@ pub fn watch<T: Ticks + 'static>(state: &Arc<T>) -> Result<(), BudgetError> {
   let t = &*TIMER;
   let mut s = t.schedule.lock();
   if !s.running {
-    thread::Builder::new().name("budget-timer".into()).spawn(run).map_err(|e| BudgetError {
-      kind: ErrorKind::State,
-      code: "ERR_THREAD_SPAWN",
-      field: None,
-      message: format!("cannot start the timer thread: {e} (a thread or process limit?); the listener was not added"),
-    })?;
+    spawn("budget-timer", run, "the timer thread", "the listener was not added")?;
     s.running = true;
   }
   let weak: Weak<dyn Ticks> = Arc::downgrade(state) as Weak<dyn Ticks>;

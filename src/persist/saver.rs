@@ -8,8 +8,8 @@ use std::sync::{Arc, LazyLock, Weak};
 use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
-use crate::sync::{Condvar, Mutex};
-use budget_core::{BudgetError, ErrorKind};
+use crate::sync::{spawn, Condvar, Mutex};
+use budget_core::BudgetError;
 use napi::bindgen_prelude::{FnArgs, Function};
 use napi::Env;
 
@@ -130,12 +130,7 @@ pub fn ensure_saver() -> Result<(), BudgetError> {
   if queue.running {
     return Ok(());
   }
-  std::thread::Builder::new().name("captcha-budget-saver".into()).spawn(run_saver).map_err(|e| BudgetError {
-    kind: ErrorKind::State,
-    code: "ERR_THREAD_SPAWN",
-    field: None,
-    message: format!("cannot start the autosave thread: {e} (a thread or process limit?); nothing was created"),
-  })?;
+  spawn("captcha-budget-saver", run_saver, "the autosave thread", "nothing was created")?;
   queue.running = true;
   Ok(())
 }
