@@ -5,10 +5,10 @@
 
 use std::sync::Arc;
 
+use crate::sync::Mutex;
 use budget_core::{Counts, FleetBucket, FleetLedger};
 use napi::Env;
 use napi_derive::napi;
-use crate::sync::Mutex;
 
 use crate::error::or_throw;
 use crate::state::TrackerState;
@@ -27,8 +27,8 @@ pub struct FleetLink {
 #[cfg_attr(test, allow(dead_code))]
 #[napi]
 pub fn fleet_link(env: Env, tracker: &ErrorBudgetTracker, bucket_ms: Option<f64>) -> napi::Result<FleetLink> {
-  let state = Arc::clone(&tracker.handle.shared);
-  let ledger = state.with_core(|core, _, _| FleetLedger::new(core.config(), bucket_ms.map(|ms| ms as i64)));
+  let state = Arc::clone(&tracker.handle.tracker);
+  let ledger = state.read(|core| FleetLedger::new(core.config(), bucket_ms.map(|ms| ms as i64)));
   Ok(FleetLink { state, ledger: Mutex::new(or_throw(&env, ledger)?) })
 }
 
@@ -44,14 +44,14 @@ impl FleetLink {
   #[napi(getter)]
   pub fn oldest_bucket(&self) -> f64 {
     let ledger = self.ledger.lock();
-    self.state.with_core(|core, _, _| ledger.live_range(core).0 as f64)
+    self.state.read(|core| ledger.live_range(core).0 as f64)
   }
 
   /// Takes the counts recorded since the last drain: [index, successes, failures, …].
   #[napi]
   pub fn drain(&self) -> Vec<f64> {
     let mut ledger = self.ledger.lock();
-    let buckets = self.state.with_core(|core, _, _| ledger.drain(core));
+    let buckets = self.state.read(|core| ledger.drain(core));
     buckets.iter().flat_map(|b| [b.index as f64, b.counts.successes as f64, b.counts.failures as f64]).collect()
   }
 
@@ -59,7 +59,7 @@ impl FleetLink {
   #[napi]
   pub fn undrained(&self) -> Vec<f64> {
     let ledger = self.ledger.lock();
-    let c = self.state.with_core(|core, _, _| ledger.undrained(core));
+    let c = self.state.read(|core| ledger.undrained(core));
     vec![c.successes as f64, c.failures as f64]
   }
 
@@ -84,7 +84,7 @@ impl FleetLink {
     // The next time-driven change may be earlier now (the timer ignores
     // trackers it does not watch).
     if let Some(wait_ms) = next_change {
-      crate::timer::poke(&self.state, wait_ms);
+      crate::timer::poke(&*self.state, wait_ms);
     }
   }
 }

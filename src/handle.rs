@@ -6,15 +6,15 @@ use std::ops::Deref;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use crate::sync::Mutex;
 use budget_core::BudgetError;
 use napi::{sys, Env};
-use crate::sync::Mutex;
 
 use crate::state::TrackerState;
 
 /// A handle: the tracker it holds and whether it was closed.
 pub struct Handle {
-  pub shared: Arc<TrackerState>,
+  pub tracker: Arc<TrackerState>,
   closed: AtomicBool,
   /// The environment (as an address) told about the tracker's native bytes,
   /// and how many: given back when the handle closes.
@@ -22,16 +22,16 @@ pub struct Handle {
 }
 
 impl Handle {
-  /// A handle on `shared`, which the caller has already counted in
-  /// (`TrackerState::open_handle`, or `shared::attach`).
-  pub fn adopt(shared: Arc<TrackerState>) -> Arc<Handle> {
-    Arc::new(Handle { shared, closed: AtomicBool::new(false), external: Mutex::new(None) })
+  /// A handle on `tracker`, which the caller has already counted in
+  /// (`TrackerState::count_in`, or `shared::attach`).
+  pub fn adopt(tracker: Arc<TrackerState>) -> Arc<Handle> {
+    Arc::new(Handle { tracker, closed: AtomicBool::new(false), external: Mutex::new(None) })
   }
 
   /// Tells V8 the native memory this open handle keeps alive, so that the
   /// collector feels trackers that are dropped without `close()`.
   pub fn report_memory(&self, env: &Env) {
-    let bytes = self.shared.native_bytes();
+    let bytes = self.tracker.native_bytes();
     let mut adjusted = 0;
     // SAFETY: valid env, on its JS thread.
     unsafe { sys::napi_adjust_external_memory(env.raw(), bytes, &mut adjusted) };
@@ -41,7 +41,7 @@ impl Handle {
   /// Whether this handle, or the tracker itself, is closed.
   #[inline]
   pub fn is_closed(&self) -> bool {
-    self.closed.load(Ordering::Acquire) || self.shared.is_closed()
+    self.closed.load(Ordering::Acquire) || self.tracker.is_closed()
   }
 
   /// Fails with `ERR_TRACKER_CLOSED` when closed.
@@ -58,7 +58,12 @@ impl Handle {
   /// JS function or object holding it (environment teardown included).
   pub fn close(&self) {
     if !self.closed.swap(true, Ordering::AcqRel) {
-      self.shared.close_handle();
+      match self.tracker.registry_name() {
+        Some(name) => crate::shared::count_out(name, &self.tracker),
+        None => {
+          self.tracker.count_out();
+        }
+      }
       if let Some((env, bytes)) = self.external.lock().take() {
         let mut adjusted = 0;
         // SAFETY: the env the bytes were reported to, on its thread, still alive
@@ -73,7 +78,7 @@ impl Deref for Handle {
   type Target = TrackerState;
 
   fn deref(&self) -> &TrackerState {
-    &self.shared
+    &self.tracker
   }
 }
 

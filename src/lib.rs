@@ -2,6 +2,7 @@
 //! `budget_core` crate (argument checks, listener dispatch, the JS class).
 
 mod args;
+mod clock;
 mod config;
 mod env_hook;
 mod error;
@@ -27,14 +28,22 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
-/// Makes `tracker[Symbol.dispose]()` the same as `tracker.close()`, so
-/// `using tracker = new ErrorBudgetTracker()` closes it at scope exit.
+/// Finishes the class once the module's exports exist: `Symbol.dispose`, and
+/// the prototype's `record` remembered for the fast path.
 #[napi(module_exports)]
-pub fn install_dispose(exports: Object, env: Env) -> napi::Result<()> {
+pub fn finish_class(exports: Object, env: Env) -> napi::Result<()> {
   let ctor: Unknown = exports.get_named_property("ErrorBudgetTracker")?;
   // Classes and `Symbol` are functions: read their properties through the object view.
   let ctor: Object = unsafe { ctor.cast() }?;
   let mut proto: Object = ctor.get_named_property("prototype")?;
+  install_dispose(&env, &mut proto)?;
+  fast_path::remember_prototype_record(&env, &mut proto)?;
+  Ok(())
+}
+
+/// Makes `tracker[Symbol.dispose]()` the same as `tracker.close()`, so
+/// `using tracker = new ErrorBudgetTracker()` closes it at scope exit.
+fn install_dispose(env: &Env, proto: &mut Object) -> napi::Result<()> {
   let close: Unknown = proto.get_named_property("close")?;
   let symbol: Unknown = env.get_global()?.get_named_property("Symbol")?;
   let symbol: Object = unsafe { symbol.cast() }?;
@@ -42,6 +51,5 @@ pub fn install_dispose(exports: Object, env: Env) -> napi::Result<()> {
   if dispose.get_type()? == ValueType::Symbol {
     proto.set_property(dispose, close)?;
   }
-  fast_path::remember_prototype_record(&env, &mut proto)?;
   Ok(())
 }

@@ -1,44 +1,20 @@
-//! Snapshots from JS, restoring on start, and the persist file: atomic writes
+//! Restoring on start, and the persist file: atomic writes
 //! (temp file, fsync, rename, fsync of the directory) through symlinks, only
 //! to regular files, and the clean-up of temp files of dead processes. The
 //! saving thread and the exit hooks are in `saver`.
 
 mod saver;
 
-pub use saver::{ensure_saver, exit_hooks, schedule, Persisted};
+pub use saver::{ensure_saver, exit_hooks, schedule, Autosaved, Persisted};
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use budget_core::alerts::policy_for;
-use budget_core::{BudgetError, ErrorKind, Snapshot, Tracker};
-use napi::Env;
-use napi_derive::napi;
+use budget_core::{BudgetError, CheckedConfig, ErrorKind, Snapshot, Tracker};
 
 use crate::config::{ClockKind, Plan};
-use crate::error::or_throw;
-use crate::tracker::ErrorBudgetTracker;
-
-#[napi]
-impl ErrorBudgetTracker {
-  /// The tracker's whole state as JSON (schema version 1: config with the alert
-  /// policy, bucket counters with epoch-ms starts, totals, lifetime counters).
-  /// `ErrorBudgetTracker.restore(json)` turns it back into a tracker.
-  #[napi]
-  pub fn snapshot(&self) -> String {
-    self.handle.with_core(|core, _, _| core.snapshot_json())
-  }
-
-  /// Writes a snapshot to `persist.path` now (atomically). Throws
-  /// `ERR_PERSIST_WRITE` when the file cannot be written, and
-  /// `ERR_INVALID_STATE` when the tracker was created without `persist`.
-  #[napi]
-  pub fn save(&self, env: Env) -> napi::Result<()> {
-    or_throw(&env, self.handle.shared.save_now())
-  }
-}
 
 /// The core a new tracker starts from: the snapshot given, else the persist
 /// file when it exists (its config must match), else an empty window. With
@@ -65,8 +41,8 @@ pub fn initial_core(plan: &Plan, now_ms: i64) -> Result<Tracker, BudgetError> {
   };
   let snapshot =
     Snapshot::parse(&text).map_err(|e| BudgetError::snapshot(format!("{}: {}", persist.path.display(), e.message)))?;
-  let (wanted, saved) = (policy_for(&plan.config)?, policy_for(&snapshot.config)?);
-  let differences = crate::shared::config_differences((&plan.config, &wanted), (&snapshot.config, &saved));
+  let (wanted, saved) = (CheckedConfig::new(plan.config.clone())?, CheckedConfig::new(snapshot.config.clone())?);
+  let differences = wanted.differences(&saved);
   if !differences.is_empty() {
     return Err(BudgetError::snapshot(format!(
       "{} holds a tracker with another config ({} differ{}): delete the file or use the same config",
@@ -79,7 +55,12 @@ pub fn initial_core(plan: &Plan, now_ms: i64) -> Result<Tracker, BudgetError> {
 }
 
 fn persist_error(path: &Path, message: String) -> BudgetError {
-  BudgetError { kind: ErrorKind::State, code: "ERR_PERSIST_WRITE", field: None, message: format!("{}: {message}", path.display()) }
+  BudgetError {
+    kind: ErrorKind::State,
+    code: "ERR_PERSIST_WRITE",
+    field: None,
+    message: format!("{}: {message}", path.display()),
+  }
 }
 
 fn write_error(path: &Path, what: &str, e: std::io::Error) -> BudgetError {

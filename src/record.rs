@@ -7,9 +7,9 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 
 use crate::args::{describe, timestamp};
+use crate::clock::TrackerClock;
 use crate::error::{or_throw, throw};
 use crate::handle::Handle;
-use crate::state::TrackerClock;
 
 /// Records `successes` and `failures` at `at` (epoch ms) or now. With `at` on a
 /// manual clock, the clock moves there first: `record(ok, atMs)` replays time.

@@ -6,17 +6,16 @@ use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Weak};
 
 use crate::sync::Mutex;
-use budget_core::{AlertRule, BudgetError, Config};
+use budget_core::{BudgetError, CheckedConfig};
 
 use crate::state::TrackerState;
 
 static REGISTRY: LazyLock<Mutex<HashMap<String, Weak<TrackerState>>>> = LazyLock::new(Default::default);
 
-/// The config a handle asked for: the config and alert policy, whether its
+/// The config a handle asked for: the config with its alert policy, whether its
 /// clock is real, and the keys it gave.
 pub struct Expected<'a> {
-  pub config: &'a Config,
-  pub policy: &'a [AlertRule],
+  pub config: &'a CheckedConfig,
   pub real_clock: bool,
   /// `config.hysteresis` (0 when not given).
   pub hysteresis: f64,
@@ -38,16 +37,11 @@ pub fn attach(
   let mut registry = REGISTRY.lock();
   if let Some(existing) = registry.get(name).and_then(Weak::upgrade).filter(|s| !s.is_closed()) {
     if let Some(expected) = expected {
-      let mut fields = existing.with_core(|core, _, _| {
-        config_differences(
-          (core.config(), &core.alert_rules().cloned().collect::<Vec<_>>()),
-          (expected.config, expected.policy),
-        )
-      });
+      let mut fields = existing.read(|core| core.checked_config()).differences(expected.config);
       if existing.clock.is_real() != expected.real_clock {
         fields.push("clock");
       }
-      if existing.with_core(|core, _, _| core.status_hysteresis()) != expected.hysteresis {
+      if existing.read(|core| core.status_hysteresis()) != expected.hysteresis {
         fields.push("hysteresis");
       }
       if fields.iter().any(|f| expected.given.iter().any(|g| g == f)) {
@@ -61,40 +55,21 @@ pub fn attach(
         )));
       }
     }
-    existing.open_handle();
+    existing.count_in();
     return Ok(existing);
   }
   let state = create()?;
-  state.set_shared_name(name);
-  state.open_handle();
+  state.set_registry_name(name);
+  state.count_in();
   registry.insert(name.to_string(), Arc::downgrade(&state));
   Ok(state)
 }
 
 /// Counts a handle of shared tracker `state` out; the last one closes it and
 /// frees its name.
-pub fn close_handle(name: &str, state: &TrackerState) {
+pub fn count_out(name: &str, state: &TrackerState) {
   let mut registry = REGISTRY.lock();
-  if state.release_handle() && registry.get(name).is_some_and(|w| std::ptr::eq(w.as_ptr(), state)) {
+  if state.count_out() && registry.get(name).is_some_and(|w| std::ptr::eq(w.as_ptr(), state)) {
     registry.remove(name);
   }
-}
-
-/// The config fields in which two configs with their alert policies in force
-/// differ (the policy as one field).
-pub fn config_differences(a: (&Config, &[AlertRule]), b: (&Config, &[AlertRule])) -> Vec<&'static str> {
-  let ((x, x_policy), (y, y_policy)) = (a, b);
-  [
-    ("targetRate", x.target_rate == y.target_rate),
-    ("windowMs", x.window_ms == y.window_ms),
-    ("warningThreshold", x.warning_threshold == y.warning_threshold),
-    ("criticalThreshold", x.critical_threshold == y.critical_threshold),
-    ("minEvents", x.min_events == y.min_events),
-    ("resolutionMs", x.resolution_ms == y.resolution_ms),
-    ("alerts", x_policy == y_policy),
-  ]
-  .into_iter()
-  .filter(|(_, same)| !same)
-  .map(|(name, _)| name)
-  .collect()
 }

@@ -7,165 +7,17 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::sync::Mutex;
-use budget_core::clock::{Ticker, WallClock};
-use budget_core::{BudgetError, Clock, Config, Event, ManualClock, MonotonicClock, Placement, Snapshot, Tracker};
+use budget_core::{BudgetError, Config, Event, Placement, Snapshot, Tracker};
 
-use crate::config::{ClockKind, Persist};
+use crate::clock::TrackerClock;
+use crate::config::Persist;
 use crate::listeners::Sink;
 use crate::persist::{self, Persisted};
 use crate::timer;
 
-/// The clock of one tracker.
-pub enum TrackerClock {
-  Monotonic(MonotonicClock),
-  /// The monotonic clock read coarsely, for trackers whose buckets are at
-  /// least `TICKS_PER_BUCKET` kernel ticks wide (see `CoarseTicker`).
-  Coarse(MonotonicClock<CoarseTicker>),
-  Manual(ManualClock),
-}
-
-impl TrackerClock {
-  /// A clock of `kind`; a manual one starts at 0.
-  pub fn new(kind: ClockKind) -> Self {
-    match kind {
-      ClockKind::Monotonic => TrackerClock::Monotonic(MonotonicClock::new()),
-      ClockKind::Manual => TrackerClock::Manual(ManualClock::new(0)),
-    }
-  }
-
-  /// The current time, epoch ms.
-  #[inline]
-  pub fn now_ms(&self) -> i64 {
-    match self {
-      TrackerClock::Coarse(c) => c.now_ms(),
-      TrackerClock::Monotonic(c) => c.now_ms(),
-      TrackerClock::Manual(c) => c.now_ms(),
-    }
-  }
-
-  /// Whether time moves by itself (not the manual clock).
-  pub fn is_real(&self) -> bool {
-    !matches!(self, TrackerClock::Manual(_))
-  }
-
-  /// The cheapest clock as good as this one for buckets of `resolution_ms`: a
-  /// real clock becomes a coarse one when its lag fits in a bucket, continuing
-  /// from this clock's current reading.
-  fn cheapest_for(self, resolution_ms: i64) -> Self {
-    match self {
-      TrackerClock::Monotonic(precise) if CoarseTicker::fits(resolution_ms) => {
-        TrackerClock::Coarse(MonotonicClock::anchored(&Reading(precise.now_ms()), CoarseTicker::new()))
-      }
-      other => other,
-    }
-  }
-}
-
-/// Milliseconds from `CLOCK_MONOTONIC_COARSE`, the kernel's monotonic time as of
-/// its last timekeeping update: read from the vDSO in about 5 ns, where a
-/// precise reading (`Instant::now()`, TSC-based) costs 30–40 ns on this machine
-/// kind — most of a `record()` budget. It is monotonic and, like `Instant`,
-/// immune to wall-clock steps (same clock base as `CLOCK_MONOTONIC`), and never
-/// leads real time. It lags it by about a tick (`clock_getres`: 4 ms at HZ=250);
-/// measured here over 57 M reads, 3 to 7 ms, under 2 ticks. So it is used only
-/// when a bucket spans `TICKS_PER_BUCKET` ticks (16 ms here; the default
-/// resolution of any window of 11.5 min or more): a record then lands in its
-/// true bucket or the one before — within one bucket of its true time, the
-/// window's own granularity. (A clock cached by a helper thread would be
-/// cheaper still, but its lag grows without bound whenever that thread is not
-/// scheduled.)
-pub struct CoarseTicker {
-  /// A precise `CLOCK_MONOTONIC` reading at creation: elapsed time starts
-  /// from the true start, so readings never run ahead of real time.
-  start_ns: i64,
-}
-
-impl CoarseTicker {
-  fn new() -> Self {
-    CoarseTicker { start_ns: precise_ns() }
-  }
-
-  /// Whether `TICKS_PER_BUCKET` kernel ticks fit in `resolution_ms`.
-  fn fits(resolution_ms: i64) -> bool {
-    tick_ns().is_some_and(|tick| tick * TICKS_PER_BUCKET <= resolution_ms.saturating_mul(1_000_000))
-  }
-}
-
-impl Ticker for CoarseTicker {
-  #[inline]
-  fn elapsed_ms(&self) -> i64 {
-    (coarse_ns() - self.start_ns).max(0) / 1_000_000
-  }
-}
-
-/// Ticks of lag a bucket must hold before the coarse clock is used: twice the
-/// worst lag measured (see `CoarseTicker`).
-const TICKS_PER_BUCKET: i64 = 4;
-
-/// The coarse clock's tick, ns.
-#[cfg(target_os = "linux")]
-#[allow(clippy::unnecessary_cast)] // time_t and c_long are narrower on 32-bit targets
-fn tick_ns() -> Option<i64> {
-  let mut res = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-  // SAFETY: `res` is a valid timespec to write to.
-  let ok = unsafe { libc::clock_getres(libc::CLOCK_MONOTONIC_COARSE, &mut res) } == 0;
-  (ok && (res.tv_sec > 0 || res.tv_nsec > 0)).then(|| res.tv_sec as i64 * 1_000_000_000 + res.tv_nsec as i64)
-}
-
-#[cfg(target_os = "linux")]
-#[inline]
-fn precise_ns() -> i64 {
-  read_ns(libc::CLOCK_MONOTONIC)
-}
-
-#[cfg(target_os = "linux")]
-#[inline]
-fn coarse_ns() -> i64 {
-  read_ns(libc::CLOCK_MONOTONIC_COARSE)
-}
-
-#[cfg(target_os = "linux")]
-#[inline]
-#[allow(clippy::unnecessary_cast)] // time_t and c_long are narrower on 32-bit targets
-fn read_ns(clock: libc::clockid_t) -> i64 {
-  let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-  // SAFETY: `ts` is a valid timespec to write to; both clocks exist on Linux ≥ 2.6.32.
-  unsafe { libc::clock_gettime(clock, &mut ts) };
-  ts.tv_sec as i64 * 1_000_000_000 + ts.tv_nsec as i64
-}
-
-// Elsewhere (macOS, Windows, WASI) `CLOCK_MONOTONIC_COARSE` does not exist: no
-// tick, so `fits` is always false and trackers keep the precise `Instant`
-// clock. Should a `CoarseTicker` still be made, it reads the same portable
-// monotonic clock, so it too is monotonic and never ahead of real time.
-#[cfg(not(target_os = "linux"))]
-fn tick_ns() -> Option<i64> {
-  None
-}
-
-#[cfg(not(target_os = "linux"))]
-fn precise_ns() -> i64 {
-  static BASE: OnceLock<std::time::Instant> = OnceLock::new();
-  BASE.get_or_init(std::time::Instant::now).elapsed().as_nanos() as i64
-}
-
-#[cfg(not(target_os = "linux"))]
-fn coarse_ns() -> i64 {
-  precise_ns()
-}
-
 /// The core a closed tracker keeps in place of its own: one bucket.
 fn placeholder_core(now_ms: i64) -> Result<Tracker, BudgetError> {
   Tracker::new(Config { window_ms: 1, resolution_ms: 1, alerts: Some(Vec::new()), ..Config::default() }, now_ms)
-}
-
-/// A fixed reading, to anchor a clock where another one stands.
-struct Reading(i64);
-
-impl WallClock for Reading {
-  fn epoch_ms(&self) -> i64 {
-    self.0
-  }
 }
 
 /// Shared native state of one tracker.
@@ -176,7 +28,7 @@ pub struct TrackerState {
   /// Open handles (JS objects) on this tracker: the last to close closes it.
   open_handles: AtomicUsize,
   /// The registry name of a shared tracker.
-  shared_name: OnceLock<String>,
+  registry_name: OnceLock<String>,
   /// Whether the timer thread watches this tracker (real clock, has listeners).
   watched: AtomicBool,
   sinks: Mutex<Vec<Arc<Sink>>>,
@@ -197,7 +49,7 @@ impl TrackerState {
       clock,
       closed: AtomicBool::new(false),
       open_handles: AtomicUsize::new(0),
-      shared_name: OnceLock::new(),
+      registry_name: OnceLock::new(),
       watched: AtomicBool::new(false),
       sinks: Mutex::new(Vec::new()),
       persisted: OnceLock::new(),
@@ -248,7 +100,7 @@ impl TrackerState {
     if self.is_closed() {
       return Ok(());
     }
-    persist::write_atomically(persisted.path(), &self.with_core(|core, _, _| core.snapshot_json()))?;
+    persist::write_atomically(persisted.path(), &self.read(|core| core.snapshot_json()))?;
     self.freeze();
     Ok(())
   }
@@ -290,33 +142,21 @@ impl TrackerState {
     }
   }
 
-  /// The autosave interval, if persisted.
-  pub fn autosave_interval(&self) -> Option<Duration> {
-    self.persisted.get().map(Persisted::interval)
-  }
-
-  /// One autosave: the snapshot now, unless closed meanwhile (the final save
-  /// then wrote the newest state).
-  pub fn autosave(&self) -> Result<(), BudgetError> {
-    let Some(persisted) = self.persisted.get() else { return Ok(()) };
-    persisted.write(|| (!self.is_closed()).then(|| self.with_core(|core, _, _| core.snapshot_json())))
-  }
-
   /// `save()`: a snapshot now, in order with the autosaves.
   pub fn save_now(&self) -> Result<(), BudgetError> {
     let Some(persisted) = self.persisted.get() else {
       return Err(BudgetError::invalid_state("save() needs a tracker created with persist"));
     };
-    persisted.write(|| Some(self.with_core(|core, _, _| core.snapshot_json())))
+    persisted.write(|| Some(self.read(|core| core.snapshot_json())))
   }
 
   /// Counts a new handle in.
-  pub fn open_handle(&self) {
+  pub fn count_in(&self) {
     self.open_handles.fetch_add(1, Ordering::AcqRel);
   }
 
   /// Counts a handle out; the last one closes the tracker (returns true then).
-  pub fn release_handle(&self) -> bool {
+  pub fn count_out(&self) -> bool {
     let last = self.open_handles.fetch_sub(1, Ordering::AcqRel) == 1;
     if last {
       self.close();
@@ -324,19 +164,14 @@ impl TrackerState {
     last
   }
 
-  /// Counts a handle out, through the registry for a shared tracker.
-  pub fn close_handle(&self) {
-    match self.shared_name.get() {
-      Some(name) => crate::shared::close_handle(name, self),
-      None => {
-        self.release_handle();
-      }
-    }
+  /// Names a shared tracker (once, before its first handle).
+  pub fn set_registry_name(&self, name: &str) {
+    let _ = self.registry_name.set(name.to_string());
   }
 
-  /// Names a shared tracker (once, before its first handle).
-  pub fn set_shared_name(&self, name: &str) {
-    let _ = self.shared_name.set(name.to_string());
+  /// The registry name of a shared tracker (counted out through the registry).
+  pub fn registry_name(&self) -> Option<&str> {
+    self.registry_name.get().map(String::as_str)
   }
 
   /// Runs `f` on the core moved to the clock's now, then sends every event
@@ -350,6 +185,17 @@ impl TrackerState {
       return self.with_closed_core(&mut core, f);
     }
     self.with_live_core(core, f)
+  }
+
+  /// `with_core` for callers that only look at the core.
+  #[inline]
+  pub fn read<R>(&self, f: impl FnOnce(&Tracker) -> R) -> R {
+    self.with_core(|core, _, _| f(core))
+  }
+
+  /// Moves the core to the clock's now, delivering what changed.
+  pub fn catch_up(&self) {
+    self.with_core(|_, _, _| ())
   }
 
   /// `with_core` without the closed check, for `record()` (which checked
@@ -445,15 +291,6 @@ impl TrackerState {
     }
   }
 
-  /// Timer step: moves to now (delivering transitions) and returns how many ms
-  /// until the status could next change on its own, if ever.
-  pub fn tick(&self) -> Option<i64> {
-    if self.is_closed() {
-      return None;
-    }
-    self.with_core(|core, now, _| core.next_change_ms().map(|t| t - now))
-  }
-
   /// Adds a handle's sink.
   pub fn add_sink(&self, sink: Arc<Sink>) {
     self.sinks.lock().push(sink);
@@ -469,52 +306,26 @@ impl TrackerState {
   }
 }
 
-#[cfg(test)]
-mod tests {
-  use super::*;
-
-  #[test]
-  fn coarse_ticker_is_monotonic_and_never_ahead_of_the_precise_clock() {
-    let precise = std::time::Instant::now();
-    let coarse = CoarseTicker::new();
-    let tick_ms = tick_ns().expect("CLOCK_MONOTONIC_COARSE") / 1_000_000;
-    // The margin the clock choice relies on (a bucket of TICKS_PER_BUCKET ticks).
-    let allowed_lag = TICKS_PER_BUCKET * tick_ms;
-    let mut last = 0;
-    // Every bound is one-sided against pauses: a precise read before the coarse
-    // one can only make the coarse reading look fresher, one after it only
-    // later, so a descheduled test thread cannot fail it. The loop ends on a
-    // sample whose `before` is past 200 ms, so the lag bound also proves the
-    // coarse clock advanced that far (no wall-time deadline to miss).
-    loop {
-      let before = precise.elapsed().as_millis() as i64;
-      let elapsed = coarse.elapsed_ms();
-      let after = precise.elapsed().as_millis() as i64;
-      assert!(elapsed >= last, "went back from {last} to {elapsed}");
-      // Started after `precise`: never more than its elapsed time.
-      assert!(elapsed <= after, "{elapsed} ahead of {after}");
-      assert!(before - elapsed < allowed_lag, "lagged {} ms, tick {tick_ms} ms", before - elapsed);
-      last = elapsed;
-      if before >= 200 {
-        break;
-      }
+impl timer::Ticks for TrackerState {
+  fn tick(&self) -> Option<i64> {
+    if self.is_closed() {
+      return None;
     }
-    assert!(last > 200 - allowed_lag, "advanced only to {last} ms");
+    self.with_core(|core, now, _| core.next_change_ms().map(|t| t - now))
+  }
+}
+
+impl persist::Autosaved for TrackerState {
+  fn is_closed(&self) -> bool {
+    TrackerState::is_closed(self)
   }
 
-  #[test]
-  fn the_coarse_clock_is_used_only_when_its_lag_fits_in_a_bucket() {
-    let tick_ms = tick_ns().unwrap() / 1_000_000;
-    assert!(CoarseTicker::fits(TICKS_PER_BUCKET * tick_ms));
-    assert!(!CoarseTicker::fits(TICKS_PER_BUCKET * tick_ms - 1));
-    let clock = TrackerClock::Monotonic(MonotonicClock::new());
-    let before = clock.now_ms();
-    let cheap = TrackerClock::Monotonic(MonotonicClock::new()).cheapest_for(2_000);
-    assert!(matches!(cheap, TrackerClock::Coarse(_)));
-    assert!(cheap.now_ms() >= before);
-    let precise = TrackerClock::Monotonic(MonotonicClock::new()).cheapest_for(1);
-    assert!(matches!(precise, TrackerClock::Monotonic(_)));
-    let kept = TrackerClock::Manual(ManualClock::new(5)).cheapest_for(2_000);
-    assert!(matches!(kept, TrackerClock::Manual(_)));
+  fn autosave_interval(&self) -> Option<Duration> {
+    self.persisted.get().map(Persisted::interval)
+  }
+
+  fn autosave(&self) -> Result<(), BudgetError> {
+    let Some(persisted) = self.persisted.get() else { return Ok(()) };
+    persisted.write(|| (!self.is_closed()).then(|| self.read(|core| core.snapshot_json())))
   }
 }

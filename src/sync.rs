@@ -1,4 +1,4 @@
-//! The locks of the binding: parking_lot's everywhere but WASI. On stable
+//! The background threads' start (`spawn`) and the locks of the binding: parking_lot's everywhere but WASI. On stable
 //! Rust parking_lot builds its wasm parker without atomics, which panics on
 //! the first wait ("Parking not supported"), so the timer and autosave threads
 //! died there; on WASI std's futex-based Mutex and Condvar stand in, behind
@@ -6,6 +6,20 @@
 
 #[cfg(not(target_os = "wasi"))]
 pub use parking_lot::{Condvar, Mutex, MutexGuard};
+
+use budget_core::{BudgetError, ErrorKind};
+
+/// Starts the background thread `name` running `run`. A failed spawn (a
+/// thread or pids limit) is an `ERR_THREAD_SPAWN` error naming `what` and
+/// saying what `undone` (left as it was), never an abort.
+pub fn spawn(name: &str, run: fn(), what: &str, undone: &str) -> Result<(), BudgetError> {
+  std::thread::Builder::new().name(name.into()).spawn(run).map(drop).map_err(|e| BudgetError {
+    kind: ErrorKind::State,
+    code: "ERR_THREAD_SPAWN",
+    field: None,
+    message: format!("cannot start {what}: {e} (a thread or process limit?); {undone}"),
+  })
+}
 
 #[cfg(target_os = "wasi")]
 pub use wasi::{Condvar, Mutex, MutexGuard};

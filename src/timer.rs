@@ -10,17 +10,21 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, LazyLock, Weak};
-use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::sync::{Condvar, Mutex};
-use budget_core::{BudgetError, ErrorKind};
+use crate::sync::{spawn, Condvar, Mutex};
+use budget_core::BudgetError;
 
-use crate::state::TrackerState;
+/// What the timer moves: a tracker's native state.
+pub trait Ticks: Send + Sync {
+  /// Moves to now (delivering transitions) and returns how many ms until the
+  /// status could next change on its own, if ever.
+  fn tick(&self) -> Option<i64>;
+}
 
 /// A watched tracker (by address) and when it is due, if it is scheduled.
 struct Watched {
-  state: Weak<TrackerState>,
+  state: Weak<dyn Ticks>,
   due: Option<(Instant, u64)>,
 }
 
@@ -58,34 +62,30 @@ struct Timer {
 
 static TIMER: LazyLock<Timer> = LazyLock::new(|| Timer { schedule: Mutex::default(), wake: Condvar::new() });
 
-fn key(state: &TrackerState) -> usize {
-  state as *const TrackerState as usize
+fn key<T: ?Sized>(state: &T) -> usize {
+  state as *const T as *const () as usize
 }
 
 /// Starts watching `state`, starting the thread on first use: a failed spawn
 /// (a thread or pids limit) is an error, never an abort.
-pub fn watch(state: &Arc<TrackerState>) -> Result<(), BudgetError> {
+pub fn watch<T: Ticks + 'static>(state: &Arc<T>) -> Result<(), BudgetError> {
   let t = &*TIMER;
   let mut s = t.schedule.lock();
   if !s.running {
-    thread::Builder::new().name("budget-timer".into()).spawn(run).map_err(|e| BudgetError {
-      kind: ErrorKind::State,
-      code: "ERR_THREAD_SPAWN",
-      field: None,
-      message: format!("cannot start the timer thread: {e} (a thread or process limit?); the listener was not added"),
-    })?;
+    spawn("budget-timer", run, "the timer thread", "the listener was not added")?;
     s.running = true;
   }
-  s.watched.insert(key(state), Watched { state: Arc::downgrade(state), due: None });
+  let weak: Weak<dyn Ticks> = Arc::downgrade(state) as Weak<dyn Ticks>;
+  s.watched.insert(key(&**state), Watched { state: weak, due: None });
   // Due now: the thread asks the tracker when it next could change.
-  if s.schedule(key(state), Instant::now()) {
+  if s.schedule(key(&**state), Instant::now()) {
     t.wake.notify_one();
   }
   Ok(())
 }
 
 /// Stops watching `state`: the thread will not wake for it again.
-pub fn unwatch(state: &TrackerState) {
+pub fn unwatch<T: Ticks>(state: &T) {
   let mut s = TIMER.schedule.lock();
   if let Some(Watched { due: Some(due), .. }) = s.watched.remove(&key(state)) {
     s.due.remove(&due);
@@ -93,7 +93,7 @@ pub fn unwatch(state: &TrackerState) {
 }
 
 /// Tells the timer a watched tracker's next change is `wait_ms` from now.
-pub fn poke(state: &TrackerState, wait_ms: i64) {
+pub fn poke<T: Ticks>(state: &T, wait_ms: i64) {
   let at = Instant::now() + Duration::from_millis(wait_ms.max(0) as u64);
   let mut s = TIMER.schedule.lock();
   if s.schedule(key(state), at) {

@@ -5,12 +5,13 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use budget_core::{BudgetError, Result as CoreResult};
+use budget_core::{BudgetError, CheckedConfig, Result as CoreResult};
 use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
 use crate::args::{argument_name, count, describe, js_number, timestamp, type_name};
+use crate::clock::TrackerClock;
 use crate::config::{self, ClockKind};
 use crate::env_hook::SinkCleanup;
 use crate::error::{or_throw, throw, throw_in};
@@ -20,7 +21,7 @@ use crate::persist;
 use crate::record::{record_at, record_js};
 use crate::report::{AlertRuleInfo, BudgetReport, BudgetStatus, RecordedCounts};
 use crate::shared;
-use crate::state::{TrackerClock, TrackerState};
+use crate::state::TrackerState;
 
 /// Listeners of this handle and the sink that brings transitions to them.
 struct Listeners {
@@ -97,10 +98,9 @@ impl ErrorBudgetTracker {
     };
     let state = match &plan.shared {
       Some(name) => {
-        let policy = budget_core::alerts::policy_for(&plan.config).map_err(|e| throw_in(&env, e, root))?;
+        let checked = CheckedConfig::new(plan.config.clone()).map_err(|e| throw_in(&env, e, root))?;
         let expected = (!plan.given.is_empty()).then(|| shared::Expected {
-          config: &plan.config,
-          policy: &policy,
+          config: &checked,
           real_clock: plan.clock == ClockKind::Monotonic,
           hysteresis: plan.hysteresis,
           given: &plan.given,
@@ -109,7 +109,7 @@ impl ErrorBudgetTracker {
       }
       None => {
         let state = create().map_err(|e| throw_in(&env, e, root))?;
-        state.open_handle();
+        state.count_in();
         state
       }
     };
@@ -120,7 +120,7 @@ impl ErrorBudgetTracker {
     handle.report_memory(&env);
     if let Some(p) = &plan.persist {
       persist::exit_hooks(&env)?;
-      handle.shared.persist(p);
+      handle.tracker.persist(p);
     }
     Ok(ErrorBudgetTracker { handle, listeners: None })
   }
@@ -192,87 +192,87 @@ impl ErrorBudgetTracker {
       return Err(throw(&env, BudgetError::out_of_range(msg)));
     }
     clock.advance_to(ms);
-    self.handle.with_core(|_, _, _| ());
+    self.handle.catch_up();
     Ok(())
   }
 
   /// The tracker's current time, epoch ms.
   #[napi(getter)]
   pub fn now(&self) -> f64 {
-    self.handle.with_core(|core, _, _| core.now_ms() as f64)
+    self.handle.read(|core| core.now_ms() as f64)
   }
 
   /// Events in the window now.
   #[napi(getter)]
   pub fn total(&self) -> f64 {
-    self.handle.with_core(|core, _, _| core.counts().total() as f64)
+    self.handle.read(|core| core.counts().total() as f64)
   }
 
   /// Successes in the window now.
   #[napi(getter)]
   pub fn successes(&self) -> f64 {
-    self.handle.with_core(|core, _, _| core.counts().successes as f64)
+    self.handle.read(|core| core.counts().successes as f64)
   }
 
   /// Failures in the window now.
   #[napi(getter)]
   pub fn failures(&self) -> f64 {
-    self.handle.with_core(|core, _, _| core.counts().failures as f64)
+    self.handle.read(|core| core.counts().failures as f64)
   }
 
   /// successes / total (unrounded); 1 with no events.
   #[napi(getter)]
   pub fn current_rate(&self) -> f64 {
-    self.handle.with_core(|core, _, _| core.budget().current_rate)
+    self.handle.read(|core| core.budget().current_rate)
   }
 
   /// Failures the window may absorb: total × (1 − targetRate), unrounded.
   #[napi(getter)]
   pub fn budget_total(&self) -> f64 {
-    self.handle.with_core(|core, _, _| core.budget().budget_total)
+    self.handle.read(|core| core.budget().budget_total)
   }
 
   /// Failures still allowed: max(0, budgetTotal − failures), unrounded.
   #[napi(getter)]
   pub fn budget_remaining(&self) -> f64 {
-    self.handle.with_core(|core, _, _| core.budget().budget_remaining)
+    self.handle.read(|core| core.budget().budget_remaining)
   }
 
   /// budgetRemaining / budgetTotal in [0, 1]; with no budget, 1 if no failures else 0.
   #[napi(getter)]
   pub fn remaining_fraction(&self) -> f64 {
-    self.handle.with_core(|core, _, _| core.budget().remaining_fraction)
+    self.handle.read(|core| core.budget().remaining_fraction)
   }
 
   /// failures / budgetTotal, unrounded: 1 spends the budget exactly over the
   /// window, 2 in half of it; 0 with no events, no budget, or below `minEvents`.
   #[napi(getter)]
   pub fn burn_rate(&self) -> f64 {
-    self.handle.with_core(|core, _, _| core.budget().burn_rate)
+    self.handle.read(|core| core.budget().burn_rate)
   }
 
   /// The status now.
   #[napi(getter)]
   pub fn status(&self) -> BudgetStatus {
-    self.handle.with_core(|core, _, _| core.budget().status.into())
+    self.handle.read(|core| core.budget().status.into())
   }
 
   /// The status after the latest change (starts `healthy`).
   #[napi(getter)]
   pub fn last_status(&self) -> BudgetStatus {
-    self.handle.with_core(|core, _, _| core.last_status().into())
+    self.handle.read(|core| core.last_status().into())
   }
 
   /// The report now, rounded as the reference tracker rounds it.
   #[napi]
   pub fn report(&self) -> BudgetReport {
-    self.handle.with_core(|core, _, _| BudgetReport::new(&core.report(), &core.alert_snapshot()))
+    self.handle.read(|core| BudgetReport::new(&core.report(), &core.alert_snapshot()))
   }
 
   /// Every event ever recorded by outcome — in the window, aged out or dropped.
   #[napi(getter)]
   pub fn recorded(&self) -> RecordedCounts {
-    self.handle.with_core(|core, _, _| {
+    self.handle.read(|core| {
       let c = core.recorded();
       RecordedCounts { successes: c.successes as f64, failures: c.failures as f64 }
     })
@@ -282,9 +282,7 @@ impl ErrorBudgetTracker {
   /// given), with its windows rounded to whole buckets.
   #[napi(getter)]
   pub fn alert_policy(&self) -> Vec<AlertRuleInfo> {
-    self.handle.with_core(|core, _, _| {
-      core.alert_rules().zip(core.alert_gates()).map(|(r, g)| AlertRuleInfo::new(r, g)).collect()
-    })
+    self.handle.read(|core| core.alert_rules().zip(core.alert_gates()).map(|(r, g)| AlertRuleInfo::new(r, g)).collect())
   }
 
   /// Burn rate (unrounded) over the most recent `ms` (an integer from 1 to
@@ -292,7 +290,7 @@ impl ErrorBudgetTracker {
   /// A raw rate: unlike the `burnRate` getter it is not 0 below `minEvents`.
   #[napi(ts_args_type = "ms: number")]
   pub fn burn_rate_over(&self, env: Env, ms: Unknown) -> napi::Result<f64> {
-    let window_ms = self.handle.with_core(|core, _, _| core.config().window_ms);
+    let window_ms = self.handle.read(|core| core.config().window_ms);
     let must_be = format!("burnRateOver(ms): ms must be an integer of milliseconds from 1 to windowMs ({window_ms})");
     let ms = match ms.get_type()? {
       ValueType::Number => unsafe { ms.cast::<f64>() }?,
@@ -301,7 +299,7 @@ impl ErrorBudgetTracker {
     if !(ms.fract() == 0.0 && ms >= 1.0 && ms <= window_ms as f64) {
       return Err(throw(&env, BudgetError::out_of_range(format!("{must_be}, got {}", js_number(ms)))));
     }
-    Ok(self.handle.with_core(|core, _, _| core.burn_rate_over(ms as i64)))
+    Ok(self.handle.read(|core| core.burn_rate_over(ms as i64)))
   }
 
   /// Calls `listener` each time `event` happens: a status name — called with the
@@ -324,10 +322,10 @@ impl ErrorBudgetTracker {
     if self.listeners.is_none() {
       let table = Rc::new(RefCell::new(ListenerTable::default()));
       let sink = Sink::new(&env, Rc::clone(&table))?;
-      let cleanup = SinkCleanup::register(&env, &self.handle.shared, &sink)?;
+      let cleanup = SinkCleanup::register(&env, &self.handle.tracker, &sink)?;
       let pinned = Pinned::new(&env, &this.object)?;
       self.handle.add_sink(Arc::clone(&sink));
-      or_throw(&env, self.handle.shared.watch())?;
+      or_throw(&env, self.handle.tracker.watch())?;
       self.listeners = Some(Listeners { table, sink, _cleanup: cleanup, _pinned: pinned });
     }
     if let Some(l) = &self.listeners {
@@ -362,7 +360,7 @@ impl ErrorBudgetTracker {
   /// that nothing is lost (fix the path and close again). Idempotent.
   #[napi]
   pub fn close(&mut self, env: Env) -> napi::Result<()> {
-    or_throw(&env, self.handle.shared.final_save())?;
+    or_throw(&env, self.handle.tracker.final_save())?;
     self.handle.close();
     // Transitions queued before close() still reach the listeners: the table
     // is cleared now when nothing is queued, else after the last delivery
@@ -412,5 +410,25 @@ fn listener_args<'a>(
       type_name(other)
     ))),
     Err(e) => Err(BudgetError::invalid_type(e.reason)),
+  }
+}
+
+/// Snapshots: the state as JSON, and `save()` to the persist file.
+#[napi]
+impl ErrorBudgetTracker {
+  /// The tracker's whole state as JSON (schema version 1: config with the alert
+  /// policy, bucket counters with epoch-ms starts, totals, lifetime counters).
+  /// `ErrorBudgetTracker.restore(json)` turns it back into a tracker.
+  #[napi]
+  pub fn snapshot(&self) -> String {
+    self.handle.read(|core| core.snapshot_json())
+  }
+
+  /// Writes a snapshot to `persist.path` now (atomically). Throws
+  /// `ERR_PERSIST_WRITE` when the file cannot be written, and
+  /// `ERR_INVALID_STATE` when the tracker was created without `persist`.
+  #[napi]
+  pub fn save(&self, env: Env) -> napi::Result<()> {
+    or_throw(&env, self.handle.tracker.save_now())
   }
 }

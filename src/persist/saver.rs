@@ -8,14 +8,23 @@ use std::sync::{Arc, LazyLock, Weak};
 use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
-use budget_core::{BudgetError, ErrorKind};
+use crate::sync::{spawn, Condvar, Mutex};
+use budget_core::BudgetError;
 use napi::bindgen_prelude::{FnArgs, Function};
 use napi::Env;
-use crate::sync::{Condvar, Mutex};
 
 use super::write_atomically;
 use crate::config::Persist;
-use crate::state::TrackerState;
+
+/// What the saving thread saves: a persisted tracker's native state.
+pub trait Autosaved: Send + Sync {
+  /// Whether the tracker is closed (its final save then wrote the newest state).
+  fn is_closed(&self) -> bool;
+  /// The autosave interval, if persisted.
+  fn autosave_interval(&self) -> Option<Duration>;
+  /// One autosave: the snapshot now, unless closed meanwhile.
+  fn autosave(&self) -> Result<(), BudgetError>;
+}
 
 /// The autosave settings of one tracker, owned by its native state.
 pub struct Persisted {
@@ -75,7 +84,7 @@ mod test_hooks {
 struct Due {
   at: Instant,
   seq: u64,
-  state: Weak<TrackerState>,
+  state: Weak<dyn Autosaved>,
 }
 
 impl PartialEq for Due {
@@ -103,7 +112,7 @@ struct Queue {
   running: bool,
   /// Every persisted tracker and the thread that created it, for the saves
   /// at process exit (pruned as trackers go).
-  all: Vec<(ThreadId, Weak<TrackerState>)>,
+  all: Vec<(ThreadId, Weak<dyn Autosaved>)>,
 }
 
 /// The one saving thread and its queue.
@@ -121,24 +130,20 @@ pub fn ensure_saver() -> Result<(), BudgetError> {
   if queue.running {
     return Ok(());
   }
-  std::thread::Builder::new().name("captcha-budget-saver".into()).spawn(run_saver).map_err(|e| BudgetError {
-    kind: ErrorKind::State,
-    code: "ERR_THREAD_SPAWN",
-    field: None,
-    message: format!("cannot start the autosave thread: {e} (a thread or process limit?); nothing was created"),
-  })?;
+  spawn("captcha-budget-saver", run_saver, "the autosave thread", "nothing was created")?;
   queue.running = true;
   Ok(())
 }
 
 /// Schedules `state`'s autosaves (after `ensure_saver`).
-pub fn schedule(state: &Arc<TrackerState>, interval: Duration) {
+pub fn schedule<T: Autosaved + 'static>(state: &Arc<T>, interval: Duration) {
+  let state: Arc<dyn Autosaved> = state.clone();
   let mut queue = SAVER.queue.lock();
   queue.seq += 1;
-  let due = Due { at: Instant::now() + interval, seq: queue.seq, state: Arc::downgrade(state) };
+  let due = Due { at: Instant::now() + interval, seq: queue.seq, state: Arc::downgrade(&state) };
   queue.due.push(due);
   queue.all.retain(|(_, w)| w.strong_count() > 0);
-  queue.all.push((std::thread::current().id(), Arc::downgrade(state)));
+  queue.all.push((std::thread::current().id(), Arc::downgrade(&state)));
   SAVER.wake.notify_one();
 }
 

@@ -5,50 +5,10 @@
 use crate::budget::Counts;
 use crate::config::Config;
 use crate::error::{BudgetError, Result};
-
-/// Who an alert is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Severity {
-  /// Wake someone up.
-  Page,
-  /// Look at it in working hours.
-  Ticket,
-}
-
-impl Severity {
-  /// The lowercase name used in the JS API.
-  pub fn as_str(self) -> &'static str {
-    match self {
-      Severity::Page => "page",
-      Severity::Ticket => "ticket",
-    }
-  }
-
-  /// The severity called `name`, if any.
-  pub fn parse(name: &str) -> Option<Severity> {
-    [Severity::Page, Severity::Ticket].into_iter().find(|s| s.as_str() == name)
-  }
-}
+pub use crate::rule::{AlertRule, Severity};
 
 /// Events a pair's long window must hold before it may fire, unless configured.
 pub const DEFAULT_ALERT_MIN_EVENTS: u64 = 10;
-
-/// One long/short window pair and its burn-rate threshold, as configured.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AlertRule {
-  /// Unique within a policy; reported in alert events.
-  pub name: String,
-  /// Who the alert is for.
-  pub severity: Severity,
-  /// The long window, ms (whole buckets once validated).
-  pub long_window_ms: i64,
-  /// The short window, ms (whole buckets once validated).
-  pub short_window_ms: i64,
-  /// Fires while both burn rates are strictly above this.
-  pub burn_rate: f64,
-  /// Fewer events than this in the long window never fire.
-  pub min_events: u64,
-}
 
 /// The workbook's proportions for an SLO period `P` (the tracker's window):
 /// budget share spent, long window as a fraction of P, severity.
@@ -178,7 +138,7 @@ pub fn default_gates(policy: &[AlertRule], window_ms: i64) -> Vec<AlertGate> {
     .collect()
 }
 
-/// The gates of `policy` (from [`policy_for`]) under `config`: the default
+/// The gates of `policy` (from `policy_for`) under `config`: the default
 /// ones for the default policy, plain ones for a custom policy.
 pub fn gates_for(config: &Config, policy: &[AlertRule]) -> Vec<AlertGate> {
   match config.alerts {
@@ -189,7 +149,7 @@ pub fn gates_for(config: &Config, policy: &[AlertRule]) -> Vec<AlertGate> {
 
 /// The policy in force for `config`: its own alerts, checked and rounded to
 /// whole buckets, or the default one when it has none.
-pub fn policy_for(config: &Config) -> Result<Vec<AlertRule>> {
+pub(crate) fn policy_for(config: &Config) -> Result<Vec<AlertRule>> {
   match &config.alerts {
     None => Ok(default_policy(config)),
     Some(rules) => validate_policy(rules.clone(), config),

@@ -1,6 +1,7 @@
 //! Tracker configuration and its validation.
 
 use crate::error::{BudgetError, Result};
+use crate::rule::AlertRule;
 
 /// The largest number of buckets a window may have (16 bytes each: 16 MiB).
 pub const MAX_BUCKETS: i64 = 1_000_000;
@@ -23,7 +24,7 @@ pub struct Config {
   /// Width of one bucket of the window in milliseconds.
   pub resolution_ms: i64,
   /// The alert policy; `None` for the default one (see `alerts::default_policy`).
-  pub alerts: Option<Vec<crate::alerts::AlertRule>>,
+  pub alerts: Option<Vec<AlertRule>>,
 }
 
 impl Default for Config {

@@ -4,15 +4,18 @@
 
 pub mod alerts;
 pub mod budget;
+pub mod checked;
 pub mod clock;
 pub mod config;
 pub mod error;
 pub mod logparse;
+pub mod rule;
 pub mod tracker;
 pub mod window;
 
 pub use alerts::{AlertGate, AlertRule, Severity};
 pub use budget::{Budget, Counts, Status};
+pub use checked::CheckedConfig;
 pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use config::Config;
 pub use error::{BudgetError, ErrorKind, Result};

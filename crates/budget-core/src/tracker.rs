@@ -4,6 +4,7 @@
 
 use crate::alerts::{self, AlertGate, AlertRule, Severity};
 use crate::budget::{add_count, round_js, Budget, Counts, Status, MAX_COUNT};
+use crate::checked::CheckedConfig;
 use crate::config::Config;
 use crate::error::{BudgetError, Result};
 use crate::window::{Placement, Window};
@@ -221,9 +222,13 @@ impl Tracker {
   /// A tracker with a validated `config` and its alert policy (the default one
   /// when `config.alerts` is `None`), starting `healthy` at `now_ms`.
   pub fn new(config: Config, now_ms: i64) -> Result<Self> {
-    config.validate()?;
-    let policy = alerts::policy_for(&config)?;
-    let gates = alerts::gates_for(&config, &policy);
+    Ok(Self::checked(CheckedConfig::new(config)?, now_ms))
+  }
+
+  /// A tracker with `config` and its alert policy, starting `healthy` at `now_ms`.
+  pub fn checked(config: CheckedConfig, now_ms: i64) -> Self {
+    let gates = config.gates();
+    let (config, policy) = config.into_parts();
     let mut spans: Vec<i64> = Vec::new();
     let mut span_of = |ms: i64| match spans.iter().position(|&s| s == ms) {
       Some(i) => i,
@@ -244,7 +249,7 @@ impl Tracker {
       })
       .collect();
     let window = Window::new(config.window_ms, config.resolution_ms, now_ms, &spans);
-    Ok(Tracker {
+    Tracker {
       config,
       window,
       last_status: Status::Healthy,
@@ -255,7 +260,7 @@ impl Tracker {
       status_hysteresis: 0.0,
       rules,
       quiet: Quiet::default(),
-    })
+    }
   }
 
   /// Sets the status hysteresis: a status gets worse as soon as the remaining
@@ -330,6 +335,11 @@ impl Tracker {
   /// The configuration.
   pub fn config(&self) -> &Config {
     &self.config
+  }
+
+  /// The config with the alert policy in force, to compare with another.
+  pub fn checked_config(&self) -> CheckedConfig {
+    CheckedConfig::from_parts(self.config.clone(), self.alert_rules().cloned().collect())
   }
 
   /// The time the tracker was last moved to.

@@ -341,7 +341,7 @@ fn config_from(c: ConfigJson) -> Result<Config> {
     }
     config.alerts = None;
   }
-  let checked = config.validate().and_then(|()| crate::alerts::policy_for(&config).map(|_| ()));
+  let checked = crate::checked::CheckedConfig::new(config.clone()).map(|_| ());
   checked.map_err(|e| invalid(format!("snapshot config is invalid: {}", e.render("config"))))?;
   Ok(config)
 }
