@@ -15,6 +15,7 @@
 //   JavaScript or TypeScript block under another name (```javascript, ```node,
 //   ```typescript, …) fails, since it would silently not run.
 const test = require('ava')
+const { nativeOnly } = require('./helpers/binding')
 const { execFile } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
@@ -45,7 +46,7 @@ function blocksOf(page) {
   lines.forEach((text, i) => {
     if (open) {
       if (text.trim() === open.fence) {
-        blocks.push({ lang: open.lang, code: open.body.join('\n'), line: open.line, adjacent: open.adjacent })
+        blocks.push({ lang: open.lang, code: open.body.join('\n'), line: open.line, adjacent: open.adjacent, nativeOnly: open.nativeOnly })
         open = null
         lastClose = i
       } else {
@@ -57,7 +58,9 @@ function blocksOf(page) {
     if (!m) return
     const between = lines.slice(lastClose + 1, i)
     const adjacent = blocks.length > 0 && lastClose >= 0 && between.every((l) => l.trim() === '')
-    open = { fence: m[2], lang: m[3].toLowerCase(), indent: m[1].length, body: [], line: i + 1, adjacent }
+    // `<!-- native-only: why -->` on the line before a block: skipped on the WASI build.
+    const note = /^<!--\s*native-only:\s*(.*?)\s*-->$/.exec((lines[i - 1] ?? '').trim())
+    open = { fence: m[2], lang: m[3].toLowerCase(), indent: m[1].length, body: [], line: i + 1, adjacent, nativeOnly: note?.[1] }
   })
   if (open) throw new Error(`${page}:${open.line}: a code block is never closed`)
   return blocks
@@ -108,7 +111,8 @@ delete env.NODE_OPTIONS
 
 for (const example of examples) {
   const kind = example.expected === null ? 'runs' : 'prints what its text block shows'
-  test(`${example.where} (${example.lang}) ${kind}`, async (t) => {
+  const run = example.nativeOnly ? nativeOnly(example.nativeOnly) : test
+  run(`${example.where} (${example.lang}) ${kind}`, async (t) => {
     const file = path.join(root, `.docs-example-${process.pid}-${example.where.replace(/[^\w]+/g, '-')}.${example.lang}`)
     fs.writeFileSync(file, `${example.code}\n`)
     t.teardown(() => fs.rmSync(file, { force: true }))

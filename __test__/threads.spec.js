@@ -2,6 +2,7 @@
 // thread that cannot start is a JavaScript error, and the timer thread's work
 // follows the trackers that have something due. Counts from /proc/self/task.
 const test = require('ava')
+const { nativeOnly } = require('./helpers/binding')
 const path = require('node:path')
 const { execFile } = require('node:child_process')
 
@@ -16,14 +17,14 @@ function measure(what, options = {}) {
   })
 }
 
-test('500 persisted trackers share one saving thread', async (t) => {
+nativeOnly("the WASI runtime's threads are workers of its own: thread counts, limits and the timer's CPU are the native addon's")('500 persisted trackers share one saving thread', async (t) => {
   const { before, after, saved } = await measure('threads')
   t.is(after, before, `${before} threads before, ${after} after`)
   t.is(saved, 501)
 })
 
 const nobody = process.getuid?.() === 0
-;(nobody ? test : test.skip)('a thread that cannot start is an ERR_THREAD_SPAWN error, and the process lives on', async (t) => {
+;(nobody ? nativeOnly("the WASI runtime's threads are workers of its own: thread counts, limits and the timer's CPU are the native addon's") : test.skip)('a thread that cannot start is an ERR_THREAD_SPAWN error, and the process lives on', async (t) => {
   // An unprivileged child lowers its own thread limit (RLIMIT_NPROC) to the
   // threads it has; root ignores that limit, so the spec needs root to switch user.
   const result = await measure('spawn-failure', { uid: 65534, gid: 65534 })
@@ -36,7 +37,7 @@ const nobody = process.getuid?.() === 0
   })
 })
 
-test('50 000 idle listening trackers and a busy one: the timer thread uses at most 2 % of a CPU', async (t) => {
+nativeOnly("the WASI runtime's threads are workers of its own: thread counts, limits and the timer's CPU are the native addon's")('50 000 idle listening trackers and a busy one: the timer thread uses at most 2 % of a CPU', async (t) => {
   t.timeout(180_000) // a heavy child process; slow on a loaded machine, its bar is not about time
   // Before, every wake-up (one per expiring bucket of the busy tracker) moved
   // all 50 000 trackers: about half a CPU for 10 000.
@@ -47,7 +48,7 @@ test('50 000 idle listening trackers and a busy one: the timer thread uses at mo
   t.true(result.timerCpuShare <= 0.02, `timer thread at ${(result.timerCpuShare * 100).toFixed(2)} % of a CPU`)
 })
 
-test('the timer does not wake for trackers after their last off()', async (t) => {
+nativeOnly("the WASI runtime's threads are workers of its own: thread counts, limits and the timer's CPU are the native addon's")('the timer does not wake for trackers after their last off()', async (t) => {
   // 200 trackers whose events expire at 200 different moments, all off()'d,
   // then one tracker watched until its own expiry: a handful of wake-ups for
   // that one (its record, its expiry), not one per tracker let go.

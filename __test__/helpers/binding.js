@@ -7,10 +7,11 @@ const test = require('ava')
 const bindingTarget = require('../../native.js').__napiBindingTarget
 
 /**
- * `test` on a native build; on WASI, `test.skip` with the reason in the title.
+ * `runner` (`test`, or e.g. `test.serial`) on a native build; on WASI,
+ * `test.skip` with the reason in the title.
  * @param {string} reason why the behaviour cannot exist on WASI
  */
-const nativeOnly = (reason) =>
-  bindingTarget === 'native' ? test : (title, ...rest) => test.skip(`${title} [native only: ${reason}]`, ...rest)
+const nativeOnly = (reason, runner = test) =>
+  bindingTarget === 'native' ? runner : (title, ...rest) => test.skip(`${title} [native only: ${reason}]`, ...rest)
 
 module.exports = { bindingTarget, nativeOnly }
