@@ -142,14 +142,30 @@ test('a guard-style loop resumes by itself after the window passes (real clock)'
   t.is(tracker.status, 'healthy')
 })
 
-test('a closed tracker no longer receives time-driven transitions', async (t) => {
+// close() does two things, each tested alone: it releases the handle's listeners
+// (another handle's transitions no longer reach them), and the closed tracker
+// stands still (its window no longer moves with the clock).
+test('a closed handle no longer receives transitions: its listeners are released', async (t) => {
+  const a = ErrorBudgetTracker.shared('time-spec-closed', { clock: 'manual', windowMs: 1000, resolutionMs: 100 })
+  const b = ErrorBudgetTracker.shared('time-spec-closed')
+  const [toA, toB] = [[], []]
+  a.on('exhausted', () => toA.push('exhausted'))
+  b.on('exhausted', () => toB.push('exhausted'))
+  a.close()
+  b.record(false, 0)
+  await waitForCalls(toB, 1) // the transition happened, and reached the open handle
+  await noMoreDeliveries(toB)
+  t.deepEqual([toA, toB], [[], ['exhausted']])
+  b.close()
+})
+
+test('a closed tracker stands still: its window no longer moves with the clock', async (t) => {
   const tracker = new ErrorBudgetTracker({ windowMs: 100, resolutionMs: 10 })
-  const calls = []
-  tracker.on('healthy', () => calls.push('healthy'))
   tracker.record(false)
+  const now = tracker.now
   tracker.close()
-  await settle(400)
-  t.deepEqual(calls, [])
+  await settle(300) // three windows: an open tracker would be healthy again by now
+  t.deepEqual([tracker.now, tracker.failures, tracker.status], [now, 1, 'exhausted'])
 })
 
 test('the real clock reports epoch milliseconds', (t) => {
