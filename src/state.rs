@@ -249,11 +249,13 @@ impl TrackerState {
   #[inline]
   pub fn record(&self, at: Option<i64>, successes: u64, failures: u64) -> Result<(), BudgetError> {
     let watched = self.watched.load(Ordering::Relaxed);
-    let (closer, refused) = self.with_live_core(self.core.lock(), |core, now, out| {
+    // The hot path carries plain numbers out of the lock: the error of a
+    // refusal (rare) is built after it, in `refusal`.
+    let (closer, refused_at) = self.with_live_core(self.core.lock(), |core, now, out| {
       let before = if watched { core.next_change_ms() } else { None };
       let at = at.unwrap_or(now);
       if core.record(now, at, successes, failures, out) == Placement::Refused {
-        return (None, core.refusal(at, successes, failures));
+        return (None, Some(at));
       }
       let after = if watched { core.next_change_ms() } else { None };
       let closer = match (before, after) {
@@ -266,7 +268,19 @@ impl TrackerState {
     if let Some(wait_ms) = closer {
       timer::poke(self, wait_ms);
     }
-    refused.map_or(Ok(()), Err)
+    match refused_at {
+      None => Ok(()),
+      Some(at) => Err(self.refusal(at, successes, failures)),
+    }
+  }
+
+  /// Why a record at `at` was refused, naming the counter it would take past
+  /// 2^53 − 1 (asked again under the lock: counters only grow).
+  #[cold]
+  fn refusal(&self, at: i64, successes: u64, failures: u64) -> BudgetError {
+    self.read(|core| core.refusal(at, successes, failures)).unwrap_or_else(|| {
+      BudgetError::out_of_range("a count would pass 2^53 − 1, the most a count may reach; nothing was recorded")
+    })
   }
 
   /// Hands a real-clock tracker to the timer thread (until its last sink
