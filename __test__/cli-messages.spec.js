@@ -22,6 +22,15 @@ function run(file, args, { cwd } = {}) {
 
 const RULES = ['rules', '--name', 'x', '--target', '0.95']
 
+test('dashboard -o into a missing directory names the path and the failure; exit 2 (the same writer as rules)', async (t) => {
+  const { dir } = tempFiles({})
+  const file = path.join(dir, 'no-such-dir', 'x.json')
+  const out = await run(CLI, ['dashboard', '-o', file])
+  t.is(out.code, 2)
+  t.is(out.stdout, '')
+  t.is(out.stderr, `captcha-budget dashboard: cannot write --output ${file}: no such file or directory (ENOENT)\n`)
+})
+
 test('rules -o into a missing directory names the path and the failure; exit 2', async (t) => {
   const { dir } = tempFiles({})
   const file = path.join(dir, 'no-such-dir', 'x.yml')

@@ -85,4 +85,24 @@ function parseAlerts(text) {
   return alerts
 }
 
-module.exports = { UsageError, parseTarget, parseHysteresis, parseCount, parseDurationArg, parseAlerts }
+/**
+ * Writes a command's `text` to stdout, or to `--output <file>`; returns the exit
+ * code: 0, or 2 with a message naming the path when the file cannot be written.
+ */
+function writeOutput(command, file, text) {
+  if (!file) {
+    process.stdout.write(text)
+    return 0
+  }
+  try {
+    require('node:fs').writeFileSync(file, text)
+  } catch (err) {
+    // Node's message ("ENOENT: no such file or directory, open '…'") does not say which option.
+    const why = err.code ? `${err.message.replace(/^\w+: /, '').replace(/, \w+ '.*'$/s, '')} (${err.code})` : err.message
+    console.error(`captcha-budget ${command}: cannot write --output ${file}: ${why}`)
+    return 2
+  }
+  return 0
+}
+
+module.exports = { writeOutput, UsageError, parseTarget, parseHysteresis, parseCount, parseDurationArg, parseAlerts }

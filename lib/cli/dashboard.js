@@ -1,8 +1,6 @@
 'use strict'
 // `captcha-budget dashboard`: a Grafana dashboard (JSON) for the rules of
 // `captcha-budget rules`, the SLO chosen in a variable (lib/dashboard.js).
-const fs = require('node:fs')
-
 const BAD_INPUT = 2
 
 function register(program) {
@@ -30,9 +28,7 @@ function dashboard(options) {
     console.error(`captcha-budget dashboard: ${err.message.replace(/^grafanaDashboard\(options\): options\.(\w+)/, '--$1')}`)
     return BAD_INPUT
   }
-  if (options.output) fs.writeFileSync(options.output, json)
-  else process.stdout.write(json)
-  return 0
+  return require('../cli-values').writeOutput('dashboard', options.output, json)
 }
 
 module.exports = { register, dashboard }

@@ -3,7 +3,7 @@
 // judged across every worker that exposes tracker.metrics({ name }): one SLO
 // from the flags, or many from an OpenSLO / Sloth file (--spec).
 const fs = require('node:fs')
-const { UsageError, parseTarget, parseCount, parseDurationArg, parseAlerts } = require('../cli-values')
+const { writeOutput, UsageError, parseTarget, parseCount, parseDurationArg, parseAlerts } = require('../cli-values')
 
 const BAD_INPUT = 2
 // The flags that describe one SLO, which --spec replaces.
@@ -116,19 +116,7 @@ function rules(options) {
     console.error(`captcha-budget rules: ${err.message}`)
     return BAD_INPUT
   }
-  if (!options.output) {
-    process.stdout.write(text)
-    return 0
-  }
-  try {
-    fs.writeFileSync(options.output, text)
-  } catch (err) {
-    // Node's message ("ENOENT: no such file or directory, open '…'") does not say which option.
-    const why = err.code ? `${err.message.replace(/^\w+: /, '').replace(/, \w+ '.*'$/s, '')} (${err.code})` : err.message
-    console.error(`captcha-budget rules: cannot write --output ${options.output}: ${why}`)
-    return BAD_INPUT
-  }
-  return 0
+  return writeOutput('rules', options.output, text)
 }
 
 module.exports = { register, rules }
