@@ -77,6 +77,28 @@ function describe(value) {
   return typeof value
 }
 
+/**
+ * A thrown value as text for a warning or a message, whatever it is: an Error's
+ * message, a string as is, anything else as util.inspect shows it (a Symbol, a
+ * null-prototype object, an object whose toString throws). Never throws: a value
+ * that cannot be looked at (a revoked Proxy, a throwing message getter) is named
+ * by its type.
+ * @param {unknown} value
+ * @returns {string}
+ */
+function thrownText(value) {
+  try {
+    if (typeof value === 'string') return value
+    if (value instanceof Error) {
+      const message = value.message
+      if (typeof message === 'string') return message
+    }
+    return require('node:util').inspect(value, { depth: 2, breakLength: Infinity })
+  } catch {
+    return `an unprintable ${value === null ? 'null' : typeof value}`
+  }
+}
+
 /** A TypeError with code ERR_INVALID_ARG_TYPE. */
 function invalidArgType(message) {
   const err = new TypeError(message)
@@ -132,6 +154,7 @@ module.exports = {
   GuardTimeoutError,
   SolveError,
   describe,
+  thrownText,
   invalidArgType,
   outOfRange,
   invalidArgValue,
