@@ -56,6 +56,31 @@ function redactUrl(url, secrets = []) {
 }
 
 /**
+ * The secrets a URL given on the command line carries, to mask wherever a client
+ * library's error might quote them: its user-info, password, and their decoded
+ * forms; found even when the URL does not parse (`user:password@host`).
+ * @param {string | URL} url
+ * @returns {string[]}
+ */
+function urlSecrets(url) {
+  const text = String(url instanceof URL ? url.href : url)
+  const m = /^(?:[a-z][a-z0-9+.-]*:\/\/)?([^/?#\s]*)@/i.exec(text)
+  if (m === null || m[1] === '') return []
+  const userinfo = m[1]
+  const colon = userinfo.indexOf(':')
+  const password = colon === -1 ? '' : userinfo.slice(colon + 1)
+  const decode = (x) => {
+    try {
+      return decodeURIComponent(x)
+    } catch {
+      return x
+    }
+  }
+  // A lone user-info may be a token (http://TOKEN@host): a secret too.
+  return [...new Set([userinfo, decode(userinfo), password, decode(password)])].filter((x) => x !== '')
+}
+
+/**
  * A body from elsewhere, redacted, cut to `max` characters (after redaction, so
  * a secret cut in half cannot show its first half) and quoted as JSON, so that
  * control characters and line breaks cannot forge log lines.
@@ -69,4 +94,4 @@ function quoteBody(text, secrets = [], max = 80) {
   return JSON.stringify(clean.length > max ? `${clean.slice(0, max)}…` : clean)
 }
 
-module.exports = { redact, redactUrl, quoteBody, MASK, SECRET_PARAMS }
+module.exports = { redact, redactUrl, urlSecrets, quoteBody, MASK, SECRET_PARAMS }

@@ -101,8 +101,8 @@ function rules(options) {
       } catch (err) {
         // The library names the fields slo.<field>; each flag sets the field of its name.
         if (typeof err?.message !== 'string' || !err.message.startsWith('prometheusRules(slo')) throw err
-        const body = err.message.startsWith(WHERE) ? err.message.slice(WHERE.length) : err.message
-        throw new UsageError(where[i] ? `${where[i]}: invalid SLO '${slo.id}': ${body}` : `invalid SLO: ${body}`)
+        const detail = err.message.startsWith(WHERE) ? err.message.slice(WHERE.length) : err.message
+        throw new UsageError(where[i] ? `${where[i]}: invalid SLO '${slo.id}': ${detail}` : `invalid SLO: ${detail}`)
       }
     })
     try {
