@@ -99,6 +99,20 @@ function thrownText(value) {
   }
 }
 
+/**
+ * `text` safe to print in a message: the characters a terminal or a log would act
+ * on (C0 and C1 controls, DEL, U+2028/U+2029, U+FEFF, U+FFFE/U+FFFF, lone surrogates)
+ * written as \uXXXX escapes, everything else as it is.
+ * @param {string} text
+ * @returns {string}
+ */
+function printable(text) {
+  return String(text).replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
+}
+
 /** A TypeError with code ERR_INVALID_ARG_TYPE. */
 function invalidArgType(message) {
   const err = new TypeError(message)
@@ -155,6 +169,7 @@ module.exports = {
   SolveError,
   describe,
   thrownText,
+  printable,
   invalidArgType,
   outOfRange,
   invalidArgValue,
