@@ -6,6 +6,7 @@
 // snapshot gate's (lib/cli/gate.js), so a pipeline can use either.
 const { parseDuration } = require('./duration')
 const { redact, redactUrl, urlSecrets } = require('./redact')
+const { printable } = require('./errors')
 
 /**
  * The environment variable that may hold Prometheus's credentials instead of the
@@ -230,11 +231,12 @@ async function gatePrometheus(options) {
   } else {
     console.log(
       [
-        `slo               ${slo} (source ${meta.name}, SLO ${round(Number(meta.objective) * 100)} % over ${meta.period}, fleet-wide from ${url.origin})`,
+        // Label values are the server's: printed with control characters escaped.
+        `slo               ${printable(slo)} (source ${printable(meta.name)}, SLO ${round(Number(meta.objective) * 100)} % over ${printable(meta.period)}, fleet-wide from ${url.origin})`,
         `status            ${status}${noData ? ' (no solves in the period)' : ''}`,
         `budget left       ${round(remainingValue * 100)} %`,
         `burn rate         ${round(burnValue)} now, ${round(periodBurnValue)} over the period`,
-        `alerts firing     ${alerts.join(', ') || 'none'}`,
+        `alerts firing     ${printable(alerts.join(', ')) || 'none'}`,
         proceed ? 'deploys may proceed' : `deploys stop: ${reasons.join('; ')}`,
       ].join('\n'),
     )

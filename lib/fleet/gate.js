@@ -6,6 +6,7 @@
 // install of ioredis or node-redis: none is bundled.
 const { keysOf } = require('./store.js')
 const { redact, redactUrl, urlSecrets } = require('../redact.js')
+const { printable } = require('../errors.js')
 
 // What went wrong connecting: the client's own last error (ECONNREFUSED, WRONGPASS, …)
 // rather than the "Connection is closed." that connect() rejects with after it.
@@ -112,7 +113,7 @@ async function gateRedis(snapshot, options, { answer, EXIT }) {
   } catch (err) {
     // The URL's credentials never reach the message (CI logs keep stderr).
     const secrets = urlSecrets(options.redis)
-    return fail(`${redactUrl(options.redis, secrets)} ${options.key}: ${redact(err.message, secrets)}`, EXIT)
+    return fail(`${redactUrl(options.redis, secrets)} ${printable(options.key)}: ${redact(err.message, secrets)}`, EXIT)
   }
   return answer(report, options)
 }
