@@ -189,10 +189,14 @@ test('redact(): user-info, secret parameters and known secrets (raw, encoded) ma
 test('every message in lib/solver.js, lib/cli/, lib/gate-prometheus.js and lib/fleet/gate.js quotes URLs and bodies through lib/redact.js', (t) => {
   const root = path.join(__dirname, '..', 'lib')
   const files = ['solver.js', 'gate-prometheus.js', 'fleet/gate.js', ...fs.readdirSync(path.join(root, 'cli')).map((f) => `cli/${f}`)]
-  // What a URL or a body is called in these files, as an interpolated expression.
-  const RISKY = /\$\{\s*(?:[\w.]*\b(?:url|href|baseUrl|base|prometheus|redis|text|body|error_text|request|search|cause)\b[\w.?]*)\s*\}/i
-  // Interpolations known to be safe: redaction helpers' results, or parts that carry no credential.
-  const SAFE = /\$\{\s*(?:redact|redactUrl|quoteBody)\(|\$\{\s*(?:url|base)\.origin\s*\}|\$\{\s*url\.pathname\s*\}/
+  // What a URL or a body is called, as an interpolated expression: everywhere, and in the
+  // two HTTP clients also their names for a response's text and the errors they quote.
+  const URLISH = 'url|href|baseUrl|base|prometheus|redis|body|error_text|response|res'
+  const risky = (file) =>
+    new RegExp(`\\$\\{\\s*(?:[\\w.]*\\b(?:${URLISH}${/^(solver|gate-prometheus)\.js$/.test(file) ? '|text|request|search|cause' : ''})\\b[\\w.?]*)\\s*\\}`, 'i')
+  // Interpolations known to be safe: redaction helpers' results, or parts that carry no credential
+  // (an origin or path has no user-info, an HTTP status is a number).
+  const SAFE = /\$\{\s*(?:redact|redactUrl|quoteBody)\(|\$\{\s*(?:url|base)\.origin\s*\}|\$\{\s*url\.pathname\s*\}|\$\{\s*(?:res|response)\.status\s*\}/
   // Templates that look risky but are not (file: expression → why).
   const ALLOWED = {
     // connectError's text is the client's error; gateRedis redacts it (with the URL's secrets) where it is printed.
@@ -204,7 +208,7 @@ test('every message in lib/solver.js, lib/cli/, lib/gate-prometheus.js and lib/f
     const lines = fs.readFileSync(path.join(root, file), 'utf8').split('\n')
     lines.forEach((line, i) => {
       for (const m of line.matchAll(/\$\{[^}]*\}/g)) {
-        if (RISKY.test(m[0]) && !SAFE.test(m[0]) && !ALLOWED[`${file}: ${m[0]}`]) offenders.push(`lib/${file}:${i + 1}: ${m[0]}`)
+        if (risky(file).test(m[0]) && !SAFE.test(m[0]) && !ALLOWED[`${file}: ${m[0]}`]) offenders.push(`lib/${file}:${i + 1}: ${m[0]}`)
       }
     })
     // The helper is used at all where URLs or bodies are quoted.

@@ -46,7 +46,9 @@ async function connect(url) {
   try {
     await redis.connect()
   } catch (err) {
-    redis.destroy()
+    try {
+      redis.destroy()
+    } catch {}
     throw connectError(err, last)
   }
   return { send: (args) => redis.sendCommand(args), close: () => redis.destroy() }
