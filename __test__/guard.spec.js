@@ -244,6 +244,44 @@ test.serial('a classifier that throws: the rejection counts, its error becomes a
   ])
 })
 
+// Issue 20 item 7: values String() cannot convert used to leave guard() unsettled
+// (its deadline already cleared), nothing recorded, and an unhandled rejection.
+const unprintable = [
+  ['a null-prototype object', () => Object.assign(Object.create(null), { why: 'np' }), "[Object: null prototype] { why: 'np' }"],
+  ['an object whose toString throws', () => ({ toString() { throw new Error('no') } }), '{ toString: [Function: toString] }'],
+  ['a Symbol', () => Symbol('classifier'), 'Symbol(classifier)'],
+  ['an Error whose message getter throws', () => Object.defineProperty(new Error(), 'message', { get() { throw new Error('no') } }), 'an unprintable object'],
+  ['a revoked Proxy', () => { const { proxy, revoke } = Proxy.revocable({}, {}); revoke(); return proxy }, 'an unprintable object'],
+]
+for (const [what, make, shown] of unprintable) {
+  test.serial(`a classifier that throws ${what}: guard settles, one failure, a BudgetGuardWarning`, async (t) => {
+    const tracker = manual()
+    const warnings = []
+    const onWarning = (w) => warnings.push([w.name, w.message])
+    const unhandled = []
+    const onUnhandled = (reason) => unhandled.push(reason)
+    process.on('warning', onWarning)
+    process.on('unhandledRejection', onUnhandled)
+    const boom = new Error('solver error')
+    const thrown = make()
+    const err = await t.throwsAsync(
+      tracker.guard(async () => Promise.reject(boom), {
+        timeoutMs: 60_000,
+        countsAsFailure: () => {
+          throw thrown
+        },
+      }),
+    )
+    await settle()
+    process.off('warning', onWarning)
+    process.off('unhandledRejection', onUnhandled)
+    t.is(err, boom)
+    t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+    t.deepEqual(warnings, [['BudgetGuardWarning', `guard: countsAsFailure threw (${shown}); the rejection counts as a failure`]])
+    t.is(unhandled.length, 0)
+  })
+}
+
 test.serial('a classifier that returns a non-boolean (a forgotten return): counts, and warns', async (t) => {
   const tracker = manual()
   const warnings = []

@@ -272,3 +272,106 @@ test('createSolver refuses credentials in baseUrl, and never echoes them', (t) =
 test('createSolver defaults to CaptchaAI’s own endpoint', (t) => {
   t.is(createSolver(good).baseUrl, 'https://ocr.captchaai.com/')
 })
+
+// Issue 20 item 8: every answer is read up to 16 KiB, counted after decompression;
+// past that the request is aborted and the attempt fails once with ERR_BAD_RESPONSE.
+const LIMIT = 16 * 1024
+const TOO_LONG = /^CaptchaAI (submit|result) answer is longer than 16384 bytes \(HTTP 200\): not the protocol's JSON, request aborted$/
+
+test('an endless in.php body: cut at 16 KiB, the connection closed, one failure', async (t) => {
+  let closed
+  const serverSawClose = new Promise((resolve) => (closed = resolve))
+  let sent = 0
+  const endless = (res) => {
+    res.writeHead(200, { 'content-type': 'application/json' })
+    const chunk = Buffer.alloc(4096, ' ')
+    const pump = () => {
+      while (!res.destroyed && res.write(chunk)) sent += chunk.length
+    }
+    res.on('drain', pump)
+    res.on('close', () => closed(sent))
+    res.write('{"status":1,"request":"')
+    pump()
+  }
+  const { tracker, solver } = await setUp(t, { raw: { 'in.php': endless } })
+  const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: SolveError, code: 'ERR_BAD_RESPONSE' })
+  t.regex(err.message, TOO_LONG)
+  t.like(err, { stage: 'submit', httpStatus: 200 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+  // The server's write stops: the client hung up (bounded by socket buffers, far below the 64 MiB sent in a second).
+  const total = await serverSawClose
+  t.true(total < 64 * 1024 * 1024, `${total} bytes sent`)
+})
+
+test('a huge res.php answer (1 MiB token): refused, not returned, one failure', async (t) => {
+  const huge = (res) => {
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(JSON.stringify({ status: 1, request: 'x'.repeat(1024 * 1024) }))
+  }
+  const { tracker, solver } = await setUp(t, { raw: { 'res.php': huge } })
+  const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: SolveError, code: 'ERR_BAD_RESPONSE' })
+  t.regex(err.message, TOO_LONG)
+  t.like(err, { stage: 'result', taskId: FIRST_ID })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+})
+
+test('a gzip bomb (a valid answer of 8 MiB in a few KiB on the wire): decompressed bytes count', async (t) => {
+  const zlib = require('node:zlib')
+  const wire = zlib.gzipSync(`{"status":1,"request":"${'a'.repeat(8 * 1024 * 1024)}"}`)
+  t.true(wire.length < LIMIT, `${wire.length} bytes on the wire: under the limit`)
+  const bomb = (res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': wire.length })
+    res.end(wire)
+  }
+  const { tracker, solver } = await setUp(t, { raw: { 'res.php': bomb } })
+  const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: SolveError, code: 'ERR_BAD_RESPONSE' })
+  t.regex(err.message, TOO_LONG)
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+})
+
+test('an answer of exactly the limit is still read', async (t) => {
+  // 16 384 bytes exactly: {"status":1,"request":"…"} is 25 bytes around the token.
+  const token = 'y'.repeat(LIMIT - 25)
+  const { tracker, solver } = await setUp(t, { answer: () => token })
+  t.is(JSON.stringify({ status: 1, request: token }).length, LIMIT)
+  const { answer } = await solver.solve(TURNSTILE)
+  t.is(answer, token)
+  t.deepEqual(tracker.recorded, { successes: 1, failures: 0 })
+})
+
+// Issue 20 item 9: the API key never shows in an error, whatever the server echoes.
+const SECRET = 'S3cr/et+Key-0123456789abcdef'
+// Its whole forms (raw, percent- and form-encoded), and its first 8 characters: half a key is a leak too.
+const leaks = (text) =>
+  [SECRET, encodeURIComponent(SECRET), new URLSearchParams({ k: SECRET }).toString().slice(2), SECRET.slice(0, 8)].filter((f) => text.includes(f))
+const echoes = {
+  'an error page echoing the polled URL': { 'res.php': (res, params, req) => res.writeHead(404, { 'content-type': 'text/html' }).end(`<pre>Cannot GET ${req.url}</pre>`) },
+  'a body quoting the raw key past the 80-character cut': {
+    'in.php': (res, params) => res.writeHead(502).end(`${'-'.repeat(50)} upstream said: key ${params.key} is throttled`),
+  },
+  'error_text quoting the key': {
+    'in.php': (res, params) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 0, request: 'ERROR_KEY_DOES_NOT_EXIST', error_text: `no key ${params.key} here` })),
+  },
+  'a service code that is the key itself': {
+    'res.php': (res, params) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 0, request: params.key })),
+  },
+}
+for (const [what, raw] of Object.entries(echoes)) {
+  test(`the API key is redacted from the error: ${what}`, async (t) => {
+    const { mock, tracker, solver } = await setUp(t, { apiKey: SECRET, raw }, { apiKey: SECRET })
+    const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: SolveError })
+    t.true(mock.requests.some((r) => r.params.key === SECRET), 'the server did get the key')
+    const shown = `${err.message}\n${err.code}\n${require('node:util').inspect(err, { depth: Infinity })}`
+    t.deepEqual(leaks(shown), [], shown)
+    t.true(err.message.includes('***'), err.message)
+    t.is(tracker.recorded.successes, 0)
+  })
+}
+
+test('redaction: a polled URL echoed in a body shows key=*** and keeps the rest', async (t) => {
+  const echo = (res, params, req) => res.writeHead(404, { 'content-type': 'text/plain' }).end(`Cannot GET ${req.url}`)
+  const { solver } = await setUp(t, { apiKey: SECRET, raw: { 'res.php': echo } }, { apiKey: SECRET })
+  const err = await t.throwsAsync(solver.solve(TURNSTILE), { code: 'ERR_BAD_RESPONSE' })
+  t.is(err.message, `CaptchaAI result answer is not the protocol's JSON (HTTP 404): "Cannot GET /res.php?key=***&action=get&id=${FIRST_ID}&json=1"`)
+})

@@ -77,6 +77,42 @@ function describe(value) {
   return typeof value
 }
 
+/**
+ * A thrown value as text for a warning or a message, whatever it is: an Error's
+ * message, a string as is, anything else as util.inspect shows it (a Symbol, a
+ * null-prototype object, an object whose toString throws). Never throws: a value
+ * that cannot be looked at (a revoked Proxy, a throwing message getter) is named
+ * by its type.
+ * @param {unknown} value
+ * @returns {string}
+ */
+function thrownText(value) {
+  try {
+    if (typeof value === 'string') return value
+    if (value instanceof Error) {
+      const message = value.message
+      if (typeof message === 'string') return message
+    }
+    return require('node:util').inspect(value, { depth: 2, breakLength: Infinity })
+  } catch {
+    return `an unprintable ${value === null ? 'null' : typeof value}`
+  }
+}
+
+/**
+ * `text` safe to print in a message: the characters a terminal or a log would act
+ * on (C0 and C1 controls, DEL, U+2028/U+2029, U+FEFF, U+FFFE/U+FFFF, lone surrogates)
+ * written as \uXXXX escapes, everything else as it is.
+ * @param {string} text
+ * @returns {string}
+ */
+function printable(text) {
+  return String(text).replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
+}
+
 /** A TypeError with code ERR_INVALID_ARG_TYPE. */
 function invalidArgType(message) {
   const err = new TypeError(message)
@@ -132,6 +168,8 @@ module.exports = {
   GuardTimeoutError,
   SolveError,
   describe,
+  thrownText,
+  printable,
   invalidArgType,
   outOfRange,
   invalidArgValue,

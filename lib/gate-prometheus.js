@@ -5,6 +5,14 @@
 // the remaining budget with the tracker's thresholds, the exit code as the
 // snapshot gate's (lib/cli/gate.js), so a pipeline can use either.
 const { parseDuration } = require('./duration')
+const { redact, redactUrl, urlSecrets } = require('./redact')
+const { printable } = require('./errors')
+
+/**
+ * The environment variable that may hold Prometheus's credentials instead of the
+ * URL: `user:password` (sent as HTTP basic auth) or `Bearer <token>`.
+ */
+const AUTH_ENV = 'CAPTCHA_BUDGET_PROMETHEUS_AUTH'
 
 /** Exit codes, as `gate <snapshot>`. */
 const EXIT = { proceed: 0, badInput: 2, stop: 3 }
@@ -42,19 +50,51 @@ function fromOptions(file, options) {
   return gatePrometheus(options)
 }
 
+// The Authorization header for the URL's user:password@ or AUTH_ENV (never both), and the
+// secrets every message masks; the URL itself loses its credentials (fetch refuses them).
+function credentials(url, env) {
+  const decode = (x) => {
+    try {
+      return decodeURIComponent(x)
+    } catch {
+      return x
+    }
+  }
+  const fromUrl = url.username !== '' || url.password !== ''
+  const fromEnv = typeof env === 'string' && env !== ''
+  if (fromUrl && fromEnv) return { error: `give Prometheus's credentials in the --prometheus URL or in ${AUTH_ENV}, not both` }
+  if (fromUrl) {
+    const pair = `${decode(url.username)}:${decode(url.password)}`
+    url.username = ''
+    url.password = ''
+    const token = Buffer.from(pair).toString('base64')
+    return { authorization: `Basic ${token}`, secrets: [pair, token] }
+  }
+  if (!fromEnv) return { authorization: undefined, secrets: [] }
+  if (/^bearer\s+\S/i.test(env)) return { authorization: env.trim(), secrets: [env.trim().split(/\s+/).slice(1).join(' ')] }
+  const colon = env.indexOf(':')
+  if (colon === -1) return { error: `${AUTH_ENV} must be user:password (basic auth) or 'Bearer <token>'` }
+  const token = Buffer.from(env).toString('base64')
+  return { authorization: `Basic ${token}`, secrets: [env, env.slice(colon + 1), token] }
+}
+
 /** Checked options, or a message for a usage error. */
-function checkOptions({ prometheus, slo, maxBurnRate, warningThreshold = '0.5', criticalThreshold = '0.1', timeout = '10s' }) {
+function checkOptions({ prometheus, slo, maxBurnRate, warningThreshold = '0.5', criticalThreshold = '0.1', timeout = '10s' }, env = process.env) {
   let url
+  const notUrl = () => ({ error: `--prometheus must be an http(s) URL such as http://127.0.0.1:9090, got '${redactUrl(prometheus, urlSecrets(prometheus))}'` })
   try {
     url = new URL(prometheus)
   } catch {
-    return { error: `--prometheus must be an http(s) URL such as http://127.0.0.1:9090, got '${prometheus}'` }
+    return notUrl()
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { error: `--prometheus must be an http(s) URL such as http://127.0.0.1:9090, got '${prometheus}'` }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return notUrl()
+  const auth = credentials(url, env[AUTH_ENV])
+  if (auth.error) return auth
+  const secrets = [...urlSecrets(prometheus), ...auth.secrets]
   if (slo === undefined || slo === '') return { error: '--slo <id> is required with --prometheus (the slo label of the rules, e.g. turnstile-95-30d)' }
-  const fraction = (text, flag) => {
-    const x = /^(\d+(\.\d+)?|\.\d+)$/.test(text) ? Number(text) : NaN
-    return x >= 0 && x <= 1 ? x : { error: `${flag} must be a fraction in [0, 1] such as 0.1, got '${text}'` }
+  const fraction = (given, flag) => {
+    const x = /^(\d+(\.\d+)?|\.\d+)$/.test(given) ? Number(given) : NaN
+    return x >= 0 && x <= 1 ? x : { error: `${flag} must be a fraction in [0, 1] such as 0.1, got '${given}'` }
   }
   const warning = fraction(warningThreshold, '--warning-threshold')
   const critical = fraction(criticalThreshold, '--critical-threshold')
@@ -71,27 +111,42 @@ function checkOptions({ prometheus, slo, maxBurnRate, warningThreshold = '0.5', 
   } catch (err) {
     return { error: err.message }
   }
-  return { url, slo, warning, critical, maxBurn, timeoutMs }
+  return { url, slo, warning, critical, maxBurn, timeoutMs, authorization: auth.authorization, secrets }
 }
 
-/** An instant query: the samples as [{ labels, value }]; throws with what went wrong. */
-async function query(base, promql, timeoutMs) {
-  const url = new URL('api/v1/query', base.href.endsWith('/') ? base : new URL(`${base.href}/`))
+/**
+ * An instant query: the samples as [{ labels, value }]; throws with what went
+ * wrong, every quoted text redacted (lib/redact.js) of `secrets`.
+ */
+async function query(base, promql, timeoutMs, { authorization, secrets = [] } = {}) {
+  const url = new URL('api/v1/query', base.href.endsWith('/') ? base : new URL(base.href + '/'))
   url.searchParams.set('query', promql)
+  const headers = { Accept: 'application/json' }
+  if (authorization !== undefined) headers.Authorization = authorization
+  const origin = redactUrl(base.origin, secrets)
   let res
   try {
-    res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { Accept: 'application/json' } })
+    res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers })
   } catch (err) {
-    throw new Error(`cannot reach Prometheus at ${base.origin}: ${err.cause?.code ?? err.cause?.message ?? err.message}`)
+    throw new Error(`cannot reach Prometheus at ${origin}: ${redact(err.cause?.code ?? err.cause?.message ?? err.message, secrets)}`)
+  }
+  if (res.status === 401 || res.status === 403) {
+    res.body?.cancel().catch(() => {})
+    const given = authorization === undefined ? 'none were given' : 'check them'
+    throw new Error(
+      `Prometheus at ${origin} answered HTTP ${res.status}: it needs credentials (user:password@ in the --prometheus URL, or ${AUTH_ENV}); ${given}`,
+    )
   }
   let body
   try {
     body = await res.json()
   } catch {
-    throw new Error(`${url.origin}${url.pathname}: HTTP ${res.status}, not the Prometheus API's JSON`)
+    throw new Error(`${origin}${redactUrl(url.pathname, secrets)}: HTTP ${res.status}, not the Prometheus API's JSON`)
   }
-  if (body.status !== 'success') throw new Error(`Prometheus refused ${promql}: ${body.errorType ?? `HTTP ${res.status}`}: ${body.error ?? ''}`)
-  if (body.data?.resultType !== 'vector') throw new Error(`Prometheus answered ${promql} with a ${body.data?.resultType}, not a vector`)
+  if (body.status !== 'success') {
+    throw new Error(`Prometheus refused ${promql}: ${redact(body.errorType ?? `HTTP ${res.status}`, secrets)}: ${redact(body.error ?? '', secrets)}`)
+  }
+  if (body.data?.resultType !== 'vector') throw new Error(`Prometheus answered ${promql} with a ${redact(body.data?.resultType, secrets)}, not a vector`)
   return body.data.result.map((r) => ({ labels: r.metric, value: Number(r.value[1]) }))
 }
 
@@ -118,6 +173,7 @@ async function gatePrometheus(options) {
     return EXIT.badInput
   }
   const { url, slo, maxBurn, timeoutMs } = checked
+  const auth = { authorization: checked.authorization, secrets: checked.secrets }
   const sel = `{slo=${JSON.stringify(slo)}}`
   let info
   let remaining
@@ -125,15 +181,15 @@ async function gatePrometheus(options) {
   let periodBurn
   let firing
   try {
-    info = await query(url, `captcha_budget:slo_info${sel}`, timeoutMs)
+    info = await query(url, `captcha_budget:slo_info${sel}`, timeoutMs, auth)
     if (info.length === 0) {
       throw new Error(`Prometheus has no SLO '${slo}' (no captcha_budget:slo_info${sel}): are the rules of \`captcha-budget rules\` loaded, and the id right?`)
     }
     ;[remaining, burn, periodBurn, firing] = await Promise.all([
-      query(url, `captcha_budget:error_budget_remaining:ratio${sel}`, timeoutMs),
-      query(url, `captcha_budget:current_burn_rate:ratio${sel}`, timeoutMs),
-      query(url, `captcha_budget:period_burn_rate:ratio${sel}`, timeoutMs),
-      query(url, `ALERTS{alertstate="firing",slo=${JSON.stringify(slo)}}`, timeoutMs),
+      query(url, `captcha_budget:error_budget_remaining:ratio${sel}`, timeoutMs, auth),
+      query(url, `captcha_budget:current_burn_rate:ratio${sel}`, timeoutMs, auth),
+      query(url, `captcha_budget:period_burn_rate:ratio${sel}`, timeoutMs, auth),
+      query(url, `ALERTS{alertstate="firing",slo=${JSON.stringify(slo)}}`, timeoutMs, auth),
     ])
   } catch (err) {
     console.error(`captcha-budget gate: ${err.message}`)
@@ -175,11 +231,12 @@ async function gatePrometheus(options) {
   } else {
     console.log(
       [
-        `slo               ${slo} (source ${meta.name}, SLO ${round(Number(meta.objective) * 100)} % over ${meta.period}, fleet-wide from ${url.origin})`,
+        // Label values are the server's: printed with control characters escaped.
+        `slo               ${printable(slo)} (source ${printable(meta.name)}, SLO ${round(Number(meta.objective) * 100)} % over ${printable(meta.period)}, fleet-wide from ${url.origin})`,
         `status            ${status}${noData ? ' (no solves in the period)' : ''}`,
         `budget left       ${round(remainingValue * 100)} %`,
         `burn rate         ${round(burnValue)} now, ${round(periodBurnValue)} over the period`,
-        `alerts firing     ${alerts.join(', ') || 'none'}`,
+        `alerts firing     ${printable(alerts.join(', ')) || 'none'}`,
         proceed ? 'deploys may proceed' : `deploys stop: ${reasons.join('; ')}`,
       ].join('\n'),
     )
@@ -189,4 +246,4 @@ async function gatePrometheus(options) {
 
 const round = (x) => String(Number(x.toPrecision(4)))
 
-module.exports = { addOptions, fromOptions, gatePrometheus, statusOf, EXIT }
+module.exports = { addOptions, fromOptions, gatePrometheus, statusOf, EXIT, AUTH_ENV }

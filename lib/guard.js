@@ -9,6 +9,7 @@ const {
   BudgetExhaustedError,
   GuardTimeoutError,
   describe,
+  thrownText,
   invalidArgType,
   checkOptionsObject,
   integerOption,
@@ -43,8 +44,7 @@ function countsAgainstBudget(countsAsFailure, error) {
   try {
     verdict = countsAsFailure(error)
   } catch (classifierError) {
-    const why = classifierError instanceof Error ? classifierError.message : String(classifierError)
-    process.emitWarning(`guard: countsAsFailure threw (${why}); the rejection counts as a failure`, 'BudgetGuardWarning')
+    process.emitWarning(`guard: countsAsFailure threw (${thrownText(classifierError)}); the rejection counts as a failure`, 'BudgetGuardWarning')
     return true
   }
   if (typeof verdict === 'boolean') return verdict

@@ -4,7 +4,7 @@
 // config fields and custom pairs; the default pairs are this file's own,
 // built for what a scrape can see.
 const { ErrorBudgetTracker } = require('../native.js')
-const { ARGUMENT_NAME, describe, invalidArgType, outOfRange, invalidArgValue } = require('./errors')
+const { ARGUMENT_NAME, describe, printable, invalidArgType, outOfRange, invalidArgValue } = require('./errors')
 const { promDuration } = require('./duration')
 
 /** The fields of `slo`. */
@@ -18,6 +18,97 @@ const WHERE = 'prometheusRules(slo): '
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/
 // Labels the rules set themselves: a user label of that name would break matching or identity.
 const RESERVED_LABELS = ['slo', 'name', 'pair', 'window', 'outcome', 'alertname', 'alertstate', 'objective', 'period', 'description']
+// Characters that Prometheus, YAML or promtool will not take in a name, id or label
+// value as they are, or that forge a line in a file or a log: the C0 controls,
+// DEL, the C1 controls (NEL, U+0085, is a YAML line break), the line and
+// paragraph separators U+2028/U+2029, the byte-order mark U+FEFF and the
+// noncharacters U+FFFE/U+FFFF (outside YAML's printable set). Lone surrogates are
+// checked apart (they are not UTF-8 at all). In names, ids and label values also
+// U+FFFD, the replacement character, which PromQL's lexer takes for invalid UTF-8.
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffd-\uffff]/
+// The same for annotation text and the description, which may hold tabs and line breaks.
+const UNPRINTABLE_TEXT = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/
+// A high surrogate not followed by a low one, or a low one not preceded by a high one: not Unicode (nor UTF-8) at all.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+// Go template delimiters: Prometheus expands alert labels and annotations as templates.
+const TEMPLATE = /\{\{|\}\}/
+const ALLOWED_CHARACTERS = 'no control characters U+0000–001F, DEL, U+0080–009F (NEL), U+2028/U+2029, U+FEFF, U+FFFD–FFFF or lone surrogates'
+const ALLOWED_TEXT = 'no control characters but tab and line feed, no DEL, U+0080–009F (NEL), U+2028/U+2029, U+FEFF, U+FFFE/U+FFFF or lone surrogates'
+
+/** A value as quoted in a message: JSON, with what JSON leaves raw but a terminal or log would act on escaped too. */
+const shown = (value) => printable(JSON.stringify(value) ?? String(value))
+
+/**
+ * What is wrong with `value` as a name, id or label value (or, with `text`, as
+ * annotation text, where line breaks are fine), or null: a character that YAML or
+ * Prometheus refuse, or (unless `template`) Go template syntax.
+ */
+function textProblem(value, { text = false, template = false } = {}) {
+  // The first offending character, whichever kind it is.
+  const bad = [LONE_SURROGATE.exec(value), (text ? UNPRINTABLE_TEXT : UNPRINTABLE).exec(value)].filter(Boolean).sort((x, y) => x.index - y.index)[0]
+  if (bad) {
+    const code = bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')
+    const what = text ? 'annotation text' : 'names, ids and label values'
+    return `holds U+${code} at character ${bad.index + 1}: ${what} must be printable Unicode that YAML and Prometheus take as it is (${text ? ALLOWED_TEXT : ALLOWED_CHARACTERS})`
+  }
+  if (!template && TEMPLATE.test(value)) {
+    return "holds '{{' or '}}': Prometheus would expand it as a Go template in the alerts' labels and annotations (template injection); leave the braces out"
+  }
+  return null
+}
+
+/**
+ * Checks a name, id or label value; throws a TypeError (ERR_INVALID_ARG_VALUE)
+ * naming `field` when textProblem finds something.
+ */
+function checkText(value, field, options) {
+  const problem = textProblem(value, options)
+  if (problem) throw invalidArgValue(`${WHERE}${field} ${problem}, got ${shown(value)}`)
+  return value
+}
+
+/**
+ * Checks the template syntax of an annotation the caller wrote (a Prometheus
+ * template by design, e.g. `{{ $labels.slo }}`): every `{{` is closed by a `}}`
+ * (strings and raw strings inside an action skipped), and no `}}` stands alone,
+ * so that promtool can parse it. What the actions do is the author's.
+ */
+function checkTemplate(value, field) {
+  checkText(value, field, { text: true, template: true })
+  let i = 0
+  for (;;) {
+    const open = value.indexOf('{{', i)
+    const close = value.indexOf('}}', i)
+    if (open === -1) {
+      if (close !== -1) throw invalidArgValue(`${WHERE}${field} has a '}}' at character ${close + 1} that closes no '{{' (a Prometheus template), got ${shown(value)}`)
+      return value
+    }
+    if (close !== -1 && close < open) {
+      throw invalidArgValue(`${WHERE}${field} has a '}}' at character ${close + 1} that closes no '{{' (a Prometheus template), got ${shown(value)}`)
+    }
+    // Inside the action: skip "…" (with \ escapes), `…` and '…' until the closing }}.
+    let j = open + 2
+    let end = -1
+    while (j < value.length) {
+      const c = value[j]
+      if (c === '"' || c === "'" || c === '`') {
+        j += 1
+        while (j < value.length && value[j] !== c) j += c !== '`' && value[j] === '\\' ? 2 : 1
+        j += 1
+      } else if (c === '}' && value[j + 1] === '}') {
+        end = j
+        break
+      } else if (c === '{' && value[j + 1] === '{') {
+        break
+      } else {
+        j += 1
+      }
+    }
+    if (end === -1) throw invalidArgValue(`${WHERE}${field} has a '{{' at character ${open + 1} that is never closed by '}}' (a Prometheus template), got ${shown(value)}`)
+    i = end + 2
+  }
+}
+
 /** Default minimum of failures in a pair's long window before it may fire (issue 14: ~10 failures tell an incident from noise). */
 const MIN_FAILURES = 10
 /** How long the source may be absent before CaptchaBudgetSourceAbsent fires. */
@@ -60,6 +151,9 @@ function checkStringMap(value, where, { labels }) {
     }
     if (!labels && !LABEL_NAME.test(key)) throw invalidArgValue(`${WHERE}${where}: '${key}' is not an annotation name ([a-zA-Z_][a-zA-Z0-9_]*)`)
     if (typeof v !== 'string') throw invalidArgType(`${WHERE}${where}.${key} must be a string, got ${describe(v)}`)
+    // Label values are data (no template syntax); annotations are the author's templates, which must parse.
+    if (labels) checkText(v, `${where}.${key}`)
+    else checkTemplate(v, `${where}.${key}`)
   }
   return value
 }
@@ -120,9 +214,10 @@ function checkSlo(slo) {
   const { name, targetRate, windowMs, id, minFailures, description } = slo
   for (const [field, value] of [['name', name], ['id', id]]) {
     if (field === 'id' && value === undefined) continue
-    if (typeof value !== 'string' || value === '' || /[\u0000-\u001f]/.test(value)) {
-      throw invalidArgType(`${WHERE}slo.${field} must be a non-empty string without control characters, got ${JSON.stringify(value) ?? 'undefined'}`)
+    if (typeof value !== 'string' || value === '') {
+      throw invalidArgType(`${WHERE}slo.${field} must be a non-empty string without control characters, got ${shown(value)}`)
     }
+    checkText(value, `slo.${field}`)
   }
   for (const [field, value] of [['targetRate', targetRate], ['windowMs', windowMs]]) {
     if (value === undefined) throw invalidArgValue(`${WHERE}slo.${field} is required`)
@@ -140,7 +235,16 @@ function checkSlo(slo) {
   if (description !== undefined && typeof description !== 'string') {
     throw invalidArgType(`${WHERE}slo.description must be a string, got ${describe(description)}`)
   }
+  // A label of the info series: data, like the name.
+  if (description !== undefined) checkText(description, 'slo.description', { text: true })
   checkStringMap(slo.labels, 'slo.labels', { labels: true })
+  // Custom pair names go into the `pair` label and the annotations; checked as given (the
+  // tracker checks the rest, and would read a lone surrogate as U+FFFD).
+  if (Array.isArray(slo.alerts)) {
+    slo.alerts.forEach((pair, i) => {
+      if (pair !== null && typeof pair === 'object' && typeof pair.name === 'string') checkText(pair.name, `slo.alerts[${i}].name`)
+    })
+  }
   return checkAlerting(slo.alerting)
 }
 
@@ -228,6 +332,8 @@ function prometheusPolicy(slo, scrapeIntervalMs) {
 
 module.exports = {
   checkSlo,
+  checkText,
+  shown,
   checkOptions,
   prometheusPolicy,
   defaultId,

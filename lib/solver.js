@@ -7,6 +7,7 @@
 // attempt, so it is recorded exactly once, and refused while the budget is exhausted.
 const { setTimeout: sleep } = require('node:timers/promises')
 const { SolveError, describe, invalidArgType, invalidArgValue, checkOptionsObject, integerOption } = require('./errors')
+const { redact, redactUrl, quoteBody } = require('./redact')
 
 const DEFAULT_BASE_URL = 'https://ocr.captchaai.com'
 const SOLVER_OPTIONS = ['apiKey', 'baseUrl', 'tracker', 'pollIntervalMs', 'timeoutMs', 'countsAsFailure']
@@ -16,6 +17,15 @@ const MAX_MS = 2 ** 31 - 1 // setTimeout's limit
 const REQUIRED_PARAMS = { turnstile: ['sitekey', 'pageurl'], userrecaptcha: ['googlekey', 'pageurl'], base64: ['body'] }
 // Set by the client itself: a task may not override them.
 const RESERVED_PARAMS = ['key', 'json']
+/**
+ * The most of an in.php / res.php answer read, in bytes after decompression: the
+ * protocol's JSON is a status and a task id or a token (a few hundred bytes to
+ * a few KiB). A longer body (an endless stream, a huge answer, a gzip bomb) is
+ * cut off there, the request aborted, and the attempt fails with ERR_BAD_RESPONSE.
+ */
+const MAX_BODY_BYTES = 16 * 1024
+// How much of error_text a message quotes.
+const MAX_ERROR_TEXT = 200
 
 /**
  * Service codes that are the caller's or the account's problem, not the solver's
@@ -64,11 +74,6 @@ function defaultCountsAsFailure(error) {
   return !(error instanceof SolveError && callerCodes.has(error.code))
 }
 
-// baseUrl as quoted in messages: any user:password@ replaced by ***@, parsed or not.
-function redacted(baseUrl) {
-  return String(baseUrl).replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/?#]*@/i, '$1***@')
-}
-
 function checkBaseUrl(baseUrl) {
   if (typeof baseUrl !== 'string' && !(baseUrl instanceof URL)) {
     throw invalidArgType(`createSolver options.baseUrl must be a string or URL, got ${describe(baseUrl)}`)
@@ -77,15 +82,15 @@ function checkBaseUrl(baseUrl) {
   try {
     url = new URL(String(baseUrl))
   } catch {
-    throw invalidArgType(`createSolver options.baseUrl must be an absolute http(s) URL, got '${redacted(baseUrl)}'`)
+    throw invalidArgType(`createSolver options.baseUrl must be an absolute http(s) URL, got '${redactUrl(baseUrl)}'`)
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw invalidArgType(`createSolver options.baseUrl must be an http(s) URL, got '${redacted(baseUrl)}'`)
+    throw invalidArgType(`createSolver options.baseUrl must be an http(s) URL, got '${redactUrl(baseUrl)}'`)
   }
   // fetch() refuses them (quoting the URL in its error), and they would show in
   // solver.baseUrl: the API key is the service's only credential.
   if (url.username !== '' || url.password !== '') {
-    const err = new TypeError(`createSolver options.baseUrl must not hold credentials (user:password@): got '${redacted(url.href)}'`)
+    const err = new TypeError(`createSolver options.baseUrl must not hold credentials (user:password@): got '${redactUrl(url)}'`)
     err.code = 'ERR_INVALID_ARG_VALUE'
     throw err
   }
@@ -117,19 +122,47 @@ function checkTask(task) {
   return params
 }
 
+// The body as text, or null once it passes `limit` bytes (as decompressed by
+// fetch): the stream is then cancelled, which aborts the request.
+async function readLimited(response, limit) {
+  if (response.body === null) return ''
+  const reader = response.body.getReader()
+  const chunks = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > limit) {
+      reader.cancel().catch(() => {})
+      return null
+    }
+    chunks.push(value)
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks))
+}
+
 // One request; the protocol's answer ({status, request}) or a SolveError. After
 // the guard's deadline the signal is aborted: its reason is rethrown as is (the
-// guard has already settled and ignores it).
-async function call(url, init, signal, stage, taskId) {
+// guard has already settled and ignores it). Every message goes through
+// lib/redact.js with the API key as a secret: a server may echo the request.
+async function call(url, init, signal, stage, taskId, apiKey) {
   let response
   let text
   try {
     response = await fetch(url, { ...init, signal })
-    text = await response.text()
+    text = await readLimited(response, MAX_BODY_BYTES)
   } catch (error) {
     if (signal.aborted) throw signal.reason
-    const why = error?.cause?.code ?? error?.cause?.message ?? error?.message
+    const why = redact(error?.cause?.code ?? error?.cause?.message ?? error?.message, [apiKey])
     throw new SolveError('ERR_NETWORK', `CaptchaAI ${stage} request failed: ${why}`, { stage, taskId, cause: error })
+  }
+  if (text === null) {
+    throw new SolveError(
+      'ERR_BAD_RESPONSE',
+      `CaptchaAI ${stage} answer is longer than ${MAX_BODY_BYTES} bytes (HTTP ${response.status}): not the protocol's JSON, request aborted`,
+      { stage, taskId, httpStatus: response.status },
+    )
   }
   let body
   try {
@@ -140,20 +173,21 @@ async function call(url, init, signal, stage, taskId) {
   const isAnswer = body !== null && typeof body === 'object' && (body.status === 0 || body.status === 1) &&
     (typeof body.request === 'string' || typeof body.request === 'number')
   if (!isAnswer) {
-    const excerpt = text.length > 80 ? `${text.slice(0, 80)}…` : text
     throw new SolveError(
       'ERR_BAD_RESPONSE',
-      `CaptchaAI ${stage} answer is not the protocol's JSON (HTTP ${response.status}): ${JSON.stringify(excerpt)}`,
+      `CaptchaAI ${stage} answer is not the protocol's JSON (HTTP ${response.status}): ${quoteBody(text, [apiKey])}`,
       { stage, taskId, httpStatus: response.status },
     )
   }
   return { body, httpStatus: response.status }
 }
 
-function serviceError({ body, httpStatus }, stage, taskId) {
-  const code = String(body.request)
-  const detail = typeof body.error_text === 'string' && body.error_text !== '' ? `: ${body.error_text}` : ''
-  const where = stage === 'submit' ? 'in.php' : `res.php (task ${taskId})`
+function serviceError({ body, httpStatus }, stage, taskId, apiKey) {
+  // The code and error_text are the server's words: redacted (they may quote the
+  // request), error_text quoted as JSON and cut short.
+  const code = redact(body.request, [apiKey])
+  const detail = typeof body.error_text === 'string' && body.error_text !== '' ? `: ${quoteBody(body.error_text, [apiKey], MAX_ERROR_TEXT)}` : ''
+  const where = stage === 'submit' ? 'in.php' : `res.php (task ${redact(taskId, [apiKey])})`
   return new SolveError(code, `CaptchaAI ${where} answered ${code}${detail}`, { stage, taskId, httpStatus })
 }
 
@@ -187,16 +221,16 @@ function createSolver(options) {
   async function run(params, signal) {
     params.set('key', apiKey)
     params.set('json', '1')
-    const submitted = await call(inUrl, { method: 'POST', body: params }, signal, 'submit', null)
-    if (submitted.body.status !== 1) throw serviceError(submitted, 'submit', null)
+    const submitted = await call(inUrl, { method: 'POST', body: params }, signal, 'submit', null, apiKey)
+    if (submitted.body.status !== 1) throw serviceError(submitted, 'submit', null, apiKey)
     const taskId = String(submitted.body.request)
     const poll = new URL(resUrl)
     poll.search = new URLSearchParams({ key: apiKey, action: 'get', id: taskId, json: '1' }).toString()
     for (;;) {
       await sleep(pollIntervalMs, undefined, { signal })
-      const result = await call(poll, { method: 'GET' }, signal, 'result', taskId)
+      const result = await call(poll, { method: 'GET' }, signal, 'result', taskId, apiKey)
       if (result.body.status === 1) return { taskId, answer: String(result.body.request) }
-      if (result.body.request !== 'CAPCHA_NOT_READY') throw serviceError(result, 'result', taskId)
+      if (result.body.request !== 'CAPCHA_NOT_READY') throw serviceError(result, 'result', taskId, apiKey)
     }
   }
 

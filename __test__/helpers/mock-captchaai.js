@@ -28,6 +28,10 @@ const REQUIRED = {
  * - `answer` ((params, id) => `token-${id}`): the solution of a task.
  * - `delayMs` (0): every answer waits this long (a slow service).
  * - `malformed` (null): 'in.php' or 'res.php' answers truncated JSON there.
+ * - `raw` ({}): `{ 'in.php'?: handler, 'res.php'?: handler }`, a hostile server's
+ *   answer there: `handler(res, params, req)` writes the whole response itself (an
+ *   endless body, a huge answer, a gzip bomb, a body echoing the request). The
+ *   request is logged first, as every other.
  * Returns `{ url, requests, close }`: `requests` logs `{ path, httpMethod, params }`.
  */
 async function startMockCaptchaAI(behaviour = {}) {
@@ -39,6 +43,7 @@ async function startMockCaptchaAI(behaviour = {}) {
     answer = (params, id) => `token-${id}`,
     delayMs = 0,
     malformed = null,
+    raw: hostileAnswers = {},
   } = behaviour
   const requests = []
   const tasks = new Map() // id → { params, polls }
@@ -80,6 +85,8 @@ async function startMockCaptchaAI(behaviour = {}) {
           res.writeHead(404, { 'content-type': 'text/plain' }).end('not found')
           return
         }
+        const hostile = hostileAnswers[url.pathname.slice(1)]
+        if (hostile) return hostile(res, params, req)
         const result = protocolAnswer(url.pathname, params)
         const json = typeof result === 'string' ? { status: 0, request: result } : result
         if (malformed === url.pathname.slice(1)) {

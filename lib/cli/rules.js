@@ -4,6 +4,7 @@
 // from the flags, or many from an OpenSLO / Sloth file (--spec).
 const fs = require('node:fs')
 const { writeOutput, UsageError, parseTarget, parseCount, parseDurationArg, parseAlerts } = require('../cli-values')
+const { printable } = require('../errors')
 
 const BAD_INPUT = 2
 // The flags that describe one SLO, which --spec replaces.
@@ -101,8 +102,8 @@ function rules(options) {
       } catch (err) {
         // The library names the fields slo.<field>; each flag sets the field of its name.
         if (typeof err?.message !== 'string' || !err.message.startsWith('prometheusRules(slo')) throw err
-        const body = err.message.startsWith(WHERE) ? err.message.slice(WHERE.length) : err.message
-        throw new UsageError(where[i] ? `${where[i]}: invalid SLO '${slo.id}': ${body}` : `invalid SLO: ${body}`)
+        const detail = err.message.startsWith(WHERE) ? err.message.slice(WHERE.length) : err.message
+        throw new UsageError(where[i] ? `${where[i]}: invalid SLO '${printable(slo.id)}': ${detail}` : `invalid SLO: ${detail}`)
       }
     })
     try {

@@ -5,6 +5,16 @@
 // time, and answers with gate's exit codes. The Redis client is the caller's
 // install of ioredis or node-redis: none is bundled.
 const { keysOf } = require('./store.js')
+const { redact, redactUrl, urlSecrets } = require('../redact.js')
+const { printable } = require('../errors.js')
+
+// What went wrong connecting: the client's own last error (ECONNREFUSED, WRONGPASS, …)
+// rather than the "Connection is closed." that connect() rejects with after it.
+function connectError(err, last) {
+  const cause = last ?? err
+  const why = cause?.code && !String(cause.message).includes(cause.code) ? `${cause.code}: ${cause.message}` : cause?.message
+  return new Error(`cannot connect: ${why ?? String(cause)}`, { cause })
+}
 
 /** Loads whichever client is installed and connects it to `url`. */
 async function connect(url) {
@@ -14,8 +24,14 @@ async function connect(url) {
   } catch {}
   if (Redis !== undefined) {
     const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null })
-    redis.on('error', () => {})
-    await redis.connect()
+    let last
+    redis.on('error', (err) => (last = err))
+    try {
+      await redis.connect()
+    } catch (err) {
+      redis.disconnect()
+      throw connectError(err, last)
+    }
     return { send: (args) => redis.call(...args), close: () => redis.disconnect() }
   }
   let nodeRedis
@@ -25,8 +41,16 @@ async function connect(url) {
     throw new Error('--redis needs the ioredis or redis (node-redis v5+) package installed')
   }
   const redis = nodeRedis.createClient({ url, socket: { reconnectStrategy: false } })
-  redis.on('error', () => {})
-  await redis.connect()
+  let last
+  redis.on('error', (err) => (last = err))
+  try {
+    await redis.connect()
+  } catch (err) {
+    try {
+      redis.destroy()
+    } catch {}
+    throw connectError(err, last)
+  }
   return { send: (args) => redis.sendCommand(args), close: () => redis.destroy() }
 }
 
@@ -89,7 +113,9 @@ async function gateRedis(snapshot, options, { answer, EXIT }) {
   try {
     report = await fleetReport(options.redis, options.key)
   } catch (err) {
-    return fail(`${options.redis} ${options.key}: ${err.message}`, EXIT)
+    // The URL's credentials never reach the message (CI logs keep stderr).
+    const secrets = urlSecrets(options.redis)
+    return fail(`${redactUrl(options.redis, secrets)} ${printable(options.key)}: ${redact(err.message, secrets)}`, EXIT)
   }
   return answer(report, options)
 }

@@ -6,6 +6,8 @@
 // error naming the file, the document and the field.
 const YAML = require('yaml')
 const { parseDuration } = require('../duration')
+// Names quoted in messages with what a terminal or log would act on escaped (a hostile name is refused later, by lib/rules-slo.js).
+const { printable } = require('../errors')
 
 const COUNTER = 'captcha_budget_solves_total'
 // OpenSLO's units; M, Q and Y are calendar lengths, which a rolling window of fixed length cannot be.
@@ -208,7 +210,7 @@ function readSpec(text, { file = 'spec', windowMs = 30 * 86_400_000 } = {}) {
     if (doc === null || doc === undefined) return
     if (!isObject(doc)) throw new SpecError(`${at}: must be a map (an OpenSLO document or a Sloth spec)`)
     if (doc.version === 'prometheus/v1') {
-      const label = `${at} (Sloth service ${JSON.stringify(doc.service)})`
+      const label = `${at} (Sloth service ${printable(JSON.stringify(doc.service))})`
       const fail = (field, message) => {
         throw new SpecError(`${label}: ${field} ${message}`)
       }
@@ -218,7 +220,7 @@ function readSpec(text, { file = 'spec', windowMs = 30 * 86_400_000 } = {}) {
       }
     } else if (doc.apiVersion === 'openslo/v1') {
       if (doc.kind !== 'SLO') return
-      const label = `${at} (OpenSLO SLO ${JSON.stringify(doc.metadata?.name)})`
+      const label = `${at} (OpenSLO SLO ${printable(JSON.stringify(doc.metadata?.name))})`
       const fail = (field, message) => {
         throw new SpecError(`${label}: ${field} ${message}`)
       }

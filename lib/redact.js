@@ -1,0 +1,97 @@
+'use strict'
+// The one place where a URL or a body from elsewhere becomes text for an error,
+// a warning or a log line (lib/solver.js, lib/gate-prometheus.js,
+// lib/fleet/gate.js, lib/cli/): credentials never come out. A URL's
+// user:password@ becomes ***@, the value of a query parameter that carries a
+// secret (key, password, token, …) becomes ***, and every secret the caller
+// knows (the CaptchaAI API key) is masked wherever it appears, raw or
+// percent-encoded: a server that echoes the request (`Cannot GET
+// /res.php?key=…`, an `error_text` quoting it) cannot leak it either.
+
+/** What a secret is replaced with. */
+const MASK = '***'
+// Query parameters whose value is a credential (lower case; matched case-insensitively).
+const SECRET_PARAMS = ['key', 'apikey', 'api_key', 'access_token', 'token', 'auth', 'password', 'pass', 'passwd', 'pwd', 'secret', 'sig', 'signature']
+const SECRET_PARAM = new RegExp(`([?&;](?:${SECRET_PARAMS.join('|')})=)[^&;#\\s"'<>]*`, 'gi')
+// scheme://user:password@ or scheme://user@, up to the authority's last @ (a password may hold one).
+const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/?#\s"'<>]*@/gi
+
+/** The forms a secret can take in a body or a URL: raw, percent-encoded, form-encoded. */
+function secretForms(secrets) {
+  const forms = new Set()
+  for (const secret of secrets) {
+    if (typeof secret !== 'string' || secret === '') continue
+    forms.add(secret)
+    forms.add(encodeURIComponent(secret))
+    forms.add(new URLSearchParams({ s: secret }).toString().slice(2))
+  }
+  // Longest first, so that a form containing another is masked whole.
+  return [...forms].sort((a, b) => b.length - a.length)
+}
+
+/**
+ * `text` with credentials masked: URL user-info, secret query parameters, and
+ * each of `secrets` wherever it appears. Anything not a string is made one first.
+ * @param {unknown} text
+ * @param {string[]} [secrets]
+ * @returns {string}
+ */
+function redact(text, secrets = []) {
+  let out = String(text)
+  for (const form of secretForms(secrets)) out = out.split(form).join(MASK)
+  return out.replace(USERINFO, `$1${MASK}@`).replace(SECRET_PARAM, `$1${MASK}`)
+}
+
+/**
+ * A URL (string or URL object, valid or not) as it may be quoted: `redact` of
+ * its text, so user:password@ and secret parameters are masked.
+ * @param {string | URL} url
+ * @param {string[]} [secrets]
+ * @returns {string}
+ */
+function redactUrl(url, secrets = []) {
+  const text = String(url instanceof URL ? url.href : url)
+  // Without a scheme (`user:password@host`), the user-info starts the text.
+  return redact(text.replace(/^(?![a-z][a-z0-9+.-]*:\/\/)[^/?#\s]*@/i, `${MASK}@`), secrets)
+}
+
+/**
+ * The secrets a URL given on the command line carries, to mask wherever a client
+ * library's error might quote them: its user-info, password, and their decoded
+ * forms; found even when the URL does not parse (`user:password@host`).
+ * @param {string | URL} url
+ * @returns {string[]}
+ */
+function urlSecrets(url) {
+  const text = String(url instanceof URL ? url.href : url)
+  const m = /^(?:[a-z][a-z0-9+.-]*:\/\/)?([^/?#\s]*)@/i.exec(text)
+  if (m === null || m[1] === '') return []
+  const userinfo = m[1]
+  const colon = userinfo.indexOf(':')
+  const password = colon === -1 ? '' : userinfo.slice(colon + 1)
+  const decode = (x) => {
+    try {
+      return decodeURIComponent(x)
+    } catch {
+      return x
+    }
+  }
+  // A lone user-info may be a token (http://TOKEN@host): a secret too.
+  return [...new Set([userinfo, decode(userinfo), password, decode(password)])].filter((x) => x !== '')
+}
+
+/**
+ * A body from elsewhere, redacted, cut to `max` characters (after redaction, so
+ * a secret cut in half cannot show its first half) and quoted as JSON, so that
+ * control characters and line breaks cannot forge log lines.
+ * @param {string} text
+ * @param {string[]} [secrets]
+ * @param {number} [max]
+ * @returns {string}
+ */
+function quoteBody(text, secrets = [], max = 80) {
+  const clean = redact(text, secrets)
+  return JSON.stringify(clean.length > max ? `${clean.slice(0, max)}…` : clean)
+}
+
+module.exports = { redact, redactUrl, urlSecrets, quoteBody, MASK, SECRET_PARAMS }
