@@ -2,7 +2,7 @@
 // The package entry: the native addon (native.js, the loader napi-rs generates)
 // plus the parts written in JavaScript. Each export is assigned on its own line
 // so that Node's CommonJS-to-ESM detection sees it (`import { … } from`).
-const native = require('./native.js')
+const native = require('./lib/load-native.js')
 const errors = require('./lib/errors.js')
 
 // A clear TypeError (ERR_INVALID_THIS) for native members called on anything but a tracker (lib/receiver.js).

@@ -16,6 +16,7 @@
 //   ```typescript, …) fails, since it would silently not run.
 const test = require('ava')
 const { nativeOnly } = require('./helpers/binding')
+const { findBinary, missing } = require('./helpers/external')
 const { execFile } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
@@ -46,7 +47,7 @@ function blocksOf(page) {
   lines.forEach((text, i) => {
     if (open) {
       if (text.trim() === open.fence) {
-        blocks.push({ lang: open.lang, code: open.body.join('\n'), line: open.line, adjacent: open.adjacent, nativeOnly: open.nativeOnly })
+        blocks.push({ lang: open.lang, code: open.body.join('\n'), line: open.line, adjacent: open.adjacent, nativeOnly: open.nativeOnly, needs: open.needs })
         open = null
         lastClose = i
       } else {
@@ -58,9 +59,12 @@ function blocksOf(page) {
     if (!m) return
     const between = lines.slice(lastClose + 1, i)
     const adjacent = blocks.length > 0 && lastClose >= 0 && between.every((l) => l.trim() === '')
-    // `<!-- native-only: why -->` on the line before a block: skipped on the WASI build.
-    const note = /^<!--\s*native-only:\s*(.*?)\s*-->$/.exec((lines[i - 1] ?? '').trim())
-    open = { fence: m[2], lang: m[3].toLowerCase(), indent: m[1].length, body: [], line: i + 1, adjacent, nativeOnly: note?.[1] }
+    // Notes on the lines just before a block: `<!-- native-only: why -->` skips it on
+    // the WASI build; `<!-- needs: program -->` where the program is missing (not under CI).
+    const notes = [lines[i - 1], lines[i - 2]].map((l) => (l ?? '').trim())
+    const note = notes.map((l) => /^<!--\s*native-only:\s*(.*?)\s*-->$/.exec(l)).find(Boolean)
+    const needs = notes.map((l) => /^<!--\s*needs:\s*([\w-]+)\s*-->$/.exec(l)).find(Boolean)
+    open = { fence: m[2], lang: m[3].toLowerCase(), indent: m[1].length, body: [], line: i + 1, adjacent, nativeOnly: note?.[1], needs: needs?.[1] }
   })
   if (open) throw new Error(`${page}:${open.line}: a code block is never closed`)
   return blocks
@@ -111,7 +115,11 @@ delete env.NODE_OPTIONS
 
 for (const example of examples) {
   const kind = example.expected === null ? 'runs' : 'prints what its text block shows'
-  const run = example.nativeOnly ? nativeOnly(example.nativeOnly) : test
+  const run = example.needs && !process.env.CI && !findBinary(example.needs)
+    ? (title, ...rest) => test.skip(`${title} [${missing(example.needs)}]`, ...rest)
+    : example.nativeOnly
+      ? nativeOnly(example.nativeOnly)
+      : test
   run(`${example.where} (${example.lang}) ${kind}`, async (t) => {
     const file = path.join(root, `.docs-example-${process.pid}-${example.where.replace(/[^\w]+/g, '-')}.${example.lang}`)
     fs.writeFileSync(file, `${example.code}\n`)

@@ -1,4 +1,5 @@
-const test = require('ava')
+// Needs Debian's redis-server: without it (and not under CI) the file skips in one line.
+const test = require('./helpers/external.js').needs(require('ava'), 'redis-server', __filename)
 const { fork } = require('node:child_process')
 const path = require('node:path')
 const { once } = require('node:events')

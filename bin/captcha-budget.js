@@ -7,6 +7,13 @@ const path = require('node:path')
 const { Command } = require('commander')
 const { version } = require('../package.json')
 
+// A reader that stops early (`| head`, `| true`) closes the pipe: stop writing and
+// exit quietly, as Unix tools do, instead of an EPIPE stack trace.
+process.stdout.on('error', (err) => {
+  if (err.code !== 'EPIPE') throw err
+  process.exit(0)
+})
+
 const program = new Command()
 program
   .name('captcha-budget')

@@ -18,7 +18,7 @@ const main = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')
 /** `npm pack` of `dir` into dist/; the tarball's path and file list. */
 function pack(dir) {
   const [info] = JSON.parse(
-    execFileSync('npm', ['pack', '--json', '--pack-destination', dist], { cwd: dir, encoding: 'utf8' }),
+    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dist], { cwd: dir, encoding: 'utf8' }),
   )
   return { tarball: path.join(dist, info.filename), files: info.files.map((f) => f.path) }
 }
@@ -48,7 +48,8 @@ for (const platform of platforms) {
 for (const f of ['native.js', 'native.d.ts']) {
   if (!fs.existsSync(path.join(root, f))) fail(`${f} is missing: run \`npm run build\` first`)
 }
-const listed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: root, encoding: 'utf8' }))[0]
+// Without scripts: `prepack` refuses a plain `npm pack` of the repository (scripts/refuse-plain-pack.js).
+const listed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }))[0]
 const stage = path.join(root, 'target', 'pack-main')
 fs.rmSync(stage, { recursive: true, force: true })
 for (const { path: file } of listed.files) {

@@ -15,7 +15,8 @@ use crate::args::{describe, js_number, type_name};
 pub struct TrackerConfig {
   /// Fraction of solves that must succeed, in (0, 1]. Default 0.95.
   pub target_rate: Option<f64>,
-  /// Rolling window length in ms, a positive integer. Default 3 600 000 (1 h).
+  /// Rolling window length in ms, a positive integer. Default 3 600 000 (1 h, the
+  /// article's); most pipelines want 24 h (docs/choosing-an-slo.md).
   pub window_ms: Option<f64>,
   /// Remaining-budget fraction below which the status is `warning`, in [0, 1]. Default 0.5.
   pub warning_threshold: Option<f64>,

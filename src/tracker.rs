@@ -83,7 +83,7 @@ impl ErrorBudgetTracker {
     };
     let root = root.as_deref().unwrap_or("config");
     let plan = config::parse(raw).map_err(|e| throw_in(&env, e, root))?;
-    let clock = TrackerClock::new(plan.clock);
+    let clock = crate::clock::clock_for(plan.clock);
     if let TrackerClock::Manual(manual) = &clock {
       manual.advance_to(plan.manual_start_ms);
     }

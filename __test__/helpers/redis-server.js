@@ -7,6 +7,7 @@ const fs = require('node:fs')
 const net = require('node:net')
 const os = require('node:os')
 const path = require('node:path')
+const { findBinary, missingError, signalChild } = require('./external.js')
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -25,12 +26,15 @@ function freePort() {
  * @param {{ port?: number, dir?: string, appendonly?: boolean }} [options] reuse a port and dir to restart
  */
 async function startRedis({ port, dir, appendonly = false } = {}) {
+  // Looked up first: a spawn that fails leaves a child without a pid (below).
+  const binary = findBinary('redis-server')
+  if (binary === null) throw missingError('redis-server')
   port ??= await freePort()
   dir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'fleet-redis-'))
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--daemonize', 'no']
   if (appendonly) args.push('--appendonly', 'yes', '--appendfsync', 'always')
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] })
-  const stopAtExit = () => child.kill('SIGKILL')
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+  const stopAtExit = () => signalChild(child, 'SIGKILL')
   process.once('exit', stopAtExit)
   let log = ''
   await new Promise((resolve, reject) => {
@@ -39,6 +43,7 @@ async function startRedis({ port, dir, appendonly = false } = {}) {
       if (log.includes('Ready to accept connections')) resolve()
     })
     child.once('exit', (code) => reject(new Error(`redis-server exited (${code}) before it was ready:\n${log}`)))
+    child.once('error', reject)
   })
   const exited = new Promise((resolve) => child.once('exit', resolve))
   return {
@@ -48,8 +53,7 @@ async function startRedis({ port, dir, appendonly = false } = {}) {
     /** Stops it: SIGTERM (a clean shutdown) or SIGKILL. */
     async stop(signal = 'SIGTERM') {
       process.removeListener('exit', stopAtExit)
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal)
-      await exited
+      if (signalChild(child, signal)) await exited
     },
   }
 }

@@ -41,6 +41,7 @@ function trackerLines(t, span0) {
   return [
     `  ${t.name}: SLO ${pct(t.targetRate)} over ${humanDuration(t.windowMs)}, ${int(t.events)} solves`,
     `    final        ${f.status} at ${f.at}: ${pct(f.currentRate, 2)} of ${int(f.total)} in the window, budget left ${f.budgetRemainingPct} %, burn rate ${f.burnRate}`,
+    ...(f.insufficientData ? [`    no verdict   fewer than ${int(t.minEvents)} solves in the window (--min-events): insufficient data`] : []),
     `    worst burn   ${t.worstBurnRate ? `${t.worstBurnRate.burnRate} at ${t.worstBurnRate.at}` : 'none'}`,
     `    time spent   ${statuses || span0}`,
     `    alerts fired ${fired.length ? fired.join(', ') : 'none'}`,

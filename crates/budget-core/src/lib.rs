@@ -11,6 +11,7 @@ pub mod error;
 pub mod logparse;
 pub mod rule;
 pub mod tracker;
+pub mod tracker_clock;
 pub mod window;
 
 pub use alerts::{AlertGate, AlertRule, Severity};

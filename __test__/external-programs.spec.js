@@ -1,0 +1,94 @@
+// Specs that need an external program (redis-server, promtool, prometheus) skip
+// cleanly where it is missing, fail under CI, and never signal their caller's
+// process group: a child whose spawn failed has no pid, and kill() on it
+// signals group 0.
+const test = require('ava')
+const { execFile } = require('node:child_process')
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+
+const root = path.join(__dirname, '..')
+const ava = path.join(root, 'node_modules', 'ava', 'entrypoints', 'cli.mjs')
+
+/** A PATH with node and nothing else: none of the external programs. */
+function bareEnv(t, extra = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'captcha-budget-bare-path-'))
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+  fs.symlinkSync(process.execPath, path.join(dir, 'node'))
+  const env = { ...process.env, PATH: dir, ...extra }
+  delete env.CI
+  if (extra.CI) env.CI = extra.CI
+  return env
+}
+
+/**
+ * Runs `script` in its own process group, as npm or a CI step would run the
+ * specs: had it signalled group 0, it would end by SIGKILL.
+ */
+function runDetached(args, env) {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, args, { cwd: root, env, timeout: 60_000, detached: true }, (error, stdout, stderr) =>
+      resolve({ code: error ? error.code : 0, signal: error?.signal ?? null, stdout, stderr }),
+    )
+    child.unref()
+  })
+}
+
+test('startRedis() without redis-server rejects with the install hint and spawns nothing; the caller lives', async (t) => {
+  const script = `
+    const { startRedis } = require('./__test__/helpers/redis-server.js')
+    startRedis().then(() => process.exit(3), (err) => { console.log(err.message); process.exit(0) })`
+  const result = await runDetached(['-e', script], bareEnv(t))
+  t.is(result.signal, null, result.stderr)
+  t.is(result.code, 0, result.stderr)
+  t.regex(result.stdout, /needs redis-server, which is not installed \(apt-get install -y redis-server\)/)
+})
+
+test('signalChild() on a child whose spawn failed sends nothing (child.kill() would SIGKILL the caller’s group)', async (t) => {
+  const script = `
+    const { spawn } = require('node:child_process')
+    const { signalChild } = require('./__test__/helpers/external.js')
+    const child = spawn('no-such-program-captcha-budget', [])
+    child.on('error', () => {})
+    console.log(signalChild(child, 'SIGKILL'))
+    process.exit(0)`
+  const result = await runDetached(['-e', script], bareEnv(t))
+  t.is(result.signal, null)
+  t.is(result.code, 0, result.stderr)
+  t.is(result.stdout, 'false\n')
+})
+
+test('a fleet spec without redis-server skips in one line naming it and how to install it', async (t) => {
+  const result = await runDetached([ava, '--tap', '__test__/fleet-gate.spec.js'], bareEnv(t))
+  t.is(result.code, 0, result.stdout + result.stderr)
+  const skipped = result.stdout.split('\n').filter((line) => line.includes('# SKIP'))
+  t.is(skipped.length, 1, result.stdout)
+  t.regex(skipped[0], /fleet-gate\.spec\.js: every test needs redis-server, which is not installed \(apt-get install -y redis-server\)/)
+  t.notRegex(result.stdout + result.stderr, /uncaught|ENOENT spawn/i)
+})
+
+test('under CI a missing redis-server fails the fleet spec instead of skipping it', async (t) => {
+  const result = await runDetached([ava, '--tap', '__test__/fleet-gate.spec.js'], bareEnv(t, { CI: 'true' }))
+  t.is(result.signal, null)
+  t.not(result.code, 0)
+  t.regex(result.stdout + result.stderr, /needs redis-server/)
+  t.notRegex(result.stdout, /# SKIP/)
+})
+
+test('every documentation example that starts redis-server is marked <!-- needs: redis-server -->', (t) => {
+  const pages = ['README.md', ...fs.readdirSync(path.join(root, 'docs')).map((f) => `docs/${f}`)].filter((f) => f.endsWith('.md'))
+  let marked = 0
+  for (const page of pages) {
+    const lines = fs.readFileSync(path.join(root, page), 'utf8').split('\n')
+    lines.forEach((line, i) => {
+      if (!/^```m?js\s*$/.test(line.trim())) return
+      const end = lines.indexOf('```', i + 1)
+      const body = lines.slice(i + 1, end).join('\n')
+      if (!/spawn\(['"]redis-server/.test(body)) return
+      t.true([lines[i - 1], lines[i - 2]].some((l) => l?.trim() === '<!-- needs: redis-server -->'), `${page}:${i + 1}`)
+      marked += 1
+    })
+  }
+  t.true(marked >= 1)
+})

@@ -1,0 +1,12 @@
+'use strict'
+// The addon, through native.js (the loader napi-rs generates); where it cannot
+// be loaded, an error that says which platform package to install
+// (lib/addon-missing.js).
+try {
+  module.exports = require('../native.js')
+} catch (err) {
+  // Only a missing loader or binary; an addon that loads and then throws is reported as is.
+  const loaderMissing = err?.code === 'MODULE_NOT_FOUND' && /native\.js'/.test(err.message)
+  if (!loaderMissing && !/^(Cannot find|Failed to load) native binding/.test(err?.message ?? '')) throw err
+  throw require('./addon-missing.js').addonMissing(err)
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// `prepack`: a plain `npm pack` or `npm publish` of the repository would make a
+// package with no binary and no platform packages, which installs and then fails
+// on require(). The packages are made by `npm run pack:all` (its own `npm pack`
+// runs without scripts).
+'use strict'
+
+console.error(`captcha-error-budget: refusing a plain \`npm ${process.env.npm_command || 'pack'}\` of the repository.
+Its tarball would hold no native binary and name no platform package, so it would install and then fail on require().
+Make the packages with:
+  npm run build && npm run artifacts && npm run pack:all
+which writes dist/*.tgz: the main package (listing the platform packages as optional dependencies) and one per platform;
+publish the platform packages first, then the main one (docs/building-targets.md).`)
+process.exit(1)
