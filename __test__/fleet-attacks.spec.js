@@ -10,6 +10,8 @@ const HOUR = 3_600_000
 const DAY = 24 * HOUR
 
 // Each test has its own redis-server (they delete keys and corrupt values).
+// Each server's helper listens for the process's exit: more than the default 10 at once here.
+process.setMaxListeners(Math.max(process.getMaxListeners(), 32))
 async function setUp(t) {
   const server = await startRedis()
   const opened = []
@@ -223,6 +225,27 @@ for (const [what, value] of [['1e30', '1e30'], ['2^63 − 1', '92233720368547758
     b.close()
   })
 }
+
+test('5. buckets each within 2^53 − 1 that add up past it are refused by the native window, changing nothing', async (t) => {
+  const { client, direct } = await setUp(t)
+  const key = 'corrupt-sum'
+  const a = fleetTracker(await client(), key, { at: now() })
+  recordEach(a, 10, 0)
+  await a.sync()
+  const buckets = `captcha-budget:{${key}}:buckets`
+  const [field] = Object.keys(await direct.hgetall(buckets)).filter((f) => /^s-?\d+$/.test(f))
+  const k = Number(field.slice(1))
+  // 2 × 5e15 = 1e16 > 2^53 − 1 (about 9.007e15); each alone is a valid count.
+  await direct.hset(buckets, `s${k}`, '5000000000000000', `s${k - 1}`, '5000000000000000')
+  await direct.zadd(`captcha-budget:{${key}}:changes`, 1, String(k - 1))
+  const b = fleetTracker(await client(), key, { at: now() })
+  const err = await t.throwsAsync(b.sync(), { code: 'ERR_FLEET_SYNC' })
+  t.is(err.message, `fleet '${key}': sync failed: the fleet's buckets add up to more than 2^53 − 1 (9007199254740991) successes, the most a window may hold; the key is corrupt`)
+  t.is(err.cause.code, 'ERR_OUT_OF_RANGE')
+  t.like(b.report(), { total: 0 })
+  a.close()
+  b.close()
+})
 
 test("6. 'fleet-error' listeners throwing a Symbol and a null-prototype object: the others still run, warnings show the values, sync() rejects with FleetSyncError", async (t) => {
   const { client } = await setUp(t)

@@ -256,7 +256,12 @@ class FleetSync {
     }
     if (this.closed) return
     if (reply[5] !== '' && reply[5] != null) this.repaired(String(reply[5]))
-    this.link.apply(flat, Number(reply[4]) === 1)
+    try {
+      this.link.apply(flat, Number(reply[4]) === 1)
+    } catch (cause) {
+      // Counts the window cannot hold exactly (the native check, as for snapshots): nothing installed.
+      throw this.failed(new FleetSyncError(options.key, cause, `${describe(cause)}; the key is corrupt`))
+    }
     this.epoch = String(reply[2])
     this.version = Number(reply[3])
     this.pending = null
