@@ -48,13 +48,18 @@ local slo, windowMs, maxSkew = ARGV[11], tonumber(ARGV[12]), tonumber(ARGV[13])
 local FIRST = ${FIRST}
 local MAX = 9007199254740991
 
+-- A refused stored value: its field and (hex, the first 64 bytes: Redis
+-- appends its own words to an error raised in a script) the value.
+local function corrupt(field, v)
+  local hex = string.gsub(string.sub(v, 1, 64), '.', function(c) return string.format('%02x', string.byte(c)) end)
+  error({err = 'FLEETCORRUPT ' .. field .. ' ' .. hex})
+end
+
 -- A stored count: a whole number from 0 to 2^53 - 1, else the key is corrupt.
 local function count(field, v)
   if v == false or v == nil then return 0 end
   local n = tonumber(v)
-  if not string.match(v, '^%d+$') or not n or n > MAX then
-    error({err = 'FLEETCORRUPT ' .. field .. ' ' .. v})
-  end
+  if not string.match(v, '^%d+$') or not n or n > MAX then corrupt(field, v) end
   return n
 end
 
@@ -133,8 +138,9 @@ if seq > tonumber(lastSeq) then
     end
     if k >= oldest then
       local v = redis.call('HMGET', buckets, 's' .. ARGV[i], 'f' .. ARGV[i])
-      if count('s' .. ARGV[i], v[1]) + tonumber(ARGV[i + 1]) > MAX then error({err = 'FLEETCORRUPT s' .. ARGV[i] .. ' ' .. v[1]}) end
-      if count('f' .. ARGV[i], v[2]) + tonumber(ARGV[i + 2]) > MAX then error({err = 'FLEETCORRUPT f' .. ARGV[i] .. ' ' .. v[2]}) end
+      -- (A sum past 2^53 - 1 is refused with the stored count, as a corrupt one.)
+      if count('s' .. ARGV[i], v[1]) + tonumber(ARGV[i + 1]) > MAX then corrupt('s' .. ARGV[i], v[1]) end
+      if count('f' .. ARGV[i], v[2]) + tonumber(ARGV[i + 2]) > MAX then corrupt('f' .. ARGV[i], v[2]) end
     end
   end
 end
@@ -238,4 +244,10 @@ function redact(text) {
   return String(text).replace(/\b([a-z][a-z0-9+.-]*:\/\/)([^\s:@/]*):[^\s@/]*@/gi, '$1$2:***@')
 }
 
-module.exports = { redact, SCRIPT, SHA, FIRST, keysOf, clientKind, runScript }
+/** A value read from Redis, quoted in a message: at most 40 characters of it. */
+function excerpt(value) {
+  const text = String(value)
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text
+}
+
+module.exports = { redact, excerpt, SCRIPT, SHA, FIRST, keysOf, clientKind, runScript }

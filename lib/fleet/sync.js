@@ -9,7 +9,7 @@ const crypto = require('node:crypto')
 const os = require('node:os')
 const { inspect } = require('node:util')
 const { approxDuration, humanDuration } = require('../duration.js')
-const { FIRST, keysOf, runScript, redact } = require('./store.js')
+const { FIRST, keysOf, runScript, redact, excerpt } = require('./store.js')
 
 /**
  * A failed sync: `code` 'ERR_FLEET_SYNC', `cause` the client's error (or the
@@ -87,7 +87,7 @@ function syncError(key, cause, maxSkewMs) {
   if ((m = /\bFLEETSLO (\S+) (\S+)/.exec(text))) {
     return new FleetSyncError(key, cause, `the fleet's SLO is ${sloText(m[1])}; this tracker's is ${sloText(m[2])}: a worker with another SLO cannot share its key`)
   }
-  if ((m = /\bFLEETCORRUPT ([sf])(-?\d+) (\S*)/.exec(text))) return corrupt(key, cause, m[1], m[2], m[3])
+  if ((m = /\bFLEETCORRUPT ([sf])(-?\d+) ([0-9a-f]*)/.exec(text))) return corrupt(key, cause, m[1], m[2], Buffer.from(m[3], 'hex').toString())
   return new FleetSyncError(key, cause)
 }
 
@@ -97,7 +97,7 @@ function corrupt(key, cause, side, index, value) {
   return new FleetSyncError(
     key,
     cause,
-    `Redis holds ${value} for bucket ${index}'s ${what} (field ${side}${index}): not a whole number from 0 to 2^53 − 1 (${MAX_COUNT}); the key is corrupt`,
+    `Redis holds ${excerpt(value)} for bucket ${index}'s ${what} (field ${side}${index}): not a whole number from 0 to 2^53 − 1 (${MAX_COUNT}); the key is corrupt`,
   )
 }
 
@@ -287,9 +287,9 @@ class FleetSync {
         }
       }
     } else if (!this.warned) {
-      // Once per outage, when nobody listens: the tracker keeps working, stale.
+      // Once per outage (or refusal), when nobody listens: the tracker keeps working, stale.
       this.warned = true
-      process.emitWarning(`${err.message}; the tracker counts locally until Redis answers`, { code: 'CAPTCHA_BUDGET_FLEET' })
+      process.emitWarning(`${err.message}; the tracker counts locally until a sync succeeds`, { code: 'CAPTCHA_BUDGET_FLEET' })
     }
     return err
   }
