@@ -327,7 +327,7 @@ export interface FleetConfig {
   bucketMs?: number
   /** A sync without a reply within this many ms fails (and is retried, exactly once). Default max(2 × syncMs, 2000). */
   timeoutMs?: number
-  /** How far this worker's clock may be from the Redis server's `TIME`, ms (0 to 604 800 000); a sync beyond is refused. Default min(60 000, windowMs / 10). */
+  /** How far this worker's clock may be from the Redis server's `TIME`, ms (0 to 604 800 000); a sync beyond is refused. Default windowMs / 10, from 1000 to 60 000. */
   maxSkewMs?: number
 }
 

@@ -81,6 +81,28 @@ test('1. a tolerance larger than the window (a simulation) still never drops sil
   slow.close()
 })
 
+test('1/2. the default allowance: a tenth of the window, from 1 s to 60 s', async (t) => {
+  const { client } = await setUp(t)
+  const redis = await client()
+  const off = async (key, windowMs, skewMs) => {
+    const w = fleetTracker(redis, key, { at: Date.now() + skewMs, windowMs, fleet: { maxSkewMs: undefined } })
+    try {
+      return await w.sync().then(() => 'accepted', (err) => /allows (\d+) ms/.exec(err.message)?.[1] ?? err.message)
+    } finally {
+      w.close()
+    }
+  }
+  // 1 h: 60 s (a tenth would be 6 min).
+  t.is(await off('d1', HOUR, -90_000), '60000')
+  t.is(await off('d2', HOUR, -20_000), 'accepted')
+  // 60 s: 6 s.
+  t.is(await off('d3', 60_000, 9000), '6000')
+  t.is(await off('d4', 60_000, 3000), 'accepted')
+  // 5 s: 1 s, not 500 ms.
+  t.is(await off('d5', 5000, 4000), '1000')
+  t.is(await off('d6', 5000, 400), 'accepted')
+})
+
 test('2. a clock a day ahead is refused before it expires anything: two honest workers\' 200 failures stay in Redis', async (t) => {
   const { client, direct } = await setUp(t)
   const key = 'ahead'

@@ -45,7 +45,7 @@ function checkFleet(config) {
   const bucketMs = integerOption(fleet.bucketMs, 'config.fleet.bucketMs', 1, Number.MAX_SAFE_INTEGER, undefined)
   const timeoutMs = integerOption(fleet.timeoutMs, 'config.fleet.timeoutMs', 1, 600_000, Math.max(2 * syncMs, 2000))
   // How far this worker's clock may be from the Redis server's (`TIME`); undefined: the
-  // default, known once the window is (sync.js: 60 s, or a tenth of a shorter window).
+  // default, known once the window is (sync.js: a tenth of the window, from 1 s to 60 s).
   const maxSkewMs = integerOption(fleet.maxSkewMs, 'config.fleet.maxSkewMs', 0, MAX_SKEW_MS, undefined)
   return { redis: fleet.redis, kind, key: fleet.key, syncMs, bucketMs, timeoutMs, maxSkewMs }
 }

@@ -158,7 +158,7 @@ class FleetSync {
     this.windowMs = config.windowMs
     /** What every worker of the key must share: refused by the store otherwise. */
     this.sloJson = JSON.stringify({ targetRate: config.targetRate, windowMs: config.windowMs, bucketMs: link.bucketMs })
-    this.maxSkewMs = options.maxSkewMs ?? Math.min(60_000, Math.floor(config.windowMs / 10))
+    this.maxSkewMs = options.maxSkewMs ?? Math.min(60_000, Math.max(1000, Math.floor(config.windowMs / 10)))
     this.keys = keysOf(options.key)
     this.worker = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`
     this.seq = 0
