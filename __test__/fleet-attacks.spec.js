@@ -153,6 +153,23 @@ test('3. a worker with another SLO on the key is refused, naming both configs; t
   for (const x of [hourly, daily, stricter, other]) x.close()
 })
 
+test("3. a 1 h worker on a 24 h fleet's key is refused before it expires anything: the day's older buckets stay", async (t) => {
+  const { client, direct } = await setUp(t)
+  const key = 'configs-expiry'
+  const slo = { targetRate: 0.99, resolutionMs: 60_000, fleet: { bucketMs: 60_000, maxSkewMs: 4 * HOUR } }
+  // The daily fleet's failures of 3 h ago (a manual clock then moved to now).
+  const daily = fleetTracker(await client(), key, { ...slo, windowMs: DAY, at: now() - 3 * HOUR })
+  recordEach(daily, 0, 100)
+  await daily.sync()
+  daily.advanceTo(now())
+  await daily.sync()
+  const hourly = fleetTracker(await client(), key, { ...slo, windowMs: HOUR, at: now() })
+  await t.throwsAsync(hourly.sync(), { message: /the fleet's SLO is targetRate 0\.99, windowMs 86400000 \(24h\), bucketMs 60000; this tracker's is targetRate 0\.99, windowMs 3600000 \(1h\)/ })
+  t.deepEqual(await storedCounts(direct, key), { successes: 0, failures: 100 })
+  daily.close()
+  hourly.close()
+})
+
 test('4. the workers hash evicted between a lost reply and its retry: the batch still counts once, and a warning says what was repaired', async (t) => {
   const { server, client, direct } = await setUp(t)
   const proxy = await startProxy(server.port)
