@@ -43,11 +43,13 @@ const settled = () => new Promise(setImmediate)
 const now = () => Date.now()
 
 test('1. a clock 2 h behind on a 1 h window: its 50 failures are refused loudly (the offset named), kept locally and unsent — never dropped', async (t) => {
+  // One time for every worker of the test: their buckets line up.
+  const at = now()
   const { client, direct } = await setUp(t)
   const key = 'behind'
-  const honest = fleetTracker(await client(), key, { at: now(), fleet: { maxSkewMs: 60_000 } })
+  const honest = fleetTracker(await client(), key, { at, fleet: { maxSkewMs: 60_000 } })
   await honest.sync()
-  const slow = fleetTracker(await client(), key, { at: now() - 2 * HOUR, fleet: { maxSkewMs: 60_000 } })
+  const slow = fleetTracker(await client(), key, { at: at - 2 * HOUR, fleet: { maxSkewMs: 60_000 } })
   const heard = []
   slow.on('fleet-error', (err) => heard.push(err))
   recordEach(slow, 0, 50)
@@ -66,12 +68,14 @@ test('1. a clock 2 h behind on a 1 h window: its 50 failures are refused loudly 
 })
 
 test('1. a tolerance larger than the window (a simulation) still never drops silently: counts for buckets the store expired are refused', async (t) => {
+  // One time for every worker of the test: their buckets line up.
+  const at = now()
   const { client, direct } = await setUp(t)
   const key = 'behind-tolerated'
-  const honest = fleetTracker(await client(), key, { at: now() })
+  const honest = fleetTracker(await client(), key, { at })
   recordEach(honest, 1, 0)
   await honest.sync()
-  const slow = fleetTracker(await client(), key, { at: now() - 2 * HOUR, fleet: { maxSkewMs: 3 * HOUR } })
+  const slow = fleetTracker(await client(), key, { at: at - 2 * HOUR, fleet: { maxSkewMs: 3 * HOUR } })
   recordEach(slow, 0, 50)
   const err = await t.throwsAsync(slow.sync(), { code: 'ERR_FLEET_SYNC' })
   t.regex(err.message, /this worker's clock is behind the fleet's: its bucket -?\d+ is older than the oldest the store keeps \(-?\d+\), about 2h behind/)
@@ -104,11 +108,13 @@ test('1/2. the default allowance: a tenth of the window, from 1 s to 60 s', asyn
 })
 
 test('2. a clock a day ahead is refused before it expires anything: two honest workers\' 200 failures stay in Redis', async (t) => {
+  // One time for every worker of the test: their buckets line up.
+  const at = now()
   const { client, direct } = await setUp(t)
   const key = 'ahead'
-  const a = fleetTracker(await client(), key, { at: now(), fleet: { maxSkewMs: 60_000 } })
-  const b = fleetTracker(await client(), key, { at: now(), fleet: { maxSkewMs: 60_000 } })
-  const fast = fleetTracker(await client(), key, { at: now() + DAY, fleet: { maxSkewMs: 60_000 } })
+  const a = fleetTracker(await client(), key, { at, fleet: { maxSkewMs: 60_000 } })
+  const b = fleetTracker(await client(), key, { at, fleet: { maxSkewMs: 60_000 } })
+  const fast = fleetTracker(await client(), key, { at: at + DAY, fleet: { maxSkewMs: 60_000 } })
   recordEach(a, 0, 50)
   await a.sync()
   recordEach(fast, 1, 0)
@@ -127,26 +133,28 @@ test('2. a clock a day ahead is refused before it expires anything: two honest w
 })
 
 test('3. a worker with another SLO on the key is refused, naming both configs; the stored config is the first worker\'s', async (t) => {
+  // One time for every worker of the test: their buckets line up.
+  const at = now()
   const { client, direct } = await setUp(t)
   const key = 'configs'
-  const hourly = fleetTracker(await client(), key, { at: now(), targetRate: 0.99, windowMs: HOUR, resolutionMs: 60_000, fleet: { bucketMs: 60_000 } })
+  const hourly = fleetTracker(await client(), key, { at, targetRate: 0.99, windowMs: HOUR, resolutionMs: 60_000, fleet: { bucketMs: 60_000 } })
   recordEach(hourly, 90, 10)
   await hourly.sync()
-  const daily = fleetTracker(await client(), key, { at: now(), targetRate: 0.99, windowMs: DAY, resolutionMs: 60_000, fleet: { bucketMs: 60_000 } })
+  const daily = fleetTracker(await client(), key, { at, targetRate: 0.99, windowMs: DAY, resolutionMs: 60_000, fleet: { bucketMs: 60_000 } })
   recordEach(daily, 5, 0)
   const err = await t.throwsAsync(daily.sync(), { code: 'ERR_FLEET_SYNC' })
   t.is(
     err.message,
     "fleet 'configs': sync failed: the fleet's SLO is targetRate 0.99, windowMs 3600000 (1h), bucketMs 60000; this tracker's is targetRate 0.99, windowMs 86400000 (24h), bucketMs 60000: a worker with another SLO cannot share its key",
   )
-  const stricter = fleetTracker(await client(), key, { at: now(), targetRate: 0.999, windowMs: HOUR, resolutionMs: 60_000, fleet: { bucketMs: 60_000 } })
+  const stricter = fleetTracker(await client(), key, { at, targetRate: 0.999, windowMs: HOUR, resolutionMs: 60_000, fleet: { bucketMs: 60_000 } })
   await t.throwsAsync(stricter.sync(), { message: /the fleet's SLO is targetRate 0\.99, .*; this tracker's is targetRate 0\.999, windowMs 3600000 \(1h\), bucketMs 60000/ })
   // Nothing of the hourly fleet was deleted, and the gate's config is still the hourly one.
   t.deepEqual(await storedCounts(direct, key), { successes: 90, failures: 10 })
   const stored = JSON.parse(await direct.hget(`captcha-budget:{${key}}:buckets`, 'config'))
   t.like(stored, { windowMs: HOUR, targetRate: 0.99 })
   // A worker of the same SLO with another warning threshold syncs; the stored config stays the first's.
-  const other = fleetTracker(await client(), key, { at: now(), targetRate: 0.99, windowMs: HOUR, resolutionMs: 60_000, fleet: { bucketMs: 60_000 }, warningThreshold: 0.3 })
+  const other = fleetTracker(await client(), key, { at, targetRate: 0.99, windowMs: HOUR, resolutionMs: 60_000, fleet: { bucketMs: 60_000 }, warningThreshold: 0.3 })
   await other.sync()
   t.is(await direct.hget(`captcha-budget:{${key}}:buckets`, 'config'), JSON.stringify(stored))
   t.like(other.report(), { successes: 90, failures: 10 })
@@ -154,16 +162,18 @@ test('3. a worker with another SLO on the key is refused, naming both configs; t
 })
 
 test("3. a 1 h worker on a 24 h fleet's key is refused before it expires anything: the day's older buckets stay", async (t) => {
+  // One time for every worker of the test: their buckets line up.
+  const at = now()
   const { client, direct } = await setUp(t)
   const key = 'configs-expiry'
   const slo = { targetRate: 0.99, resolutionMs: 60_000, fleet: { bucketMs: 60_000, maxSkewMs: 4 * HOUR } }
   // The daily fleet's failures of 3 h ago (a manual clock then moved to now).
-  const daily = fleetTracker(await client(), key, { ...slo, windowMs: DAY, at: now() - 3 * HOUR })
+  const daily = fleetTracker(await client(), key, { ...slo, windowMs: DAY, at: at - 3 * HOUR })
   recordEach(daily, 0, 100)
   await daily.sync()
-  daily.advanceTo(now())
+  daily.advanceTo(at)
   await daily.sync()
-  const hourly = fleetTracker(await client(), key, { ...slo, windowMs: HOUR, at: now() })
+  const hourly = fleetTracker(await client(), key, { ...slo, windowMs: HOUR, at })
   await t.throwsAsync(hourly.sync(), { message: /the fleet's SLO is targetRate 0\.99, windowMs 86400000 \(24h\), bucketMs 60000; this tracker's is targetRate 0\.99, windowMs 3600000 \(1h\)/ })
   t.deepEqual(await storedCounts(direct, key), { successes: 0, failures: 100 })
   daily.close()
@@ -171,13 +181,15 @@ test("3. a 1 h worker on a 24 h fleet's key is refused before it expires anythin
 })
 
 test('4. the workers hash evicted between a lost reply and its retry: the batch still counts once, and a warning says what was repaired', async (t) => {
+  // One time for every worker of the test: their buckets line up.
+  const at = now()
   const { server, client, direct } = await setUp(t)
   const proxy = await startProxy(server.port)
   t.teardown(() => proxy.close())
   const key = 'evicted-workers'
   const warnings = warningsAbout(t, `'${key}'`)
   // node-redis fails a command whose connection dropped: the retry is this worker's own.
-  const a = fleetTracker(await client('node-redis', proxy.url), key, { at: now() })
+  const a = fleetTracker(await client('node-redis', proxy.url), key, { at })
   a.on('fleet-error', () => {})
   // A first sync loads the script: the reply lost below is the script's, not a NOSCRIPT.
   await a.sync()
@@ -199,14 +211,16 @@ test('4. the workers hash evicted between a lost reply and its retry: the batch 
 })
 
 test('4. the changes set evicted: a joining worker still sees the whole window (rebuilt), with a warning', async (t) => {
+  // One time for every worker of the test: their buckets line up.
+  const at = now()
   const { client, direct } = await setUp(t)
   const key = 'evicted-changes'
   const warnings = warningsAbout(t, `'${key}'`)
-  const a = fleetTracker(await client(), key, { at: now() })
+  const a = fleetTracker(await client(), key, { at })
   recordEach(a, 250, 50)
   await a.sync()
   await direct.del(`captcha-budget:{${key}}:changes`)
-  const joining = fleetTracker(await client(), key, { at: now() })
+  const joining = fleetTracker(await client(), key, { at })
   await joining.sync()
   t.like(joining.report(), { successes: 250, failures: 50 })
   // A worker that saw the window before the eviction keeps it whole too.
@@ -220,11 +234,13 @@ test('4. the changes set evicted: a joining worker still sees the whole window (
 })
 
 test('4. the buckets hash evicted (the other keys kept): a warning says the counts are lost, every worker re-reads, batches still count once', async (t) => {
+  // One time for every worker of the test: their buckets line up.
+  const at = now()
   const { client, direct } = await setUp(t)
   const key = 'evicted-buckets'
   const warnings = warningsAbout(t, `'${key}'`)
-  const a = fleetTracker(await client(), key, { at: now() })
-  const b = fleetTracker(await client(), key, { at: now() })
+  const a = fleetTracker(await client(), key, { at })
+  const b = fleetTracker(await client(), key, { at })
   recordEach(a, 40, 10)
   await a.sync()
   await b.sync()
@@ -252,15 +268,17 @@ const CORRUPT = [
 ]
 for (const [what, value, shown] of CORRUPT) {
   test(`5. a bucket holding ${what} is refused with a clear error; nothing of it reaches the view`, async (t) => {
+  // One time for every worker of the test: their buckets line up.
+  const at = now()
     const { client, direct } = await setUp(t)
     const key = `corrupt-${what}`
-    const a = fleetTracker(await client(), key, { at: now(), targetRate: 0.9 })
+    const a = fleetTracker(await client(), key, { at, targetRate: 0.9 })
     recordEach(a, 10, 0)
     await a.sync()
     const [field] = Object.keys(await direct.hgetall(`captcha-budget:{${key}}:buckets`)).filter((f) => /^s-?\d+$/.test(f))
     await direct.hset(`captcha-budget:{${key}}:buckets`, field, value)
     // A joining worker reads the whole window: the corrupt bucket is in it.
-    const b = fleetTracker(await client(), key, { at: now(), targetRate: 0.9 })
+    const b = fleetTracker(await client(), key, { at, targetRate: 0.9 })
     const err = await t.throwsAsync(b.sync(), { code: 'ERR_FLEET_SYNC' })
     t.is(err.message, `fleet '${key}': sync failed: Redis holds ${shown} for bucket ${field.slice(1)}'s successes (field ${field}): not a whole number from 0 to 2^53 − 1 (9007199254740991); the key is corrupt`)
     t.like(b.report(), { total: 0, status: 'healthy' })
@@ -275,9 +293,11 @@ for (const [what, value, shown] of CORRUPT) {
 }
 
 test('5. buckets each within 2^53 − 1 that add up past it are refused by the native window, changing nothing', async (t) => {
+  // One time for every worker of the test: their buckets line up.
+  const at = now()
   const { client, direct } = await setUp(t)
   const key = 'corrupt-sum'
-  const a = fleetTracker(await client(), key, { at: now() })
+  const a = fleetTracker(await client(), key, { at })
   recordEach(a, 10, 0)
   await a.sync()
   const buckets = `captcha-budget:{${key}}:buckets`
@@ -286,7 +306,7 @@ test('5. buckets each within 2^53 − 1 that add up past it are refused by the n
   // 2 × 5e15 = 1e16 > 2^53 − 1 (about 9.007e15); each alone is a valid count.
   await direct.hset(buckets, `s${k}`, '5000000000000000', `s${k - 1}`, '5000000000000000')
   await direct.zadd(`captcha-budget:{${key}}:changes`, 1, String(k - 1))
-  const b = fleetTracker(await client(), key, { at: now() })
+  const b = fleetTracker(await client(), key, { at })
   const err = await t.throwsAsync(b.sync(), { code: 'ERR_FLEET_SYNC' })
   t.is(err.message, `fleet '${key}': sync failed: the fleet's buckets add up to more than 2^53 − 1 (9007199254740991) successes, the most a window may hold; the key is corrupt`)
   t.is(err.cause.code, 'ERR_OUT_OF_RANGE')
@@ -296,13 +316,15 @@ test('5. buckets each within 2^53 − 1 that add up past it are refused by the n
 })
 
 test("6. 'fleet-error' listeners throwing a Symbol and a null-prototype object: the others still run, warnings show the values, sync() rejects with FleetSyncError", async (t) => {
+  // One time for every worker of the test: their buckets line up.
+  const at = now()
   const { client } = await setUp(t)
   const key = 'listeners'
   const warnings = warningsAbout(t, "'fleet-error' listener threw")
-  const a = fleetTracker(await client(), key, { at: now(), windowMs: HOUR })
+  const a = fleetTracker(await client(), key, { at, windowMs: HOUR })
   await a.sync()
   // Another SLO on the same key: every sync of B is refused.
-  const b = fleetTracker(await client(), key, { at: now(), windowMs: DAY })
+  const b = fleetTracker(await client(), key, { at, windowMs: DAY })
   const ran = []
   b.on('fleet-error', () => {
     ran.push(1)
