@@ -36,6 +36,9 @@ function warningsAbout(t, text) {
   return seen
 }
 
+/** `tracker`, listening to 'fleet-error' (its syncs are expected to fail: no process warning for them). */
+const quiet = (tracker) => tracker.on('fleet-error', () => {})
+
 /** After the process warnings emitted so far have reached their listeners (emitWarning emits on a later tick). */
 const settled = () => new Promise(setImmediate)
 
@@ -75,7 +78,7 @@ test('1. a tolerance larger than the window (a simulation) still never drops sil
   const honest = fleetTracker(await client(), key, { at })
   recordEach(honest, 1, 0)
   await honest.sync()
-  const slow = fleetTracker(await client(), key, { at: at - 2 * HOUR, fleet: { maxSkewMs: 3 * HOUR } })
+  const slow = quiet(fleetTracker(await client(), key, { at: at - 2 * HOUR, fleet: { maxSkewMs: 3 * HOUR } }))
   recordEach(slow, 0, 50)
   const err = await t.throwsAsync(slow.sync(), { code: 'ERR_FLEET_SYNC' })
   t.regex(err.message, /this worker's clock is behind the fleet's: its bucket -?\d+ is older than the oldest the store keeps \(-?\d+\), about 2h behind/)
@@ -89,7 +92,7 @@ test('1/2. the default allowance: a tenth of the window, from 1 s to 60 s', asyn
   const { client } = await setUp(t)
   const redis = await client()
   const off = async (key, windowMs, skewMs) => {
-    const w = fleetTracker(redis, key, { at: Date.now() + skewMs, windowMs, fleet: { maxSkewMs: undefined } })
+    const w = quiet(fleetTracker(redis, key, { at: Date.now() + skewMs, windowMs, fleet: { maxSkewMs: undefined } }))
     try {
       return await w.sync().then(() => 'accepted', (err) => /allows (\d+) ms/.exec(err.message)?.[1] ?? err.message)
     } finally {
@@ -114,7 +117,7 @@ test('2. a clock a day ahead is refused before it expires anything: two honest w
   const key = 'ahead'
   const a = fleetTracker(await client(), key, { at, fleet: { maxSkewMs: 60_000 } })
   const b = fleetTracker(await client(), key, { at, fleet: { maxSkewMs: 60_000 } })
-  const fast = fleetTracker(await client(), key, { at: at + DAY, fleet: { maxSkewMs: 60_000 } })
+  const fast = quiet(fleetTracker(await client(), key, { at: at + DAY, fleet: { maxSkewMs: 60_000 } }))
   recordEach(a, 0, 50)
   await a.sync()
   recordEach(fast, 1, 0)
@@ -140,14 +143,14 @@ test('3. a worker with another SLO on the key is refused, naming both configs; t
   const hourly = fleetTracker(await client(), key, { at, targetRate: 0.99, windowMs: HOUR, resolutionMs: 60_000, fleet: { bucketMs: 60_000 } })
   recordEach(hourly, 90, 10)
   await hourly.sync()
-  const daily = fleetTracker(await client(), key, { at, targetRate: 0.99, windowMs: DAY, resolutionMs: 60_000, fleet: { bucketMs: 60_000 } })
+  const daily = quiet(fleetTracker(await client(), key, { at, targetRate: 0.99, windowMs: DAY, resolutionMs: 60_000, fleet: { bucketMs: 60_000 } }))
   recordEach(daily, 5, 0)
   const err = await t.throwsAsync(daily.sync(), { code: 'ERR_FLEET_SYNC' })
   t.is(
     err.message,
     "fleet 'configs': sync failed: the fleet's SLO is targetRate 0.99, windowMs 3600000 (1h), bucketMs 60000; this tracker's is targetRate 0.99, windowMs 86400000 (24h), bucketMs 60000: a worker with another SLO cannot share its key",
   )
-  const stricter = fleetTracker(await client(), key, { at, targetRate: 0.999, windowMs: HOUR, resolutionMs: 60_000, fleet: { bucketMs: 60_000 } })
+  const stricter = quiet(fleetTracker(await client(), key, { at, targetRate: 0.999, windowMs: HOUR, resolutionMs: 60_000, fleet: { bucketMs: 60_000 } }))
   await t.throwsAsync(stricter.sync(), { message: /the fleet's SLO is targetRate 0\.99, .*; this tracker's is targetRate 0\.999, windowMs 3600000 \(1h\), bucketMs 60000/ })
   // Nothing of the hourly fleet was deleted, and the gate's config is still the hourly one.
   t.deepEqual(await storedCounts(direct, key), { successes: 90, failures: 10 })
@@ -173,7 +176,7 @@ test("3. a 1 h worker on a 24 h fleet's key is refused before it expires anythin
   await daily.sync()
   daily.advanceTo(at)
   await daily.sync()
-  const hourly = fleetTracker(await client(), key, { ...slo, windowMs: HOUR, at })
+  const hourly = quiet(fleetTracker(await client(), key, { ...slo, windowMs: HOUR, at }))
   await t.throwsAsync(hourly.sync(), { message: /the fleet's SLO is targetRate 0\.99, windowMs 86400000 \(24h\), bucketMs 60000; this tracker's is targetRate 0\.99, windowMs 3600000 \(1h\)/ })
   t.deepEqual(await storedCounts(direct, key), { successes: 0, failures: 100 })
   daily.close()
@@ -278,11 +281,12 @@ for (const [what, value, shown] of CORRUPT) {
     const [field] = Object.keys(await direct.hgetall(`captcha-budget:{${key}}:buckets`)).filter((f) => /^s-?\d+$/.test(f))
     await direct.hset(`captcha-budget:{${key}}:buckets`, field, value)
     // A joining worker reads the whole window: the corrupt bucket is in it.
-    const b = fleetTracker(await client(), key, { at, targetRate: 0.9 })
+    const b = quiet(fleetTracker(await client(), key, { at, targetRate: 0.9 }))
     const err = await t.throwsAsync(b.sync(), { code: 'ERR_FLEET_SYNC' })
     t.is(err.message, `fleet '${key}': sync failed: Redis holds ${shown} for bucket ${field.slice(1)}'s successes (field ${field}): not a whole number from 0 to 2^53 − 1 (9007199254740991); the key is corrupt`)
     t.like(b.report(), { total: 0, status: 'healthy' })
     // The worker pushing into that bucket is refused too, before anything is added to it.
+    quiet(a)
     recordEach(a, 1, 0)
     const pushed = await t.throwsAsync(a.sync(), { code: 'ERR_FLEET_SYNC' })
     t.true(pushed.message.includes(`Redis holds ${shown} for bucket ${field.slice(1)}'s successes`), pushed.message)
@@ -306,7 +310,7 @@ test('5. buckets each within 2^53 − 1 that add up past it are refused by the n
   // 2 × 5e15 = 1e16 > 2^53 − 1 (about 9.007e15); each alone is a valid count.
   await direct.hset(buckets, `s${k}`, '5000000000000000', `s${k - 1}`, '5000000000000000')
   await direct.zadd(`captcha-budget:{${key}}:changes`, 1, String(k - 1))
-  const b = fleetTracker(await client(), key, { at })
+  const b = quiet(fleetTracker(await client(), key, { at }))
   const err = await t.throwsAsync(b.sync(), { code: 'ERR_FLEET_SYNC' })
   t.is(err.message, `fleet '${key}': sync failed: the fleet's buckets add up to more than 2^53 − 1 (9007199254740991) successes, the most a window may hold; the key is corrupt`)
   t.is(err.cause.code, 'ERR_OUT_OF_RANGE')
@@ -320,7 +324,7 @@ test("6. 'fleet-error' listeners throwing a Symbol and a null-prototype object: 
   const at = now()
   const { client } = await setUp(t)
   const key = 'listeners'
-  const warnings = warningsAbout(t, "'fleet-error' listener threw")
+  const warnings = warningsAbout(t, `fleet '${key}': a 'fleet-error' listener threw`)
   const a = fleetTracker(await client(), key, { at, windowMs: HOUR })
   await a.sync()
   // Another SLO on the same key: every sync of B is refused.
@@ -345,4 +349,26 @@ test("6. 'fleet-error' listeners throwing a Symbol and a null-prototype object: 
   ])
   a.close()
   b.close()
+})
+
+test("6. in background syncs too: a listener throwing a Symbol does not stop the next one, and nothing rejects unhandled", async (t) => {
+  const at = now()
+  const { client } = await setUp(t)
+  const key = 'listeners-background'
+  const warnings = warningsAbout(t, `fleet '${key}': a 'fleet-error' listener threw`)
+  const a = fleetTracker(await client(), key, { at, windowMs: HOUR })
+  await a.sync()
+  const b = fleetTracker(await client(), key, { at, windowMs: DAY, fleet: { syncMs: 10 } })
+  b.on('fleet-error', () => {
+    throw Symbol('background')
+  })
+  // The next listener hears two refused background syncs.
+  const errors = []
+  await new Promise((resolve) => b.on('fleet-error', (err) => errors.push(err) === 2 && resolve()))
+  b.close()
+  await settled()
+  t.true(errors.every((err) => err.name === 'FleetSyncError' && /the fleet's SLO is/.test(err.message)))
+  t.true(warnings.length >= 2)
+  t.true(warnings.every((w) => w === "fleet 'listeners-background': a 'fleet-error' listener threw Symbol(background)"))
+  a.close()
 })
