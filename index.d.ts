@@ -327,6 +327,8 @@ export interface FleetConfig {
   bucketMs?: number
   /** A sync without a reply within this many ms fails (and is retried, exactly once). Default max(2 × syncMs, 2000). */
   timeoutMs?: number
+  /** How far this worker's clock may be from the Redis server's `TIME`, ms (0 to 604 800 000); a sync beyond is refused. Default windowMs / 10, from 1000 to 60 000. */
+  maxSkewMs?: number
 }
 
 /** `report().fleet` and what `sync()` resolves to. */
@@ -356,6 +358,8 @@ export declare class FleetSyncError extends Error {
   readonly code: 'ERR_FLEET_SYNC'
   /** `config.fleet.key`. */
   readonly key: string
+  /** When the store refused this worker's clock: this clock minus the Redis server's, ms. */
+  readonly skewMs?: number
 }
 
 declare module './native' {

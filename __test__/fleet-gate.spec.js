@@ -63,3 +63,24 @@ test.serial('gate --redis: bad input exits 2 (no such key, unreachable Redis, --
   t.is(both.code, 2)
   t.regex(both.stderr, /give a snapshot or --redis, not both/)
 })
+
+test.serial('gate --redis: a corrupt bucket exits 2 naming it (the range of the workers and snapshots); a URL\'s password never reaches stderr', async (t) => {
+  const a = fleetTracker(redis, 'gate-corrupt', { at: Date.now(), targetRate: 0.9 })
+  recordEach(a, 10, 0)
+  await a.sync()
+  const buckets = 'captcha-budget:{gate-corrupt}:buckets'
+  const [field] = Object.keys(await redis.hgetall(buckets)).filter((f) => /^s-?\d+$/.test(f))
+  await redis.hset(buckets, field, '9223372036854775807')
+  const corrupt = await cli(['gate', '--redis', server.url, '--key', 'gate-corrupt'])
+  t.is(corrupt.code, 2)
+  t.true(
+    corrupt.stderr.includes(`Redis holds 9223372036854775807 for bucket ${field.slice(1)}'s successes (field ${field}): not a whole number from 0 to 2^53 − 1 (9007199254740991); the key is corrupt`),
+    corrupt.stderr,
+  )
+  const closed = await freePort()
+  const secret = await cli(['gate', '--redis', `redis://user:S3cretPassw0rd@127.0.0.1:${closed}`, '--key', 'gate'])
+  t.is(secret.code, 2)
+  t.false(secret.stderr.includes('S3cretPassw0rd'), secret.stderr)
+  t.regex(secret.stderr, /^captcha-budget gate: redis:\/\/user:\*\*\*@127\.0\.0\.1:\d+ gate: /)
+  a.close()
+})

@@ -24,7 +24,10 @@ const cases = [
   // windowMs 60 000 → resolutionMs 1.
   [{ ...fleet({ bucketMs: 70_000 }), windowMs: 60_000 }, RangeError, 'ERR_OUT_OF_RANGE', 'config.fleet.bucketMs must be a multiple of resolutionMs (1) from 1 to windowMs (60000), got 70000'],
   [{ ...fleet({ bucketMs: 150 }), windowMs: 60_000, resolutionMs: 100 }, RangeError, 'ERR_OUT_OF_RANGE', 'config.fleet.bucketMs must be a multiple of resolutionMs (100) from 100 to windowMs (60000), got 150'],
-  [fleet({ url: 'redis://x' }), TypeError, 'ERR_INVALID_ARG_VALUE', "unknown key 'url' in config.fleet; known keys: redis, key, syncMs, bucketMs, timeoutMs"],
+  [fleet({ url: 'redis://x' }), TypeError, 'ERR_INVALID_ARG_VALUE', "unknown key 'url' in config.fleet; known keys: redis, key, syncMs, bucketMs, timeoutMs, maxSkewMs"],
+  [fleet({ maxSkewMs: -1 }), RangeError, 'ERR_OUT_OF_RANGE', 'config.fleet.maxSkewMs must be an integer in [0, 604800000], got -1'],
+  [fleet({ maxSkewMs: 604_800_001 }), RangeError, 'ERR_OUT_OF_RANGE', 'config.fleet.maxSkewMs must be an integer in [0, 604800000], got 604800001'],
+  [fleet({ maxSkewMs: '1m' }), TypeError, 'ERR_INVALID_ARG_TYPE', 'config.fleet.maxSkewMs must be a number, got string'],
   [{ ...fleet({}), shared: 'x' }, TypeError, 'ERR_INVALID_ARG_VALUE', "config.fleet cannot be given with config.shared: the fleet's window lives in Redis"],
   [{ ...fleet({}), persist: { path: '/tmp/x.json' } }, TypeError, 'ERR_INVALID_ARG_VALUE', "config.fleet cannot be given with config.persist: the fleet's window lives in Redis"],
   [{ ...fleet({}), snapshot: '{}' }, TypeError, 'ERR_INVALID_ARG_VALUE', "config.fleet cannot be given with config.snapshot: the fleet's window lives in Redis"],

@@ -137,11 +137,11 @@ test.serial("a tracker with another fleet bucket width is refused by the store: 
   b.on('fleet-error', (err) => errors.push(err))
   recordEach(b, 1, 0)
   const err = await t.throwsAsync(b.sync(), { code: 'ERR_FLEET_SYNC' })
-  t.regex(err.message, /fleet buckets of 1000 ms; this tracker uses 500 ms/)
+  t.regex(err.message, /the fleet's SLO is targetRate 0\.95, windowMs 60000 \(1m\), bucketMs 1000; this tracker's is targetRate 0\.95, windowMs 60000 \(1m\), bucketMs 500:/)
   t.deepEqual(errors, [err])
   // Never synced: stale since its creation (manual clock at 0, before advanceTo(T0)).
   t.like(b.report().fleet, { stale: true, staleSince: 0, unsent: { successes: 1, failures: 0 } })
-  t.regex(b.report().fleet.lastError, /1000 ms/)
+  t.regex(b.report().fleet.lastError, /bucketMs 1000; .* bucketMs 500/)
   a.close()
   b.close()
 })

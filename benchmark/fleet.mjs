@@ -60,13 +60,15 @@ export async function fleetFigures({ workers = 100, seconds = 30 } = {}) {
   const server = await startRedis()
   const admin = await client(server.url)
   const t0 = Math.floor(Date.now() / DAY) * DAY
+  // The manual clocks run from the day's start to a day later: up to a day from Redis's TIME.
+  const SKEW = 2 * DAY
   const make = (redis) => {
-    const t = new ErrorBudgetTracker({ targetRate: 0.95, windowMs: DAY, clock: 'manual', fleet: { redis, key: 'bench', syncMs: 0, timeoutMs: 60_000 } })
+    const t = new ErrorBudgetTracker({ targetRate: 0.95, windowMs: DAY, clock: 'manual', fleet: { redis, key: 'bench', syncMs: 0, timeoutMs: 60_000, maxSkewMs: SKEW } })
     t.advanceTo(t0 + DAY)
     return t
   }
   // A day of history: one worker fills every fleet bucket of the window (1440 of a minute).
-  const filler = new ErrorBudgetTracker({ targetRate: 0.95, windowMs: DAY, clock: 'manual', fleet: { redis: admin, key: 'bench', syncMs: 0, timeoutMs: 60_000 } })
+  const filler = new ErrorBudgetTracker({ targetRate: 0.95, windowMs: DAY, clock: 'manual', fleet: { redis: admin, key: 'bench', syncMs: 0, timeoutMs: 60_000, maxSkewMs: SKEW } })
   for (let m = 1; m <= 1440; m++) {
     filler.advanceTo(t0 + m * MINUTE)
     filler.recordMany(968, 32)

@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use crate::sync::Mutex;
-use budget_core::{Counts, FleetBucket, FleetLedger};
+use budget_core::config::MAX_SAFE_INTEGER;
+use budget_core::{BudgetError, Counts, FleetBucket, FleetLedger};
 use napi::Env;
 use napi_derive::napi;
 
@@ -63,28 +64,36 @@ impl FleetLink {
     vec![c.successes as f64, c.failures as f64]
   }
 
-  /// Installs the fleet's buckets, [index, successes, failures, …] (whole
-  /// non-negative numbers): all of the fleet's non-empty ones when `complete`,
-  /// else those changed since the last apply. The changes this causes reach
-  /// the listeners as usual.
+  /// Installs the fleet's buckets, [index, successes, failures, …]: all of
+  /// the fleet's non-empty ones when `complete`, else those changed since the
+  /// last apply. The changes this causes reach the listeners as usual. A count
+  /// that is not a whole number from 0 to 2^53 − 1, or counts adding up past
+  /// it, throw a RangeError (`ERR_OUT_OF_RANGE`) and change nothing.
   #[napi]
-  pub fn apply(&self, flat: Vec<f64>, complete: bool) {
-    let fleet: Vec<FleetBucket> = flat
-      .chunks_exact(3)
-      .map(|c| FleetBucket {
-        index: c[0] as i64,
-        counts: Counts { successes: c[1].max(0.0) as u64, failures: c[2].max(0.0) as u64 },
-      })
-      .collect();
+  pub fn apply(&self, env: Env, flat: Vec<f64>, complete: bool) -> napi::Result<()> {
+    let whole = |x: f64| x.is_finite() && x.fract() == 0.0 && (0.0..=MAX_SAFE_INTEGER as f64).contains(&x.abs());
+    let mut fleet = Vec::with_capacity(flat.len() / 3);
+    for c in flat.chunks_exact(3) {
+      if !whole(c[0]) || !whole(c[1]) || c[1] < 0.0 || !whole(c[2]) || c[2] < 0.0 {
+        let err = BudgetError::out_of_range(format!(
+          "fleet bucket [{}, {}, {}]: each must be a whole number, the counts from 0 to 2^53 − 1",
+          c[0], c[1], c[2]
+        ));
+        return or_throw(&env, Err(err));
+      }
+      fleet.push(FleetBucket { index: c[0] as i64, counts: Counts { successes: c[1] as u64, failures: c[2] as u64 } });
+    }
     let mut ledger = self.ledger.lock();
-    let next_change = self.state.with_core(|core, now, events| {
-      ledger.apply(core, &fleet, complete, events);
-      core.next_change_ms().map(|at| at - now)
+    let (applied, next_change) = self.state.with_core(|core, now, events| {
+      let applied = ledger.apply(core, &fleet, complete, events);
+      (applied, core.next_change_ms().map(|at| at - now))
     });
+    or_throw(&env, applied)?;
     // The next time-driven change may be earlier now (the timer ignores
     // trackers it does not watch).
     if let Some(wait_ms) = next_change {
       crate::timer::poke(&*self.state, wait_ms);
     }
+    Ok(())
   }
 }

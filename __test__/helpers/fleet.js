@@ -5,8 +5,19 @@ const Redis = require('ioredis')
 const nodeRedis = { 'node-redis': require('redis'), 'node-redis v5': require('redis-v5') }
 const { ErrorBudgetTracker } = require('../..')
 
-/** Epoch ms the specs' manual clocks start at (a whole minute). */
-const T0 = 1_764_547_200_000
+/**
+ * Epoch ms the specs' manual clocks start at: the real time rounded down to a
+ * whole minute (the store refuses clocks far from its own `TIME`), the same in
+ * the worker processes a spec forks (through the environment).
+ */
+const T0 = Number(process.env.FLEET_SPEC_T0) || Math.floor(Date.now() / 60_000) * 60_000
+process.env.FLEET_SPEC_T0 = String(T0)
+
+/**
+ * The clock skew the specs' trackers allow by default: 10 min, so that manual
+ * clocks may move ahead of the real time (the skew specs give their own).
+ */
+const SPEC_MAX_SKEW_MS = 600_000
 
 /** A connected client of `kind` ('ioredis' | 'node-redis' (v6) | 'node-redis v5') on `url`, and how to close it. */
 async function connect(kind, url) {
@@ -22,9 +33,10 @@ async function connect(kind, url) {
   return { redis, close: () => redis.destroy() }
 }
 
-/** A manual-clock fleet tracker at `at` (default T0); `fleet` options on top of { redis, key, syncMs: 0 }. */
+/** A manual-clock fleet tracker at `at` (default T0); `fleet` options on top of { redis, key, syncMs: 0, maxSkewMs: 10 min }. */
 function fleetTracker(redis, key, { at = T0, fleet = {}, ...config } = {}) {
-  const tracker = new ErrorBudgetTracker({ clock: 'manual', windowMs: 3_600_000, ...config, fleet: { redis, key, syncMs: 0, timeoutMs: 20_000, ...fleet } })
+  const options = { redis, key, syncMs: 0, timeoutMs: 20_000, maxSkewMs: SPEC_MAX_SKEW_MS, ...fleet }
+  const tracker = new ErrorBudgetTracker({ clock: 'manual', windowMs: 3_600_000, ...config, fleet: options })
   tracker.advanceTo(at)
   return tracker
 }

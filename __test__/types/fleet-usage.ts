@@ -16,3 +16,7 @@ void stale
 new ErrorBudgetTracker({ fleet: { redis } })
 // @ts-expect-error syncMs is a number
 new ErrorBudgetTracker({ fleet: { redis, key: 'k', syncMs: '1s' } })
+new ErrorBudgetTracker({ fleet: { redis, key: 'k', maxSkewMs: 5000 } })
+tracker.on('fleet-error', (err: FleetSyncError) => (seen = String(err.skewMs ?? 0)))
+// @ts-expect-error maxSkewMs is a number
+new ErrorBudgetTracker({ fleet: { redis, key: 'k', maxSkewMs: '5s' } })

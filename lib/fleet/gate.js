@@ -4,7 +4,7 @@
 // (read-only: the gate is no worker), rebuilds the window at the current
 // time, and answers with gate's exit codes. The Redis client is the caller's
 // install of ioredis or node-redis: none is bundled.
-const { keysOf } = require('./store.js')
+const { keysOf, excerpt } = require('./store.js')
 const { redact, redactUrl, urlSecrets } = require('../redact.js')
 const { printable } = require('../errors.js')
 
@@ -92,7 +92,13 @@ async function fleetReport(url, key) {
     const m = /^([sf])(-?\d+)$/.exec(field)
     const at = m && Number(m[2]) * bucketMs
     // A fleet bucket counts while its start is inside the window (as on the workers).
-    if (m === null || at <= now - windowMs || Number(value) === 0) continue
+    if (m === null) continue
+    // The same range as the workers' (and snapshots'): a whole number from 0 to 2^53 − 1.
+    if (!/^\d+$/.test(value) || !(Number(value) <= Number.MAX_SAFE_INTEGER)) {
+      const what = m[1] === 's' ? 'successes' : 'failures'
+      throw new Error(`Redis holds ${excerpt(value)} for bucket ${m[2]}'s ${what} (field ${field}): not a whole number from 0 to 2^53 − 1 (${Number.MAX_SAFE_INTEGER}); the key is corrupt`)
+    }
+    if (at <= now - windowMs || Number(value) === 0) continue
     if (m[1] === 's') tracker.recordMany(Number(value), 0, Math.min(at, now))
     else tracker.recordMany(0, Number(value), Math.min(at, now))
   }

@@ -3,7 +3,9 @@
 const { describe, invalidArgType, invalidArgValue, outOfRange, integerOption } = require('../errors.js')
 const { clientKind } = require('./store.js')
 
-const KEYS = ['redis', 'key', 'syncMs', 'bucketMs', 'timeoutMs']
+const KEYS = ['redis', 'key', 'syncMs', 'bucketMs', 'timeoutMs', 'maxSkewMs']
+/** The largest `maxSkewMs`: a week (a simulation's manual clocks; production keeps the default). */
+const MAX_SKEW_MS = 7 * 86_400_000
 // A local file or an in-process registry entry would be restored or shared
 // under a fleet that has since moved on, counting its solves twice.
 const EXCLUSIVE = ['shared', 'persist', 'snapshot']
@@ -17,7 +19,7 @@ function invalidValue(message) {
 
 /**
  * Checks `config.fleet` (and what it cannot be combined with).
- * @returns {{ redis: object, kind: 'ioredis' | 'node-redis', key: string, syncMs: number, bucketMs: number | undefined, timeoutMs: number }}
+ * @returns {{ redis: object, kind: 'ioredis' | 'node-redis', key: string, syncMs: number, bucketMs: number | undefined, timeoutMs: number, maxSkewMs: number | undefined }}
  */
 function checkFleet(config) {
   const fleet = config.fleet
@@ -42,7 +44,10 @@ function checkFleet(config) {
   if (syncMs > 0 && syncMs < 10) throw outOfRange(`config.fleet.syncMs must be 0 (no background sync) or an integer in [10, 3600000], got ${syncMs}`)
   const bucketMs = integerOption(fleet.bucketMs, 'config.fleet.bucketMs', 1, Number.MAX_SAFE_INTEGER, undefined)
   const timeoutMs = integerOption(fleet.timeoutMs, 'config.fleet.timeoutMs', 1, 600_000, Math.max(2 * syncMs, 2000))
-  return { redis: fleet.redis, kind, key: fleet.key, syncMs, bucketMs, timeoutMs }
+  // How far this worker's clock may be from the Redis server's (`TIME`); undefined: the
+  // default, known once the window is (sync.js: a tenth of the window, from 1 s to 60 s).
+  const maxSkewMs = integerOption(fleet.maxSkewMs, 'config.fleet.maxSkewMs', 0, MAX_SKEW_MS, undefined)
+  return { redis: fleet.redis, kind, key: fleet.key, syncMs, bucketMs, timeoutMs, maxSkewMs }
 }
 
 module.exports = { checkFleet, KEYS }

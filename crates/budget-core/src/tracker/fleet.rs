@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 
 use super::Tracker;
-use crate::budget::Counts;
+use crate::budget::{Counts, MAX_COUNT};
 use crate::config::Config;
 use crate::error::{BudgetError, Result};
 use crate::tracker::EventSink;
@@ -145,8 +145,19 @@ impl FleetLedger {
   /// than the oldest live fleet bucket are emptied (they are no longer in the
   /// fleet's window). Then status and alerts are re-evaluated, their changes
   /// going to `events` in the usual order.
-  pub fn apply(&mut self, tracker: &mut Tracker, fleet: &[FleetBucket], complete: bool, events: &mut impl EventSink) {
+  ///
+  /// Refused, changing nothing (`ERR_OUT_OF_RANGE`), when a count is above
+  /// 2^53 − 1 or the fleet's buckets would add up to more than that of one
+  /// outcome: the limits of a snapshot, so that every count stays exact.
+  pub fn apply(
+    &mut self,
+    tracker: &mut Tracker,
+    fleet: &[FleetBucket],
+    complete: bool,
+    events: &mut impl EventSink,
+  ) -> Result<()> {
     let (oldest, newest) = self.live_range(tracker);
+    self.check(fleet, complete, oldest)?;
     self.baseline.retain(|&k, _| k >= oldest);
     let (local_floor, _) = tracker.window.live_range();
     for k in local_floor..oldest * self.per {
@@ -178,6 +189,43 @@ impl FleetLedger {
       }
     }
     tracker.note_changes(events);
+    Ok(())
+  }
+
+  /// The counts `apply` would install, within the limits of a snapshot: each
+  /// at most `MAX_COUNT`, and their sums over the fleet's buckets from
+  /// `oldest` on (those ahead of this clock included) too.
+  fn check(&self, fleet: &[FleetBucket], complete: bool, oldest: i64) -> Result<()> {
+    let mut after: BTreeMap<i64, Counts> = BTreeMap::new();
+    if !complete {
+      after.extend(self.baseline.range(oldest..).chain(self.ahead.range(oldest..)).map(|(&k, &c)| (k, c)));
+    }
+    for b in fleet {
+      for (n, what) in [(b.counts.successes, "successes"), (b.counts.failures, "failures")] {
+        if n > MAX_COUNT {
+          return Err(BudgetError::out_of_range(format!(
+            "fleet bucket {} holds {n} {what}: above 2^53 − 1 ({MAX_COUNT}), the largest count a snapshot may hold",
+            b.index
+          )));
+        }
+      }
+      if b.index >= oldest {
+        after.insert(b.index, b.counts);
+      }
+    }
+    let (mut successes, mut failures) = (0u64, 0u64);
+    for c in after.values() {
+      successes += c.successes;
+      failures += c.failures;
+      // Each term is at most MAX_COUNT (2^53 − 1): the sums cannot wrap before this check.
+      if successes > MAX_COUNT || failures > MAX_COUNT {
+        let what = if successes > MAX_COUNT { "successes" } else { "failures" };
+        return Err(BudgetError::out_of_range(format!(
+          "the fleet's buckets add up to more than 2^53 − 1 ({MAX_COUNT}) {what}, the most a window may hold"
+        )));
+      }
+    }
+    Ok(())
   }
 
   /// Adds (or takes, never below zero) counts to fleet bucket `index`: added to
@@ -270,13 +318,13 @@ mod tests {
     // While the push travels, 1 more success here.
     t.record(600, 600, 1, 0, &mut ev);
     // The fleet: our 10, plus another worker's 20 + 2 in bucket 0 and 5 failures in bucket 3 (not yet ours: later than now).
-    ledger.apply(&mut t, &[b(0, 30, 2), b(3, 0, 5)], true, &mut ev);
+    ledger.apply(&mut t, &[b(0, 30, 2), b(3, 0, 5)], true, &mut ev).unwrap();
     assert_eq!(t.counts(), Counts { successes: 31, failures: 2 });
     // The success recorded during the push is still to send; nothing else.
     assert_eq!(ledger.drain(&t), vec![b(0, 1, 0)]);
     // Once our clock reaches bucket 3, the next apply installs it.
     t.advance(3000, &mut ev);
-    ledger.apply(&mut t, &[b(0, 31, 2), b(3, 0, 5)], true, &mut ev);
+    ledger.apply(&mut t, &[b(0, 31, 2), b(3, 0, 5)], true, &mut ev).unwrap();
     assert_eq!(t.counts(), Counts { successes: 31, failures: 7 });
     assert_eq!(ledger.drain(&t), vec![]);
   }
@@ -291,7 +339,7 @@ mod tests {
     t.record(100, 100, 1, 0, &mut ev);
     t.advance(900, &mut ev);
     ledger.drain(&t);
-    ledger.apply(&mut t, &[b(0, 4, 0), b(1, 0, 0)], true, &mut ev);
+    ledger.apply(&mut t, &[b(0, 4, 0), b(1, 0, 0)], true, &mut ev).unwrap();
     assert_eq!(t.counts().successes, 4);
     // The other workers' 3 sit in the newest local bucket (9): a span of the
     // last 200 ms sees them, not our own older success.
@@ -301,7 +349,7 @@ mod tests {
     // Locally both still sit in live buckets (1 and 9, starting after 0): the
     // next apply takes the whole fleet bucket out.
     assert_eq!(t.counts().successes, 4);
-    ledger.apply(&mut t, &[], true, &mut ev);
+    ledger.apply(&mut t, &[], true, &mut ev).unwrap();
     assert_eq!(t.counts().successes, 0);
     assert_eq!(ledger.drain(&t), vec![]);
   }
@@ -314,11 +362,11 @@ mod tests {
     let mut ev: Vec<Event> = Vec::new();
     t.record(100, 100, 2, 0, &mut ev);
     ledger.drain(&t);
-    ledger.apply(&mut t, &[b(0, 10, 0)], true, &mut ev);
+    ledger.apply(&mut t, &[b(0, 10, 0)], true, &mut ev).unwrap();
     assert_eq!(t.counts().successes, 10);
     t.record(200, 200, 1, 0, &mut ev); // undrained
                                        // The store lost everything (no persistence): only the undrained success stays.
-    ledger.apply(&mut t, &[], true, &mut ev);
+    ledger.apply(&mut t, &[], true, &mut ev).unwrap();
     assert_eq!(t.counts(), Counts { successes: 1, failures: 0 });
     assert_eq!(ledger.drain(&t), vec![b(0, 1, 0)]);
   }
@@ -332,7 +380,7 @@ mod tests {
     t.record(100, 100, 100, 0, &mut ev);
     ledger.drain(&t);
     // Another worker: 0 successes, 20 failures → 100 / 120 solves, budget 12, spent 20: exhausted.
-    ledger.apply(&mut t, &[b(0, 100, 20)], true, &mut ev);
+    ledger.apply(&mut t, &[b(0, 100, 20)], true, &mut ev).unwrap();
     assert_eq!(ev.len(), 1);
     assert_eq!((ev[0].from, ev[0].to), (Status::Healthy, Status::Exhausted));
     assert_eq!((ev[0].report.total, ev[0].report.failures), (120, 20));
@@ -346,18 +394,46 @@ mod tests {
     let mut ledger = FleetLedger::new(&c, Some(1000)).unwrap();
     let mut ev: Vec<Event> = Vec::new();
     t.advance(1500, &mut ev);
-    ledger.apply(&mut t, &[b(0, 4, 0), b(1, 2, 0)], true, &mut ev);
+    ledger.apply(&mut t, &[b(0, 4, 0), b(1, 2, 0)], true, &mut ev).unwrap();
     assert_eq!(t.counts(), Counts { successes: 6, failures: 0 });
     // Only bucket 1 changed (and bucket 2, ahead of our clock, appeared): bucket 0 stays as it was.
-    ledger.apply(&mut t, &[b(1, 5, 1), b(2, 0, 3)], false, &mut ev);
+    ledger.apply(&mut t, &[b(1, 5, 1), b(2, 0, 3)], false, &mut ev).unwrap();
     assert_eq!(t.counts(), Counts { successes: 9, failures: 1 });
     // Bucket 2 is never listed again; it is installed once our clock reaches it.
     t.advance(2000, &mut ev);
-    ledger.apply(&mut t, &[], false, &mut ev);
+    ledger.apply(&mut t, &[], false, &mut ev).unwrap();
     assert_eq!(t.counts(), Counts { successes: 9, failures: 4 });
     // A complete apply empties what it does not list.
-    ledger.apply(&mut t, &[b(2, 0, 3)], true, &mut ev);
+    ledger.apply(&mut t, &[b(2, 0, 3)], true, &mut ev).unwrap();
     assert_eq!(t.counts(), Counts { successes: 0, failures: 3 });
     assert_eq!(ledger.drain(&t), vec![]);
+  }
+
+  #[test]
+  fn counts_above_two_to_the_53_or_adding_up_past_it_are_refused_and_change_nothing() {
+    let c = config(10_000, 100);
+    let mut t = Tracker::new(c.clone(), 0).unwrap();
+    let mut ledger = FleetLedger::new(&c, Some(1000)).unwrap();
+    let mut ev: Vec<Event> = Vec::new();
+    t.advance(2500, &mut ev);
+    ledger.apply(&mut t, &[b(0, 4, 1)], true, &mut ev).unwrap();
+    // 2^53 = 9 007 199 254 740 992: one above the largest count.
+    let err = ledger.apply(&mut t, &[b(1, 9_007_199_254_740_992, 0)], false, &mut ev).unwrap_err();
+    assert_eq!(err.code, "ERR_OUT_OF_RANGE");
+    assert_eq!(
+      err.message,
+      "fleet bucket 1 holds 9007199254740992 successes: above 2^53 − 1 (9007199254740991), the largest count a snapshot may hold"
+    );
+    assert_eq!(t.counts(), Counts { successes: 4, failures: 1 });
+    // Each within the limit, together above it: 4 (bucket 0, kept by a partial apply) + (2^53 − 4).
+    let err = ledger.apply(&mut t, &[b(1, 0, 2), b(2, 9_007_199_254_740_988, 0)], false, &mut ev).unwrap_err();
+    assert_eq!(
+      err.message,
+      "the fleet's buckets add up to more than 2^53 − 1 (9007199254740991) successes, the most a window may hold"
+    );
+    assert_eq!(t.counts(), Counts { successes: 4, failures: 1 });
+    // 2^53 − 1 in all: installed.
+    ledger.apply(&mut t, &[b(2, 9_007_199_254_740_987, 0)], false, &mut ev).unwrap();
+    assert_eq!(t.counts(), Counts { successes: 9_007_199_254_740_991, failures: 1 });
   }
 }
