@@ -12,24 +12,36 @@ const {
   invalidArgType,
   checkOptionsObject,
   integerOption,
+  invalidArgValue,
 } = require('./errors')
+const throttles = require('./throttle')
 
-const GUARD_OPTIONS = ['timeoutMs', 'critical', 'countsAsFailure']
+const GUARD_OPTIONS = ['timeoutMs', 'critical', 'countsAsFailure', 'whenExhausted', 'minSolves', 'probeIntervalMs']
 // setTimeout's limit: a longer delay would fire at once (with a warning).
 const MAX_TIMEOUT_MS = 2 ** 31 - 1
 
 function parseGuardOptions(options) {
-  const { timeoutMs, critical, countsAsFailure } = checkOptionsObject(options, GUARD_OPTIONS, 'guard options')
+  const { timeoutMs, critical, countsAsFailure, whenExhausted = 'throttle', minSolves, probeIntervalMs } =
+    checkOptionsObject(options, GUARD_OPTIONS, 'guard options')
   if (critical !== undefined && typeof critical !== 'boolean') {
     throw invalidArgType(`guard options.critical must be a boolean, got ${describe(critical)}`)
   }
   if (countsAsFailure !== undefined && typeof countsAsFailure !== 'function') {
     throw invalidArgType(`guard options.countsAsFailure must be a function, got ${describe(countsAsFailure)}`)
   }
+  if (!throttles.MODES.includes(whenExhausted)) {
+    const got = typeof whenExhausted === 'string' ? `'${whenExhausted}'` : describe(whenExhausted)
+    const err = typeof whenExhausted === 'string' ? invalidArgValue : invalidArgType
+    throw err(`guard options.whenExhausted must be one of ${throttles.MODES.map((m) => `'${m}'`).join(', ')}, got ${got}`)
+  }
+  const defaults = throttles.DEFAULTS[whenExhausted]
   return {
     timeoutMs: integerOption(timeoutMs, 'guard options.timeoutMs', 1, MAX_TIMEOUT_MS, undefined),
     critical: critical === true,
     countsAsFailure,
+    whenExhausted,
+    minSolves: integerOption(minSolves, 'guard options.minSolves', 0, Number.MAX_SAFE_INTEGER, defaults.minSolves),
+    probeIntervalMs: integerOption(probeIntervalMs, 'guard options.probeIntervalMs', 1, MAX_TIMEOUT_MS, defaults.probeIntervalMs),
   }
 }
 
@@ -57,11 +69,14 @@ function countsAgainstBudget(countsAsFailure, error) {
 
 // A tracker closed while fn ran can no longer record: the outcome still reaches
 // the caller (a solved CAPTCHA is not thrown away at shutdown), unrecorded.
-function record(tracker, ok) {
-  if (!tracker.closed) tracker.record(ok)
+// What is recorded is also the throttle's recent evidence (lib/throttle.js).
+function record(tracker, ok, throttle, probeIntervalMs) {
+  if (tracker.closed) return
+  tracker.record(ok)
+  throttle.note(ok, tracker.now, probeIntervalMs)
 }
 
-function attempt(tracker, fn, { timeoutMs, countsAsFailure }) {
+function attempt(tracker, fn, { timeoutMs, countsAsFailure, probeIntervalMs }, throttle) {
   const controller = new AbortController()
   return new Promise((resolve, reject) => {
     let settled = false
@@ -77,7 +92,7 @@ function attempt(tracker, fn, { timeoutMs, countsAsFailure }) {
       timer = setTimeout(() => {
         const timeout = new GuardTimeoutError(timeoutMs)
         finish(
-          () => record(tracker, false),
+          () => record(tracker, false, throttle, probeIntervalMs),
           () => {
             controller.abort(timeout) // fn should stop working; its late settle is ignored
             reject(timeout)
@@ -93,11 +108,11 @@ function attempt(tracker, fn, { timeoutMs, countsAsFailure }) {
     }
     // Both handlers are attached, so a rejection after a timeout is never unhandled.
     outcome.then(
-      (value) => finish(() => record(tracker, true), () => resolve(value)),
+      (value) => finish(() => record(tracker, true, throttle, probeIntervalMs), () => resolve(value)),
       (error) =>
         finish(
           () => {
-            if (countsAgainstBudget(countsAsFailure, error)) record(tracker, false)
+            if (countsAgainstBudget(countsAsFailure, error)) record(tracker, false, throttle, probeIntervalMs)
           },
           () => reject(error),
         ),
@@ -136,8 +151,11 @@ function installGuard(Tracker) {
     if (typeof fn !== 'function') throw invalidArgType(`guard(fn, options): fn must be a function, got ${describe(fn)}`)
     const parsed = parseGuardOptions(options)
     if (this.closed) throw closedError()
-    if (!parsed.critical && this.status === 'exhausted') throw new BudgetExhaustedError(this.report())
-    return attempt(this, fn, parsed)
+    // Throttle or refuse while the budget is exhausted (lib/throttle.js), on the tracker's clock.
+    const throttle = throttles.of(this)
+    const decision = throttle.decide(this.now, this.status === 'exhausted', this.total, parsed)
+    if (!decision.admit) throw new BudgetExhaustedError(this.report(), decision.retryAfterMs)
+    return attempt(this, fn, parsed, throttle)
   }
   Object.defineProperty(Tracker.prototype, 'guard', { value: guard, writable: true, configurable: true })
 }
