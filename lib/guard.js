@@ -12,7 +12,6 @@ const {
   invalidArgType,
   checkOptionsObject,
   integerOption,
-  invalidArgValue,
 } = require('./errors')
 const throttles = require('./throttle')
 
@@ -21,7 +20,7 @@ const GUARD_OPTIONS = ['timeoutMs', 'critical', 'countsAsFailure', 'whenExhauste
 const MAX_TIMEOUT_MS = 2 ** 31 - 1
 
 function parseGuardOptions(options) {
-  const { timeoutMs, critical, countsAsFailure, whenExhausted = 'throttle', minSolves, probeIntervalMs } =
+  const { timeoutMs, critical, countsAsFailure, whenExhausted, minSolves, probeIntervalMs } =
     checkOptionsObject(options, GUARD_OPTIONS, 'guard options')
   if (critical !== undefined && typeof critical !== 'boolean') {
     throw invalidArgType(`guard options.critical must be a boolean, got ${describe(critical)}`)
@@ -29,19 +28,11 @@ function parseGuardOptions(options) {
   if (countsAsFailure !== undefined && typeof countsAsFailure !== 'function') {
     throw invalidArgType(`guard options.countsAsFailure must be a function, got ${describe(countsAsFailure)}`)
   }
-  if (!throttles.MODES.includes(whenExhausted)) {
-    const got = typeof whenExhausted === 'string' ? `'${whenExhausted}'` : describe(whenExhausted)
-    const err = typeof whenExhausted === 'string' ? invalidArgValue : invalidArgType
-    throw err(`guard options.whenExhausted must be one of ${throttles.MODES.map((m) => `'${m}'`).join(', ')}, got ${got}`)
-  }
-  const defaults = throttles.DEFAULTS[whenExhausted]
   return {
     timeoutMs: integerOption(timeoutMs, 'guard options.timeoutMs', 1, MAX_TIMEOUT_MS, undefined),
     critical: critical === true,
     countsAsFailure,
-    whenExhausted,
-    minSolves: integerOption(minSolves, 'guard options.minSolves', 0, Number.MAX_SAFE_INTEGER, defaults.minSolves),
-    probeIntervalMs: integerOption(probeIntervalMs, 'guard options.probeIntervalMs', 1, MAX_TIMEOUT_MS, defaults.probeIntervalMs),
+    ...throttles.checkOptions({ whenExhausted, minSolves, probeIntervalMs }, 'guard options'),
   }
 }
 

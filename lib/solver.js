@@ -7,9 +7,11 @@
 // attempt, so it is recorded exactly once, and refused while the budget is exhausted.
 const { setTimeout: sleep } = require('node:timers/promises')
 const { SolveError, describe, invalidArgType, invalidArgValue, checkOptionsObject, integerOption } = require('./errors')
+const throttle = require('./throttle')
+const { createFailover } = require('./failover') // also exported here: solvers tried in order
 
 const DEFAULT_BASE_URL = 'https://ocr.captchaai.com'
-const SOLVER_OPTIONS = ['apiKey', 'baseUrl', 'tracker', 'pollIntervalMs', 'timeoutMs', 'countsAsFailure']
+const SOLVER_OPTIONS = ['apiKey', 'baseUrl', 'tracker', 'pollIntervalMs', 'timeoutMs', 'countsAsFailure', 'whenExhausted', 'minSolves', 'probeIntervalMs']
 const SOLVE_OPTIONS = ['critical']
 const MAX_MS = 2 ** 31 - 1 // setTimeout's limit
 // Parameters each known method cannot go without; other methods are passed through unchecked.
@@ -181,6 +183,8 @@ function createSolver(options) {
   const pollIntervalMs = integerOption(opts.pollIntervalMs, 'createSolver options.pollIntervalMs', 1, MAX_MS, 5000)
   const timeoutMs = integerOption(opts.timeoutMs, 'createSolver options.timeoutMs', 1, MAX_MS, 180_000)
   const countsAsFailure = opts.countsAsFailure ?? defaultCountsAsFailure
+  // What the guard does while the budget is exhausted (lib/throttle.js): passed to every solve.
+  const whenExhausted = throttle.checkOptions(opts, 'createSolver options')
   const inUrl = new URL('in.php', base)
   const resUrl = new URL('res.php', base)
 
@@ -213,10 +217,10 @@ function createSolver(options) {
       throw invalidArgType(`solve options.critical must be a boolean, got ${describe(critical)}`)
     }
     const params = checkTask(task)
-    return tracker.guard((signal) => run(params, signal), { timeoutMs, critical, countsAsFailure })
+    return tracker.guard((signal) => run(params, signal), { timeoutMs, critical, countsAsFailure, ...whenExhausted })
   }
 
   return Object.freeze({ solve, baseUrl: base.href })
 }
 
-module.exports = { createSolver, defaultCountsAsFailure, CALLER_ERROR_CODES }
+module.exports = { createSolver, defaultCountsAsFailure, CALLER_ERROR_CODES, createFailover }

@@ -23,6 +23,8 @@
 // Every decision reads the tracker's clock (`tracker.now`), so on a manual
 // clock a run replays exactly.
 
+const { describe, invalidArgType, invalidArgValue, integerOption } = require('./errors')
+
 /** The guard's modes, the default first. */
 const MODES = Object.freeze(['throttle', 'refuse'])
 /** The states a throttle reports. */
@@ -40,6 +42,30 @@ const DEFAULTS = Object.freeze({
   throttle: Object.freeze({ minSolves: 100, probeIntervalMs: 20_000 }),
   refuse: Object.freeze({ minSolves: 0, probeIntervalMs: 20_000 }),
 })
+
+/** setTimeout's limit, the longest probe interval. */
+const MAX_INTERVAL_MS = 2 ** 31 - 1
+
+/**
+ * Checks `{ whenExhausted, minSolves, probeIntervalMs }` (each optional) of
+ * guard() or createSolver() (`where` names the object) and fills in the mode's
+ * defaults.
+ */
+function checkOptions({ whenExhausted = MODES[0], minSolves, probeIntervalMs }, where) {
+  if (!MODES.includes(whenExhausted)) {
+    const quoted = MODES.map((m) => `'${m}'`).join(', ')
+    if (typeof whenExhausted !== 'string') {
+      throw invalidArgType(`${where}.whenExhausted must be one of ${quoted}, got ${describe(whenExhausted)}`)
+    }
+    throw invalidArgValue(`${where}.whenExhausted must be one of ${quoted}, got '${whenExhausted}'`)
+  }
+  const defaults = DEFAULTS[whenExhausted]
+  return {
+    whenExhausted,
+    minSolves: integerOption(minSolves, `${where}.minSolves`, 0, Number.MAX_SAFE_INTEGER, defaults.minSolves),
+    probeIntervalMs: integerOption(probeIntervalMs, `${where}.probeIntervalMs`, 1, MAX_INTERVAL_MS, defaults.probeIntervalMs),
+  }
+}
 
 /**
  * The throttle of one tracker: its recent-evidence ledger, its state, and the
@@ -194,4 +220,4 @@ function existing(tracker) {
   return throttles.get(tracker)
 }
 
-module.exports = { Throttle, of, existing, MODES, STATES, DEFAULTS, RECOVERY_PROBES, TOLERATED_FAILURES }
+module.exports = { Throttle, of, existing, checkOptions, MODES, STATES, DEFAULTS, RECOVERY_PROBES, TOLERATED_FAILURES }
