@@ -55,6 +55,12 @@ test('throttled: one probe per probeIntervalMs of the tracker clock; 10 probe su
   t.is(await attempt(tracker, fail, o), 'admitted')
   t.is(await attempt(tracker, ok, o), 20_000)
   t.like(tracker.report().throttle, { state: 'throttled', since: 200_500, admitted: 17, refused: 12, probes: 10 })
+  // A relapse doubles the floor's depth and starts from its bottom: −1, 20 successes.
+  for (let k = 1; k <= 20; k++) {
+    tracker.advanceTo(200_500 + k * 20_000)
+    t.is(await attempt(tracker, ok, o), 'admitted', `probe ${k} after the relapse`)
+    t.is(tracker.report().throttle.state, k < 20 ? 'throttled' : 'admitting', `after probe ${k}`)
+  }
 })
 
 test('full admission survives the odd failure; the ledger holds at most 5 failures of credit', async (t) => {

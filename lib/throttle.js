@@ -19,6 +19,12 @@
 //   others are refused with the time until the next probe. RECOVERY_PROBES
 //   probe successes in a row (or more, with failures in between) lift the ledger
 //   back to zero: full admission again.
+// A relapse (full admission, then below zero again before the ledger reached its
+// ceiling) doubles the floor's depth, up to MAX_RECOVERY_PROBES: a provider that
+// only looks healthy in short runs (89 % against a 96.7 % SLO passes 10 probes in
+// a row one time in three) must pass 20, then 40 probes, instead of flapping.
+// The ceiling reached (sustained success) or the window's budget back in
+// charge resets it.
 // Once the window leaves `exhausted`, its budget governs again ('open').
 // Every decision reads the tracker's clock (`tracker.now`), so on a manual
 // clock a run replays exactly.
@@ -31,6 +37,8 @@ const MODES = Object.freeze(['throttle', 'refuse'])
 const STATES = Object.freeze(['open', 'admitting', 'throttled', 'refusing'])
 /** Successes (in a row) that lift the ledger from its floor to zero. */
 const RECOVERY_PROBES = 10
+/** The most a floor deepens to after relapses. */
+const MAX_RECOVERY_PROBES = 80
 /** Failures' worth of credit the ledger can hold: a burst this long is tolerated. */
 const TOLERATED_FAILURES = 5
 
@@ -78,7 +86,8 @@ class Throttle {
     this.gain = 1 - targetRate
     this.cost = targetRate
     // With a target of 1 no success can make up for a failure: only probes, until the window recovers.
-    this.floor = this.gain > 0 ? -RECOVERY_PROBES * this.gain : -this.cost
+    this.depth = RECOVERY_PROBES
+    this.floor = this.floorFor(this.depth)
     this.ceiling = TOLERATED_FAILURES * this.cost
     this.ledger = 0
     this.state = 'open'
@@ -88,6 +97,16 @@ class Throttle {
     this.admitted = 0
     this.refused = 0
     this.probes = 0
+  }
+
+  floorFor(depth) {
+    return this.gain > 0 ? -depth * this.gain : -this.cost
+  }
+
+  deepen(depth) {
+    this.depth = depth
+    this.floor = this.floorFor(depth)
+    if (this.ledger < this.floor) this.ledger = this.floor
   }
 
   moveTo(state, now) {
@@ -107,6 +126,7 @@ class Throttle {
    */
   decide(now, exhausted, total, { whenExhausted, minSolves, probeIntervalMs, critical }) {
     if (!exhausted || total < minSolves) {
+      if (this.state !== 'open') this.deepen(RECOVERY_PROBES)
       this.moveTo('open', now)
       return this.admit()
     }
@@ -151,7 +171,13 @@ class Throttle {
     const next = ok ? this.ledger + this.gain : this.ledger - this.cost
     // (The sum is rounded to the floor's or ceiling's value at the ends.)
     this.ledger = Math.min(this.ceiling, Math.max(this.floor, next))
-    if (this.state === 'admitting' && this.ledger < -EPSILON) this.throttle(now, probeIntervalMs)
+    if (this.ledger >= this.ceiling && this.depth !== RECOVERY_PROBES) this.deepen(RECOVERY_PROBES)
+    if (this.state === 'admitting' && this.ledger < -EPSILON) {
+      // A relapse: the deeper floor, from its bottom (20 probe successes, then 40, …).
+      this.deepen(Math.min(2 * this.depth, MAX_RECOVERY_PROBES))
+      this.ledger = this.floor
+      this.throttle(now, probeIntervalMs)
+    }
     else if (this.state === 'throttled' && this.ledger >= -EPSILON) this.moveTo('admitting', now)
   }
 
@@ -220,4 +246,4 @@ function existing(tracker) {
   return throttles.get(tracker)
 }
 
-module.exports = { Throttle, of, existing, checkOptions, MODES, STATES, DEFAULTS, RECOVERY_PROBES, TOLERATED_FAILURES }
+module.exports = { Throttle, of, existing, checkOptions, MODES, STATES, DEFAULTS, RECOVERY_PROBES, MAX_RECOVERY_PROBES, TOLERATED_FAILURES }
