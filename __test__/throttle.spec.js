@@ -124,6 +124,22 @@ test("a restarted worker: the tracker's last 5 minutes stand in for the guard's 
   t.like(recovered.report().throttle, { state: 'admitting' })
 })
 
+test("a guard with under 10 outcomes of its own goes by the window's last 5 minutes (a fleet's window); with 10, by its own", async (t) => {
+  const fresh = manual()
+  await attempt(fresh, ok) // 1 outcome of its own
+  for (let i = 0; i < 94; i++) fresh.record(true) // others' solves, as a fleet's sync installs them
+  for (let i = 0; i < 10; i++) fresh.record(false)
+  t.is(fresh.status, 'exhausted') // 10 of 105 > 5.25; over the last 5 min: burn 10 / 5.25 = 1.9
+  t.is(await attempt(fresh, ok), 20_000)
+  const seasoned = manual()
+  for (let i = 0; i < 10; i++) await attempt(seasoned, ok) // 10 of its own: ledger 0.5
+  for (let i = 0; i < 84; i++) seasoned.record(true)
+  for (let i = 0; i < 10; i++) seasoned.record(false)
+  t.is(seasoned.status, 'exhausted')
+  t.is(await attempt(seasoned, ok), 'admitted')
+  t.like(seasoned.report().throttle, { state: 'admitting' })
+})
+
 test('report().throttle only once guard() ran; each tracker throttles alone', async (t) => {
   const a = manual()
   const b = manual()

@@ -144,7 +144,7 @@ function installGuard(Tracker) {
     if (this.closed) throw closedError()
     // Throttle or refuse while the budget is exhausted (lib/throttle.js), on the tracker's clock.
     const throttle = throttles.of(this)
-    const decision = throttle.decide(this.now, this.status === 'exhausted', this.total, parsed)
+    const decision = throttle.decide(this.now, this.status === 'exhausted', this.total, parsed, () => throttles.recentBurnRate(this))
     if (!decision.admit) throw new BudgetExhaustedError(this.report(), decision.retryAfterMs)
     return attempt(this, fn, parsed, throttle)
   }

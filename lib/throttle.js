@@ -11,6 +11,10 @@
 // ceiling (TOLERATED_FAILURES failures above zero), so it remembers minutes,
 // not the window: O(1) per attempt, no timestamps kept.
 //
+// As the window becomes exhausted, a guard that has noted fewer than
+// RECOVERY_PROBES outcomes of its own (a restarted worker, a fleet worker whose
+// window holds the others' failures) goes by the window's last 5 minutes
+// instead: a burn rate over 1 there throttles, from the ledger's floor.
 // While the window is exhausted (and holds at least `minSolves` solves):
 // - ledger ≥ 0 — recent attempts succeed at the SLO's rate: every attempt is
 //   admitted ('admitting'), like a circuit breaker's closed state;
@@ -97,6 +101,8 @@ class Throttle {
     this.admitted = 0
     this.refused = 0
     this.probes = 0
+    /** Outcomes noted, counted up to RECOVERY_PROBES (enough of its own evidence). */
+    this.noted = 0
   }
 
   floorFor(depth) {
@@ -121,10 +127,11 @@ class Throttle {
   /**
    * Whether to run one attempt at `now`. `exhausted`: the window's status;
    * `total`: the solves in the window; `options`: `{ whenExhausted, minSolves,
-   * probeIntervalMs, critical }`. Returns `{ admit: true }` or `{ admit: false,
+   * probeIntervalMs, critical }`; `recentBurnRate()`: the window's burn rate over
+   * its last minutes, asked only as the window becomes exhausted. Returns `{ admit: true }` or `{ admit: false,
    * retryAfterMs }` (null when no time can be given: 'refuse').
    */
-  decide(now, exhausted, total, { whenExhausted, minSolves, probeIntervalMs, critical }) {
+  decide(now, exhausted, total, { whenExhausted, minSolves, probeIntervalMs, critical }, recentBurnRate) {
     if (!exhausted || total < minSolves) {
       if (this.state !== 'open') this.deepen(RECOVERY_PROBES)
       this.moveTo('open', now)
@@ -135,9 +142,14 @@ class Throttle {
       return critical ? this.admit() : this.refuse(null)
     }
     if (this.state === 'open' || this.state === 'refusing') {
-      // Just exhausted: the recent evidence decides; the first probe one interval on.
-      if (this.ledger >= -EPSILON) this.moveTo('admitting', now)
-      else this.throttle(now, probeIntervalMs)
+      // Just exhausted: the recent evidence decides — the guard's own, or with too
+      // little of it the window's last minutes; the first probe one interval on.
+      const recentOk = this.noted >= RECOVERY_PROBES ? this.ledger >= -EPSILON : !(recentBurnRate() > 1)
+      if (recentOk) this.moveTo('admitting', now)
+      else {
+        this.ledger = Math.min(this.ledger, this.floor)
+        this.throttle(now, probeIntervalMs)
+      }
     }
     if (this.state === 'admitting' || critical) return this.admit()
     if (now >= this.nextProbeAt) {
@@ -168,6 +180,7 @@ class Throttle {
    * 'admitting' and 'throttled' as the ledger crosses zero.
    */
   note(ok, now, probeIntervalMs) {
+    if (this.noted < RECOVERY_PROBES) this.noted++
     const next = ok ? this.ledger + this.gain : this.ledger - this.cost
     // (The sum is rounded to the floor's or ceiling's value at the ends.)
     this.ledger = Math.min(this.ceiling, Math.max(this.floor, next))
@@ -196,9 +209,10 @@ class Throttle {
 
 const ADMIT = Object.freeze({ admit: true, retryAfterMs: null })
 
-/** The recent past the first decision looks at when the guard has no outcome of its own. */
+/** The window's recent past a guard looks at as the window becomes exhausted. */
 const RECENT_MS = 5 * 60_000
 
+/** The burn rate over the tracker's last 5 minutes (all of a shorter window). */
 function recentBurnRate(tracker) {
   try {
     return tracker.burnRateOver(RECENT_MS)
@@ -221,10 +235,6 @@ function of(tracker) {
   let throttle = throttles.get(tracker)
   if (throttle === undefined) {
     throttle = new Throttle(tracker.report().sloTarget)
-    // Until the guard has seen outcomes of its own, the tracker's last minutes stand
-    // in for them (a restarted worker, a fleet's window): spent faster than the
-    // SLO allows (burn rate > 1) → the ledger's floor, else zero.
-    if (recentBurnRate(tracker) > 1) throttle.ledger = throttle.floor
     throttles.set(tracker, throttle)
     const inner = tracker.report
     const t = throttle
@@ -246,4 +256,4 @@ function existing(tracker) {
   return throttles.get(tracker)
 }
 
-module.exports = { Throttle, of, existing, checkOptions, MODES, STATES, DEFAULTS, RECOVERY_PROBES, MAX_RECOVERY_PROBES, TOLERATED_FAILURES }
+module.exports = { Throttle, of, existing, checkOptions, recentBurnRate, MODES, STATES, DEFAULTS, RECOVERY_PROBES, MAX_RECOVERY_PROBES, TOLERATED_FAILURES }

@@ -5,7 +5,7 @@
 // the same config, fed only the solves it would have admitted (a refused solve
 // never happens, so it is never recorded). Its state changes join the timeline
 // as `{ kind: 'throttle', from, to, admitted, refused, probes }`.
-const { Throttle, DEFAULTS } = require('../throttle')
+const { Throttle, DEFAULTS, recentBurnRate } = require('../throttle')
 
 const OPTIONS = Object.freeze({ whenExhausted: 'throttle', ...DEFAULTS.throttle, critical: false })
 
@@ -30,7 +30,7 @@ class ThrottleReplay {
     const shadow = this.shadow
     const th = this.throttle
     const now = t > shadow.now ? t : shadow.now
-    if (th.decide(now, shadow.status === 'exhausted', shadow.total, OPTIONS).admit) {
+    if (th.decide(now, shadow.status === 'exhausted', shadow.total, OPTIONS, () => recentBurnRate(shadow)).admit) {
       shadow.record(good, t)
       th.note(good, now, OPTIONS.probeIntervalMs)
     }
