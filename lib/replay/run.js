@@ -43,7 +43,7 @@ function settings({ targets, windows, alerts, minEvents, hysteresis }) {
 /**
  * Replays a solve log. Options: `input` (path or '-'), `format`, `fields`,
  * `byType`, `targets` / `windows` (`{ fallback, byName: Map }`), `alerts`,
- * `minEvents`, `hysteresis`, `throttle` (also simulate a throttling guard), `strict`, and the callbacks `onBadLine(bad)`, `onProgress({ bytes, lines })`.
+ * `minEvents`, `strict`, and the callbacks `onBadLine(bad)`, `onProgress({ bytes, lines })`.
  * Resolves to the summary (see summary.js) plus `series` for the chart.
  */
 async function replay(options) {
@@ -56,6 +56,7 @@ async function replay(options) {
   const settingsFor = settings({ targets, windows, alerts: options.alerts, minEvents: options.minEvents, hysteresis: options.hysteresis })
   checkSettings(settingsFor, [...targets.byName.keys(), ...windows.byName.keys(), '(default)'])
 
+  // `throttle`: also simulate a throttling guard (lib/replay/throttle.js).
   const trackers = new ReplayTrackers({ byType, settingsFor, throttle: options.throttle === true })
   const series = new Series(trackers)
   const baseline = new Baseline()

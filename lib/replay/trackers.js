@@ -11,7 +11,7 @@ const ALL = 'all'
 
 /** One tracker of the replay and what happened to it. */
 class Slot {
-  constructor(name, config, throttle = false) {
+  constructor(name, config) {
     this.name = name
     this.config = config
     this.tracker = new ErrorBudgetTracker({ ...config, clock: 'manual' })
@@ -19,7 +19,7 @@ class Slot {
     /** Status changes and alerts, in the order the tracker produced them. */
     this.timeline = []
     /** With `--throttle`: what a throttling guard would have done (lib/replay/throttle.js); else null. */
-    this.throttle = throttle ? new ThrottleReplay(config, (e) => this.timeline.push(e)) : null
+    this.throttle = null
     this.delivered = 'healthy'
     this.worst = { burnRate: 0, at: null }
     for (const status of STATUSES) {
@@ -91,8 +91,9 @@ class ReplayTrackers {
     const name = this.byType ? type : ALL
     let slot = this.slots.get(name)
     if (slot === undefined) {
-      slot = new Slot(name, this.settingsFor(name), this.throttle)
+      slot = new Slot(name, this.settingsFor(name))
       this.slots.set(name, slot)
+      if (this.throttle) slot.throttle = new ThrottleReplay(slot.config, (e) => slot.timeline.push(e))
       this.onSlot(slot)
     }
     return slot
