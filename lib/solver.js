@@ -7,8 +7,6 @@
 // attempt, so it is recorded exactly once, and refused while the budget is exhausted.
 const { setTimeout: sleep } = require('node:timers/promises')
 const { SolveError, describe, invalidArgType, invalidArgValue, checkOptionsObject, integerOption } = require('./errors')
-const throttle = require('./throttle')
-const { createFailover } = require('./failover') // also exported here: solvers tried in order
 
 const DEFAULT_BASE_URL = 'https://ocr.captchaai.com'
 const SOLVER_OPTIONS = ['apiKey', 'baseUrl', 'tracker', 'pollIntervalMs', 'timeoutMs', 'countsAsFailure', 'whenExhausted', 'minSolves', 'probeIntervalMs']
@@ -184,7 +182,7 @@ function createSolver(options) {
   const timeoutMs = integerOption(opts.timeoutMs, 'createSolver options.timeoutMs', 1, MAX_MS, 180_000)
   const countsAsFailure = opts.countsAsFailure ?? defaultCountsAsFailure
   // What the guard does while the budget is exhausted (lib/throttle.js): passed to every solve.
-  const whenExhausted = throttle.checkOptions(opts, 'createSolver options')
+  const whenExhausted = require('./throttle').checkOptions(opts, 'createSolver options')
   const inUrl = new URL('in.php', base)
   const resUrl = new URL('res.php', base)
 
@@ -222,5 +220,8 @@ function createSolver(options) {
 
   return Object.freeze({ solve, baseUrl: base.href })
 }
+
+// Solvers tried in order, each under its own budget (lib/failover.js); exported here too.
+const { createFailover } = require('./failover')
 
 module.exports = { createSolver, defaultCountsAsFailure, CALLER_ERROR_CODES, createFailover }
