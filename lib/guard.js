@@ -127,12 +127,16 @@ function installGuard(Tracker) {
    * resolve → one success; reject → one failure (unless `countsAsFailure(error)`
    * says false: then nothing); `timeoutMs` passed first → one failure, `signal`
    * aborted, rejection with a GuardTimeoutError, fn's late settle ignored. While
-   * the budget is exhausted it rejects with a BudgetExhaustedError without calling
-   * fn, unless `critical: true`. Bad arguments reject with a TypeError/RangeError
+   * the budget is exhausted it throttles (`whenExhausted: 'throttle'`, the default:
+   * probes only while recent attempts fall short of the SLO, lib/throttle.js) or
+   * refuses (`'refuse'`): an attempt not admitted rejects with a
+   * BudgetExhaustedError (with `retryAfterMs`) without calling fn, unless
+   * `critical: true`. Bad arguments reject with a TypeError/RangeError
    * before anything is called or recorded.
    * @template T
    * @param {(signal: AbortSignal) => T | PromiseLike<T>} fn
-   * @param {{ timeoutMs?: number, critical?: boolean, countsAsFailure?: (error: unknown) => boolean }} [options]
+   * @param {{ timeoutMs?: number, critical?: boolean, countsAsFailure?: (error: unknown) => boolean,
+   *   whenExhausted?: 'throttle' | 'refuse', minSolves?: number, probeIntervalMs?: number }} [options]
    * @returns {Promise<T>}
    */
   async function guard(fn, options) {
