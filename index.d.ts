@@ -82,9 +82,53 @@ export interface GuardOptions {
    * Not consulted for timeouts (always failures). Default: every rejection counts.
    */
   countsAsFailure?: (error: unknown) => boolean
+  /**
+   * While the budget is exhausted: `'throttle'` (default) admits one probe per
+   * `probeIntervalMs` while recent attempts fall short of the SLO, and every
+   * attempt once they meet it; `'refuse'` refuses every attempt until the window
+   * leaves `exhausted` (docs/when-the-budget-runs-out.md).
+   */
+  whenExhausted?: WhenExhausted
+  /**
+   * Never throttle or refuse while the window holds fewer solves (integer ≥ 0).
+   * Default 100 under `'throttle'`, 0 under `'refuse'`.
+   */
+  minSolves?: number
+  /** Throttled: one probe per this many ms of the tracker's clock (integer in [1, 2³¹ − 1]). Default 20 000. */
+  probeIntervalMs?: number
+}
+
+/** What `guard()` does while the budget is exhausted. */
+export type WhenExhausted = 'throttle' | 'refuse'
+
+/**
+ * The guard's state: `open` (the budget is not exhausted, or the window holds
+ * under `minSolves`: every attempt runs), `admitting` (exhausted, but recent
+ * attempts meet the SLO: every attempt runs), `throttled` (probes only),
+ * `refusing` (`'refuse'`: none).
+ */
+export type ThrottleState = 'open' | 'admitting' | 'throttled' | 'refusing'
+
+/** `report().throttle`: the guard's state and counters on this tracker (this process, this handle). */
+export interface ThrottleInfo {
+  state: ThrottleState
+  /** Tracker time (epoch ms) the state began. */
+  since: number
+  /** Attempts the guard ran (probes and `critical` ones included). */
+  admitted: number
+  /** Attempts it rejected with a BudgetExhaustedError. */
+  refused: number
+  /** Probes admitted while throttled. */
+  probes: number
+  /** While throttled: ms until the next probe may run; else null. */
+  nextProbeInMs: number | null
 }
 
 declare module './native' {
+  interface BudgetReport {
+    /** Present once `guard()` (or a solver) ran on this tracker. */
+    throttle?: ThrottleInfo
+  }
   interface ErrorBudgetTracker {
     /**
      * Runs `fn(signal)` as one solve attempt and records it exactly once: resolve →
@@ -97,12 +141,16 @@ declare module './native' {
   }
 }
 
-/** `tracker.guard()` refused to call fn: the budget is exhausted. Nothing was recorded. */
+/** `tracker.guard()` refused to call fn: the budget is exhausted (throttled or refused). Nothing was recorded. */
 export declare class BudgetExhaustedError extends Error {
-  constructor(report: BudgetReport)
+  constructor(report: BudgetReport, retryAfterMs?: number | null)
   readonly code: 'EBUDGET_EXHAUSTED'
   /** The report when the call was refused. */
   readonly report: BudgetReport
+  /** Ms (tracker clock) until the next probe may run; null under `'refuse'`. */
+  readonly retryAfterMs: number | null
+  /** From `createFailover()`, when every solver refused: each one's refusal, in order. */
+  refusals?: BudgetExhaustedError[]
 }
 
 /** `tracker.guard()`'s deadline passed first; also the reason of the aborted signal. */
@@ -146,6 +194,12 @@ export interface SolverOptions {
   timeoutMs?: number
   /** Which rejections count against the budget. Default `defaultCountsAsFailure`. */
   countsAsFailure?: (error: unknown) => boolean
+  /** Passed to every solve's `guard()`: see `GuardOptions`. Default `'throttle'`. */
+  whenExhausted?: WhenExhausted
+  /** See `GuardOptions.minSolves`. */
+  minSolves?: number
+  /** See `GuardOptions.probeIntervalMs`. */
+  probeIntervalMs?: number
 }
 
 /** The parameters each known method requires; other methods are passed through unchecked. */
@@ -183,6 +237,20 @@ export interface Solver {
 
 /** A CaptchaAI client whose every `solve()` goes through `tracker.guard()`. */
 export declare function createSolver(options: SolverOptions): Solver
+
+/** Solvers tried in order (`createFailover()`). */
+export interface Failover {
+  /**
+   * Solves with the first solver whose budget admits the attempt; `solver` is its
+   * index. Another solver is tried only after a BudgetExhaustedError; when all
+   * refuse, rejects with the one of soonest `retryAfterMs` (with `refusals`).
+   */
+  solve<M extends string>(task: SolveTask<M>, options?: { critical?: boolean }): Promise<SolveResult & { solver: number }>
+  readonly solvers: readonly Solver[]
+}
+
+/** Solvers (each with its own tracker) tried in order: a fallback when the first one's budget is exhausted. */
+export declare function createFailover(solvers: readonly Solver[]): Failover
 
 /**
  * The solver's default classifier: false for a SolveError whose code is in

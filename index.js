@@ -122,6 +122,9 @@ exports.createSolver = function createSolver(options) {
 exports.defaultCountsAsFailure = function defaultCountsAsFailure(error) {
   return lazy.solver.defaultCountsAsFailure.apply(this, arguments)
 }
+exports.createFailover = function createFailover(solvers) {
+  return lazy.solver.createFailover.apply(this, arguments)
+}
 Object.defineProperty(exports, 'CALLER_ERROR_CODES', {
   enumerable: true,
   get: function () {

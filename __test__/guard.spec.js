@@ -16,6 +16,9 @@ function deferred() {
   return { promise, resolve, reject }
 }
 
+// Today's all-or-nothing guard (the default is 'throttle': __test__/throttle.spec.js).
+const REFUSE = { whenExhausted: 'refuse' }
+
 // Hand-worked at 95 %: 10 successes then 1 failure is 1 of 11, budget 0.55 → exhausted.
 function exhaustedTracker() {
   const tracker = manual()
@@ -160,19 +163,20 @@ test('settling before the deadline clears it: no second record later', async (t)
   t.deepEqual(tracker.recorded, { successes: 1, failures: 0 })
 })
 
-test('while exhausted: BudgetExhaustedError with the report, fn not called, nothing recorded', async (t) => {
+test("while exhausted ('refuse'): BudgetExhaustedError with the report, fn not called, nothing recorded", async (t) => {
   const tracker = exhaustedTracker()
   let called = false
   const err = await t.throwsAsync(
     tracker.guard(async () => {
       called = true
-    }),
+    }, REFUSE),
     { instanceOf: BudgetExhaustedError, code: 'EBUDGET_EXHAUSTED' },
   )
   t.false(called)
   t.like(err.report, { status: 'exhausted', total: 11, failures: 1, successes: 10, sloTarget: 0.95 })
   t.deepEqual(err.report, tracker.report())
   t.true(err.message.includes('1 failures of 11 solves'), err.message)
+  t.is(err.retryAfterMs, null) // 'refuse' cannot tell: only failures leaving the window end it
   t.deepEqual(tracker.recorded, { successes: 10, failures: 1 })
 })
 
@@ -183,14 +187,14 @@ test('critical: true runs while exhausted and records its outcome', async (t) =>
   t.deepEqual(tracker.recorded, { successes: 11, failures: 2 })
   // 2 of 13: budget 0.65 → still exhausted, so an ordinary call is still refused.
   t.is(tracker.status, 'exhausted')
-  await t.throwsAsync(tracker.guard(async () => 'x'), { code: 'EBUDGET_EXHAUSTED' })
+  await t.throwsAsync(tracker.guard(async () => 'x', REFUSE), { code: 'EBUDGET_EXHAUSTED' })
 })
 
 test('once the failures leave the window, the guard calls fn again', async (t) => {
   const tracker = manual({ windowMs: 60_000, resolutionMs: 1000 })
   tracker.record(true, 0)
   tracker.record(false, 0) // 1 of 2 → exhausted
-  await t.throwsAsync(tracker.guard(async () => 'x'), { code: 'EBUDGET_EXHAUSTED' })
+  await t.throwsAsync(tracker.guard(async () => 'x', REFUSE), { code: 'EBUDGET_EXHAUSTED' })
   tracker.advanceTo(60_000) // the events of t = 0 count while now − 0 < 60 000: gone
   t.is(await tracker.guard(async () => 'back'), 'back')
   t.deepEqual(tracker.recorded, { successes: 2, failures: 1 })
@@ -294,7 +298,7 @@ test.serial('a classifier that returns a non-boolean (a forgotten return): count
   t.deepEqual(warnings, ['guard: countsAsFailure must return a boolean, got undefined; the rejection counts as a failure'])
 })
 
-const KNOWN = 'timeoutMs, critical, countsAsFailure'
+const KNOWN = 'timeoutMs, critical, countsAsFailure, whenExhausted, minSolves, probeIntervalMs'
 const badCalls = [
   // [fn, options, error class, code, message]
   [undefined, undefined, TypeError, 'ERR_INVALID_ARG_TYPE', 'guard(fn, options): fn must be a function, got undefined'],
@@ -310,6 +314,11 @@ const badCalls = [
   [() => 1, { timeoutMs: 2 ** 31 }, RangeError, 'ERR_OUT_OF_RANGE', 'got 2147483648'],
   [() => 1, { critical: 'yes' }, TypeError, 'ERR_INVALID_ARG_TYPE', 'guard options.critical must be a boolean, got string'],
   [() => 1, { countsAsFailure: true }, TypeError, 'ERR_INVALID_ARG_TYPE', 'guard options.countsAsFailure must be a function, got boolean'],
+  [() => 1, { whenExhausted: 'stop' }, TypeError, 'ERR_INVALID_ARG_VALUE', "guard options.whenExhausted must be one of 'throttle', 'refuse', got 'stop'"],
+  [() => 1, { whenExhausted: true }, TypeError, 'ERR_INVALID_ARG_TYPE', "guard options.whenExhausted must be one of 'throttle', 'refuse', got boolean"],
+  [() => 1, { minSolves: -1 }, RangeError, 'ERR_OUT_OF_RANGE', 'guard options.minSolves must be an integer in [0, 9007199254740991], got -1'],
+  [() => 1, { minSolves: '100' }, TypeError, 'ERR_INVALID_ARG_TYPE', 'guard options.minSolves must be a number, got string'],
+  [() => 1, { probeIntervalMs: 0 }, RangeError, 'ERR_OUT_OF_RANGE', 'guard options.probeIntervalMs must be an integer in [1, 2147483647], got 0'],
 ]
 
 for (const [fn, options, errorClass, code, message] of badCalls) {

@@ -41,6 +41,7 @@ test('require() of the package loads no solver, Prometheus, CLI or yaml code unt
     'SolveError',
     'createSolver',
     'defaultCountsAsFailure',
+    'createFailover',
     'CALLER_ERROR_CODES',
     'renderMetrics',
     'registerMetrics',
@@ -87,7 +88,7 @@ const SUBPATHS = `
 const EXPECTED_SUBPATHS = {
   keys: {
     prometheus: ['METRICS_CONTENT_TYPE', 'prometheusRules', 'registerMetrics', 'renderMetrics'],
-    solver: ['CALLER_ERROR_CODES', 'createSolver', 'defaultCountsAsFailure'],
+    solver: ['CALLER_ERROR_CODES', 'createFailover', 'createSolver', 'defaultCountsAsFailure'],
   },
   same: { prometheus: true, solver: true },
   rulesAgree: true,
@@ -98,6 +99,7 @@ const EXPECTED_SUBPATHS = {
     ['prometheusRules', true, true],
     ['createSolver', true, true],
     ['defaultCountsAsFailure', true, true],
+    ['createFailover', true, true],
   ],
   method: ['metrics', 0],
 }

@@ -73,6 +73,16 @@ test('metrics(): the exposition of a hand-worked tracker, line by line', (t) => 
       '# HELP captcha_budget_insufficient_data 1 while the tracker has too few events to judge (no alert can fire).',
       '# TYPE captcha_budget_insufficient_data gauge',
       `captcha_budget_insufficient_data{${l}} 0`,
+      "# HELP captcha_budget_guard_attempts_total Solve attempts tracker.guard() admitted (ran) or refused (while the budget was exhausted: throttled or refused) in this process.",
+      '# TYPE captcha_budget_guard_attempts_total counter',
+      `captcha_budget_guard_attempts_total{${l},decision="admitted"} 0`, // no guard() ran on it
+      `captcha_budget_guard_attempts_total{${l},decision="refused"} 0`,
+      "# HELP captcha_budget_throttle_state tracker.guard()'s state: 1 for the current one (open, admitting, throttled, refusing), 0 for the others; all 0 before the first guard().",
+      '# TYPE captcha_budget_throttle_state gauge',
+      `captcha_budget_throttle_state{${l},state="open"} 0`,
+      `captcha_budget_throttle_state{${l},state="admitting"} 0`,
+      `captcha_budget_throttle_state{${l},state="throttled"} 0`,
+      `captcha_budget_throttle_state{${l},state="refusing"} 0`,
       '',
     ].join('\n'),
   )

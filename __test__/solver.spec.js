@@ -173,8 +173,8 @@ test('baseUrl keeps a proxy’s path prefix; an HTTP error page is ERR_BAD_RESPO
   t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
 })
 
-test('exhausted budget: BudgetExhaustedError and no request at all; critical solves anyway', async (t) => {
-  const { mock, tracker, solver } = await setUp(t)
+test("exhausted budget ('refuse'): BudgetExhaustedError and no request at all; critical solves anyway", async (t) => {
+  const { mock, tracker, solver } = await setUp(t, {}, { whenExhausted: 'refuse' }) // the throttle: failover.spec.js
   tracker.record(true)
   tracker.record(false) // 1 of 2 at 95 % → exhausted
   const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: BudgetExhaustedError, code: 'EBUDGET_EXHAUSTED' })

@@ -4,20 +4,31 @@
 // `code`s the native addon uses (ERR_INVALID_ARG_TYPE, ERR_INVALID_ARG_VALUE, ERR_OUT_OF_RANGE).
 
 /**
- * Thrown (as a rejection) by `tracker.guard()` while the budget is exhausted:
- * the guarded function was not called and nothing was recorded.
+ * Thrown (as a rejection) by `tracker.guard()` when the budget is exhausted and
+ * the attempt is not admitted (throttled, or refused): the guarded function was
+ * not called and nothing was recorded.
  */
 class BudgetExhaustedError extends Error {
-  /** @param {import('../index').BudgetReport} report the report at the moment of the refusal */
-  constructor(report) {
+  /**
+   * @param {import('../index').BudgetReport} report the report at the moment of the refusal
+   * @param {number | null} [retryAfterMs] when the next attempt may be admitted, ms from now (null: not known)
+   */
+  constructor(report, retryAfterMs = null) {
+    const when = retryAfterMs === null ? '' : `; throttled: the next probe may run in ${retryAfterMs} ms`
     super(
       `error budget exhausted: ${report.failures} failures of ${report.total} solves in the window ` +
-        `(SLO ${report.sloTarget}); not calling fn — pass { critical: true } to run it anyway`,
+        `(SLO ${report.sloTarget})${when}; not calling fn — pass { critical: true } to run it anyway`,
     )
     /** Always `'EBUDGET_EXHAUSTED'`. */
     this.code = 'EBUDGET_EXHAUSTED'
     /** The tracker's report when the call was refused. */
     this.report = report
+    /**
+     * When an attempt may next be admitted, ms on the tracker's clock from the
+     * refusal: the next probe of a throttling guard; null under `'refuse'`
+     * (only failures leaving the window end it: at the latest one window on).
+     */
+    this.retryAfterMs = retryAfterMs
   }
 }
 BudgetExhaustedError.prototype.name = 'BudgetExhaustedError'

@@ -14,13 +14,15 @@ const {
   checkOptionsObject,
   integerOption,
 } = require('./errors')
+const throttles = require('./throttle')
 
-const GUARD_OPTIONS = ['timeoutMs', 'critical', 'countsAsFailure']
+const GUARD_OPTIONS = ['timeoutMs', 'critical', 'countsAsFailure', 'whenExhausted', 'minSolves', 'probeIntervalMs']
 // setTimeout's limit: a longer delay would fire at once (with a warning).
 const MAX_TIMEOUT_MS = 2 ** 31 - 1
 
 function parseGuardOptions(options) {
-  const { timeoutMs, critical, countsAsFailure } = checkOptionsObject(options, GUARD_OPTIONS, 'guard options')
+  const { timeoutMs, critical, countsAsFailure, whenExhausted, minSolves, probeIntervalMs } =
+    checkOptionsObject(options, GUARD_OPTIONS, 'guard options')
   if (critical !== undefined && typeof critical !== 'boolean') {
     throw invalidArgType(`guard options.critical must be a boolean, got ${describe(critical)}`)
   }
@@ -31,6 +33,7 @@ function parseGuardOptions(options) {
     timeoutMs: integerOption(timeoutMs, 'guard options.timeoutMs', 1, MAX_TIMEOUT_MS, undefined),
     critical: critical === true,
     countsAsFailure,
+    ...throttles.checkOptions({ whenExhausted, minSolves, probeIntervalMs }, 'guard options'),
   }
 }
 
@@ -57,11 +60,14 @@ function countsAgainstBudget(countsAsFailure, error) {
 
 // A tracker closed while fn ran can no longer record: the outcome still reaches
 // the caller (a solved CAPTCHA is not thrown away at shutdown), unrecorded.
-function record(tracker, ok) {
-  if (!tracker.closed) tracker.record(ok)
+// What is recorded is also the throttle's recent evidence (lib/throttle.js).
+function record(tracker, ok, throttle, probeIntervalMs) {
+  if (tracker.closed) return
+  tracker.record(ok)
+  throttle.note(ok, tracker.now, probeIntervalMs)
 }
 
-function attempt(tracker, fn, { timeoutMs, countsAsFailure }) {
+function attempt(tracker, fn, { timeoutMs, countsAsFailure, probeIntervalMs }, throttle) {
   const controller = new AbortController()
   return new Promise((resolve, reject) => {
     let settled = false
@@ -77,7 +83,7 @@ function attempt(tracker, fn, { timeoutMs, countsAsFailure }) {
       timer = setTimeout(() => {
         const timeout = new GuardTimeoutError(timeoutMs)
         finish(
-          () => record(tracker, false),
+          () => record(tracker, false, throttle, probeIntervalMs),
           () => {
             controller.abort(timeout) // fn should stop working; its late settle is ignored
             reject(timeout)
@@ -93,11 +99,11 @@ function attempt(tracker, fn, { timeoutMs, countsAsFailure }) {
     }
     // Both handlers are attached, so a rejection after a timeout is never unhandled.
     outcome.then(
-      (value) => finish(() => record(tracker, true), () => resolve(value)),
+      (value) => finish(() => record(tracker, true, throttle, probeIntervalMs), () => resolve(value)),
       (error) =>
         finish(
           () => {
-            if (countsAgainstBudget(countsAsFailure, error)) record(tracker, false)
+            if (countsAgainstBudget(countsAsFailure, error)) record(tracker, false, throttle, probeIntervalMs)
           },
           () => reject(error),
         ),
@@ -121,12 +127,16 @@ function installGuard(Tracker) {
    * resolve → one success; reject → one failure (unless `countsAsFailure(error)`
    * says false: then nothing); `timeoutMs` passed first → one failure, `signal`
    * aborted, rejection with a GuardTimeoutError, fn's late settle ignored. While
-   * the budget is exhausted it rejects with a BudgetExhaustedError without calling
-   * fn, unless `critical: true`. Bad arguments reject with a TypeError/RangeError
+   * the budget is exhausted it throttles (`whenExhausted: 'throttle'`, the default:
+   * probes only while recent attempts fall short of the SLO, lib/throttle.js) or
+   * refuses (`'refuse'`): an attempt not admitted rejects with a
+   * BudgetExhaustedError (with `retryAfterMs`) without calling fn, unless
+   * `critical: true`. Bad arguments reject with a TypeError/RangeError
    * before anything is called or recorded.
    * @template T
    * @param {(signal: AbortSignal) => T | PromiseLike<T>} fn
-   * @param {{ timeoutMs?: number, critical?: boolean, countsAsFailure?: (error: unknown) => boolean }} [options]
+   * @param {{ timeoutMs?: number, critical?: boolean, countsAsFailure?: (error: unknown) => boolean,
+   *   whenExhausted?: 'throttle' | 'refuse', minSolves?: number, probeIntervalMs?: number }} [options]
    * @returns {Promise<T>}
    */
   async function guard(fn, options) {
@@ -136,8 +146,11 @@ function installGuard(Tracker) {
     if (typeof fn !== 'function') throw invalidArgType(`guard(fn, options): fn must be a function, got ${describe(fn)}`)
     const parsed = parseGuardOptions(options)
     if (this.closed) throw closedError()
-    if (!parsed.critical && this.status === 'exhausted') throw new BudgetExhaustedError(this.report())
-    return attempt(this, fn, parsed)
+    // Throttle or refuse while the budget is exhausted (lib/throttle.js), on the tracker's clock.
+    const throttle = throttles.of(this)
+    const decision = throttle.decide(this.now, this.status === 'exhausted', this.total, parsed, () => throttles.recentBurnRate(this))
+    if (!decision.admit) throw new BudgetExhaustedError(this.report(), decision.retryAfterMs)
+    return attempt(this, fn, parsed, throttle)
   }
   Object.defineProperty(Tracker.prototype, 'guard', { value: guard, writable: true, configurable: true })
 }

@@ -11,13 +11,14 @@ const { describe, invalidArgType, invalidArgValue } = require('./errors')
 const { promDuration } = require('./duration')
 const { STATUSES } = require('./fast-report')
 const { countedSinceStart } = require('./counter-start')
+const throttles = require('./throttle')
 
 /** Content-Type of the text exposition format produced by `metrics()`. */
 const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/
 // Labels the series set themselves: a user label of the same name would clash.
-const RESERVED_LABELS = ['name', 'outcome', 'window', 'status', 'alert', 'severity', 'job', 'instance']
+const RESERVED_LABELS = ['name', 'outcome', 'window', 'status', 'alert', 'severity', 'decision', 'state', 'job', 'instance']
 
 // One snapshot of a tracker, read in one synchronous sequence (on a real clock,
 // the reads are microseconds apart; on a manual clock they are one instant).
@@ -33,6 +34,8 @@ function snapshot(tracker) {
     burnRate: tracker.burnRate,
     windowBurn: windows.map((ms) => [promDuration(ms), tracker.burnRateOver(ms)]),
     alerts: policy.map((r) => [r.name, r.severity, firing.has(r.name) ? 1 : 0]),
+    // guard()'s throttle (lib/throttle.js); undefined until guard() first ran on this tracker.
+    throttle: report.throttle ?? throttles.existing(tracker)?.info(report.at),
   }
 }
 
@@ -108,6 +111,20 @@ const FAMILIES = [
     type: 'gauge',
     labels: [],
     samples: (s) => [[[], s.report.insufficientData ? 1 : 0]],
+  },
+  {
+    name: 'captcha_budget_guard_attempts_total',
+    help: 'Solve attempts tracker.guard() admitted (ran) or refused (while the budget was exhausted: throttled or refused) in this process.',
+    type: 'counter',
+    labels: ['decision'],
+    samples: (s) => [[['admitted'], s.throttle?.admitted ?? 0], [['refused'], s.throttle?.refused ?? 0]],
+  },
+  {
+    name: 'captcha_budget_throttle_state',
+    help: "tracker.guard()'s state: 1 for the current one (open, admitting, throttled, refusing), 0 for the others; all 0 before the first guard().",
+    type: 'gauge',
+    labels: ['state'],
+    samples: (s) => throttles.STATES.map((state) => [[state], s.throttle?.state === state ? 1 : 0]),
   },
 ]
 

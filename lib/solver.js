@@ -10,7 +10,7 @@ const { SolveError, describe, invalidArgType, invalidArgValue, checkOptionsObjec
 const { redact, redactUrl, quoteBody } = require('./redact')
 
 const DEFAULT_BASE_URL = 'https://ocr.captchaai.com'
-const SOLVER_OPTIONS = ['apiKey', 'baseUrl', 'tracker', 'pollIntervalMs', 'timeoutMs', 'countsAsFailure']
+const SOLVER_OPTIONS = ['apiKey', 'baseUrl', 'tracker', 'pollIntervalMs', 'timeoutMs', 'countsAsFailure', 'whenExhausted', 'minSolves', 'probeIntervalMs']
 const SOLVE_OPTIONS = ['critical']
 const MAX_MS = 2 ** 31 - 1 // setTimeout's limit
 // Parameters each known method cannot go without; other methods are passed through unchecked.
@@ -215,6 +215,8 @@ function createSolver(options) {
   const pollIntervalMs = integerOption(opts.pollIntervalMs, 'createSolver options.pollIntervalMs', 1, MAX_MS, 5000)
   const timeoutMs = integerOption(opts.timeoutMs, 'createSolver options.timeoutMs', 1, MAX_MS, 180_000)
   const countsAsFailure = opts.countsAsFailure ?? defaultCountsAsFailure
+  // What the guard does while the budget is exhausted (lib/throttle.js): passed to every solve.
+  const whenExhausted = require('./throttle').checkOptions(opts, 'createSolver options')
   const inUrl = new URL('in.php', base)
   const resUrl = new URL('res.php', base)
 
@@ -247,10 +249,13 @@ function createSolver(options) {
       throw invalidArgType(`solve options.critical must be a boolean, got ${describe(critical)}`)
     }
     const params = checkTask(task)
-    return tracker.guard((signal) => run(params, signal), { timeoutMs, critical, countsAsFailure })
+    return tracker.guard((signal) => run(params, signal), { timeoutMs, critical, countsAsFailure, ...whenExhausted })
   }
 
   return Object.freeze({ solve, baseUrl: base.href })
 }
 
-module.exports = { createSolver, defaultCountsAsFailure, CALLER_ERROR_CODES }
+// Solvers tried in order, each under its own budget (lib/failover.js); exported here too.
+const { createFailover } = require('./failover')
+
+module.exports = { createSolver, defaultCountsAsFailure, CALLER_ERROR_CODES, createFailover }

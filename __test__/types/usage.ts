@@ -77,11 +77,16 @@ import {
   GuardTimeoutError,
   SolveError,
   createSolver,
+  createFailover,
   defaultCountsAsFailure,
   CALLER_ERROR_CODES,
+  type Failover,
   type GuardOptions,
   type Solver,
   type SolveResult,
+  type ThrottleInfo,
+  type ThrottleState,
+  type WhenExhausted,
 } from 'captcha-error-budget'
 
 async function guarded(): Promise<void> {
@@ -93,8 +98,15 @@ async function guarded(): Promise<void> {
     await tracker.guard(async () => 'x')
   } catch (err) {
     if (err instanceof BudgetExhaustedError) seen.push(err.code, err.report.budgetRemainingPct)
+    if (err instanceof BudgetExhaustedError && err.retryAfterMs !== null) seen.push(err.retryAfterMs)
     if (err instanceof GuardTimeoutError) seen.push(err.timeoutMs)
   }
+  const mode: WhenExhausted = 'refuse'
+  await tracker.guard(async () => 1, { whenExhausted: mode, minSolves: 0, probeIntervalMs: 10_000 })
+  const throttle: ThrottleInfo | undefined = tracker.report().throttle
+  const state: ThrottleState | undefined = throttle?.state
+  const next: number | null | undefined = throttle?.nextProbeInMs
+  void [state, next]
   const solver: Solver = createSolver({ apiKey: 'k', tracker, baseUrl: 'http://127.0.0.1:8080', pollIntervalMs: 5000 })
   const result: SolveResult = await solver.solve({ method: 'turnstile', sitekey: '0x4', pageurl: 'https://a.example/' })
   await solver.solve({ method: 'userrecaptcha', googlekey: '6L', pageurl: 'https://a.example/', invisible: true })
@@ -102,6 +114,9 @@ async function guarded(): Promise<void> {
   await solver.solve({ method: 'hcaptcha', sitekey: 'x', pageurl: 'https://a.example/' }) // other methods pass through
   const mine = new SolveError('ERROR_MINE', 'built by hand, without details') // details default to {}
   const stage: 'submit' | 'result' | undefined = mine.stage
+  const failover: Failover = createFailover([solver, createSolver({ apiKey: 'k2', tracker, whenExhausted: 'throttle' })])
+  const which: number = (await failover.solve({ method: 'turnstile', sitekey: '0x4', pageurl: 'https://a.example/' })).solver
+  void which
   const codes: readonly string[] = CALLER_ERROR_CODES
   const counts: boolean = defaultCountsAsFailure(new Error('x'))
   void [token, count, result.answer, result.taskId, codes, counts, stage]
@@ -114,6 +129,8 @@ async function guarded(): Promise<void> {
   await tracker.guard(async () => 1, { timeoutMs: '30s' })
   // @ts-expect-error: unknown option
   await tracker.guard(async () => 1, { timeout: 30 })
+  // @ts-expect-error: 'stop' is not a mode
+  await tracker.guard(async () => 1, { whenExhausted: 'stop' })
   // @ts-expect-error: the classifier returns a boolean
   await tracker.guard(async () => 1, { countsAsFailure: () => 'yes' })
   // @ts-expect-error: turnstile needs a pageurl

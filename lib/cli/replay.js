@@ -37,6 +37,7 @@ function register(program) {
     .option('--alerts <spec>', "alert pairs: 'default' (derived from the window), 'none', inline JSON like config.alerts, or a JSON file")
     .option('--min-events <n>', 'no judgement below this many solves in the window (as config.minEvents)', '100')
     .option('--hysteresis <fraction>', 'status hysteresis in [0, 1) (as config.hysteresis): better only past a threshold by this much', '0')
+    .option('--throttle', "also show what guard()'s throttle (whenExhausted: 'throttle', its defaults) would have admitted and refused")
     .option('--ts-field <name>', 'timestamp field: epoch ms or ISO 8601 (no offset means UTC)', 'ts')
     .option('--ok-field <name>', 'outcome field: true/false or 1/0', 'ok')
     .option('--type-field <name>', 'CAPTCHA type field (optional in each line)', 'type')
@@ -78,6 +79,7 @@ async function replayCommand(file, options) {
       alerts: cliValues.parseAlerts(options.alerts),
       minEvents: cliValues.parseCount(options.minEvents, '--min-events'),
       hysteresis: cliValues.parseHysteresis(options.hysteresis, '--hysteresis'),
+      throttle: Boolean(options.throttle),
       strict: Boolean(options.strict),
       onBadLine({ line, message }) {
         if (++shown <= SHOWN_BAD_LINES) console.error(`captcha-budget replay: line ${line}: ${message} (skipped)`)

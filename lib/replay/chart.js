@@ -79,6 +79,7 @@ function chartSvg(result, series) {
   }
   // Markers: status changes on the budget lines, alerts and resolutions above the burn panel.
   for (const e of result.timeline) {
+    if (e.kind === 'throttle') continue // the guard's (--throttle): in the text timeline only
     const at = Date.parse(e.at)
     if (at < t0 || at > t1) continue
     const title = `<title>${esc(`${e.at} ${e.tracker}: ${e.kind === 'status' ? `${e.from} → ${e.to}` : `${e.kind} ${e.name} (${e.severity})`}`)}</title>`

@@ -56,7 +56,8 @@ async function replay(options) {
   const settingsFor = settings({ targets, windows, alerts: options.alerts, minEvents: options.minEvents, hysteresis: options.hysteresis })
   checkSettings(settingsFor, [...targets.byName.keys(), ...windows.byName.keys(), '(default)'])
 
-  const trackers = new ReplayTrackers({ byType, settingsFor })
+  // `throttle`: also simulate a throttling guard (lib/replay/throttle.js).
+  const trackers = new ReplayTrackers({ byType, settingsFor, throttle: options.throttle === true })
   const series = new Series(trackers)
   const baseline = new Baseline()
   const bad = { count: 0, first: [] }
@@ -95,6 +96,7 @@ async function replay(options) {
           const good = ok[i] === 1
           const slot = slots[k]
           slot.tracker.record(good, t)
+          if (slot.throttle !== null) slot.throttle.step(t, good)
           slot.events++
           counts[k].add(t, good)
           if (!good) slot.checkWorst(end)

@@ -39,6 +39,7 @@ function trackerSummary(slot, start, end) {
     worstBurnRate: slot.worst.at === null ? null : { burnRate: round2(slot.worst.burnRate), at: iso(slot.worst.at) },
     timeInStatusMs: timeInStatus(slot.timeline, start, end),
     alertsFired,
+    ...(slot.throttle === null ? {} : { throttle: slot.throttle.summary(end) }),
   }
 }
 

@@ -3,6 +3,7 @@
 // baseline advice. Timestamps ISO 8601 UTC, like --json.
 const { humanDuration } = require('../duration')
 const { STATUSES } = require('../fast-report')
+const { OPTIONS: THROTTLE } = require('./throttle')
 
 const pct = (rate, digits = 1) => `${(rate * 100).toFixed(digits)} %`
 const int = (n) => Math.round(n).toLocaleString('en-US')
@@ -22,8 +23,16 @@ function span(ms) {
   return parts.slice(0, 3).join(' ')
 }
 
+// What a throttling guard's state change means (replay --throttle).
+const THROTTLE_TO = {
+  throttled: (e) => `probes only, one per ${span(THROTTLE.probeIntervalMs)} (recent solves below the SLO)`,
+  admitting: (e) => `every solve again: recent solves meet the SLO (${int(e.refused)} refused so far)`,
+  open: () => 'the budget governs again',
+}
+
 function timelineLine(e, width) {
   const head = `  ${e.at}  ${e.tracker.padEnd(width)}  `
+  if (e.kind === 'throttle') return `${head}guard    ${e.from} → ${e.to.padEnd(9)}  ${THROTTLE_TO[e.to](e)}`
   if (e.kind === 'status') {
     return `${head}${e.from} → ${e.to.padEnd(9)}  budget left ${String(e.budgetRemainingPct).padStart(5)} %, burn rate ${e.burnRate}`
   }
@@ -45,8 +54,14 @@ function trackerLines(t, span0) {
     `    worst burn   ${t.worstBurnRate ? `${t.worstBurnRate.burnRate} at ${t.worstBurnRate.at}` : 'none'}`,
     `    time spent   ${statuses || span0}`,
     `    alerts fired ${fired.length ? fired.join(', ') : 'none'}`,
+    ...(t.throttle ? [throttleLine(t.throttle)] : []),
     ...(t.dropped > 0 ? [`    dropped      ${int(t.dropped)} solves older than the window when they came (out of order)`] : []),
   ]
+}
+
+function throttleLine(th) {
+  const stretches = th.stretches === 0 ? 'never throttled' : `throttled ${span(th.throttledMs)} in ${th.stretches} stretch${th.stretches === 1 ? '' : 'es'}`
+  return `    guard        ${stretches}: ${int(th.admitted)} solves admitted (${int(th.probes)} probes), ${int(th.refused)} refused`
 }
 
 function adviceLines(advice) {

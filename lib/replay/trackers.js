@@ -6,6 +6,7 @@
 const { ErrorBudgetTracker } = require('../..')
 
 const { STATUSES } = require('../fast-report')
+const { ThrottleReplay } = require('./throttle')
 const ALL = 'all'
 
 /** One tracker of the replay and what happened to it. */
@@ -17,6 +18,8 @@ class Slot {
     this.events = 0
     /** Status changes and alerts, in the order the tracker produced them. */
     this.timeline = []
+    /** With `--throttle`: what a throttling guard would have done (lib/replay/throttle.js); else null. */
+    this.throttle = null
     this.delivered = 'healthy'
     this.worst = { burnRate: 0, at: null }
     for (const status of STATUSES) {
@@ -58,6 +61,7 @@ class Slot {
   settled() {
     const firing = new Set()
     for (const e of this.timeline) {
+      if (e.kind === 'throttle') continue
       if (e.kind === 'alert') firing.add(e.name)
       else if (e.kind === 'resolve') firing.delete(e.name)
     }
@@ -72,9 +76,10 @@ class Slot {
  * type as it appears, else a single one named 'all' takes every event.
  */
 class ReplayTrackers {
-  constructor({ byType, settingsFor }) {
+  constructor({ byType, settingsFor, throttle = false }) {
     this.byType = byType
     this.settingsFor = settingsFor
+    this.throttle = throttle
     /** @type {Map<string, Slot>} */
     this.slots = new Map()
     /** Called with each new slot (the chart pads its series). */
@@ -88,6 +93,7 @@ class ReplayTrackers {
     if (slot === undefined) {
       slot = new Slot(name, this.settingsFor(name))
       this.slots.set(name, slot)
+      if (this.throttle) slot.throttle = new ThrottleReplay(slot.config, (e) => slot.timeline.push(e))
       this.onSlot(slot)
     }
     return slot
@@ -117,7 +123,10 @@ class ReplayTrackers {
   }
 
   close() {
-    for (const slot of this.slots.values()) slot.tracker.close()
+    for (const slot of this.slots.values()) {
+      slot.tracker.close()
+      slot.throttle?.close()
+    }
   }
 }
 

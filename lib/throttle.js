@@ -1,0 +1,259 @@
+'use strict'
+// What guard() does while the budget is exhausted: throttle (the default) or refuse.
+//
+// The window's status says whether the budget is spent; it says nothing about
+// whether the provider works *now* (for a 24 h window, an outage's failures stay
+// in it for a day). So a throttling guard keeps a second, short memory: a small
+// ledger of the recent guarded outcomes, in the budget's own currency. Each
+// success earns (1 − target), each failure costs target: at exactly the SLO's
+// rate it stands still, above it the ledger grows, below it the ledger falls.
+// It is clamped between a floor (RECOVERY_PROBES successes below zero) and a
+// ceiling (TOLERATED_FAILURES failures above zero), so it remembers minutes,
+// not the window: O(1) per attempt, no timestamps kept.
+//
+// As the window becomes exhausted, a guard that has noted fewer than
+// RECOVERY_PROBES outcomes of its own (a restarted worker, a fleet worker whose
+// window holds the others' failures) goes by the window's last 5 minutes
+// instead: a burn rate over 1 there throttles, from the ledger's floor.
+// While the window is exhausted (and holds at least `minSolves` solves):
+// - ledger ≥ 0 — recent attempts succeed at the SLO's rate: every attempt is
+//   admitted ('admitting'), like a circuit breaker's closed state;
+// - ledger < 0: one probe per `probeIntervalMs` of the tracker's clock is
+//   admitted ('throttled', a half-open state that never stops probing); the
+//   others are refused with the time until the next probe. RECOVERY_PROBES
+//   probe successes in a row (or more, with failures in between) lift the ledger
+//   back to zero: full admission again.
+// A relapse (full admission, then below zero again before the ledger reached its
+// ceiling) doubles the floor's depth, up to MAX_RECOVERY_PROBES: a provider that
+// only looks healthy in short runs (89 % against a 96.7 % SLO passes 10 probes in
+// a row one time in three) must pass 20, then 40 probes, instead of flapping.
+// The ceiling reached (sustained success) or the window's budget back in
+// charge resets it.
+// Once the window leaves `exhausted`, its budget governs again ('open').
+// Every decision reads the tracker's clock (`tracker.now`), so on a manual
+// clock a run replays exactly.
+
+const { describe, invalidArgType, invalidArgValue, integerOption } = require('./errors')
+
+/** The guard's modes, the default first. */
+const MODES = Object.freeze(['throttle', 'refuse'])
+/** The states a throttle reports. */
+const STATES = Object.freeze(['open', 'admitting', 'throttled', 'refusing'])
+/** Successes (in a row) that lift the ledger from its floor to zero. */
+const RECOVERY_PROBES = 10
+/** The most a floor deepens to after relapses. */
+const MAX_RECOVERY_PROBES = 80
+/** Failures' worth of credit the ledger can hold: a burst this long is tolerated. */
+const TOLERATED_FAILURES = 5
+
+/** Sums of (1 − target) and target in doubles are off by ulps: within this of zero is zero. */
+const EPSILON = 1e-9
+
+/** The defaults of each mode. */
+const DEFAULTS = Object.freeze({
+  throttle: Object.freeze({ minSolves: 100, probeIntervalMs: 20_000 }),
+  refuse: Object.freeze({ minSolves: 0, probeIntervalMs: 20_000 }),
+})
+
+/** setTimeout's limit, the longest probe interval. */
+const MAX_INTERVAL_MS = 2 ** 31 - 1
+
+/**
+ * Checks `{ whenExhausted, minSolves, probeIntervalMs }` (each optional) of
+ * guard() or createSolver() (`where` names the object) and fills in the mode's
+ * defaults.
+ */
+function checkOptions({ whenExhausted = MODES[0], minSolves, probeIntervalMs }, where) {
+  if (!MODES.includes(whenExhausted)) {
+    const quoted = MODES.map((m) => `'${m}'`).join(', ')
+    if (typeof whenExhausted !== 'string') {
+      throw invalidArgType(`${where}.whenExhausted must be one of ${quoted}, got ${describe(whenExhausted)}`)
+    }
+    throw invalidArgValue(`${where}.whenExhausted must be one of ${quoted}, got '${whenExhausted}'`)
+  }
+  const defaults = DEFAULTS[whenExhausted]
+  return {
+    whenExhausted,
+    minSolves: integerOption(minSolves, `${where}.minSolves`, 0, Number.MAX_SAFE_INTEGER, defaults.minSolves),
+    probeIntervalMs: integerOption(probeIntervalMs, `${where}.probeIntervalMs`, 1, MAX_INTERVAL_MS, defaults.probeIntervalMs),
+  }
+}
+
+/**
+ * The throttle of one tracker: its recent-evidence ledger, its state, and the
+ * admitted / refused counters. Pure: every input (time, status, window size)
+ * is passed in, so the guard and the replay share it.
+ */
+class Throttle {
+  /** @param {number} targetRate the tracker's SLO target, in (0, 1] */
+  constructor(targetRate) {
+    this.gain = 1 - targetRate
+    this.cost = targetRate
+    // With a target of 1 no success can make up for a failure: only probes, until the window recovers.
+    this.depth = RECOVERY_PROBES
+    this.floor = this.floorFor(this.depth)
+    this.ceiling = TOLERATED_FAILURES * this.cost
+    this.ledger = 0
+    this.state = 'open'
+    /** Tracker time the current state began; null until the first decision. */
+    this.since = null
+    this.nextProbeAt = 0
+    this.admitted = 0
+    this.refused = 0
+    this.probes = 0
+    /** Outcomes noted, counted up to RECOVERY_PROBES (enough of its own evidence). */
+    this.noted = 0
+  }
+
+  floorFor(depth) {
+    return this.gain > 0 ? -depth * this.gain : -this.cost
+  }
+
+  deepen(depth) {
+    this.depth = depth
+    this.floor = this.floorFor(depth)
+    if (this.ledger < this.floor) this.ledger = this.floor
+  }
+
+  moveTo(state, now) {
+    if (this.state !== state) {
+      this.state = state
+      this.since = now
+    } else if (this.since === null) {
+      this.since = now
+    }
+  }
+
+  /**
+   * Whether to run one attempt at `now`. `exhausted`: the window's status;
+   * `total`: the solves in the window; `options`: `{ whenExhausted, minSolves,
+   * probeIntervalMs, critical }`; `recentBurnRate()`: the window's burn rate over
+   * its last minutes, asked only as the window becomes exhausted. Returns `{ admit: true }` or `{ admit: false,
+   * retryAfterMs }` (null when no time can be given: 'refuse').
+   */
+  decide(now, exhausted, total, { whenExhausted, minSolves, probeIntervalMs, critical }, recentBurnRate) {
+    if (!exhausted || total < minSolves) {
+      if (this.state !== 'open') this.deepen(RECOVERY_PROBES)
+      this.moveTo('open', now)
+      return this.admit()
+    }
+    if (whenExhausted === 'refuse') {
+      this.moveTo('refusing', now)
+      return critical ? this.admit() : this.refuse(null)
+    }
+    if (this.state === 'open' || this.state === 'refusing') {
+      // Just exhausted: the recent evidence decides — the guard's own, or with too
+      // little of it the window's last minutes; the first probe one interval on.
+      const recentOk = this.noted >= RECOVERY_PROBES ? this.ledger >= -EPSILON : !(recentBurnRate() > 1)
+      if (recentOk) this.moveTo('admitting', now)
+      else {
+        this.ledger = Math.min(this.ledger, this.floor)
+        this.throttle(now, probeIntervalMs)
+      }
+    }
+    if (this.state === 'admitting' || critical) return this.admit()
+    if (now >= this.nextProbeAt) {
+      this.nextProbeAt = now + probeIntervalMs
+      this.probes++
+      return this.admit()
+    }
+    return this.refuse(this.nextProbeAt - now)
+  }
+
+  throttle(now, probeIntervalMs) {
+    this.moveTo('throttled', now)
+    this.nextProbeAt = now + probeIntervalMs
+  }
+
+  admit() {
+    this.admitted++
+    return ADMIT
+  }
+
+  refuse(retryAfterMs) {
+    this.refused++
+    return { admit: false, retryAfterMs }
+  }
+
+  /**
+   * One recorded outcome of an admitted attempt, at `now`. Moves between
+   * 'admitting' and 'throttled' as the ledger crosses zero.
+   */
+  note(ok, now, probeIntervalMs) {
+    if (this.noted < RECOVERY_PROBES) this.noted++
+    const next = ok ? this.ledger + this.gain : this.ledger - this.cost
+    // (The sum is rounded to the floor's or ceiling's value at the ends.)
+    this.ledger = Math.min(this.ceiling, Math.max(this.floor, next))
+    if (this.ledger >= this.ceiling && this.depth !== RECOVERY_PROBES) this.deepen(RECOVERY_PROBES)
+    if (this.state === 'admitting' && this.ledger < -EPSILON) {
+      // A relapse: the deeper floor, from its bottom (20 probe successes, then 40, …).
+      this.deepen(Math.min(2 * this.depth, MAX_RECOVERY_PROBES))
+      this.ledger = this.floor
+      this.throttle(now, probeIntervalMs)
+    }
+    else if (this.state === 'throttled' && this.ledger >= -EPSILON) this.moveTo('admitting', now)
+  }
+
+  /** What `report().throttle` shows. */
+  info(now) {
+    return {
+      state: this.state,
+      since: this.since,
+      admitted: this.admitted,
+      refused: this.refused,
+      probes: this.probes,
+      nextProbeInMs: this.state === 'throttled' ? Math.max(0, this.nextProbeAt - now) : null,
+    }
+  }
+}
+
+const ADMIT = Object.freeze({ admit: true, retryAfterMs: null })
+
+/** The window's recent past a guard looks at as the window becomes exhausted. */
+const RECENT_MS = 5 * 60_000
+
+/** The burn rate over the tracker's last 5 minutes (all of a shorter window). */
+function recentBurnRate(tracker) {
+  try {
+    return tracker.burnRateOver(RECENT_MS)
+  } catch (err) {
+    if (err.code === 'ERR_OUT_OF_RANGE') return tracker.burnRate // a window under 5 min: all of it
+    throw err
+  }
+}
+
+// The throttle of each tracker object (each handle of a shared tracker has its own),
+// created by its first guard() call.
+const throttles = new WeakMap()
+
+/**
+ * The throttle of `tracker`, created on first use. From then on the tracker's
+ * `report()` carries `throttle` (its `info()`): an own `report` that wraps the
+ * one in place (the prototype's, or a fleet tracker's own), as `fleet` is added.
+ */
+function of(tracker) {
+  let throttle = throttles.get(tracker)
+  if (throttle === undefined) {
+    throttle = new Throttle(tracker.report().sloTarget)
+    throttles.set(tracker, throttle)
+    const inner = tracker.report
+    const t = throttle
+    Object.defineProperty(tracker, 'report', {
+      value: function report() {
+        const r = inner.call(this)
+        r.throttle = t.info(r.at)
+        return r
+      },
+      writable: true,
+      configurable: true,
+    })
+  }
+  return throttle
+}
+
+/** The throttle of `tracker` if guard() has run on it, else undefined (for the metrics). */
+function existing(tracker) {
+  return throttles.get(tracker)
+}
+
+module.exports = { Throttle, of, existing, checkOptions, recentBurnRate, MODES, STATES, DEFAULTS, RECOVERY_PROBES, MAX_RECOVERY_PROBES, TOLERATED_FAILURES }
