@@ -5,8 +5,12 @@
 // the remaining budget with the tracker's thresholds, the exit code as the
 // snapshot gate's (lib/cli/gate.js), so a pipeline can use either.
 const { parseDuration } = require('./duration')
+const { readLimited } = require('./read-limited.js')
 const { redact, redactUrl, urlSecrets } = require('./redact')
 const { printable } = require('./errors')
+
+/** A gate query's answer is a few series: anything past this is cut off (an endless or hostile body). */
+const MAX_ANSWER_BYTES = 4 * 1024 * 1024
 
 /**
  * The environment variable that may hold Prometheus's credentials instead of the
@@ -137,9 +141,13 @@ async function query(base, promql, timeoutMs, { authorization, secrets = [] } = 
       `Prometheus at ${origin} answered HTTP ${res.status}: it needs credentials (user:password@ in the --prometheus URL, or ${AUTH_ENV}); ${given}`,
     )
   }
+  const text = await readLimited(res, MAX_ANSWER_BYTES)
+  if (text === null) {
+    throw new Error(`${origin}${redactUrl(url.pathname, secrets)}: the answer is longer than ${MAX_ANSWER_BYTES} bytes (HTTP ${res.status}): not a gate query's vector, request aborted`)
+  }
   let body
   try {
-    body = await res.json()
+    body = JSON.parse(text)
   } catch {
     throw new Error(`${origin}${redactUrl(url.pathname, secrets)}: HTTP ${res.status}, not the Prometheus API's JSON`)
   }

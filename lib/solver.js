@@ -5,6 +5,7 @@
 // {"status":0,"request":"CAPCHA_NOT_READY"} until {"status":1,"request":"<answer>"};
 // errors are {"status":0,"request":"ERROR_…"}. Every solve is one tracker.guard()
 // attempt, so it is recorded exactly once, and refused while the budget is exhausted.
+const { readLimited } = require('./read-limited.js')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { SolveError, describe, invalidArgType, invalidArgValue, checkOptionsObject, integerOption } = require('./errors')
 const { redact, redactUrl, quoteBody } = require('./redact')
@@ -120,26 +121,6 @@ function checkTask(task) {
     else throw invalidArgType(`solve(task): task.${name} must be a string, finite number or boolean, got ${describe(value)}`)
   }
   return params
-}
-
-// The body as text, or null once it passes `limit` bytes (as decompressed by
-// fetch): the stream is then cancelled, which aborts the request.
-async function readLimited(response, limit) {
-  if (response.body === null) return ''
-  const reader = response.body.getReader()
-  const chunks = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > limit) {
-      reader.cancel().catch(() => {})
-      return null
-    }
-    chunks.push(value)
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks))
 }
 
 // One request; the protocol's answer ({status, request}) or a SolveError. After
