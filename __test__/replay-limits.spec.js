@@ -172,3 +172,20 @@ test('a 256 MiB line through the CLI: one bad line, and the process stays far be
   // Holding the line (or a copy of it) would take ≥ 256 MiB; node itself needs ~50 MiB.
   t.true(out.maxRssKiB < 160 * 1024, `peak RSS ${out.maxRssKiB} KiB`)
 })
+
+test('a timestamp over 366 days after the latest before it is a bad line, not a jump that drops the rest', async (t) => {
+  // Line 501 (a failure) written 2062 for 2026: read as is, the 499 solves after it were
+  // older than the window and dropped. 2062-03-01 is 13 149 days (36 × 365 + 9 leap days)
+  // after 2026-03-01, T0; the latest before line 501 is T0 + 4990 s.
+  const files = tempFiles({ 'typo.jsonl': tenSecondLog((ts, i) => (i === 500 ? new Date(ts).toISOString().replace('2026', '2062') : ts)) })
+  const r = await replayJson([files['typo.jsonl'], ...ARGS])
+  t.deepEqual(r.badLines, [
+    {
+      line: 501,
+      message:
+        "bad timestamp 2062-03-01T01:23:20Z: 13149 days after the latest before it (2026-03-01T01:23:10Z), far outside the log's range (at most 366 days ahead)",
+    },
+  ])
+  const final = r.trackers[0].final
+  t.deepEqual([r.events, final.total, final.failures, final.dropped], [999, 999, 99, 0])
+})

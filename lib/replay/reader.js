@@ -110,6 +110,8 @@ async function* readLog({ input, format, fields, stream: given, stats = { copied
   let line = 0
   let bytes = 0
   let first = true
+  // The latest timestamp so far: one far after it is a bad line (MAX_JUMP_MS in logparse.rs).
+  let latestMs = -Infinity
 
   // The complete lines in `buf` (it ends with a newline, or the input does): a batch, or null when
   // they are only blank lines before the format or the CSV header is known (they are counted).
@@ -133,7 +135,8 @@ async function* readLog({ input, format, fields, stream: given, stats = { copied
       buf = buf.subarray(header.consumed)
     }
     stats.parsed += buf.length
-    const batch = parseLogChunk(buf, format, names, columns, line + 1, last)
+    const batch = parseLogChunk(buf, format, names, columns, line + 1, last, latestMs)
+    latestMs = batch.latestMs
     shortenMessages(batch.badLines)
     line += batch.lines
     if (tooLong.length > 0) {

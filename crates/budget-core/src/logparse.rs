@@ -70,7 +70,7 @@ pub struct BadLine {
 }
 
 /// The events of one chunk, column by column, in line order.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ParsedChunk {
   /// Timestamps, epoch ms.
   pub ts: Vec<f64>,
@@ -86,13 +86,54 @@ pub struct ParsedChunk {
   pub lines: u64,
   /// Bytes consumed: up to the last newline, or everything with `last`.
   pub consumed: usize,
+  /// The latest timestamp of the events so far, this chunk's and the earlier
+  /// ones' (`-∞` before the first).
+  pub latest_ms: f64,
 }
+
+impl Default for ParsedChunk {
+  fn default() -> Self {
+    ParsedChunk {
+      ts: Vec::new(),
+      ok: Vec::new(),
+      type_index: Vec::new(),
+      types: Vec::new(),
+      bad_lines: Vec::new(),
+      lines: 0,
+      consumed: 0,
+      latest_ms: f64::NEG_INFINITY,
+    }
+  }
+}
+
+/// The message of a timestamp more than [`MAX_JUMP_MS`] after `latest_ms`.
+fn far_ahead(ts: f64, latest_ms: f64) -> String {
+  let days = ((ts - latest_ms) / 86_400_000.0).floor();
+  let (at, before) = (iso_date_time(ts).unwrap_or_default(), iso_date_time(latest_ms).unwrap_or_default());
+  format!(
+    "bad timestamp {at}: {days} days after the latest before it ({before}), far outside the log's range (at most 366 days ahead)"
+  )
+}
+
+/// A timestamp later than every one before it by more than this (366 days) is
+/// far outside the log's range: a bad line, not a jump that would leave every
+/// later solve older than the window.
+pub const MAX_JUMP_MS: f64 = 366.0 * 86_400_000.0;
 
 /// Parses the complete lines of `buf`, the first of which is line `first_line`.
 /// A trailing line without a newline is left unconsumed unless `last` says the
 /// input ends with this chunk. Blank lines are skipped; `\r\n` endings are fine.
 pub fn parse_chunk(buf: &[u8], format: &LogFormat, first_line: u64, last: bool) -> ParsedChunk {
-  let mut parser = ChunkParser { out: ParsedChunk::default(), interned: HashMap::new(), csv: CsvSplitter::new() };
+  parse_chunk_after(buf, format, first_line, last, f64::NEG_INFINITY)
+}
+
+/// [`parse_chunk`] for a chunk whose earlier lines' latest timestamp was
+/// `latest_ms` (`-∞` for none): a timestamp more than [`MAX_JUMP_MS`] after
+/// the latest one before it is a bad line. `ParsedChunk::latest_ms` carries
+/// the latest on to the next chunk.
+pub fn parse_chunk_after(buf: &[u8], format: &LogFormat, first_line: u64, last: bool, latest_ms: f64) -> ParsedChunk {
+  let out = ParsedChunk { latest_ms, ..ParsedChunk::default() };
+  let mut parser = ChunkParser { out, interned: HashMap::new(), csv: CsvSplitter::new() };
   let mut pos = 0;
   loop {
     let (line, next) = match memchr::memchr(b'\n', &buf[pos..]) {
@@ -109,8 +150,16 @@ pub fn parse_chunk(buf: &[u8], format: &LogFormat, first_line: u64, last: bool) 
         LogFormat::JsonLines(fields) => json_line(line, fields),
         LogFormat::Csv { fields, ts, ok, ty } => parser.csv.line(line, fields, *ts, *ok, *ty),
       };
+      let latest = parser.out.latest_ms;
       match parsed {
-        Ok((ts, ok, ty)) => parser.push(ts, ok, &ty),
+        Ok((ts, _, _)) if latest.is_finite() && ts - latest > MAX_JUMP_MS => {
+          let message = far_ahead(ts, latest);
+          parser.out.bad_lines.push(BadLine { line: number, message })
+        }
+        Ok((ts, ok, ty)) => {
+          parser.out.latest_ms = latest.max(ts);
+          parser.push(ts, ok, &ty)
+        }
         Err(message) => parser.out.bad_lines.push(BadLine { line: number, message }),
       }
     }
@@ -873,6 +922,38 @@ mod tests {
       format!("line too long: {} bytes, over the 1 MiB (1048576 bytes) a line may hold", MAX_LINE_BYTES + 30);
     assert_eq!(bad(&chunk), vec![(1, message.as_str())]);
     assert_eq!((chunk.ts, chunk.lines), (vec![2000.0, 3000.0], 3));
+  }
+
+  #[test]
+  fn a_timestamp_far_after_the_latest_before_it_is_a_bad_line() {
+    // 2027-03-02 is 366 days after 2026-03-01 (2026 is no leap year, 2027-02 neither): the
+    // limit, kept; a day later is refused; 2062 (a typo for 2026) too, across chunks.
+    let format = LogFormat::JsonLines(LogFields::default());
+    let text = concat!(
+      "{\"ts\":\"2026-03-01\",\"ok\":true}\n",
+      "{\"ts\":\"2062-03-01\",\"ok\":false}\n",
+      "{\"ts\":\"2026-03-01T00:00:01Z\",\"ok\":true}\n",
+    );
+    let chunk = parse_chunk(text.as_bytes(), &format, 1, true);
+    assert_eq!(
+      bad(&chunk),
+      vec![(
+        2,
+        "bad timestamp 2062-03-01T00:00:00Z: 13149 days after the latest before it (2026-03-01T00:00:00Z), far outside \
+         the log's range (at most 366 days ahead)"
+      )]
+    );
+    assert_eq!((chunk.ts, chunk.latest_ms), (vec![MAR_1_2026, MAR_1_2026 + 1000.0], MAR_1_2026 + 1000.0));
+    let next =
+      parse_chunk_after(b"{\"ts\":\"2027-03-02T00:00:01Z\",\"ok\":true}\n", &format, 4, true, MAR_1_2026 + 1000.0);
+    assert_eq!(next.ts, vec![MAR_1_2026 + 366.0 * DAY + 1000.0]);
+    let late =
+      parse_chunk_after(b"{\"ts\":\"2027-03-02T00:00:01.001Z\",\"ok\":true}\n", &format, 4, true, MAR_1_2026 + 1000.0);
+    assert_eq!((late.ts.len(), late.bad_lines.len()), (0, 1));
+    assert_eq!(late.latest_ms, MAR_1_2026 + 1000.0);
+    // Earlier timestamps are no jump: they are the window's to drop as old.
+    let early = parse_chunk_after(b"{\"ts\":0,\"ok\":true}\n", &format, 4, true, MAR_1_2026);
+    assert_eq!((early.ts, early.latest_ms), (vec![0.0], MAR_1_2026));
   }
 
   #[test]
