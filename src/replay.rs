@@ -28,6 +28,8 @@ use crate::error::throw;
 #[napi(skip_typescript)]
 // Only JavaScript calls it: `cargo test` builds no registration, so Rust sees no caller.
 #[cfg_attr(test, allow(dead_code))]
+// The JavaScript call's positional arguments, one by one.
+#[allow(clippy::too_many_arguments)]
 pub fn parse_log_chunk<'env>(
   env: &'env Env,
   chunk: BufferSlice<'_>,
