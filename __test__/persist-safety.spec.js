@@ -160,7 +160,8 @@ nativeOnly('WASI cannot ask whether another process still runs: temporary files 
   const live = `.budget.json.${process.pid}.999999.tmp`
   for (const name of [...stale, live, '.other.json.2147483646.0.tmp']) fs.writeFileSync(path.join(dir, name), '{"torn')
   const tracker = new ErrorBudgetTracker({ persist: { path: file } })
-  t.deepEqual(fs.readdirSync(dir).sort(), [live, '.other.json.2147483646.0.tmp'].sort())
+  // budget.json.lock: the tracker's lock on the path (persist-owner.spec.js).
+  t.deepEqual(fs.readdirSync(dir).sort(), [live, '.other.json.2147483646.0.tmp', 'budget.json.lock'].sort())
   tracker.close()
 })
 

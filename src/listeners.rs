@@ -354,10 +354,22 @@ unsafe fn rust_string(env: sys::napi_env, value: sys::napi_value) -> Option<Stri
 /// A strong reference to a tracker object while it has listeners: like an
 /// interval, a listening tracker stays alive (and its listeners keep firing)
 /// until `close()` or its last `off()`, even with no other reference to it.
+/// Visible, as Node's `MaxListenersExceededWarning`: when [`PIN_WARNING_AT`]
+/// trackers of the process are pinned at once, one process warning (once per
+/// process) says so and that `close()` frees them.
 pub struct Pinned {
   env: sys::napi_env,
   reference: sys::napi_ref,
 }
+
+/// How many pinned trackers at once make the warning (each holds its window
+/// until `close()`: up to 675 KiB for a default one).
+pub const PIN_WARNING_AT: usize = 1000;
+
+/// Trackers pinned now, in every environment of the process.
+static PINNED: AtomicUsize = AtomicUsize::new(0);
+/// Whether the warning was emitted (once per process).
+static PIN_WARNED: AtomicBool = AtomicBool::new(false);
 
 impl Pinned {
   /// Pins `object` in `env`.
@@ -365,14 +377,44 @@ impl Pinned {
     let mut reference = std::ptr::null_mut();
     // SAFETY: valid env and object, on their JS thread.
     check_status!(unsafe { sys::napi_create_reference(env.raw(), object.raw(), 1, &mut reference) })?;
+    let pinned = PINNED.fetch_add(1, Ordering::AcqRel) + 1;
+    if pinned >= PIN_WARNING_AT && !PIN_WARNED.swap(true, Ordering::AcqRel) {
+      // SAFETY: on the env's JS thread, inside a call.
+      unsafe { warn_pinned(env.raw(), pinned) };
+    }
     Ok(Pinned { env: env.raw(), reference })
   }
 }
 
 impl Drop for Pinned {
   fn drop(&mut self) {
+    PINNED.fetch_sub(1, Ordering::AcqRel);
     // SAFETY: created by `new` in this env; dropped on the env's thread (by
     // close(), off() or the object's finalizer), once.
     unsafe { sys::napi_delete_reference(self.env, self.reference) };
+  }
+}
+
+/// `process.emitWarning(message, 'PinnedTrackersWarning', 'CAPTCHA_BUDGET_PINNED')`;
+/// on stderr if that fails.
+unsafe fn warn_pinned(env: sys::napi_env, pinned: usize) {
+  let message = format!(
+    "{pinned} ErrorBudgetTracker objects with listeners are alive: a tracker with listeners stays alive (like an \
+     interval) until close() or its last off(), even with no reference to it. close() every tracker you drop"
+  );
+  let emitted = unsafe {
+    let args =
+      [js_string(env, &message), js_string(env, "PinnedTrackersWarning"), js_string(env, "CAPTCHA_BUDGET_PINNED")];
+    (|| {
+      let args = [args[0]?, args[1]?, args[2]?];
+      let process = property(env, global(env)?, c"process")?;
+      let emit = property(env, process, c"emitWarning")?;
+      let mut result = std::ptr::null_mut();
+      (sys::napi_call_function(env, process, emit, 3, args.as_ptr(), &mut result) == sys::Status::napi_ok).then_some(())
+    })()
+  };
+  if emitted.is_none() {
+    unsafe { take_exception(env) };
+    eprintln!("captcha-error-budget: {message}");
   }
 }

@@ -86,6 +86,101 @@ fn refuse_existing(path: &Path) -> Result<(), BudgetError> {
   }
 }
 
+/// The exclusive ownership of a persist path: an OS lock (`flock` on Unix,
+/// `LockFileEx` on Windows) on `<file>.lock` beside the persist file, which
+/// holds the owner's process id for the message a second owner gets. Held
+/// from before the file is read until the tracker's final save; the kernel
+/// drops it when the process ends, however it ends, so a lock of a dead
+/// process (`kill -9`, a crash) is simply taken over. Dropping it deletes the
+/// lock file, then releases the lock.
+pub struct PersistLock {
+  /// The open, locked lock file (`None` where the platform has no locks: WASI).
+  file: Option<File>,
+  path: PathBuf,
+}
+
+impl PersistLock {
+  /// Takes the lock of `path` (a persist path; through symlinks, so two links
+  /// to one file share one lock), or says who holds it: `ERR_PERSIST_LOCKED`.
+  pub fn take(path: &Path) -> Result<PersistLock, BudgetError> {
+    // A path that cannot be resolved is reported by the read or write that follows.
+    let Ok(target) = write_target(path) else { return Ok(PersistLock { file: None, path: path.to_path_buf() }) };
+    let mut name = target.file_name().map(|n| n.to_os_string()).unwrap_or_else(|| "snapshot".into());
+    name.push(".lock");
+    let lock_path = target.with_file_name(name);
+    // A retry only when the previous owner deleted the file between our open and our lock.
+    for _ in 0..16 {
+      // Where no lock file can be made (a missing or read-only directory, a path
+      // through a file), or no lock taken (WASI has none), the path is used
+      // unlocked: reading and writing it then fail on their own, with their own error.
+      let unlocked = || Ok(PersistLock { file: None, path: lock_path.clone() });
+      let Ok(mut file) = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&lock_path) else {
+        return unlocked();
+      };
+      match file.try_lock() {
+        Ok(()) => {}
+        Err(fs::TryLockError::WouldBlock) => return Err(locked_error(path, &lock_path, &mut file)),
+        Err(fs::TryLockError::Error(_)) => return unlocked(),
+      }
+      if !same_file(&file, &lock_path) {
+        continue;
+      }
+      let written = file.set_len(0).and_then(|()| file.write_all(format!("{}\n", process_tag()).as_bytes()));
+      written.map_err(|e| write_error(path, "lock", e))?;
+      return Ok(PersistLock { file: Some(file), path: lock_path });
+    }
+    Err(persist_error(path, format!("cannot lock {}: it keeps being replaced", lock_path.display())))
+  }
+}
+
+impl Drop for PersistLock {
+  fn drop(&mut self) {
+    // Deleted while still locked (on Unix): whoever opens it later locks a new file.
+    if cfg!(unix) && self.file.is_some() {
+      let _ = fs::remove_file(&self.path);
+    }
+    self.file = None;
+  }
+}
+
+/// Whether the open `file` is still the one at `path` (Unix: same device and inode).
+#[cfg(unix)]
+fn same_file(file: &File, path: &Path) -> bool {
+  use std::os::unix::fs::MetadataExt;
+  match (file.metadata(), fs::metadata(path)) {
+    (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+    _ => false,
+  }
+}
+
+/// Windows cannot delete an open file: it is always the one at its path.
+#[cfg(not(unix))]
+fn same_file(_file: &File, _path: &Path) -> bool {
+  true
+}
+
+/// `ERR_PERSIST_LOCKED`: `path` has an owner, named by the pid in its lock file.
+fn locked_error(path: &Path, lock_path: &Path, file: &mut File) -> BudgetError {
+  let mut text = String::new();
+  let _ = Read::by_ref(file).take(32).read_to_string(&mut text);
+  let owner = match text.trim().parse::<u64>() {
+    Ok(pid) if pid == process_tag() => "another tracker of this process".to_owned(),
+    Ok(pid) => format!("process {pid}"),
+    Err(_) => "another process".to_owned(),
+  };
+  BudgetError {
+    kind: ErrorKind::State,
+    code: "ERR_PERSIST_LOCKED",
+    field: None,
+    message: format!(
+      "{}: is in use by {owner} (lock {}): one tracker owns a persist path; close() the other first, or give \
+       each tracker its own path",
+      path.display(),
+      lock_path.display()
+    ),
+  }
+}
+
 /// This process's id, to keep temporary files of processes apart.
 #[cfg(not(target_os = "wasi"))]
 fn process_tag() -> u64 {
@@ -103,10 +198,15 @@ fn process_tag() -> u64 {
   })
 }
 
+/// The most bytes a persist file (or a snapshot `gate` reads) may hold: 256
+/// MiB, thrice the largest snapshot (a million buckets of 2^53 − 1 counts).
+pub const MAX_SNAPSHOT_BYTES: u64 = 256 << 20;
+
 /// The persist file's text, `None` when there is none. Never blocks on a FIFO
-/// or device: anything but a regular file (after symlinks) is refused.
+/// or device: anything but a regular file (after symlinks) is refused, and so is
+/// one larger than [`MAX_SNAPSHOT_BYTES`].
 fn read_persist_file(path: &Path) -> Result<Option<String>, BudgetError> {
-  let mut file = match open_nonblocking(path) {
+  let file = match open_nonblocking(path) {
     Ok(file) => file,
     Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
     Err(e) => return Err(write_error(path, "read", e)),
@@ -115,8 +215,23 @@ fn read_persist_file(path: &Path) -> Result<Option<String>, BudgetError> {
   if !meta.is_file() {
     return Err(not_regular(path));
   }
+  let too_large = || {
+    let mut error = persist_error(
+      path,
+      format!("is larger than the 256 MiB ({MAX_SNAPSHOT_BYTES} bytes) a snapshot may hold: not a persist file?"),
+    );
+    error.code = "ERR_PERSIST_READ";
+    error
+  };
+  if meta.len() > MAX_SNAPSHOT_BYTES {
+    return Err(too_large());
+  }
   let mut text = String::new();
-  file.read_to_string(&mut text).map_err(|e| write_error(path, "read", e))?;
+  // Never past the maximum, should the file grow while it is read.
+  file.take(MAX_SNAPSHOT_BYTES + 1).read_to_string(&mut text).map_err(|e| write_error(path, "read", e))?;
+  if text.len() as u64 > MAX_SNAPSHOT_BYTES {
+    return Err(too_large());
+  }
   Ok(Some(text))
 }
 

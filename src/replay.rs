@@ -2,7 +2,7 @@
 //! of a solve log in, typed arrays of its events out. Internal: left out of the
 //! package's types, reached through `require('./native.js')` by the reader only.
 
-use budget_core::logparse::{parse_chunk, LogFields, LogFormat};
+use budget_core::logparse::{parse_chunk_after, LogFields, LogFormat};
 use budget_core::BudgetError;
 use napi::bindgen_prelude::*;
 use napi::Env;
@@ -18,13 +18,18 @@ use crate::error::throw;
 /// - `csvColumns`: CSV only, `[ts, ok, type]` column indices, type `-1` if absent;
 /// - `firstLine`: the 1-based number of the chunk's first line;
 /// - `last`: the input ends here, so a final line without a newline counts.
+/// - `latestMs`: the latest timestamp of the earlier chunks (default none): a
+///   timestamp over 366 days after the latest before it is a bad line.
 ///
 /// Returns `{ ts: Float64Array, ok: Uint8Array, typeIndex: Uint32Array, types:
-/// string[], badLines: { line, message }[], lines, consumed }`: `consumed`
-/// bytes (whole lines) were read, the rest belongs to the next chunk.
+/// string[], badLines: { line, message }[], lines, consumed, latestMs }`: `consumed`
+/// bytes (whole lines) were read, the rest belongs to the next chunk; `latestMs`
+/// is the latest timestamp so far, for the next chunk.
 #[napi(skip_typescript)]
 // Only JavaScript calls it: `cargo test` builds no registration, so Rust sees no caller.
 #[cfg_attr(test, allow(dead_code))]
+// The JavaScript call's positional arguments, one by one.
+#[allow(clippy::too_many_arguments)]
 pub fn parse_log_chunk<'env>(
   env: &'env Env,
   chunk: BufferSlice<'_>,
@@ -33,6 +38,7 @@ pub fn parse_log_chunk<'env>(
   csv_columns: Option<Vec<i32>>,
   first_line: f64,
   last: bool,
+  latest_ms: Option<f64>,
 ) -> Result<Object<'env>> {
   let [ts, ok, ty]: [String; 3] = fields
     .try_into()
@@ -50,7 +56,7 @@ pub fn parse_log_chunk<'env>(
       ))
     }
   };
-  let parsed = parse_chunk(&chunk, &format, first_line as u64, last);
+  let parsed = parse_chunk_after(&chunk, &format, first_line as u64, last, latest_ms.unwrap_or(f64::NEG_INFINITY));
 
   let mut out = Object::new(env)?;
   out.set_named_property("ts", Float64Array::new(parsed.ts))?;
@@ -67,5 +73,6 @@ pub fn parse_log_chunk<'env>(
   out.set_named_property("badLines", bad)?;
   out.set_named_property("lines", parsed.lines as f64)?;
   out.set_named_property("consumed", parsed.consumed as f64)?;
+  out.set_named_property("latestMs", parsed.latest_ms)?;
   Ok(out)
 }

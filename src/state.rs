@@ -34,6 +34,8 @@ pub struct TrackerState {
   sinks: Mutex<Vec<Arc<Sink>>>,
   /// Autosave, owned here so that it lives exactly as long as the tracker.
   persisted: OnceLock<Persisted>,
+  /// The persist path's lock, held until the final save is written.
+  owner: Mutex<Option<persist::PersistLock>>,
   /// A closed tracker's state as of `close()`: its buckets are freed at once
   /// (`core` becomes a one-bucket placeholder) and reads rebuild it from here.
   frozen: Mutex<Option<Box<Snapshot>>>,
@@ -53,6 +55,7 @@ impl TrackerState {
       watched: AtomicBool::new(false),
       sinks: Mutex::new(Vec::new()),
       persisted: OnceLock::new(),
+      owner: Mutex::new(None),
       frozen: Mutex::new(None),
     }
   }
@@ -89,6 +92,13 @@ impl TrackerState {
     if let Err(e) = final_save {
       eprintln!("captcha-error-budget: the final save failed: {}", e.message);
     }
+    // Only now: the next owner reads what the final save wrote.
+    self.owner.lock().take();
+  }
+
+  /// Keeps the persist path's lock until the tracker closes (or is freed).
+  pub fn hold(&self, lock: persist::PersistLock) {
+    *self.owner.lock() = Some(lock);
   }
 
   /// `close()` with `persist`: writes the final snapshot first and closes only

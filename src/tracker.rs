@@ -92,9 +92,15 @@ impl ErrorBudgetTracker {
       or_throw(&env, persist::ensure_saver())?;
     }
     let create = || -> CoreResult<Arc<TrackerState>> {
+      // Before the file is read: a second owner of the path is refused.
+      let lock = plan.persist.as_ref().map(|p| persist::PersistLock::take(&p.path)).transpose()?;
       let mut core = persist::initial_core(&plan, clock.now_ms())?;
       core.set_status_hysteresis(plan.hysteresis);
-      Ok(Arc::new(TrackerState::new(core, clock)))
+      let state = Arc::new(TrackerState::new(core, clock));
+      if let Some(lock) = lock {
+        state.hold(lock);
+      }
+      Ok(state)
     };
     let state = match &plan.shared {
       Some(name) => {

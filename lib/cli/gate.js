@@ -50,7 +50,7 @@ function gate(file, options) {
   const { ErrorBudgetTracker } = require('../..')
   let report
   try {
-    const text = fs.readFileSync(file === '-' ? 0 : file, 'utf8')
+    const text = readSnapshot(file)
     const tracker = ErrorBudgetTracker.restore(text)
     report = tracker.report()
     tracker.close()
@@ -59,6 +59,48 @@ function gate(file, options) {
     return EXIT.badInput
   }
   return answer(report, options)
+}
+
+/** The most bytes a snapshot may hold, as for a persist file (MAX_SNAPSHOT_BYTES in src/persist.rs). */
+const MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024
+
+/**
+ * The snapshot's text: a regular file (never a FIFO or device, which could
+ * block or never end), or stdin ('-'); at most MAX_SNAPSHOT_BYTES either way.
+ */
+function readSnapshot(file) {
+  const tooLarge = () => new Error(`larger than the 256 MiB (${MAX_SNAPSHOT_BYTES} bytes) a snapshot may hold`)
+  const fd = file === '-' ? 0 : fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0))
+  try {
+    const stat = fs.fstatSync(fd)
+    // stdin may be a pipe or a terminal, never a device such as /dev/zero; a named file only a file.
+    const device = stat.isBlockDevice() || (stat.isCharacterDevice() && !require('node:tty').isatty(fd))
+    if (fd === 0 ? device : !stat.isFile()) {
+      throw new Error("is not a regular file (a FIFO, device or directory?): give a snapshot file, or '-' for stdin")
+    }
+    if (stat.isFile() && stat.size > MAX_SNAPSHOT_BYTES) throw tooLarge()
+    // Read to the end, never past the maximum (a file may grow, stdin has no size).
+    const chunks = []
+    let total = 0
+    for (;;) {
+      const buf = Buffer.allocUnsafe(Math.min(1 << 20, MAX_SNAPSHOT_BYTES + 1 - total))
+      let n
+      try {
+        n = fs.readSync(fd, buf, 0, buf.length, null)
+      } catch (err) {
+        if (err.code !== 'EAGAIN') throw err
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10) // stdin not ready yet
+        continue
+      }
+      if (n === 0) break
+      chunks.push(buf.subarray(0, n))
+      total += n
+      if (total > MAX_SNAPSHOT_BYTES) throw tooLarge()
+    }
+    return Buffer.concat(chunks, total).toString('utf8')
+  } finally {
+    if (fd !== 0) fs.closeSync(fd)
+  }
 }
 
 /** Prints the report and the decision; returns the exit code. */
@@ -83,4 +125,4 @@ function answer(report, { strict = false, json = false }) {
   return proceed ? EXIT.proceed : EXIT.stop
 }
 
-module.exports = { register, gate, EXIT }
+module.exports = { register, gate, EXIT, MAX_SNAPSHOT_BYTES }

@@ -8,6 +8,8 @@ const { parseLogChunk } = require('../../native.js')
 const { UsageError } = require('../cli-values')
 
 const CHUNK_BYTES = 1 << 20
+// The longest line read (MAX_LINE_BYTES in crates/budget-core/src/logparse.rs): a longer one is one bad line.
+const MAX_LINE_BYTES = 1 << 20
 // The most characters of the input a message quotes: a bad line may be megabytes long.
 const QUOTE_MAX = 100
 const FORMATS = ['jsonl', 'csv']
@@ -84,18 +86,66 @@ function csvColumns(headerLine, fields) {
  * badLines: { line, message }[], lines, bytes }` where `types` are the batch's
  * own (a type is `''` when the line has none), `lines` and `bytes` the totals
  * read so far. The first batch carries `format` too.
- * @param {{ input: string, format?: 'jsonl' | 'csv', fields: { ts: string, ok: string, type: string } }} options
+ *
+ * Linear in the input: each byte is copied at most once (into the buffer of the
+ * lines it ends) and handed to the parser once; no more than MAX_LINE_BYTES of an
+ * unfinished line is held, and a longer line is dropped as it streams by and
+ * reported as one bad line. `stream` (a readable of Buffers) replaces `input`'s,
+ * and `stats`, when given, counts `{ copied, parsed, maxHeld }` bytes (for the specs).
+ * @param {{ input: string, format?: 'jsonl' | 'csv', fields: { ts: string, ok: string, type: string }, stream?: AsyncIterable<Buffer>, stats?: { copied: number, parsed: number, maxHeld: number } }} options
  */
-async function* readLog({ input, format, fields }) {
+async function* readLog({ input, format, fields, stream: given, stats = { copied: 0, parsed: 0, maxHeld: 0 } }) {
   if (format !== undefined && !FORMATS.includes(format)) throw new UsageError(`--format must be jsonl or csv, got '${format}'`)
   format ??= input === '-' ? undefined : formatOfPath(input)
-  const stream = input === '-' ? process.stdin : fs.createReadStream(input, { highWaterMark: CHUNK_BYTES })
+  const stream = given ?? (input === '-' ? process.stdin : fs.createReadStream(input, { highWaterMark: CHUNK_BYTES }))
   const names = [fields.ts, fields.ok, fields.type]
   let columns = null
-  let carry = null
+  // The unfinished line: pieces with no newline among them, at most MAX_LINE_BYTES in all.
+  let pending = []
+  let pendingBytes = 0
+  // Inside a line over MAX_LINE_BYTES: its bytes so far (dropped), else -1.
+  let skipped = -1
+  // Bad lines of lines too long, for the next batch (they precede its lines).
+  let tooLong = []
   let line = 0
   let bytes = 0
   let first = true
+  // The latest timestamp so far: one far after it is a bad line (MAX_JUMP_MS in logparse.rs).
+  let latestMs = -Infinity
+
+  // The complete lines in `buf` (it ends with a newline, or the input does): a batch, or null when
+  // they are only blank lines before the format or the CSV header is known (they are counted).
+  const parse = (buf, last) => {
+    if (format === undefined) {
+      const start = buf.findIndex((b) => b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09)
+      if (start === -1 && !last) {
+        line += countNewlines(buf)
+        return null
+      }
+      format = start !== -1 && buf[start] !== 0x7b /* { */ ? 'csv' : 'jsonl'
+    }
+    if (format === 'csv' && columns === null) {
+      const header = takeHeader(buf, last)
+      line += header.lines
+      if (header.text === null) {
+        if (last) throw new UsageError('the CSV input is empty: it needs a header line (e.g. ts,ok,type)')
+        return null
+      }
+      columns = csvColumns(header.text, fields)
+      buf = buf.subarray(header.consumed)
+    }
+    stats.parsed += buf.length
+    const batch = parseLogChunk(buf, format, names, columns, line + 1, last, latestMs)
+    latestMs = batch.latestMs
+    shortenMessages(batch.badLines)
+    line += batch.lines
+    if (tooLong.length > 0) {
+      batch.badLines = [...tooLong, ...batch.badLines]
+      tooLong = []
+    }
+    return Object.assign(batch, { lines: line, bytes, format })
+  }
+
   try {
     for await (let chunk of stream) {
       bytes += chunk.length
@@ -104,68 +154,85 @@ async function* readLog({ input, format, fields }) {
         if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3)
         first = false
       }
-      let buf = carry && carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk
-      if (format === undefined) {
-        const start = buf.findIndex((b) => b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09)
-        if (start === -1) {
-          carry = buf
+      if (skipped !== -1) {
+        const nl = chunk.indexOf(0x0a)
+        if (nl === -1) {
+          skipped += chunk.length
           continue
         }
-        format = buf[start] === 0x7b /* { */ ? 'jsonl' : 'csv'
+        line += 1
+        tooLong.push({ line, message: lineTooLong(skipped + nl - (chunk[nl - 1] === 0x0d ? 1 : 0)) })
+        skipped = -1
+        chunk = chunk.subarray(nl + 1)
       }
-      if (format === 'csv' && columns === null) {
-        const header = takeHeader(buf, false)
-        if (header === null) {
-          carry = buf
-          continue
+      const nl = chunk.lastIndexOf(0x0a)
+      if (nl === -1) {
+        pending.push(chunk)
+        pendingBytes += chunk.length
+        if (pendingBytes > MAX_LINE_BYTES) {
+          skipped = pendingBytes
+          pending = []
+          pendingBytes = 0
         }
-        columns = csvColumns(header.text, fields)
-        line += header.lines
-        buf = buf.subarray(header.consumed)
+        stats.maxHeld = Math.max(stats.maxHeld, pendingBytes)
+        continue
       }
-      const batch = parseLogChunk(buf, format, names, columns, line + 1, false)
-      shortenMessages(batch.badLines)
-      line += batch.lines
-      carry = buf.subarray(batch.consumed)
-      yield Object.assign(batch, { lines: line, bytes, format })
+      let buf = chunk.subarray(0, nl + 1)
+      if (pending.length > 0) {
+        buf = Buffer.concat([...pending, buf])
+        stats.copied += buf.length
+      }
+      const rest = chunk.subarray(nl + 1)
+      pending = rest.length > 0 ? [rest] : []
+      pendingBytes = rest.length
+      // A rest over the maximum (a chunk larger than it) is left to the parser's own check.
+      stats.maxHeld = Math.max(stats.maxHeld, pendingBytes)
+      const batch = parse(buf, false)
+      if (batch !== null) yield batch
     }
-    let buf = carry ?? Buffer.alloc(0)
-    format ??= 'jsonl'
-    if (format === 'csv' && columns === null) {
-      const header = takeHeader(buf, true)
-      if (header === null) throw new UsageError('the CSV input is empty: it needs a header line (e.g. ts,ok,type)')
-      columns = csvColumns(header.text, fields)
-      line += header.lines
-      buf = buf.subarray(header.consumed)
+    if (skipped !== -1) {
+      line += 1
+      tooLong.push({ line, message: lineTooLong(skipped) })
+      skipped = -1
     }
-    const batch = parseLogChunk(buf, format, names, columns, line + 1, true)
-    shortenMessages(batch.badLines)
-    yield Object.assign(batch, { lines: line + batch.lines, bytes, format })
+    const buf = pending.length > 1 ? Buffer.concat(pending) : (pending[0] ?? Buffer.alloc(0))
+    yield parse(buf, true)
   } catch (err) {
     if (err.code === 'ENOENT' || err.code === 'EISDIR' || err.code === 'EACCES') {
       throw new UsageError(`cannot read ${input}: ${err.message}`)
     }
     throw err
   } finally {
-    if (stream !== process.stdin) stream.destroy()
+    if (stream !== process.stdin && typeof stream.destroy === 'function') stream.destroy()
   }
 }
 
-// The first non-blank line of `buf` (the CSV header), or null if it is not complete yet.
+/** The bad-line message of a line of `bytes` bytes: as the parser's (MAX_LINE_BYTES in logparse.rs). */
+function lineTooLong(bytes) {
+  return `line too long: ${bytes} bytes, over the 1 MiB (${MAX_LINE_BYTES} bytes) a line may hold`
+}
+
+function countNewlines(buf) {
+  let n = 0
+  for (let i = buf.indexOf(0x0a); i !== -1; i = buf.indexOf(0x0a, i + 1)) n++
+  return n
+}
+
+// The first non-blank line of `buf` (the CSV header): `{ text, lines, consumed }`, where
+// `lines` counts it and the blank lines before it; `text` is null when there is none (all blank).
 function takeHeader(buf, last) {
   let pos = 0
   let lines = 0
   for (;;) {
     const nl = buf.indexOf(0x0a, pos)
-    if (nl === -1 && !last) return null
+    if (nl === -1 && (!last || pos >= buf.length)) return { text: null, lines, consumed: pos }
     const end = nl === -1 ? buf.length : nl
-    const text = buf.toString('utf8', pos, end).replace(/\r$/, '')
-    lines += 1
     const consumed = nl === -1 ? buf.length : nl + 1
-    if (text.trim() !== '') return { text, lines, consumed }
-    if (nl === -1) return null
+    lines += 1
+    const blank = buf.subarray(pos, end).every((b) => b === 0x20 || b === 0x0d || b === 0x09)
+    if (!blank) return { text: buf.toString('utf8', pos, end).replace(/\r$/, ''), lines, consumed }
     pos = consumed
   }
 }
 
-module.exports = { readLog, csvColumns, splitHeader, formatOfPath, shortenMessages }
+module.exports = { readLog, csvColumns, splitHeader, formatOfPath, shortenMessages, MAX_LINE_BYTES }

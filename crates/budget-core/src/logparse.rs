@@ -14,6 +14,16 @@ use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor
 /// Latest timestamp accepted, in epoch ms: JavaScript's largest `Date`.
 pub const MAX_TIMESTAMP_MS: f64 = 8.64e15;
 
+/// The longest line read, in bytes (1 MiB): a longer one is one bad line
+/// ([`line_too_long`]), and the reader holds no more than this of it.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// The bad-line message of a line of `bytes` bytes, over [`MAX_LINE_BYTES`]
+/// (lib/replay/reader.js says the same of a line it skipped).
+pub fn line_too_long(bytes: usize) -> String {
+  format!("line too long: {bytes} bytes, over the 1 MiB ({MAX_LINE_BYTES} bytes) a line may hold")
+}
+
 /// The names of the three fields of an event (JSON keys or CSV header columns).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogFields {
@@ -60,7 +70,7 @@ pub struct BadLine {
 }
 
 /// The events of one chunk, column by column, in line order.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ParsedChunk {
   /// Timestamps, epoch ms.
   pub ts: Vec<f64>,
@@ -76,13 +86,54 @@ pub struct ParsedChunk {
   pub lines: u64,
   /// Bytes consumed: up to the last newline, or everything with `last`.
   pub consumed: usize,
+  /// The latest timestamp of the events so far, this chunk's and the earlier
+  /// ones' (`-∞` before the first).
+  pub latest_ms: f64,
 }
+
+impl Default for ParsedChunk {
+  fn default() -> Self {
+    ParsedChunk {
+      ts: Vec::new(),
+      ok: Vec::new(),
+      type_index: Vec::new(),
+      types: Vec::new(),
+      bad_lines: Vec::new(),
+      lines: 0,
+      consumed: 0,
+      latest_ms: f64::NEG_INFINITY,
+    }
+  }
+}
+
+/// The message of a timestamp more than [`MAX_JUMP_MS`] after `latest_ms`.
+fn far_ahead(ts: f64, latest_ms: f64) -> String {
+  let days = ((ts - latest_ms) / 86_400_000.0).floor();
+  let (at, before) = (iso_date_time(ts).unwrap_or_default(), iso_date_time(latest_ms).unwrap_or_default());
+  format!(
+    "bad timestamp {at}: {days} days after the latest before it ({before}), far outside the log's range (at most 366 days ahead)"
+  )
+}
+
+/// A timestamp later than every one before it by more than this (366 days) is
+/// far outside the log's range: a bad line, not a jump that would leave every
+/// later solve older than the window.
+pub const MAX_JUMP_MS: f64 = 366.0 * 86_400_000.0;
 
 /// Parses the complete lines of `buf`, the first of which is line `first_line`.
 /// A trailing line without a newline is left unconsumed unless `last` says the
 /// input ends with this chunk. Blank lines are skipped; `\r\n` endings are fine.
 pub fn parse_chunk(buf: &[u8], format: &LogFormat, first_line: u64, last: bool) -> ParsedChunk {
-  let mut parser = ChunkParser { out: ParsedChunk::default(), interned: HashMap::new(), csv: CsvSplitter::new() };
+  parse_chunk_after(buf, format, first_line, last, f64::NEG_INFINITY)
+}
+
+/// [`parse_chunk`] for a chunk whose earlier lines' latest timestamp was
+/// `latest_ms` (`-∞` for none): a timestamp more than [`MAX_JUMP_MS`] after
+/// the latest one before it is a bad line. `ParsedChunk::latest_ms` carries
+/// the latest on to the next chunk.
+pub fn parse_chunk_after(buf: &[u8], format: &LogFormat, first_line: u64, last: bool, latest_ms: f64) -> ParsedChunk {
+  let out = ParsedChunk { latest_ms, ..ParsedChunk::default() };
+  let mut parser = ChunkParser { out, interned: HashMap::new(), csv: CsvSplitter::new() };
   let mut pos = 0;
   loop {
     let (line, next) = match memchr::memchr(b'\n', &buf[pos..]) {
@@ -92,13 +143,23 @@ pub fn parse_chunk(buf: &[u8], format: &LogFormat, first_line: u64, last: bool) 
     };
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let number = first_line + parser.out.lines;
-    if line.iter().any(|b| !b.is_ascii_whitespace()) {
+    if line.len() > MAX_LINE_BYTES {
+      parser.out.bad_lines.push(BadLine { line: number, message: line_too_long(line.len()) });
+    } else if line.iter().any(|b| !b.is_ascii_whitespace()) {
       let parsed = match format {
         LogFormat::JsonLines(fields) => json_line(line, fields),
         LogFormat::Csv { fields, ts, ok, ty } => parser.csv.line(line, fields, *ts, *ok, *ty),
       };
+      let latest = parser.out.latest_ms;
       match parsed {
-        Ok((ts, ok, ty)) => parser.push(ts, ok, &ty),
+        Ok((ts, _, _)) if latest.is_finite() && ts - latest > MAX_JUMP_MS => {
+          let message = far_ahead(ts, latest);
+          parser.out.bad_lines.push(BadLine { line: number, message })
+        }
+        Ok((ts, ok, ty)) => {
+          parser.out.latest_ms = latest.max(ts);
+          parser.push(ts, ok, &ty)
+        }
         Err(message) => parser.out.bad_lines.push(BadLine { line: number, message }),
       }
     }
@@ -146,10 +207,22 @@ type Event<'a> = (f64, bool, std::borrow::Cow<'a, str>);
 
 // ---------------------------------------------------------------- values
 
-/// Reads a timestamp written as text: digits are epoch ms, anything else must be ISO 8601.
+/// Numeric timestamps at or above this (year 5138) are no epoch ms a log holds:
+/// the digits of epoch µs or ns (16 or 19 digits today), refused with a hint.
+pub const MAX_NUMERIC_MS: f64 = 1e14;
+
+/// Numeric timestamps in `SECONDS_LOW ≤ t < SECONDS_HIGH` (10 digits: 12 Jan …
+/// 26 Apr 1970 as ms) are epoch seconds of 2001 … 2286, refused with a hint
+/// rather than read as 1970.
+pub const SECONDS_LOW: f64 = 1e9;
+/// See [`SECONDS_LOW`].
+pub const SECONDS_HIGH: f64 = 1e10;
+
+/// Reads a timestamp written as text: digits are epoch ms (see [`check_numeric_ms`]),
+/// anything else must be ISO 8601.
 pub fn parse_timestamp(text: &str) -> Result<f64, String> {
-  if !text.is_empty() && text.len() <= 16 && text.bytes().all(|b| b.is_ascii_digit()) {
-    return check_ms(text.parse::<f64>().unwrap_or(f64::NAN), || text.to_owned());
+  if !text.is_empty() && text.len() <= 20 && text.bytes().all(|b| b.is_ascii_digit()) {
+    return check_numeric_ms(text.parse::<f64>().unwrap_or(f64::NAN), || text.to_owned());
   }
   match parse_iso8601(text) {
     Some(ms) => check_ms(ms, || text.to_owned()),
@@ -163,6 +236,56 @@ fn check_ms(ms: f64, shown: impl FnOnce() -> String) -> Result<f64, String> {
   } else {
     Err(format!("bad timestamp {}: outside 1970-01-01 … 275760-09-13 (0 … 8.64e15 epoch ms)", shown()))
   }
+}
+
+/// A timestamp given as a number (or digits) must be plausible epoch ms: from
+/// 0 up to [`MAX_NUMERIC_MS`], outside the epoch-seconds band. The 10-digit
+/// epoch seconds and the 16- or 19-digit µs and ns are bad lines whose message
+/// says what they look like, never a date in 1970 or in the year 58142.
+pub fn check_numeric_ms(ms: f64, shown: impl FnOnce() -> String) -> Result<f64, String> {
+  let (unit, per_ms, advice) = if !ms.is_finite() || ms < 0.0 {
+    return check_ms(ms, shown);
+  } else if (SECONDS_LOW..SECONDS_HIGH).contains(&ms) {
+    ("seconds", 1e-3, "multiply by 1000")
+  } else if (MAX_NUMERIC_MS..1e17).contains(&ms) {
+    ("microseconds", 1e3, "divide by 1000")
+  } else if (1e17..1e20).contains(&ms) {
+    ("nanoseconds", 1e6, "divide by 1000000")
+  } else if ms >= MAX_NUMERIC_MS {
+    return Err(format!("bad timestamp {}: above 1e14 epoch ms (the year 5138): not epoch ms", shown()));
+  } else {
+    return Ok(ms);
+  };
+  let date = iso_date_time(ms / per_ms).unwrap_or_default();
+  Err(format!(
+    "bad timestamp {}: looks like epoch {unit} ({date} if so); timestamps are epoch ms: {advice}, or write ISO 8601",
+    shown()
+  ))
+}
+
+/// Epoch ms as `YYYY-MM-DDTHH:MM:SSZ` (whole seconds), for messages; `None`
+/// outside JavaScript's `Date` range.
+fn iso_date_time(ms: f64) -> Option<String> {
+  if !ms.is_finite() || ms.abs() > MAX_TIMESTAMP_MS {
+    return None;
+  }
+  let secs = (ms / 1000.0).floor() as i64;
+  let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+  let (year, month, day) = civil_from_days(days);
+  Some(format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rest / 3600, rest / 60 % 60, rest % 60))
+}
+
+/// The proleptic Gregorian date of a day count since 1970-01-01 (H. Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+  let z = days + 719_468;
+  let era = z.div_euclid(146_097);
+  let doe = z - era * 146_097;
+  let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+  let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  let mp = (5 * doy + 2) / 153;
+  let day = doy - (153 * mp + 2) / 5 + 1;
+  let month = if mp < 10 { mp + 3 } else { mp - 9 };
+  (if month <= 2 { era * 400 + yoe + 1 } else { era * 400 + yoe }, month, day)
 }
 
 /// ISO 8601 date or date-time to epoch ms: `YYYY-MM-DD`, optionally followed by
@@ -394,7 +517,9 @@ impl<'de> Visitor<'de> for KeySeed<'_> {
 enum Json<'de> {
   Null,
   Bool(bool),
-  Number(f64),
+  /// The value, and the integer exactly as written when it is one (an f64
+  /// would quote 9007199254740993 as …992).
+  Number(f64, Option<i128>),
   Str(std::borrow::Cow<'de, str>),
   /// Anything else, described for the message.
   Other(&'static str),
@@ -405,14 +530,15 @@ impl<'de> Json<'de> {
     match self {
       Json::Null => "null".into(),
       Json::Bool(b) => b.to_string(),
-      Json::Number(n) => n.to_string(),
+      Json::Number(_, Some(exact)) => exact.to_string(),
+      Json::Number(n, None) => n.to_string(),
       Json::Str(s) => format!("{s:?}"),
       Json::Other(what) => (*what).into(),
     }
   }
   fn into_ts(self) -> Value<Result<f64, String>> {
     match self {
-      Json::Number(n) => Value::Good(check_ms(n, || self.shown())),
+      Json::Number(n, _) => Value::Good(check_numeric_ms(n, || self.shown())),
       Json::Str(ref s) => Value::Good(parse_timestamp(s)),
       _ => Value::Bad(self.shown()),
     }
@@ -420,7 +546,7 @@ impl<'de> Json<'de> {
   fn into_ok(self) -> Value<bool> {
     match &self {
       Json::Bool(b) => Value::Good(*b),
-      Json::Number(n) if *n == 1.0 || *n == 0.0 => Value::Good(*n == 1.0),
+      Json::Number(n, _) if *n == 1.0 || *n == 0.0 => Value::Good(*n == 1.0),
       Json::Str(s) => parse_ok_text(s).map_or_else(|| Value::Bad(self.shown()), Value::Good),
       _ => Value::Bad(self.shown()),
     }
@@ -455,13 +581,13 @@ impl<'de> Visitor<'de> for AnyValue {
     Ok(Json::Bool(v))
   }
   fn visit_u64<E>(self, v: u64) -> Result<Json<'de>, E> {
-    Ok(Json::Number(v as f64))
+    Ok(Json::Number(v as f64, Some(v.into())))
   }
   fn visit_i64<E>(self, v: i64) -> Result<Json<'de>, E> {
-    Ok(Json::Number(v as f64))
+    Ok(Json::Number(v as f64, Some(v.into())))
   }
   fn visit_f64<E>(self, v: f64) -> Result<Json<'de>, E> {
-    Ok(Json::Number(v))
+    Ok(Json::Number(v, None))
   }
   fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Json<'de>, E> {
     Ok(Json::Str(v.into()))
@@ -624,8 +750,60 @@ mod tests {
     assert_eq!(parse_timestamp("1772323200000"), Ok(MAR_1_2026));
     assert_eq!(parse_timestamp("0"), Ok(0.0));
     assert!(parse_timestamp("1969-12-31T23:59:59Z").unwrap_err().contains("outside"));
-    assert!(parse_timestamp("99999999999999999").unwrap_err().contains("not epoch ms or ISO 8601"));
-    assert!(parse_timestamp("8640000000000001").unwrap_err().contains("outside"));
+    assert!(parse_timestamp("999999999999999999999").unwrap_err().contains("not epoch ms or ISO 8601"));
+    assert_eq!(parse_timestamp("99999999999999"), Ok(99_999_999_999_999.0));
+    assert_eq!(parse_timestamp("999999999"), Ok(999_999_999.0));
+    assert_eq!(parse_timestamp("10000000000"), Ok(1e10));
+  }
+
+  #[test]
+  fn epoch_seconds_micro_and_nanoseconds_are_named_not_read_as_ms() {
+    // 2026-03-01T00:00:00Z is 1772323200 s (MAR_1_2026 / 1000): as ms it would be 21 Jan 1970.
+    let hint = |unit: &str, advice: &str| {
+      format!(
+        "looks like epoch {unit} (2026-03-01T00:00:00Z if so); timestamps are epoch ms: {advice}, or write ISO 8601"
+      )
+    };
+    assert_eq!(
+      parse_timestamp("1772323200"),
+      Err(format!("bad timestamp 1772323200: {}", hint("seconds", "multiply by 1000")))
+    );
+    assert_eq!(
+      parse_timestamp("1772323200000000"),
+      Err(format!("bad timestamp 1772323200000000: {}", hint("microseconds", "divide by 1000")))
+    );
+    assert_eq!(
+      parse_timestamp("1772323200000000000"),
+      Err(format!("bad timestamp 1772323200000000000: {}", hint("nanoseconds", "divide by 1000000")))
+    );
+    // The band's edges: 1e9 and 1e14 are refused, the numbers just below read as ms.
+    assert!(parse_timestamp("1000000000").unwrap_err().contains("epoch seconds"));
+    assert!(parse_timestamp("100000000000000").unwrap_err().contains("epoch microseconds"));
+    assert!(parse_timestamp("9999999999999999999").unwrap_err().contains("epoch nanoseconds"));
+    assert!(parse_timestamp("8640000000000001").unwrap_err().contains("epoch microseconds"));
+    // JSON numbers the same, and an integer is quoted as written, not as its f64.
+    let chunk = jsonl(concat!(
+      "{\"ts\":1772323200,\"ok\":true}\n",
+      "{\"ts\":1772323200000000,\"ok\":true}\n",
+      "{\"ts\":9007199254740993,\"ok\":true}\n",
+      "{\"ts\":1000,\"ok\":9007199254740993}\n",
+      "{\"ts\":1772323200.5,\"ok\":true}\n",
+      "{\"ts\":1772323200000,\"ok\":true}\n",
+    ));
+    let messages: Vec<_> = bad(&chunk).into_iter().map(|(n, m)| (n, m.split(':').next().unwrap().to_owned())).collect();
+    assert_eq!(
+      messages,
+      vec![
+        (1, "bad timestamp 1772323200".to_owned()),
+        (2, "bad timestamp 1772323200000000".to_owned()),
+        (3, "bad timestamp 9007199254740993".to_owned()),
+        (4, "bad ok 9007199254740993".to_owned()),
+        (5, "bad timestamp 1772323200.5".to_owned()),
+      ]
+    );
+    assert!(chunk.bad_lines[0].message.contains("epoch seconds"));
+    assert!(chunk.bad_lines[2].message.contains("epoch microseconds (2255-06-05T23:47:34Z if so)"));
+    assert_eq!(chunk.ts, vec![MAR_1_2026]);
   }
 
   #[test]
@@ -732,6 +910,50 @@ mod tests {
         (11, "bad ok \"t\\\"rue\": expected true, false, 1 or 0"),
       ]
     );
+  }
+
+  #[test]
+  fn a_line_over_the_maximum_is_one_bad_line() {
+    let long = format!("{{\"ts\":1000,\"ok\":true,\"pad\":\"{}\"}}", "x".repeat(MAX_LINE_BYTES));
+    let just = format!("{{\"ts\":2000,\"ok\":true,\"pad\":\"{}\"}}", "x".repeat(MAX_LINE_BYTES - 30));
+    assert_eq!(just.len(), MAX_LINE_BYTES);
+    let chunk = jsonl(&format!("{long}\n{just}\r\n{{\"ts\":3000,\"ok\":false}}\n"));
+    let message =
+      format!("line too long: {} bytes, over the 1 MiB (1048576 bytes) a line may hold", MAX_LINE_BYTES + 30);
+    assert_eq!(bad(&chunk), vec![(1, message.as_str())]);
+    assert_eq!((chunk.ts, chunk.lines), (vec![2000.0, 3000.0], 3));
+  }
+
+  #[test]
+  fn a_timestamp_far_after_the_latest_before_it_is_a_bad_line() {
+    // 2027-03-02 is 366 days after 2026-03-01 (2026 is no leap year, 2027-02 neither): the
+    // limit, kept; a day later is refused; 2062 (a typo for 2026) too, across chunks.
+    let format = LogFormat::JsonLines(LogFields::default());
+    let text = concat!(
+      "{\"ts\":\"2026-03-01\",\"ok\":true}\n",
+      "{\"ts\":\"2062-03-01\",\"ok\":false}\n",
+      "{\"ts\":\"2026-03-01T00:00:01Z\",\"ok\":true}\n",
+    );
+    let chunk = parse_chunk(text.as_bytes(), &format, 1, true);
+    assert_eq!(
+      bad(&chunk),
+      vec![(
+        2,
+        "bad timestamp 2062-03-01T00:00:00Z: 13149 days after the latest before it (2026-03-01T00:00:00Z), far outside \
+         the log's range (at most 366 days ahead)"
+      )]
+    );
+    assert_eq!((chunk.ts, chunk.latest_ms), (vec![MAR_1_2026, MAR_1_2026 + 1000.0], MAR_1_2026 + 1000.0));
+    let next =
+      parse_chunk_after(b"{\"ts\":\"2027-03-02T00:00:01Z\",\"ok\":true}\n", &format, 4, true, MAR_1_2026 + 1000.0);
+    assert_eq!(next.ts, vec![MAR_1_2026 + 366.0 * DAY + 1000.0]);
+    let late =
+      parse_chunk_after(b"{\"ts\":\"2027-03-02T00:00:01.001Z\",\"ok\":true}\n", &format, 4, true, MAR_1_2026 + 1000.0);
+    assert_eq!((late.ts.len(), late.bad_lines.len()), (0, 1));
+    assert_eq!(late.latest_ms, MAR_1_2026 + 1000.0);
+    // Earlier timestamps are no jump: they are the window's to drop as old.
+    let early = parse_chunk_after(b"{\"ts\":0,\"ok\":true}\n", &format, 4, true, MAR_1_2026);
+    assert_eq!((early.ts, early.latest_ms), (vec![0.0], MAR_1_2026));
   }
 
   #[test]
