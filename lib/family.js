@@ -554,7 +554,7 @@ function checkLabels(labels, names, where = `family.labels(labels): labels`, fai
 
 /**
  * The fast path of `labels(l)`: the child for `l` when it exists and `l` has
- * exactly as many keys as there are label names, else undefined (the checked
+ * exactly as many keys, all its own, as there are label names, else undefined (the checked
  * path then decides). A Map read per label name, unrolled with the names as
  * constant property keys (checked identifiers: [a-zA-Z_][a-zA-Z0-9_]*), which is
  * about half the cost of a loop over the names; the loop where code generation
@@ -566,8 +566,9 @@ function finder(names, root) {
   try {
     return new Function(
       'root',
-      `return function find(l) { if (typeof l !== 'object' || l === null) return undefined; let node = root; ${reads} let n = 0; for (const _ in l) n++; return n === ${count} ? node : undefined }`,
-    )(root)
+      'hasOwn',
+      `return function find(l) { if (typeof l !== 'object' || l === null) return undefined; let node = root; ${reads} let n = 0; for (const k in l) { if (!hasOwn(l, k)) return undefined; n++ } return n === ${count} ? node : undefined }`,
+    )(root, Object.hasOwn)
   } catch {
     return function find(l) {
       if (typeof l !== 'object' || l === null) return undefined
@@ -575,7 +576,10 @@ function finder(names, root) {
       for (let i = 0; i < count && node !== undefined; i++) node = node.get(l[names[i]])
       if (node === undefined) return undefined
       let n = 0
-      for (const _ in l) n++
+      for (const k in l) {
+        if (!Object.hasOwn(l, k)) return undefined
+        n++
+      }
       return n === count ? node : undefined
     }
   }
