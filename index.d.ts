@@ -264,6 +264,11 @@ export interface PrometheusRulesOptions {
   alerting?: PrometheusAlerting
   /** A description, on the info series. */
   description?: string
+  /**
+   * Judge the SLO per label set (Pyrra's `grouping`; a BudgetFamily's `labelNames`,
+   * e.g. `['type', 'site']`): every recording sums `by (name, type, site)`, each alert fires per set.
+   */
+  grouping?: string[]
 }
 
 /** How `prometheusRules()` writes the rules. */

@@ -66,7 +66,7 @@ function splitHeader(line) {
   return names
 }
 
-/** Column indices `[ts, ok, type]` of a CSV header line; type is -1 when absent. */
+/** Column indices `[ts, ok, type, ...more]` of a CSV header line; type (and each of `fields.more`) -1 when absent. */
 function csvColumns(headerLine, fields) {
   const names = splitHeader(headerLine)
   const index = (name) => names.indexOf(name)
@@ -75,7 +75,7 @@ function csvColumns(headerLine, fields) {
       throw new UsageError(`the CSV header has no column '${name}' (columns: ${excerpt(names.join(', '))}); see --ts-field, --ok-field`)
     }
   }
-  return [index(fields.ts), index(fields.ok), index(fields.type)]
+  return [index(fields.ts), index(fields.ok), index(fields.type), ...(fields.more ?? []).map(index)]
 }
 
 /**
@@ -84,13 +84,15 @@ function csvColumns(headerLine, fields) {
  * badLines: { line, message }[], lines, bytes }` where `types` are the batch's
  * own (a type is `''` when the line has none), `lines` and `bytes` the totals
  * read so far. The first batch carries `format` too.
- * @param {{ input: string, format?: 'jsonl' | 'csv', fields: { ts: string, ok: string, type: string } }} options
+ * With `fields.more` (the further `--by` fields), a type is the values of
+ * `type` and those, joined by U+001F (see `GROUP_SEPARATOR`).
+ * @param {{ input: string, format?: 'jsonl' | 'csv', fields: { ts: string, ok: string, type: string, more?: string[] } }} options
  */
 async function* readLog({ input, format, fields }) {
   if (format !== undefined && !FORMATS.includes(format)) throw new UsageError(`--format must be jsonl or csv, got '${format}'`)
   format ??= input === '-' ? undefined : formatOfPath(input)
   const stream = input === '-' ? process.stdin : fs.createReadStream(input, { highWaterMark: CHUNK_BYTES })
-  const names = [fields.ts, fields.ok, fields.type]
+  const names = [fields.ts, fields.ok, fields.type, ...(fields.more ?? [])]
   let columns = null
   let carry = null
   let line = 0
@@ -168,4 +170,7 @@ function takeHeader(buf, last) {
   }
 }
 
-module.exports = { readLog, csvColumns, splitHeader, formatOfPath, shortenMessages }
+/** What joins the values of several `--by` fields into one type (the parser's `GROUP_SEPARATOR`). */
+const GROUP_SEPARATOR = '\u001f'
+
+module.exports = { GROUP_SEPARATOR, readLog, csvColumns, splitHeader, formatOfPath, shortenMessages }
