@@ -407,6 +407,28 @@ export interface BudgetFamilyConfig<L extends string = string> extends Omit<Trac
   name?: string
   /** Autosave of the whole family: restored from `path` on start when it exists, written every `intervalMs` (default 60 000), on `close()` and at exit. */
   persist?: PersistConfig
+  /**
+   * Every child's budget shared by the fleet through Redis, one script call per
+   * sync for the whole family; not with `persist`. `childConfig` cannot change
+   * `windowMs` or `resolutionMs` then.
+   */
+  fleet?: FleetConfig
+}
+
+/** `family.fleet` and what `family.sync()` resolves to. */
+export interface FamilyFleetInfo {
+  key: string
+  /** This worker's id in Redis: host:pid:random. */
+  worker: string
+  /** Workers that synced within the last 3 × max(syncMs, timeoutMs), as of the last sync. */
+  workers: number
+  bucketMs: number
+  /** The family's time of the last successful sync, epoch ms; null before the first. */
+  syncedAt: number | null
+  /** True until the first sync and while syncs fail. */
+  stale: boolean
+  staleSince: number | null
+  lastError: string | null
 }
 
 /** One row of `family.report()`: a child's report with its labels. */
@@ -445,6 +467,17 @@ export declare class BudgetFamily<const L extends string = string> implements Di
   on<E extends BudgetEvent>(event: E, listener: (payload: Parameters<BudgetListener<E>>[0], labels: FamilyLabels<L>) => void): this
   /** Removes the most recent registration of `listener` for `event`. */
   off<E extends BudgetEvent>(event: E, listener: (payload: Parameters<BudgetListener<E>>[0], labels: FamilyLabels<L>) => void): this
+  /** Fleet families: `listener` is called with the FleetSyncError of each failed sync. */
+  on(event: 'fleet-error', listener: (error: FleetSyncError) => void): this
+  off(event: 'fleet-error', listener: (error: FleetSyncError) => void): this
+  /**
+   * Fleet families: pushes every child's unsent counts and installs the fleet's
+   * buckets of every child (those other workers created included), in one Redis
+   * call. Rejects with a FleetSyncError when Redis does not answer; `ERR_INVALID_STATE` without `fleet`.
+   */
+  sync(): Promise<FamilyFleetInfo>
+  /** Fleet families: the state of the sync; undefined otherwise. */
+  readonly fleet: FamilyFleetInfo | undefined
   /** Every child's report with its labels, worst first: least budget left, then highest burn rate, then creation order. */
   report(): Array<FamilyReport<L>>
   /** Every child with its labels, in creation order. */

@@ -12,16 +12,17 @@ const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/
 // Labels the Prometheus series set themselves (lib/metrics.js): a label name of the same name would clash.
 const RESERVED_LABELS = ['name', 'outcome', 'window', 'status', 'alert', 'severity', 'job', 'instance']
 /** The family's own options; every other key is a tracker option for each child. */
-const FAMILY_KEYS = ['labelNames', 'childConfig', 'maxChildren', 'name', 'persist']
+const FAMILY_KEYS = ['labelNames', 'childConfig', 'maxChildren', 'name', 'persist', 'fleet']
 /** Tracker options a family does not pass on to its children. */
 const NOT_FOR_CHILDREN = {
   snapshot: 'use BudgetFamily.restore(json) to restore a family',
   now: 'use BudgetFamily.restore(json, { now }) to restore a family',
   shared: 'a family is not shared between threads',
-  fleet: 'a family fleet is not supported yet',
 }
 /** What childConfig(labels) may not set: the family decides these for every child. */
 const FAMILY_WIDE = ['clock', 'persist', 'snapshot', 'now', 'shared', 'fleet']
+/** What childConfig(labels) may not change in a fleet family: every child's buckets are the family's. */
+const FLEET_WIDE = ['windowMs', 'resolutionMs']
 const MAX_CHILDREN_LIMIT = 1_000_000
 const DEFAULT_MAX_CHILDREN = 10_000
 const EVENTS = [...STATUSES, 'alert', 'resolve']
@@ -72,6 +73,8 @@ class BudgetFamily {
   #persist = null
   #persistTimer = null
   #exitHook = null
+  #fleet = null
+  #probe = null
 
   /**
    * @param {object} options `labelNames`, `childConfig?`, `maxChildren?`, `name?`, `persist?`, and every
@@ -81,7 +84,7 @@ class BudgetFamily {
     const where = 'new BudgetFamily(options)'
     if (!isPlainObject(options)) throw errors.invalidArgType(`${where}: options must be an object, got ${errors.describe(options)}`)
     const restoring = options[RESTORING]
-    const { labelNames, childConfig, maxChildren = DEFAULT_MAX_CHILDREN, name = 'default', persist, ...base } = options
+    const { labelNames, childConfig, maxChildren = DEFAULT_MAX_CHILDREN, name = 'default', persist, fleet, ...base } = options
     this.#names = checkLabelNames(labelNames, `${where}: options.labelNames`)
     this.#find = finder(this.#names, this.#root)
     if (childConfig !== undefined && typeof childConfig !== 'function') {
@@ -97,6 +100,17 @@ class BudgetFamily {
       if (base[key] !== undefined) throw errors.invalidArgValue(`${where}: options.${key} cannot be given to a family (${NOT_FOR_CHILDREN[key]})`)
     }
     this.#persist = persist === undefined ? null : checkPersist(persist, `${where}: options.persist`)
+    let fleetOptions = null
+    if (fleet !== undefined) {
+      if (persist !== undefined) throw errors.invalidArgValue(`${where}: options.fleet cannot be given with options.persist: the fleet's window lives in Redis`)
+      if (restoring) throw errors.invalidArgValue('BudgetFamily.restore(): a fleet family restores from Redis, not from a snapshot')
+      try {
+        fleetOptions = require('./fleet/options.js').checkFleet({ fleet })
+      } catch (err) {
+        err.message = `${where}: ${err.message.replace(/config\./g, 'options.')}`
+        throw err
+      }
+    }
     // The children's options are checked once here, by the tracker's own checks (nothing is kept).
     new Tracker({ ...base, [errors.ARGUMENT_NAME]: `${where}: options` }).close()
     this.#base = Object.freeze({ ...base })
@@ -106,6 +120,68 @@ class BudgetFamily {
       restoreChildren(this, readFamilySnapshot(this.#persist.path, { clock: base.clock }))
     }
     if (this.#persist) this.#startAutosave()
+    if (fleetOptions) this.#startFleet(fleetOptions)
+  }
+
+  #startFleet(options) {
+    const { fleetLink } = require('../native.js')
+    const { FamilySync } = require('./fleet/family-sync.js')
+    const probe = new Tracker({ ...this.#base })
+    let probeLink
+    try {
+      probeLink = fleetLink(probe, options.bucketMs)
+    } catch (err) {
+      probe.close()
+      throw err
+    }
+    this.#probe = probe
+    const family = this
+    const children = this.#children
+    const names = this.#names
+    this.#fleet = new FamilySync(
+      {
+        probe,
+        probeLink,
+        windowMs: JSON.parse(probe.snapshot()).config.windowMs,
+        configJson: JSON.stringify({ labelNames: names, ...JSON.parse(probe.snapshot()).config }),
+        now: () => (this.#manual ? this.#now : probe.now),
+        *children() {
+          for (const entry of children.values()) yield [entry.id, entry.link]
+        },
+        linkFor(id) {
+          let labels
+          try {
+            labels = JSON.parse(id)
+            family.labels(labels)
+          } catch (err) {
+            process.emitWarning(`fleet '${options.key}': a child another worker created is left out here: ${err.message}`, { code: 'CAPTCHA_BUDGET_FLEET' })
+            return null
+          }
+          return children.get(family.labels(labels)).link
+        },
+      },
+      options,
+    )
+    this.#fleet.start()
+  }
+
+  /**
+   * Fleet families: pushes every child's unsent counts and installs the fleet's
+   * buckets of every child (those another worker created included), in one
+   * Redis call. Rejects with a FleetSyncError when Redis does not answer.
+   */
+  sync() {
+    if (this.#fleet === null) {
+      const err = new Error('sync() needs a family created with fleet')
+      err.code = 'ERR_INVALID_STATE'
+      return Promise.reject(err)
+    }
+    return this.#fleet.sync()
+  }
+
+  /** Fleet families: `{ key, worker, workers, bucketMs, syncedAt, stale, staleSince, lastError }`; otherwise undefined. */
+  get fleet() {
+    return this.#fleet === null ? undefined : this.#fleet.info()
   }
 
   /** The label names, in the order given. */
@@ -189,6 +265,10 @@ class BudgetFamily {
    */
   on(event, listener) {
     if (this.#closed) throw closedError('on()')
+    if (event === 'fleet-error' && this.#fleet !== null && typeof listener === 'function') {
+      this.#fleet.errorListeners.push(listener)
+      return this
+    }
     checkListenerArgs('on', event, listener)
     let list = this.#listeners.get(event)
     if (list === undefined) {
@@ -202,6 +282,11 @@ class BudgetFamily {
 
   /** Removes the most recent registration of `listener` for `event`. */
   off(event, listener) {
+    if (event === 'fleet-error' && this.#fleet !== null) {
+      const i = this.#fleet.errorListeners.lastIndexOf(listener)
+      if (i >= 0) this.#fleet.errorListeners.splice(i, 1)
+      return this
+    }
     checkListenerArgs('off', event, listener)
     const list = this.#listeners.get(event)
     if (list === undefined) return this
@@ -281,6 +366,10 @@ class BudgetFamily {
       process.removeListener('exit', this.#exitHook)
     }
     this.#closed = true
+    if (this.#fleet) {
+      this.#fleet.close()
+      this.#probe.close()
+    }
     for (const child of this.#children.keys()) child.close()
     this.#children.clear()
     this.#root.clear()
@@ -345,6 +434,11 @@ class BudgetFamily {
           throw errors.invalidArgValue(`childConfig(${showLabels(labels)}).${key} cannot differ per child: give it to the family`)
         }
       }
+      for (const key of this.#probe === null ? [] : FLEET_WIDE) {
+        if (override[key] !== undefined && override[key] !== this.#base[key]) {
+          throw errors.invalidArgValue(`childConfig(${showLabels(labels)}).${key} cannot differ per child in a fleet family (every child's buckets are the family's)`)
+        }
+      }
     }
     return { ...this.#base, ...override, [errors.ARGUMENT_NAME]: `childConfig(${showLabels(labels)})` }
   }
@@ -353,7 +447,16 @@ class BudgetFamily {
     const child = restoredChild ?? new Tracker(config)
     if (this.#manual && child.now < this.#now) child.advanceTo(this.#now)
     if (this.#manual && child.now > this.#now) this.#now = child.now
-    const entry = { labels: Object.freeze(labels), own: [], dispatchers: new Map(), seq: nextSeq++ }
+    const entry = { labels: Object.freeze(labels), own: [], dispatchers: new Map(), seq: nextSeq++, id: undefined, link: undefined }
+    if (this.#probe !== null) {
+      try {
+        entry.link = require('../native.js').fleetLink(child, this.#fleet.bucketMs)
+      } catch (err) {
+        child.close()
+        throw err
+      }
+      entry.id = JSON.stringify(labels)
+    }
     ownListeners(child, entry)
     for (const event of this.#listeners.keys()) this.#dispatch(child, entry, event)
     let node = this.#root

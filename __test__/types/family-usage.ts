@@ -1,5 +1,5 @@
 // Compiled by `tsc -p __test__/types` (types.spec.js): BudgetFamily's types.
-import { BudgetFamily, registerMetrics, type FamilyReport, type BudgetReport, type AlertEvent, type PromClientRegistry } from 'captcha-error-budget'
+import { BudgetFamily, registerMetrics, type FamilyReport, type BudgetReport, type AlertEvent, type PromClientRegistry, type FamilyFleetInfo } from 'captcha-error-budget'
 
 const seen: unknown[] = []
 const family = new BudgetFamily({
@@ -21,6 +21,11 @@ const copy = BudgetFamily.restore(family.snapshot(), { clock: 'manual' })
 declare const registry: PromClientRegistry
 const unregister: () => void = registerMetrics(copy, registry, { labels: { region: 'eu' } })
 unregister()
+declare const redis: object
+const fleetFamily = new BudgetFamily({ labelNames: ['site'], fleet: { redis, key: 'solves', syncMs: 1000 } })
+fleetFamily.on('fleet-error', (err) => seen.push(err.code, err.key))
+const synced: Promise<FamilyFleetInfo> = fleetFamily.sync()
+seen.push(synced, fleetFamily.fleet?.workers)
 
 // @ts-expect-error: a label the family does not have
 family.labels({ type: 'turnstile', site: 'x', provider: 'y' })
