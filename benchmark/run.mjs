@@ -22,7 +22,7 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 const { ErrorBudgetTracker, BudgetFamily } = require('../index.js')
 const { ReferenceTracker } = require('./reference-tracker.js')
 const { BucketedTracker } = require('./bucketed-tracker.js')
-const { fleetRecordTracker, fleetFigures } = await import('./fleet.mjs')
+const { fleetRecordTracker, fleetFigures, familyFleetFigures } = await import('./fleet.mjs')
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
 const TIME_MS = Number(process.env.BENCH_TIME_MS ?? 150)
@@ -245,6 +245,7 @@ async function main() {
   family.close()
   await fleet.stop()
   await fleetFigures()
+  await familyFleetFigures()
 }
 
 await main()

@@ -148,6 +148,16 @@ class BudgetFamily {
         *children() {
           for (const entry of children.values()) yield [entry.id, entry.link]
         },
+        // The counts of the children that recorded since their last drain: a drain
+        // costs a walk of the child's buckets, an idle child's is skipped.
+        *drained() {
+          for (const [child, entry] of children) {
+            const { successes, failures } = child.recorded
+            if (successes === entry.drainedAt[0] && failures === entry.drainedAt[1]) continue
+            entry.drainedAt = [successes, failures]
+            yield [entry.id, entry.link.drain()]
+          }
+        },
         linkFor(id) {
           let labels
           try {
@@ -456,6 +466,7 @@ class BudgetFamily {
         throw err
       }
       entry.id = JSON.stringify(labels)
+      entry.drainedAt = [-1, -1]
     }
     ownListeners(child, entry)
     for (const event of this.#listeners.keys()) this.#dispatch(child, entry, event)

@@ -23,7 +23,7 @@ function within(promise, ms, timeoutError) {
 
 class FamilySync {
   /**
-   * @param {object} hooks `{ probe, children(): Iterable<[child id, FleetLink]>, linkFor(child id): FleetLink | null, now(): number, configJson }`
+   * @param {object} hooks `{ probe, probeLink, windowMs, configJson, now(), children(): Iterable<[child id, FleetLink]>, drained(): Iterable<[child id, drained counts]>, linkFor(child id): FleetLink | null }`
    * @param {ReturnType<import('./options.js').checkFleet>} options
    */
   constructor(hooks, options) {
@@ -76,8 +76,7 @@ class FamilySync {
     try {
       if (this.pending !== null) await this.exchange()
       const quads = []
-      for (const [id, link] of this.hooks.children()) {
-        const flat = link.drain()
+      for (const [id, flat] of this.hooks.drained()) {
         for (let i = 0; i < flat.length; i += 3) quads.push(id, String(flat[i]), String(flat[i + 1]), String(flat[i + 2]))
       }
       this.pending = { seq: ++this.seq, quads }
