@@ -131,3 +131,29 @@ test('fleet options are checked like a tracker fleet; childConfig cannot change 
   await t.throwsAsync(new BudgetFamily({ labelNames: ['t'] }).sync(), { code: 'ERR_INVALID_STATE' })
   family.close()
 })
+
+test.serial('gate --redis --key --labels answers for one child; --family for the worst', async (t) => {
+  const { execFile } = require('node:child_process')
+  const path = require('node:path')
+  const cli = path.join(__dirname, '..', 'bin', 'captcha-budget.js')
+  const gate = (...args) =>
+    new Promise((resolve) => execFile(process.execPath, [cli, 'gate', '--redis', server.url, '--key', 'family-gate', ...args], (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stdout, stderr })))
+  // Real clock: the gate reads the window at the current time.
+  const family = new BudgetFamily({ labelNames: ['type', 'site'], targetRate: 0.9, windowMs: 3_600_000, fleet: { redis: await client(), key: 'family-gate', syncMs: 0 } })
+  recordEach(family, { type: 'turnstile', site: 'shop.example' }, 19, 1) // 20 solves, budget 2, 1 spent: 50 % left
+  recordEach(family, { type: 'turnstile', site: 'tickets.example' }, 5, 5) // budget 1, 5 spent: exhausted
+  await family.sync()
+  family.close()
+  const shop = await gate('--labels', 'type=turnstile,site=shop.example', '--json')
+  t.is(shop.code, 0, shop.stderr)
+  t.like(JSON.parse(shop.stdout).report, { labels: { type: 'turnstile', site: 'shop.example' }, total: 20, failures: 1, budgetRemainingPct: 50 })
+  const tickets = await gate('--labels', 'site=tickets.example,type=turnstile')
+  t.is(tickets.code, 3)
+  t.regex(tickets.stdout, /^labels {12}type=turnstile,site=tickets\.example\nstatus {12}exhausted\n/)
+  const worst = await gate('--family', '--json')
+  t.is(worst.code, 3)
+  t.like(JSON.parse(worst.stdout).report, { labels: { site: 'tickets.example' }, fleet: { key: 'family-gate', children: 2 } })
+  const bad = await gate('--labels', 'type=turnstile')
+  t.is(bad.code, 2)
+  t.regex(bad.stderr, /--labels must name exactly the family's labels: type, site/)
+})
