@@ -85,6 +85,7 @@ class BudgetFamily {
     if (!isPlainObject(options)) throw errors.invalidArgType(`${where}: options must be an object, got ${errors.describe(options)}`)
     const restoring = options[RESTORING]
     const { labelNames, childConfig, maxChildren = DEFAULT_MAX_CHILDREN, name = 'default', persist, fleet, ...base } = options
+    delete base[RESTORING] // (the rest copies symbol keys too)
     this.#names = checkLabelNames(labelNames, `${where}: options.labelNames`)
     this.#find = finder(this.#names, this.#root)
     if (childConfig !== undefined && typeof childConfig !== 'function') {
