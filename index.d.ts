@@ -413,6 +413,12 @@ export interface BudgetFamilyConfig<L extends string = string> extends Omit<Trac
    * `windowMs` or `resolutionMs` then.
    */
   fleet?: FleetConfig
+  /**
+   * Worker threads: each child is the process-wide shared tracker of this name
+   * and its labels (`ErrorBudgetTracker.shared`), the same window in every thread
+   * whose family has this name; not with `persist` or `fleet`.
+   */
+  shared?: string
 }
 
 /** `family.fleet` and what `family.sync()` resolves to. */

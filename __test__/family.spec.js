@@ -57,7 +57,7 @@ test('the family checks its own options and each tracker option before anything 
     [{ labelNames: ['type'], targetRate: 2 }, 'ERR_OUT_OF_RANGE', /new BudgetFamily\(options\): options\.targetRate must be in \(0, 1\], got 2/],
     [{ labelNames: ['type'], windowMs: '1h' }, 'ERR_INVALID_ARG_TYPE', /options\.windowMs/],
     [{ labelNames: ['type'], colour: 'red' }, 'ERR_INVALID_ARG_VALUE', /unknown config key 'colour'/],
-    [{ labelNames: ['type'], shared: 'x' }, 'ERR_INVALID_ARG_VALUE', /options\.shared cannot be given to a family/],
+    [{ labelNames: ['type'], shared: 7 }, 'ERR_INVALID_ARG_TYPE', /options\.shared must be a non-empty string, got number/],
     [{ labelNames: ['type'], snapshot: '{}' }, 'ERR_INVALID_ARG_VALUE', /BudgetFamily\.restore/],
   ]
   for (const [options, code, message] of bad) {

@@ -12,12 +12,11 @@ const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/
 // Labels the Prometheus series set themselves (lib/metrics.js): a label name of the same name would clash.
 const RESERVED_LABELS = ['name', 'outcome', 'window', 'status', 'alert', 'severity', 'job', 'instance']
 /** The family's own options; every other key is a tracker option for each child. */
-const FAMILY_KEYS = ['labelNames', 'childConfig', 'maxChildren', 'name', 'persist', 'fleet']
+const FAMILY_KEYS = ['labelNames', 'childConfig', 'maxChildren', 'name', 'persist', 'fleet', 'shared']
 /** Tracker options a family does not pass on to its children. */
 const NOT_FOR_CHILDREN = {
   snapshot: 'use BudgetFamily.restore(json) to restore a family',
   now: 'use BudgetFamily.restore(json, { now }) to restore a family',
-  shared: 'a family is not shared between threads',
 }
 /** What childConfig(labels) may not set: the family decides these for every child. */
 const FAMILY_WIDE = ['clock', 'persist', 'snapshot', 'now', 'shared', 'fleet']
@@ -75,6 +74,7 @@ class BudgetFamily {
   #exitHook = null
   #fleet = null
   #probe = null
+  #shared = null
 
   /**
    * @param {object} options `labelNames`, `childConfig?`, `maxChildren?`, `name?`, `persist?`, and every
@@ -84,7 +84,7 @@ class BudgetFamily {
     const where = 'new BudgetFamily(options)'
     if (!isPlainObject(options)) throw errors.invalidArgType(`${where}: options must be an object, got ${errors.describe(options)}`)
     const restoring = options[RESTORING]
-    const { labelNames, childConfig, maxChildren = DEFAULT_MAX_CHILDREN, name = 'default', persist, fleet, ...base } = options
+    const { labelNames, childConfig, maxChildren = DEFAULT_MAX_CHILDREN, name = 'default', persist, fleet, shared, ...base } = options
     delete base[RESTORING] // (the rest copies symbol keys too)
     this.#names = checkLabelNames(labelNames, `${where}: options.labelNames`)
     this.#find = finder(this.#names, this.#root)
@@ -101,6 +101,16 @@ class BudgetFamily {
       if (base[key] !== undefined) throw errors.invalidArgValue(`${where}: options.${key} cannot be given to a family (${NOT_FOR_CHILDREN[key]})`)
     }
     this.#persist = persist === undefined ? null : checkPersist(persist, `${where}: options.persist`)
+    if (shared !== undefined) {
+      if (typeof shared !== 'string' || shared === '') {
+        throw errors.invalidArgType(`${where}: options.shared must be a non-empty string, got ${shared === '' ? "''" : errors.describe(shared)}`)
+      }
+      for (const [key, value] of [['persist', persist], ['fleet', fleet]]) {
+        if (value !== undefined) throw errors.invalidArgValue(`${where}: options.shared cannot be given with options.${key}`)
+      }
+      if (restoring) throw errors.invalidArgValue('BudgetFamily.restore(): a shared family cannot be restored (its children live in the process)')
+      this.#shared = shared
+    }
     let fleetOptions = null
     if (fleet !== undefined) {
       if (persist !== undefined) throw errors.invalidArgValue(`${where}: options.fleet cannot be given with options.persist: the fleet's window lives in Redis`)
@@ -451,7 +461,10 @@ class BudgetFamily {
         }
       }
     }
-    return { ...this.#base, ...override, [errors.ARGUMENT_NAME]: `childConfig(${showLabels(labels)})` }
+    const config = { ...this.#base, ...override, [errors.ARGUMENT_NAME]: `childConfig(${showLabels(labels)})` }
+    // Shared: the same child in every thread whose family has this name (ErrorBudgetTracker.shared).
+    if (this.#shared !== null) config.shared = `${this.#shared}\u001f${JSON.stringify(labels)}`
+    return config
   }
 
   #add(labels, config, restoredChild) {

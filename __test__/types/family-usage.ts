@@ -26,6 +26,7 @@ const fleetFamily = new BudgetFamily({ labelNames: ['site'], fleet: { redis, key
 fleetFamily.on('fleet-error', (err) => seen.push(err.code, err.key))
 const synced: Promise<FamilyFleetInfo> = fleetFamily.sync()
 seen.push(synced, fleetFamily.fleet?.workers)
+seen.push(new BudgetFamily({ labelNames: ['site'], shared: 'solves' }).size)
 
 // @ts-expect-error: a label the family does not have
 family.labels({ type: 'turnstile', site: 'x', provider: 'y' })
