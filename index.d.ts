@@ -332,6 +332,11 @@ export interface PrometheusRulesOptions {
   alerting?: PrometheusAlerting
   /** A description, on the info series. */
   description?: string
+  /**
+   * Judge the SLO per label set (Pyrra's `grouping`; a BudgetFamily's `labelNames`,
+   * e.g. `['type', 'site']`): every recording sums `by (name, type, site)`, each alert fires per set.
+   */
+  grouping?: string[]
 }
 
 /** How `prometheusRules()` writes the rules. */
@@ -451,3 +456,132 @@ declare module './native' {
     off(event: 'fleet-error', listener: (error: FleetSyncError) => void): this
   }
 }
+
+// ── BudgetFamily: many budgets keyed by labels (lib/family.js) ──
+
+import type { BudgetEvent, BudgetListener } from './native'
+
+/** A child's labels: exactly the family's `labelNames`, string values. */
+export type FamilyLabels<L extends string = string> = { readonly [K in L]: string }
+
+/** What `childConfig(labels)` may set for one child: every tracker option but the family-wide ones. */
+export type FamilyChildConfig = Omit<TrackerConfig, 'clock' | 'persist' | 'snapshot' | 'now' | 'shared' | 'fleet'>
+
+/** The config of `new BudgetFamily()`: the family's own options plus every tracker option, for each child. */
+export interface BudgetFamilyConfig<L extends string = string> extends Omit<TrackerConfig, 'persist' | 'snapshot' | 'now' | 'shared' | 'fleet'> {
+  /** Prometheus-style label names (not `name`, `outcome`, `window`, `status`, `alert`, `severity`, `job`, `instance`), fixed per family. */
+  labelNames: readonly L[]
+  /** Per-child overrides of the tracker options, called once when a child is created. */
+  childConfig?: (labels: FamilyLabels<L>) => FamilyChildConfig | null | undefined | void
+  /** The bound on the number of children, an integer in [1, 1 000 000]. Default 10 000. */
+  maxChildren?: number
+  /** The `name` label of the family's Prometheus series. Default `'default'`. */
+  name?: string
+  /** Autosave of the whole family: restored from `path` on start when it exists, written every `intervalMs` (default 60 000), on `close()` and at exit. */
+  persist?: PersistConfig
+  /**
+   * Every child's budget shared by the fleet through Redis, one script call per
+   * sync for the whole family; not with `persist`. `childConfig` cannot change
+   * `windowMs` or `resolutionMs` then.
+   */
+  fleet?: FleetConfig
+  /**
+   * Worker threads: each child is the process-wide shared tracker of this name
+   * and its labels (`ErrorBudgetTracker.shared`), the same window in every thread
+   * whose family has this name; not with `persist` or `fleet`.
+   */
+  shared?: string
+}
+
+/** `family.fleet` and what `family.sync()` resolves to. */
+export interface FamilyFleetInfo {
+  key: string
+  /** This worker's id in Redis: host:pid:random. */
+  worker: string
+  /** Workers that synced within the last 3 × max(syncMs, timeoutMs), as of the last sync. */
+  workers: number
+  bucketMs: number
+  /** The family's time of the last successful sync, epoch ms; null before the first. */
+  syncedAt: number | null
+  /** True until the first sync and while syncs fail. */
+  stale: boolean
+  staleSince: number | null
+  lastError: string | null
+}
+
+/** One row of `family.report()`: a child's report with its labels. */
+export type FamilyReport<L extends string = string> = BudgetReport & { labels: FamilyLabels<L> }
+
+/** Options of `BudgetFamily.restore()`: the rest comes from the snapshot. */
+export interface FamilyRestoreOptions<L extends string = string> {
+  /** The children's clock (default the snapshot's). */
+  clock?: 'monotonic' | 'manual'
+  /** Manual clock: the time to restore every child at, epoch ms (default each child's `savedAt`). */
+  now?: number
+  /** Per-child overrides for the children created from then on (a function is not in a snapshot). */
+  childConfig?: BudgetFamilyConfig<L>['childConfig']
+  /** Keep saving the family to a file. */
+  persist?: PersistConfig
+}
+
+/**
+ * Many error budgets keyed by labels: one `ErrorBudgetTracker` per label set,
+ * created on first use, bounded by `maxChildren`.
+ */
+export declare class BudgetFamily<const L extends string = string> implements Disposable {
+  constructor(config: BudgetFamilyConfig<L>)
+  /**
+   * The child for `labels` (exactly `labelNames`, string values: else a TypeError
+   * with a code, and nothing is created), created on first use, the same object
+   * afterwards. At `maxChildren` an empty child without listeners of its own is
+   * evicted (closed); if none can be, a RangeError `ERR_OUT_OF_RANGE`.
+   */
+  labels(labels: FamilyLabels<L>): ErrorBudgetTracker
+  /** `labels(labels).record(success, atMs)`; bad arguments create no child. */
+  record(labels: FamilyLabels<L>, success: boolean, atMs?: number): void
+  /** Manual clock: moves every child to `ms` (never backwards); children created later start there. */
+  advanceTo(ms: number): void
+  /** Calls `listener(payload, labels)` for `event` of every child, present and future. */
+  on<E extends BudgetEvent>(event: E, listener: (payload: Parameters<BudgetListener<E>>[0], labels: FamilyLabels<L>) => void): this
+  /** Removes the most recent registration of `listener` for `event`. */
+  off<E extends BudgetEvent>(event: E, listener: (payload: Parameters<BudgetListener<E>>[0], labels: FamilyLabels<L>) => void): this
+  /** Fleet families: `listener` is called with the FleetSyncError of each failed sync. */
+  on(event: 'fleet-error', listener: (error: FleetSyncError) => void): this
+  off(event: 'fleet-error', listener: (error: FleetSyncError) => void): this
+  /**
+   * Fleet families: pushes every child's unsent counts and installs the fleet's
+   * buckets of every child (those other workers created included), in one Redis
+   * call. Rejects with a FleetSyncError when Redis does not answer; `ERR_INVALID_STATE` without `fleet`.
+   */
+  sync(): Promise<FamilyFleetInfo>
+  /** Fleet families: the state of the sync; undefined otherwise. */
+  readonly fleet: FamilyFleetInfo | undefined
+  /** Every child's report with its labels, worst first: least budget left, then highest burn rate, then creation order. */
+  report(): Array<FamilyReport<L>>
+  /** Every child with its labels, in creation order. */
+  children(): Array<{ labels: FamilyLabels<L>; tracker: ErrorBudgetTracker }>
+  /** The family as JSON: its options (not `childConfig`) and every child's snapshot with its labels. */
+  snapshot(): string
+  /** With `persist`: writes the family's snapshot now. */
+  save(): void
+  /** Every child's Prometheus series, labelled with the family's `name` and the child's labels. */
+  metrics(): string
+  /** Closes every child; with `persist`, writes a final snapshot first. Idempotent. */
+  close(): void
+  [Symbol.dispose](): void
+  /** The label names, in the order given. */
+  readonly labelNames: L[]
+  /** The `name` label of the family's series. */
+  readonly name: string
+  /** How many children the family holds. */
+  readonly size: number
+  readonly maxChildren: number
+  readonly closed: boolean
+  /** Manual clock: the family's time, epoch ms; otherwise `Date.now()`. */
+  readonly now: number
+  /** Rebuilds a family from `snapshot()` JSON; `ERR_SNAPSHOT_INVALID` when it cannot. */
+  static restore<L extends string = string>(json: string, options?: FamilyRestoreOptions<L> | null): BudgetFamily<L>
+}
+
+/** Adds every child of `family` (read at each scrape: children created later too) to a prom-client registry. */
+export declare function registerMetrics(family: BudgetFamily, registry: PromClientRegistry, options?: { labels?: Record<string, string> }): () => void

@@ -147,3 +147,5 @@ Object.defineProperty(exports, 'METRICS_CONTENT_TYPE', {
 exports.prometheusRules = function prometheusRules(slo, options) {
   return lazy.rules.prometheusRules.apply(this, arguments)
 }
+// Many budgets keyed by labels, each child an ErrorBudgetTracker (lib/family.js).
+exports.BudgetFamily = require('./lib/family.js').familyClass(exports.ErrorBudgetTracker)

@@ -76,7 +76,7 @@ test('every query names only series the rules, the exposition or Prometheus prod
     // label_values(<selector>, label): the selector is PromQL.
     ...dashboard.templating.list.filter((v) => v.type === 'query').map((v) => /^label_values\((.*), \w+\)$/.exec(v.query.query)[1]),
   ]
-  t.is(queries.length, 13)
+  t.is(queries.length, 16)
   const used = new Set(queries.flatMap(metricNames))
   t.deepEqual([...used].filter((name) => !produced.has(name)), [])
   // What the issue asks of it, per SLO: budget left, burn over the alert windows,
@@ -94,6 +94,8 @@ test('the SLO is a variable; every panel query is per SLO or per type', (t) => {
   t.deepEqual(dashboard.templating.list.map((v) => v.name), ['datasource', 'slo', 'source'])
   t.deepEqual(dashboard.templating.list[1].current, { text: 'turnstile-95-30d', value: 'turnstile-95-30d' })
   for (const p of dashboard.panels) {
+    // The overview table (the first panel) lists every SLO and label set; the others one SLO.
+    if (p.type === 'table') continue
     for (const { expr } of p.targets) t.true(/slo="\$slo"|name="\$source"|by \(name, outcome\)/.test(expr), expr)
   }
   // Panels do not overlap on the 24-column grid.
@@ -105,6 +107,20 @@ test('the SLO is a variable; every panel query is per SLO or per type', (t) => {
       cells.add(`${x},${y}`)
     }
   }
+})
+
+test('the overview table comes first: every SLO and label set, sorted by budget left, worst first', (t) => {
+  const [overview, ...rest] = grafanaDashboard().panels
+  t.is(overview.type, 'table')
+  t.deepEqual(overview.gridPos, { x: 0, y: 0, w: 24, h: 8 })
+  t.deepEqual(overview.targets.map((q) => [q.expr, q.instant, q.format]), [
+    ['sort(captcha_budget:error_budget_remaining:ratio)', true, 'table'],
+    ['captcha_budget:period_burn_rate:ratio', true, 'table'],
+    ['captcha_budget:current_burn_rate:ratio', true, 'table'],
+  ])
+  t.deepEqual(overview.options.sortBy, [{ displayName: 'Budget left', desc: false }])
+  t.is(overview.transformations[1].options.renameByName['Value #A'], 'Budget left')
+  t.true(rest.every((p) => p.gridPos.y >= 8))
 })
 
 test('captcha-budget dashboard writes the same JSON (stdout, -o); bad options exit 2', async (t) => {

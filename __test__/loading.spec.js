@@ -47,6 +47,7 @@ test('require() of the package loads no solver, Prometheus, CLI or yaml code unt
     'registerMetrics',
     'METRICS_CONTENT_TYPE',
     'prometheusRules',
+    'BudgetFamily',
   ])
 })
 

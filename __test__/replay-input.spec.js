@@ -149,13 +149,15 @@ test('parseLogChunk: a bad format or field list is a TypeError ERR_INVALID_ARG_V
   t.throws(() => parseLogChunk(chunk, 'xml', ['ts', 'ok', 'type'], null, 1, true), {
     instanceOf: TypeError,
     code: 'ERR_INVALID_ARG_VALUE',
-    message: "parseLogChunk: format must be 'jsonl', or 'csv' with csvColumns [ts, ok, type]",
+    message: "parseLogChunk: format must be 'jsonl', or 'csv' with csvColumns [ts, ok, type, ...more]",
   })
   t.throws(() => parseLogChunk(chunk, 'jsonl', ['ts', 'ok'], null, 1, true), {
     instanceOf: TypeError,
     code: 'ERR_INVALID_ARG_VALUE',
-    message: 'parseLogChunk: fields must be [ts, ok, type]',
+    message: 'parseLogChunk: fields must be [ts, ok, type, ...more]',
   })
+  // CSV: a column per field, the further (--by) fields included.
+  t.throws(() => parseLogChunk(chunk, 'csv', ['ts', 'ok', 'type', 'site'], [0, 1, 2], 1, true), { code: 'ERR_INVALID_ARG_VALUE' })
 })
 
 test('usage errors and unusable input exit 2 with a message', async (t) => {
@@ -166,7 +168,10 @@ test('usage errors and unusable input exit 2 with a message', async (t) => {
     [[files['ok.jsonl'], '--target', '=0.9', '--by', 'type'], /the name before '=' is empty/],
     [[files['ok.jsonl'], '--target', 'turnstile=0.9'], /needs --by type/],
     [[files['ok.jsonl'], '--window', '0h'], /--window must be a duration/],
-    [[files['ok.jsonl'], '--by', 'colour'], /--by must be 'type'/],
+    [[files['ok.jsonl'], '--by', 'type,type'], /--by names a field twice/],
+    [[files['ok.jsonl'], '--by', 'type,'], /--by must list field names separated by commas/],
+    [[files['ok.jsonl'], '--by', 'ts'], /--by ts: that is the timestamp or outcome field/],
+    [[files['ok.jsonl'], '--by', 'type', '--top', '0'], /--top must be at least 1/],
     [[files['ok.jsonl'], '--min-events', '-1'], /--min-events must be a non-negative integer/],
     [[files['ok.jsonl'], '--format', 'xml'], /--format must be jsonl or csv/],
     [[files['ok.jsonl'], '--alerts', '[oops'], /--alerts: not valid JSON/],

@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks'
 
 const require = createRequire(import.meta.url)
 const Redis = require('ioredis')
-const { ErrorBudgetTracker } = require('../index.js')
+const { ErrorBudgetTracker, BudgetFamily } = require('../index.js')
 const { startRedis } = require('../__test__/helpers/redis-server.js')
 
 const DAY = 86_400_000
@@ -131,4 +131,57 @@ export async function fleetFigures({ workers = 100, seconds = 30 } = {}) {
   console.log(`| check: workers seen (with the 2 set-up ones) / solves in the window | ${report.fleet.workers} / ${report.total} |`)
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await fleetFigures()
+/**
+ * A BudgetFamily fleet: `workers` workers, each a family of the same `children`
+ * label sets (1 h window), syncing `syncs` times with one solve per child since
+ * the last sync. Redis calls per sync are counted on the server (INFO
+ * commandstats): one script call per sync whatever the number of children.
+ */
+export async function familyFleetFigures({ workers = 4, children = 1000, syncs = 10 } = {}) {
+  const server = await startRedis()
+  const admin = await client(server.url)
+  const t0 = Math.floor(Date.now() / DAY) * DAY
+  const redises = await Promise.all(Array.from({ length: workers }, () => client(server.url)))
+  const families = redises.map((redis) => {
+    // One-minute buckets: at the default resolution (43 200 buckets an hour) each
+    // child's drain and install walks its whole ring, ≈1 ms a child (see docs/many-budgets.md).
+    const f = new BudgetFamily({ labelNames: ['type', 'site'], targetRate: 0.95, windowMs: 3_600_000, resolutionMs: 60_000, clock: 'manual', maxChildren: children, fleet: { redis, key: 'bench-family', syncMs: 0, timeoutMs: 60_000 } })
+    f.advanceTo(t0)
+    return f
+  })
+  const sets = Array.from({ length: children }, (_, i) => ({ type: ['turnstile', 'recaptcha', 'image', 'hcaptcha'][i % 4], site: `site-${i >> 2}.example` }))
+  for (const f of families) for (const l of sets) f.record(l, true)
+  await Promise.all(families.map((f) => f.sync()))
+  await Promise.all(families.map((f) => f.sync()))
+  await admin.config('RESETSTAT')
+  const latencies = []
+  for (let s = 1; s <= syncs; s++) {
+    for (const f of families) {
+      f.advanceTo(t0 + s * 1000)
+      for (const l of sets) f.record(l, (s & 7) !== 0)
+      const start = performance.now()
+      await f.sync()
+      latencies.push(performance.now() - start)
+    }
+  }
+  const stats = await commandstats(admin)
+  // Commands the clients sent (the script's own HINCRBY … are counted too by commandstats: left out).
+  const script = ['evalsha', 'eval'].map((c) => stats[c] ?? { calls: 0, usec: 0 }).reduce((a, b) => ({ calls: a.calls + b.calls, usec: a.usec + b.usec }))
+  await families[0].sync() // the last round of the others
+  const total = families[0].labels(sets[0]).total
+  for (const f of families) f.close()
+  for (const r of redises) r.disconnect()
+  admin.disconnect()
+  await server.stop()
+  console.log(`\n| fleet family (${children} children × ${workers} workers, one solve per child between syncs) | figure |`)
+  console.log('| --- | ---: |')
+  console.log(`| script calls per sync (EVALSHA + EVAL, INFO commandstats, ${workers * syncs} syncs) | ${(script.calls / (workers * syncs)).toFixed(2)} |`)
+  console.log(`| Redis time per sync (commandstats usec / calls) | ${(script.usec / script.calls / 1000).toFixed(2)} ms |`)
+  console.log(`| one family sync(): ${children} children's counts up, the fleet's changes back, median | ${median(latencies).toFixed(2)} ms |`)
+  console.log(`| check: solves of one child in the fleet window (${workers} × ${syncs + 1}) | ${total} |`)
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await fleetFigures()
+  await familyFleetFigures()
+}

@@ -19,10 +19,10 @@ import { Bench } from 'tinybench'
 
 const require = createRequire(import.meta.url)
 const here = path.dirname(fileURLToPath(import.meta.url))
-const { ErrorBudgetTracker } = require('../index.js')
+const { ErrorBudgetTracker, BudgetFamily } = require('../index.js')
 const { ReferenceTracker } = require('./reference-tracker.js')
 const { BucketedTracker } = require('./bucketed-tracker.js')
-const { fleetRecordTracker, fleetFigures } = await import('./fleet.mjs')
+const { fleetRecordTracker, fleetFigures, familyFleetFigures } = await import('./fleet.mjs')
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
 const TIME_MS = Number(process.env.BENCH_TIME_MS ?? 150)
@@ -126,7 +126,31 @@ function rows(floor, fleet) {
     t: new BucketedTracker({ targetRate: 0.95, windowMs: HOUR }),
   })
   add('performance.now() (for scale)', 1000, 'performance.now()', {})
+  familyRows(add)
   return list
+}
+
+// BudgetFamily with 10 000 children (4 types × 2 500 sites), one-minute buckets
+// (the children's memory stays small whatever the window): the lookup of
+// family.labels(l) beside a child held in a variable, for one hot label set and
+// cycling through all 10 000 (where every record reaches another tracker's memory).
+const FAMILY_CHILDREN = 10_000
+let family = null
+function familyRows(add) {
+  family = new BudgetFamily({ labelNames: ['type', 'site'], maxChildren: FAMILY_CHILDREN, windowMs: HOUR, resolutionMs: 60_000 })
+  const types = ['turnstile', 'recaptcha', 'image', 'hcaptcha']
+  const sets = Array.from({ length: FAMILY_CHILDREN }, (_, i) => ({ type: types[i % 4], site: `site-${i >> 2}.example` }))
+  for (const l of sets) family.labels(l).recordMany(968, 32)
+  const children = sets.map((l) => family.labels(l))
+  const hot = sets[4242]
+  add('family: a cached child record(ok), 10 k children', 1000, 'c.record(ok(i))', { c: family.labels(hot) })
+  add('family.labels(l).record(ok), 10 k children, the same l', 1000, 'f.labels(l).record(ok(i))', { f: family, l: hot })
+  add('family: cached children record(ok), cycling through 10 k', 1000, 'cs[i % n].record(ok(i))', { cs: children, n: FAMILY_CHILDREN })
+  add('family.labels(l).record(ok), cycling through 10 k label sets', 1000, 'f.labels(ls[i % n]).record(ok(i))', {
+    f: family,
+    ls: sets,
+    n: FAMILY_CHILDREN,
+  })
 }
 
 // --- measuring ---------------------------------------------------------------
@@ -208,6 +232,8 @@ async function main() {
     ['… at a call site cycling through 3 trackers, against the floor cycling through 3 functions', polymorphic, 2, '×'],
     ['recordMany: ≤ 2 ns per event', get('addon recordMany'), 2, 'ns'],
     ['report() ≤ 1 µs', get('addon report()'), 1000, 'ns'],
+    ['family.labels(l).record(ok) ÷ a cached child, 10 k children, the same l', get('family.labels(l).record(ok), 10 k children, the same') / get('family: a cached child'), 3, '×'],
+    ['… cycling through 10 k label sets ÷ cycling through 10 k cached children', get('family.labels(l).record(ok), cycling') / get('family: cached children'), 3, '×'],
     ['reference ÷ addon record at 100 k events ≥ 1000', get('reference JS (scan per record), 100 k') / get('addon record(ok), 100 k events in'), 1000, '×', true],
   ]
   console.log('\n| target | measured | |')
@@ -216,8 +242,10 @@ async function main() {
     const met = atLeast ? value >= limit : value <= limit
     console.log(`| ${what} | ${value >= 100 ? value.toFixed(0) : value.toFixed(2)} ${unit} | ${met ? 'met' : 'NOT met'} |`)
   }
+  family.close()
   await fleet.stop()
   await fleetFigures()
+  await familyFleetFigures()
 }
 
 await main()

@@ -10,7 +10,7 @@ const DATASOURCE = { type: 'prometheus', uid: '${datasource}' }
 const SLO = 'slo="$slo"'
 
 /** A panel of `type` at grid position [x, y, w, h] with PromQL `targets` ([expr, legend]). */
-function panel(id, type, title, [x, y, w, h], targets, { unit, min, max, description, options = {} } = {}) {
+function panel(id, type, title, [x, y, w, h], targets, { unit, min, max, description, options = {}, transformations } = {}) {
   // No thresholds/colour modes: the schema types them as string enums, which a
   // JSON string cannot be checked against; Grafana's defaults apply.
   const defaults = {}
@@ -26,18 +26,21 @@ function panel(id, type, title, [x, y, w, h], targets, { unit, min, max, descrip
     gridPos: { x, y, w, h },
     fieldConfig: { defaults, overrides: [] },
     options,
+    ...(transformations ? { transformations } : {}),
     targets: targets.map(([expr, legendFormat], i) => ({
       refId: String.fromCharCode(65 + i),
       datasource: DATASOURCE,
       expr,
       legendFormat,
-      ...(type === 'stat' || type === 'piechart' ? { instant: true } : {}),
+      ...(type === 'stat' || type === 'piechart' || type === 'table' ? { instant: true } : {}),
+      ...(type === 'table' ? { format: 'table' } : {}),
     })),
   }
 }
 
 /**
- * The dashboard: per SLO (variable `slo`), the budget left, burn rates now,
+ * The dashboard: an overview table of every SLO and label set, worst first;
+ * then per SLO (variable `slo`), the budget left, burn rates now,
  * over the period and over each alert window, time per status, firing alerts
  * and solves per type.
  * @param {{ title?: string, uid?: string, slo?: string }} [options] `slo` is the SLO selected when the dashboard opens
@@ -78,6 +81,24 @@ function grafanaDashboard(options) {
       ['sum by (name, outcome) (rate(captcha_budget_solves_total[$__rate_interval]))', '{{name}} {{outcome}}'],
     ], { unit: 'reqps', min: 0 }),
   ]
+  // On top: every SLO and every label set of a grouped SLO (a BudgetFamily's
+  // rules, slo.grouping), worst first — what Sloth's and Pyrra's list views show.
+  const OVERVIEW_HEIGHT = 8
+  for (const p of panels) p.gridPos.y += OVERVIEW_HEIGHT
+  panels.unshift(
+    panel(10, 'table', 'All SLOs and label sets, worst first', [0, 0, 24, OVERVIEW_HEIGHT], [
+      ['sort(captcha_budget:error_budget_remaining:ratio)', ''],
+      ['captcha_budget:period_burn_rate:ratio', ''],
+      ['captcha_budget:current_burn_rate:ratio', ''],
+    ], {
+      description: 'One row per SLO, and per label set of an SLO with grouping (captcha-budget rules --grouping): least budget left first, then the burn rates.',
+      transformations: [
+        { id: 'merge', options: {} },
+        { id: 'organize', options: { excludeByName: { Time: true }, renameByName: { 'Value #A': 'Budget left', 'Value #B': 'Burn rate (period)', 'Value #C': 'Burn rate (now)' } } },
+      ],
+      options: { showHeader: true, sortBy: [{ displayName: 'Budget left', desc: false }] },
+    }),
+  )
   const variable = (name, label, query) => ({
     name,
     label,

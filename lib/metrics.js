@@ -225,6 +225,42 @@ function metrics(options = {}) {
   return render([checkSource(options, 'metrics(options): options', [this, 'metrics(): this'])])
 }
 
+/**
+ * The entries of a BudgetFamily's children: `{ tracker, labels }` with the
+ * family's `name`, then its label names and any constant `labels`, sorted. The
+ * same entry object for a child from one call to the next (`memo`), so that a
+ * registry's scrape reads each child once.
+ */
+function familyEntries(family, constant, memo) {
+  const { BudgetFamily } = require('./family.js')
+  const out = []
+  for (const [tracker, entry] of BudgetFamily._entries(family)) {
+    let e = memo && memo.get(tracker)
+    if (e === undefined) {
+      const all = { ...constant, ...entry.labels }
+      const sorted = Object.fromEntries(Object.keys(all).sort().map((k) => [k, all[k]]))
+      e = { tracker, labels: { name: family.name, ...sorted } }
+      if (memo) memo.set(tracker, e)
+    }
+    out.push(e)
+  }
+  return out
+}
+
+function isFamily(value) {
+  return value instanceof require('./family.js').BudgetFamily
+}
+
+/**
+ * `family.metrics()`: every child's series in the text exposition format, each
+ * labelled with the family's `name` and the child's labels.
+ * @param {import('./family.js').BudgetFamily} family
+ * @returns {string}
+ */
+function familyMetrics(family) {
+  return render(familyEntries(family, {}))
+}
+
 // Per prom-client Registry: the registered metrics and the trackers behind them.
 const registries = new WeakMap()
 
@@ -271,10 +307,9 @@ function registerMetrics(tracker, registry, options = {}) {
       `registerMetrics(tracker, registry): registry must be a prom-client Registry (new Registry(), or register for the global one), got ${describe(registry)}`,
     )
   }
-  const entry = checkSource(options, 'registerMetrics(tracker, registry, options): options', [
-    tracker,
-    'registerMetrics(tracker, registry): tracker',
-  ])
+  const entry = isFamily(tracker)
+    ? familySource(tracker, options)
+    : checkSource(options, 'registerMetrics(tracker, registry, options): options', [tracker, 'registerMetrics(tracker, registry): tracker'])
   const userLabels = Object.keys(entry.labels).slice(1)
   let state = registries.get(registry)
   if (state) {
@@ -322,7 +357,7 @@ function addFamilies(client, registry, state) {
       registers: [registry],
       collect() {
         this.reset()
-        for (const e of state.entries) {
+        for (const e of expand(state.entries)) {
           for (const [values, value] of family.samples(cachedSnapshot(e, family))) {
             const labels = { ...e.labels, ...Object.fromEntries(family.labels.map((l, j) => [l, values[j]])) }
             if (family.type === 'counter') this.inc(labels, value)
@@ -335,4 +370,33 @@ function addFamilies(client, registry, state) {
   }
 }
 
-module.exports = { METRICS_CONTENT_TYPE, metrics, renderMetrics, registerMetrics }
+// A family registered whole (`registerMetrics(family, registry, { labels? })`):
+// its children are read at each scrape, so a child created later is exported too.
+function familySource(family, options) {
+  const where = 'registerMetrics(family, registry, options): options'
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) throw invalidArgType(`${where} must be an object, got ${describe(options)}`)
+  const unknown = Object.keys(options).filter((k) => k !== 'labels')
+  if (unknown.length) throw invalidArgValue(`unknown key '${unknown[0]}' in ${where}; known keys: labels (the name label is the family's)`)
+  const constant = options.labels ?? {}
+  if (typeof constant !== 'object' || constant === null || Array.isArray(constant)) {
+    throw invalidArgType(`${where}.labels must be an object of strings, got ${describe(constant)}`)
+  }
+  for (const [key, value] of Object.entries(constant)) {
+    if (!LABEL_NAME.test(key) || key.startsWith('__')) {
+      throw invalidArgValue(`${where}.labels: '${key}' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)`)
+    }
+    if (RESERVED_LABELS.includes(key)) throw invalidArgValue(`${where}.labels: '${key}' is reserved (${RESERVED_LABELS.join(', ')})`)
+    if (family.labelNames.includes(key)) throw invalidArgValue(`${where}.labels: '${key}' is one of the family's label names`)
+    if (typeof value !== 'string') throw invalidArgType(`${where}.labels.${key} must be a string, got ${describe(value)}`)
+  }
+  const names = [...family.labelNames, ...Object.keys(constant)].sort()
+  return { family, constant, memo: new WeakMap(), labels: { name: family.name, ...Object.fromEntries(names.map((k) => [k, ''])) } }
+}
+
+// The registry's entries with each family replaced by its children now.
+function expand(entries) {
+  if (!entries.some((e) => e.family)) return entries
+  return entries.flatMap((e) => (e.family ? (e.family.closed ? [] : familyEntries(e.family, e.constant, e.memo)) : [e]))
+}
+
+module.exports = { METRICS_CONTENT_TYPE, metrics, renderMetrics, registerMetrics, familyMetrics }

@@ -8,7 +8,7 @@ const { ARGUMENT_NAME, describe, printable, invalidArgType, outOfRange, invalidA
 const { promDuration } = require('./duration')
 
 /** The fields of `slo`. */
-const SLO_KEYS = ['id', 'name', 'targetRate', 'windowMs', 'alerts', 'minEvents', 'minFailures', 'resolutionMs', 'labels', 'alerting', 'description']
+const SLO_KEYS = ['id', 'name', 'targetRate', 'windowMs', 'alerts', 'minEvents', 'minFailures', 'resolutionMs', 'labels', 'alerting', 'description', 'grouping']
 /** The fields of `options`. */
 const OPTION_KEYS = ['scrapeIntervalMs', 'periodRules', 'evaluationIntervalMs', 'format', 'namespace']
 /** The fields of `slo.alerting` (Sloth's `alerting`, our names). */

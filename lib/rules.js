@@ -8,7 +8,7 @@
 // on one counter stay apart. The SLO checks and the alert policy (built for
 // scrapes) are in lib/rules-slo.js.
 const YAML = require('yaml')
-const { outOfRange, invalidArgValue } = require('./errors')
+const { outOfRange, invalidArgValue, invalidArgType, describe } = require('./errors')
 const { promDuration, approxDuration, threeDigits } = require('./duration')
 const { checkSlo, checkOptions, prometheusPolicy, defaultId, budgetOf, ceilSecond, num, WHERE, MIN_FAILURES, ABSENT_FOR_MS, PROMETHEUS_PAIRS } = require('./rules-slo')
 
@@ -25,11 +25,40 @@ function pascal(name) {
     .join('')
 }
 
+// Labels the rules set or read themselves: a grouping label of that name would clash.
+const NOT_GROUPING = ['slo', 'name', 'pair', 'window', 'outcome', 'severity', 'alertname', 'alertstate', 'objective', 'period', 'description', 'job', 'instance']
+
+/**
+ * `slo.grouping` (Pyrra's): the label names the SLO is judged per set of, a
+ * BudgetFamily's `labelNames` — `['type', 'site']`. Checked; `[]` without it.
+ */
+function checkGrouping(grouping) {
+  if (grouping === undefined) return []
+  if (!Array.isArray(grouping)) throw invalidArgType(`${WHERE}slo.grouping must be an array of label names, got ${describe(grouping)}`)
+  const seen = new Set()
+  for (const label of grouping) {
+    if (typeof label !== 'string') throw invalidArgType(`${WHERE}slo.grouping: each label name must be a string, got ${describe(label)}`)
+    if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(label) || label.startsWith('__')) {
+      throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)`)
+    }
+    if (NOT_GROUPING.includes(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is set by the rules or the scrape (reserved: ${NOT_GROUPING.join(', ')})`)
+    if (seen.has(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is given twice`)
+    seen.add(label)
+  }
+  return grouping
+}
+
 /**
  * The rule group (a plain object) of one SLO, and the policy its alerts implement.
+ * With `slo.grouping`, every recording sums `by (name, <grouping>)`: each label
+ * set is judged on its own, and each alert fires per label set.
  */
 function compileOne(slo, options) {
   const alerting = checkSlo(slo)
+  const grouping = checkGrouping(slo.grouping)
+  const by = ['name', ...grouping].join(', ')
+  // In the alerts' text: which label set burns.
+  const which = grouping.length ? ` (${grouping.map((l) => `${l}={{ $labels.${l} }}`).join(', ')})` : ''
   const { name, targetRate, windowMs, minEvents = 0, minFailures = MIN_FAILURES } = slo
   const id = slo.id ?? defaultId(slo)
   const policy = prometheusPolicy(slo, options.scrapeIntervalMs)
@@ -43,11 +72,11 @@ function compileOne(slo, options) {
 
   const recordings = []
   const raw = (w) => [
-    { record: `captcha_budget:solves:increase${w}`, expr: `sum by (name) (increase(${selector(name)}[${w}]))`, labels: ids },
-    { record: `captcha_budget:solve_failures:increase${w}`, expr: `sum by (name) (increase(${selector(name, 'failure')}[${w}]))`, labels: ids },
+    { record: `captcha_budget:solves:increase${w}`, expr: `sum by (${by}) (increase(${selector(name)}[${w}]))`, labels: ids },
+    { record: `captcha_budget:solve_failures:increase${w}`, expr: `sum by (${by}) (increase(${selector(name, 'failure')}[${w}]))`, labels: ids },
     {
       record: `captcha_budget:solve_error:ratio_rate${w}`,
-      expr: [`sum by (name) (rate(${selector(name, 'failure')}[${w}]))`, '/', `sum by (name) (rate(${selector(name)}[${w}]))`].join('\n'),
+      expr: [`sum by (${by}) (rate(${selector(name, 'failure')}[${w}]))`, '/', `sum by (${by}) (rate(${selector(name)}[${w}]))`].join('\n'),
       labels: ids,
     },
   ]
@@ -131,9 +160,9 @@ function compileOne(slo, options) {
       // for promtool's duplicate check and for anyone reading the rule file.
       labels: { slo: id, severity: pair.severity, pair: pair.name, ...alerting.labels, ...(route?.labels ?? {}) },
       annotations: {
-        summary: `{{ $labels.slo }}: the CAPTCHA error budget burns {{ $value | humanize }}x the sustainable rate (${pair.name}, threshold ${threeDigits(pair.burnRate)}x)`,
+        summary: `{{ $labels.slo }}${which}: the CAPTCHA error budget burns {{ $value | humanize }}x the sustainable rate (${pair.name}, threshold ${threeDigits(pair.burnRate)}x)`,
         description:
-          `The burn rate of {{ $labels.slo }} (source ${name}, SLO ${threeDigits(targetRate * 100)}% over ${period}) is {{ $value | humanize }} over ${long} ` +
+          `The burn rate of {{ $labels.slo }}${which} (source ${name}, SLO ${threeDigits(targetRate * 100)}% over ${period}) is {{ $value | humanize }} over ${long} ` +
           `and above ${threeDigits(pair.burnRate)} over ${short}, across all instances, with at least ${minFailures} failures in ${long}: ` +
           `at ${threeDigits(pair.burnRate)}x, ${threeDigits(spent)}% of the budget goes in ${long}, all of it in ${approxDuration(windowMs / pair.burnRate)}.`,
         ...alerting.annotations,

@@ -14,8 +14,9 @@ use crate::error::throw;
 /// log; see `crates/budget-core/src/logparse.rs`.
 ///
 /// - `format`: `'jsonl'` or `'csv'`;
-/// - `fields`: `[ts, ok, type]` field names (JSON keys; CSV: for messages);
-/// - `csvColumns`: CSV only, `[ts, ok, type]` column indices, type `-1` if absent;
+/// - `fields`: `[ts, ok, type, ...more]` field names (JSON keys; CSV: for
+///   messages); `more`, the further `--by` fields, join the type (`LogFields::more`);
+/// - `csvColumns`: CSV only, `[ts, ok, type, ...more]` column indices, `-1` if absent;
 /// - `firstLine`: the 1-based number of the chunk's first line;
 /// - `last`: the input ends here, so a final line without a newline counts.
 /// - `latestMs`: the latest timestamp of the earlier chunks (default none): a
@@ -40,19 +41,23 @@ pub fn parse_log_chunk<'env>(
   last: bool,
   latest_ms: Option<f64>,
 ) -> Result<Object<'env>> {
-  let [ts, ok, ty]: [String; 3] = fields
-    .try_into()
-    .map_err(|_| throw(env, BudgetError::invalid_value("parseLogChunk: fields must be [ts, ok, type]")))?;
-  let fields = LogFields { ts, ok, ty };
+  let mut names = fields.into_iter();
+  let (Some(ts), Some(ok), Some(ty)) = (names.next(), names.next(), names.next()) else {
+    return Err(throw(env, BudgetError::invalid_value("parseLogChunk: fields must be [ts, ok, type, ...more]")));
+  };
+  let fields = LogFields { ts, ok, ty, more: names.collect() };
   let format = match (format.as_str(), csv_columns.as_deref()) {
     ("jsonl", _) => LogFormat::JsonLines(fields),
-    ("csv", Some(&[ts, ok, ty])) if ts >= 0 && ok >= 0 => {
-      LogFormat::Csv { fields, ts: ts as usize, ok: ok as usize, ty: usize::try_from(ty).ok() }
+    ("csv", Some(&[ts, ok, ty, ref more @ ..])) if ts >= 0 && ok >= 0 && more.len() == fields.more.len() => {
+      let more = more.iter().map(|&c| usize::try_from(c).ok()).collect();
+      LogFormat::Csv { fields, ts: ts as usize, ok: ok as usize, ty: usize::try_from(ty).ok(), more }
     }
     _ => {
       return Err(throw(
         env,
-        BudgetError::invalid_value("parseLogChunk: format must be 'jsonl', or 'csv' with csvColumns [ts, ok, type]"),
+        BudgetError::invalid_value(
+          "parseLogChunk: format must be 'jsonl', or 'csv' with csvColumns [ts, ok, type, ...more]",
+        ),
       ))
     }
   };

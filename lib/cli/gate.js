@@ -17,6 +17,8 @@ function register(program) {
     .usage('[options] <snapshot> | --prometheus <url> --slo <id> | --redis <url> --key <key>')
     .option('--redis <url>', 'answer for a fleet budget in Redis (config.fleet) instead of a snapshot')
     .option('--key <key>', "the fleet budget's key (config.fleet.key), with --redis")
+    .option('--labels <labels>', 'with --redis: one child of a BudgetFamily fleet, e.g. type=turnstile,site=shop.example')
+    .option('--family', 'with --redis: a BudgetFamily fleet, answering for its worst child')
     .option('--strict', 'also stop deploys while the budget is critical')
     .option('--json', 'print the report and the decision as JSON')
   // --prometheus <url> --slo <id>: ask the fleet's Prometheus instead (lib/gate-prometheus.js).
@@ -112,6 +114,8 @@ function answer(report, { strict = false, json = false }) {
   } else {
     console.log(
       [
+        // A BudgetFamily child (gate --redis --labels / --family): which one.
+        ...(report.labels ? [`labels            ${Object.entries(report.labels).map(([k, v]) => `${k}=${v}`).join(',')}`] : []),
         `status            ${report.status}`,
         `success rate      ${(report.currentRate * 100).toFixed(2)} % (SLO ${(report.sloTarget * 100).toFixed(2)} %)`,
         `solves in window  ${report.total} (${report.failures} failed)`,

@@ -22,7 +22,8 @@ function register(program) {
     .description('replay a solve log through error-budget trackers: transitions, alerts, summary, baseline advice, chart (exit 2 on bad input)')
     .argument('[file]', "a JSON Lines or CSV solve log; '-' or nothing for stdin")
     .option('--format <format>', 'jsonl or csv (default: from the file extension, else from the first line)')
-    .option('--by <dimension>', "one tracker per value of a dimension: 'type'")
+    .option('--by <fields>', "one tracker per value of a field, or per combination of several: 'type', 'type,site' (type is --type-field)")
+    .option('--top <n>', 'summarise only the n worst trackers, worst first (least budget left, then highest burn rate)')
     // Repeatable: the value collected is a list, so the help states the default the list falls back to.
     .addOption(
       new Option('--target <rate>', 'SLO target, e.g. 0.95 or 95%; repeat with type=rate for one type (e.g. turnstile=0.97)')
@@ -68,12 +69,15 @@ async function replayCommand(file, options) {
   let shown = 0
   try {
     if (input === '-' && process.stdin.isTTY) throw new cliValues.UsageError('no input: give a log file, or pipe one to stdin')
-    if (options.by !== undefined && options.by !== 'type') throw new cliValues.UsageError(`--by must be 'type', got '${options.by}'`)
+    const fields = checkFields({ ts: options.tsField, ok: options.okField, type: options.typeField })
+    const by = options.by === undefined ? undefined : parseBy(options.by, fields, cliValues.UsageError)
     const settings = {
       input,
       format: options.format,
-      fields: checkFields({ ts: options.tsField, ok: options.okField, type: options.typeField }),
-      byType: options.by === 'type',
+      fields,
+      by,
+      byFields: by && by.map((f) => (f === 'type' ? fields.type : f)),
+      top: options.top === undefined ? undefined : parseTop(options.top, cliValues),
       targets: perName(options.target, cliValues.parseTarget, '--target'),
       windows: perName(options.window, cliValues.parseDurationArg, '--window'),
       alerts: cliValues.parseAlerts(options.alerts),
@@ -97,7 +101,10 @@ async function replayCommand(file, options) {
     const seen = new Set(summary.trackers.map((t) => t.name))
     for (const [flag, values] of [['--target', settings.targets], ['--window', settings.windows]]) {
       for (const name of values.byName.keys()) {
-        if (!seen.has(name)) console.error(`captcha-budget replay: warning: ${flag} ${name}=…: no solve of type '${name}' in the log`)
+        const used = seen.has(name) || summary.trackers.some((t) => t.labels && Object.values(t.labels).includes(name))
+        if (!used && summary.trackerCount === undefined) {
+          console.error(`captcha-budget replay: warning: ${flag} ${name}=…: no solve of type '${name}' in the log`)
+        }
       }
     }
     let chartPath = null
@@ -121,6 +128,27 @@ async function replayCommand(file, options) {
     if (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'EISDIR') return fail(err.message)
     throw err
   }
+}
+
+/**
+ * `--by type,site`: distinct non-empty field names; `type` stands for
+ * --type-field. Returns the fields as given.
+ */
+function parseBy(text, fields, UsageError) {
+  const by = text.split(',').map((f) => f.trim())
+  if (by.some((f) => f === '')) throw new UsageError(`--by must list field names separated by commas, e.g. 'type,site', got '${text}'`)
+  if (new Set(by).size !== by.length) throw new UsageError(`--by names a field twice: '${text}'`)
+  for (const f of by) {
+    if (f === fields.ts || f === fields.ok) throw new UsageError(`--by ${f}: that is the timestamp or outcome field`)
+  }
+  return by
+}
+
+/** `--top n`: a positive integer. */
+function parseTop(text, cliValues) {
+  const n = cliValues.parseCount(text, '--top')
+  if (n < 1) throw new cliValues.UsageError(`--top must be at least 1, got ${text}`)
+  return n
 }
 
 module.exports = { register, replayCommand, EXIT }

@@ -18,6 +18,7 @@ function register(program) {
     .option('--name <name>', 'the name label of the workers: tracker.metrics({ name })')
     .option('--target <rate>', 'the SLO target, as targetRate: e.g. 0.95 or 95%, below 1')
     .option('--window <duration>', "the SLO period, as windowMs: e.g. 30d, 24h, 90m (with --spec: the period of Sloth's SLOs, default 30d)")
+    .option('--grouping <labels>', "judge the SLO per label set, e.g. 'type,site' (a BudgetFamily's labelNames): sum by these labels, alerts per set")
     .option('--slo <id>', 'the SLO identity label (default <name>-<target %>-<window>, e.g. turnstile-95-30d)')
     .option('--alerts <spec>', "alert pairs: 'default' (the Prometheus default policy), 'none', inline JSON like config.alerts, or a JSON file")
     .option('--min-events <n>', 'as config.minEvents: no alert while the period holds fewer solves', '0')
@@ -81,6 +82,10 @@ function rules(options) {
     const alerts = parseAlerts(options.alerts)
     if (alerts !== undefined) shared.alerts = alerts
     if (options.resolution !== undefined) shared.resolutionMs = parseDurationArg(options.resolution, '--resolution')
+    if (options.grouping !== undefined) {
+      shared.grouping = options.grouping.split(',').map((l) => l.trim())
+      if (shared.grouping.some((l) => l === '')) throw new UsageError(`--grouping must list label names separated by commas, e.g. 'type,site', got '${options.grouping}'`)
+    }
     const ruleOptions = {
       scrapeIntervalMs: parseDurationArg(options.scrapeInterval, '--scrape-interval'),
       evaluationIntervalMs: parseDurationArg(options.evaluationInterval, '--evaluation-interval'),

@@ -117,7 +117,13 @@ async function gateRedis(snapshot, options, { answer, EXIT }) {
   if (typeof options.redis !== 'string' || typeof options.key !== 'string') return fail('--redis <url> and --key <key> go together', EXIT)
   let report
   try {
-    report = await fleetReport(options.redis, options.key)
+    // --labels: one child of a BudgetFamily fleet (family-gate.js); --family: its worst child.
+    if (options.labels !== undefined || options.family) {
+      const { familyReport, parseLabels } = require('./family-gate.js')
+      report = await familyReport(options.redis, options.key, options.labels === undefined ? undefined : parseLabels(options.labels))
+    } else {
+      report = await fleetReport(options.redis, options.key)
+    }
   } catch (err) {
     // The URL's credentials never reach the message (CI logs keep stderr).
     const secrets = urlSecrets(options.redis)
@@ -131,4 +137,4 @@ function fail(message, EXIT) {
   return EXIT.badInput
 }
 
-module.exports = { gateRedis, fleetReport }
+module.exports = { gateRedis, fleetReport, connect }

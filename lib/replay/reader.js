@@ -68,7 +68,7 @@ function splitHeader(line) {
   return names
 }
 
-/** Column indices `[ts, ok, type]` of a CSV header line; type is -1 when absent. */
+/** Column indices `[ts, ok, type, ...more]` of a CSV header line; type (and each of `fields.more`) -1 when absent. */
 function csvColumns(headerLine, fields) {
   const names = splitHeader(headerLine)
   const index = (name) => names.indexOf(name)
@@ -77,7 +77,7 @@ function csvColumns(headerLine, fields) {
       throw new UsageError(`the CSV header has no column '${name}' (columns: ${excerpt(names.join(', '))}); see --ts-field, --ok-field`)
     }
   }
-  return [index(fields.ts), index(fields.ok), index(fields.type)]
+  return [index(fields.ts), index(fields.ok), index(fields.type), ...(fields.more ?? []).map(index)]
 }
 
 /**
@@ -92,13 +92,15 @@ function csvColumns(headerLine, fields) {
  * unfinished line is held, and a longer line is dropped as it streams by and
  * reported as one bad line. `stream` (a readable of Buffers) replaces `input`'s,
  * and `stats`, when given, counts `{ copied, parsed, maxHeld }` bytes (for the specs).
- * @param {{ input: string, format?: 'jsonl' | 'csv', fields: { ts: string, ok: string, type: string }, stream?: AsyncIterable<Buffer>, stats?: { copied: number, parsed: number, maxHeld: number } }} options
+ * With `fields.more` (the further `--by` fields), a type is the values of
+ * `type` and those, joined by U+001F (see `GROUP_SEPARATOR`).
+ * @param {{ input: string, format?: 'jsonl' | 'csv', fields: { ts: string, ok: string, type: string, more?: string[] }, stream?: AsyncIterable<Buffer>, stats?: { copied: number, parsed: number, maxHeld: number } }} options
  */
 async function* readLog({ input, format, fields, stream: given, stats = { copied: 0, parsed: 0, maxHeld: 0 } }) {
   if (format !== undefined && !FORMATS.includes(format)) throw new UsageError(`--format must be jsonl or csv, got '${format}'`)
   format ??= input === '-' ? undefined : formatOfPath(input)
   const stream = given ?? (input === '-' ? process.stdin : fs.createReadStream(input, { highWaterMark: CHUNK_BYTES }))
-  const names = [fields.ts, fields.ok, fields.type]
+  const names = [fields.ts, fields.ok, fields.type, ...(fields.more ?? [])]
   let columns = null
   // The unfinished line: pieces with no newline among them, at most MAX_LINE_BYTES in all.
   let pending = []
@@ -235,4 +237,7 @@ function takeHeader(buf, last) {
   }
 }
 
-module.exports = { readLog, csvColumns, splitHeader, formatOfPath, shortenMessages, MAX_LINE_BYTES }
+/** What joins the values of several `--by` fields into one type (the parser's `GROUP_SEPARATOR`). */
+const GROUP_SEPARATOR = '\u001f'
+
+module.exports = { GROUP_SEPARATOR, readLog, csvColumns, splitHeader, formatOfPath, shortenMessages, MAX_LINE_BYTES }

@@ -9,6 +9,7 @@ const { Baseline } = require('./baseline')
 const { summarize } = require('./summary')
 const { UsageError } = require('../cli-values')
 const { DEFAULTS } = require('./options')
+const { GROUP_SEPARATOR } = require('./reader')
 
 /** What lines without a type are called. */
 const UNTYPED = 'untyped'
@@ -24,14 +25,25 @@ class BadLineError extends Error {
 }
 
 /**
+ * A per-name value for a tracker: its whole name, else (several `--by` fields)
+ * the first of its label values that has one (`--target turnstile=0.97` sets
+ * every turnstile site).
+ */
+function byName(map, name, labels) {
+  if (map.has(name)) return map.get(name)
+  if (labels) for (const value of Object.values(labels)) if (map.has(value)) return map.get(value)
+  return undefined
+}
+
+/**
  * The tracker config for a tracker name, from the per-name and default values.
- * @returns {(name: string) => object}
+ * @returns {(name: string, labels?: Record<string, string>) => object}
  */
 function settings({ targets, windows, alerts, minEvents, hysteresis }) {
-  return (name) => {
+  return (name, labels) => {
     const config = {
-      targetRate: targets.byName.get(name) ?? targets.fallback ?? DEFAULTS.targetRate,
-      windowMs: windows.byName.get(name) ?? windows.fallback ?? DEFAULTS.windowMs,
+      targetRate: byName(targets.byName, name, labels) ?? targets.fallback ?? DEFAULTS.targetRate,
+      windowMs: byName(windows.byName, name, labels) ?? windows.fallback ?? DEFAULTS.windowMs,
       minEvents: minEvents ?? DEFAULTS.minEvents,
     }
     if (alerts !== undefined) config.alerts = alerts
@@ -41,13 +53,33 @@ function settings({ targets, windows, alerts, minEvents, hysteresis }) {
 }
 
 /**
+ * The tracker name and labels of a parsed type: with several `--by` fields
+ * (`by`), `type=turnstile,site=a.example` from the values joined by U+001F.
+ */
+function grouping(by) {
+  if (by === undefined || by.length < 2) return (t) => ({ name: t === '' ? UNTYPED : t, labels: undefined })
+  return (t) => {
+    const values = t.split(GROUP_SEPARATOR)
+    const labels = Object.fromEntries(by.map((field, i) => [field, values[i] ?? '']))
+    return { name: by.map((field, i) => `${field}=${values[i] ?? ''}`).join(','), labels }
+  }
+}
+
+/**
  * Replays a solve log. Options: `input` (path or '-'), `format`, `fields`,
- * `byType`, `targets` / `windows` (`{ fallback, byName: Map }`), `alerts`,
+ * `byType` (or `by`: the labels to group by, `['type', 'site']`, and `byFields`
+ * the log's field of each, default `by`), `top` (the summary keeps the N worst), `targets` / `windows` (`{ fallback, byName: Map }`), `alerts`,
  * `minEvents`, `strict`, and the callbacks `onBadLine(bad)`, `onProgress({ bytes, lines })`.
  * Resolves to the summary (see summary.js) plus `series` for the chart.
  */
 async function replay(options) {
-  const { byType = false, strict = false, onBadLine = () => {}, onProgress = () => {} } = options
+  const { strict = false, onBadLine = () => {}, onProgress = () => {} } = options
+  const by = options.by
+  const byType = by !== undefined || Boolean(options.byType)
+  const group = grouping(by)
+  // The log's field of each --by label (`type` is fields.type): the first is the parser's type, the rest join it.
+  const byFields = options.byFields ?? by
+  const fields = by === undefined ? options.fields : { ...options.fields, type: byFields[0], more: byFields.slice(1) }
   const targets = options.targets ?? { byName: new Map() }
   const windows = options.windows ?? { byName: new Map() }
   if (!byType && (targets.byName.size > 0 || windows.byName.size > 0)) {
@@ -67,7 +99,7 @@ async function replay(options) {
   let end = -Infinity
   let first = Infinity
   try {
-    for await (const batch of readLog({ input: options.input, format: options.format, fields: options.fields })) {
+    for await (const batch of readLog({ input: options.input, format: options.format, fields })) {
       format = batch.format
       lines = batch.lines
       for (const badLine of batch.badLines) {
@@ -79,8 +111,9 @@ async function replay(options) {
       const { ts, ok, typeIndex } = batch
       const n = ts.length
       if (n > 0) {
-        const types = batch.types.map((t) => (t === '' ? UNTYPED : t))
-        const slots = types.map((t) => trackers.slotFor(t))
+        const groups = batch.types.map(group)
+        const types = groups.map((g) => g.name)
+        const slots = groups.map((g) => trackers.slotFor(g.name, g.labels))
         const counts = types.map((t) => baseline.counts(t))
         // The chart starts at the first line; the summary's span at the earliest event.
         if (series.start === null) series.begin(ts[0])
@@ -108,7 +141,7 @@ async function replay(options) {
     if (events === 0) throw new UsageError(`nothing to replay: no valid event in ${lines} line(s)`)
     series.finish(end)
     await trackers.settle()
-    const summary = summarize({ input: options.input, format, lines, events, bad, end, first, trackers, baseline })
+    const summary = summarize({ input: options.input, format, lines, events, bad, end, first, trackers, baseline, by, top: options.top })
     return Object.assign(summary, { series })
   } finally {
     trackers.close()

@@ -29,6 +29,7 @@ function trackerSummary(slot, start, end) {
   for (const e of slot.timeline) if (e.kind === 'alert') alertsFired[e.name] = (alertsFired[e.name] ?? 0) + 1
   return {
     name: slot.name,
+    ...(slot.labels ? { labels: slot.labels } : {}),
     targetRate: slot.config.targetRate,
     windowMs: slot.config.windowMs,
     minEvents: slot.config.minEvents,
@@ -47,10 +48,22 @@ function trackerSummary(slot, start, end) {
  * The result of a replay. `first` and `end` are the earliest and the latest
  * event: the log's span, whatever the order of its lines (the first line need
  * not be the earliest).
- * @param {object} r `{ input, format, lines, events, bad, end, first, trackers, baseline }`
+ * Trackers are in name order; with several `--by` fields or `top`, worst first
+ * (least budget left at the end, then highest burn rate, then name), and only
+ * the `top` worst are kept (the timeline and the advice with them).
+ * @param {object} r `{ input, format, lines, events, bad, end, first, trackers, baseline, by?, top? }`
  */
-function summarize({ input, format, lines, events, bad, end, first, trackers, baseline }) {
-  const slots = [...trackers.slots.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+function summarize({ input, format, lines, events, bad, end, first, trackers, baseline, by, top }) {
+  const byName = (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+  let slots = [...trackers.slots.values()].sort(byName)
+  const worstFirst = (by !== undefined && by.length > 1) || top !== undefined
+  if (worstFirst) {
+    const key = new Map(slots.map((s) => [s, [s.tracker.remainingFraction, s.tracker.burnRate]]))
+    slots.sort((a, b) => key.get(a)[0] - key.get(b)[0] || key.get(b)[1] - key.get(a)[1] || byName(a, b))
+  }
+  const all = slots.length
+  if (top !== undefined) slots = slots.slice(0, top)
+  const kept = new Set(slots.map((s) => s.name))
   // Concatenated in tracker order, then a stable sort by time: ties keep tracker order,
   // and each tracker's own order (a status change before the alerts of the same instant).
   const timeline = slots
@@ -68,10 +81,18 @@ function summarize({ input, format, lines, events, bad, end, first, trackers, ba
     to: iso(end),
     durationMs: end - first,
     byType: trackers.byType,
+    ...(by !== undefined ? { by } : {}),
+    ...(worstFirst ? { order: 'worst first', trackerCount: all } : {}),
     trackers: slots.map((slot) => trackerSummary(slot, first, end)),
     timeline,
-    advice: baseline.advice(end - first),
+    advice: keptAdvice(baseline.advice(end - first), top === undefined ? null : kept),
   }
+}
+
+// The advice for the trackers kept by `top` only (all of them without it).
+function keptAdvice(advice, kept) {
+  if (kept === null) return advice
+  return { ...advice, rows: advice.rows.filter((r) => kept.has(r.type) || r.type === '(all)') }
 }
 
 module.exports = { summarize, timeInStatus, iso }

@@ -11,8 +11,10 @@ const ALL = 'all'
 
 /** One tracker of the replay and what happened to it. */
 class Slot {
-  constructor(name, config) {
+  constructor(name, config, labels) {
     this.name = name
+    /** With several `--by` fields: the value of each, else undefined. */
+    this.labels = labels
     this.config = config
     this.tracker = new ErrorBudgetTracker({ ...config, clock: 'manual' })
     this.events = 0
@@ -86,12 +88,12 @@ class ReplayTrackers {
     this.onSlot = () => {}
   }
 
-  /** The slot that takes the events of `type`. */
-  slotFor(type) {
+  /** The slot that takes the events of `type` (with several `--by` fields, `labels` are its values). */
+  slotFor(type, labels) {
     const name = this.byType ? type : ALL
     let slot = this.slots.get(name)
     if (slot === undefined) {
-      slot = new Slot(name, this.settingsFor(name))
+      slot = new Slot(name, this.settingsFor(name, this.byType ? labels : undefined), this.byType ? labels : undefined)
       this.slots.set(name, slot)
       if (this.throttle) slot.throttle = new ThrottleReplay(slot.config, (e) => slot.timeline.push(e))
       this.onSlot(slot)

@@ -33,11 +33,19 @@ pub struct LogFields {
   pub ok: String,
   /// CAPTCHA type field, `type` by default; optional in each line.
   pub ty: String,
+  /// Further fields an event is grouped by (`replay --by type,site`), each
+  /// optional like `ty`. When there are any, an event's type is the values of
+  /// `ty` and these, in order, joined by [`GROUP_SEPARATOR`].
+  pub more: Vec<String>,
 }
+
+/// What joins the values of the grouping fields into one type (`LogFields::more`):
+/// U+001F, the unit separator, which no CAPTCHA type or site name holds.
+pub const GROUP_SEPARATOR: char = '\u{1f}';
 
 impl Default for LogFields {
   fn default() -> Self {
-    LogFields { ts: "ts".into(), ok: "ok".into(), ty: "type".into() }
+    LogFields { ts: "ts".into(), ok: "ok".into(), ty: "type".into(), more: Vec::new() }
   }
 }
 
@@ -57,6 +65,8 @@ pub enum LogFormat {
     ok: usize,
     /// Column index of the type, if the header has one.
     ty: Option<usize>,
+    /// Column index of each of `fields.more`, if the header has it.
+    more: Vec<Option<usize>>,
   },
 }
 
@@ -148,7 +158,7 @@ pub fn parse_chunk_after(buf: &[u8], format: &LogFormat, first_line: u64, last: 
     } else if line.iter().any(|b| !b.is_ascii_whitespace()) {
       let parsed = match format {
         LogFormat::JsonLines(fields) => json_line(line, fields),
-        LogFormat::Csv { fields, ts, ok, ty } => parser.csv.line(line, fields, *ts, *ok, *ty),
+        LogFormat::Csv { fields, ts, ok, ty, more } => parser.csv.line(line, fields, *ts, *ok, *ty, more),
       };
       let latest = parser.out.latest_ms;
       match parsed {
@@ -417,6 +427,7 @@ struct Line<'de> {
   ts: Value<Result<f64, String>>,
   ok: Value<bool>,
   ty: Value<std::borrow::Cow<'de, str>>,
+  more: Vec<Value<std::borrow::Cow<'de, str>>>,
 }
 
 fn json_line<'a>(line: &'a [u8], fields: &LogFields) -> Result<Event<'a>, String> {
@@ -441,12 +452,26 @@ fn json_line<'a>(line: &'a [u8], fields: &LogFields) -> Result<Event<'a>, String
     Value::Bad(shown) => return Err(bad_ok(&fields.ok, &shown)),
     Value::Good(ok) => ok,
   };
-  let ty = match parsed.ty {
-    Value::Missing => "".into(),
-    Value::Bad(shown) => return Err(format!("bad {} {shown}: expected a string", fields.ty)),
-    Value::Good(ty) => ty,
-  };
-  Ok((ts, ok, ty))
+  let ty = group_value(parsed.ty, &fields.ty)?;
+  if fields.more.is_empty() {
+    return Ok((ts, ok, ty));
+  }
+  let mut key = ty.into_owned();
+  for (value, name) in parsed.more.into_iter().zip(&fields.more) {
+    key.push(GROUP_SEPARATOR);
+    key.push_str(&group_value(value, name)?);
+  }
+  Ok((ts, ok, key.into()))
+}
+
+/// A grouping field's value: a string, `""` when missing or null.
+fn group_value<'a>(value: Value<std::borrow::Cow<'a, str>>, name: &str) -> Result<std::borrow::Cow<'a, str>, String> {
+  match value {
+    Value::Missing => Ok("".into()),
+    Value::Bad(shown) => Err(format!("bad {name} {shown}: expected a string")),
+    Value::Good(v) if v.contains(GROUP_SEPARATOR) => Err(format!("bad {name} {v:?}: holds U+001F")),
+    Value::Good(v) => Ok(v),
+  }
 }
 
 struct LineSeed<'f>(&'f LogFields);
@@ -464,12 +489,14 @@ impl<'de> Visitor<'de> for LineSeed<'_> {
     f.write_str("a JSON object")
   }
   fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-    let mut line = Line { ts: Value::Missing, ok: Value::Missing, ty: Value::Missing };
+    let more = self.0.more.iter().map(|_| Value::Missing).collect();
+    let mut line = Line { ts: Value::Missing, ok: Value::Missing, ty: Value::Missing, more };
     while let Some(key) = map.next_key_seed(KeySeed(self.0))? {
       match key {
         Key::Ts => line.ts = map.next_value_seed(AnyValue)?.into_ts(),
         Key::Ok => line.ok = map.next_value_seed(AnyValue)?.into_ok(),
         Key::Ty => line.ty = map.next_value_seed(AnyValue)?.into_ty(),
+        Key::More(i) => line.more[i] = map.next_value_seed(AnyValue)?.into_ty(),
         Key::Other => {
           map.next_value::<IgnoredAny>()?;
         }
@@ -483,6 +510,7 @@ enum Key {
   Ts,
   Ok,
   Ty,
+  More(usize),
   Other,
 }
 
@@ -507,6 +535,8 @@ impl<'de> Visitor<'de> for KeySeed<'_> {
       Key::Ok
     } else if key == self.0.ty {
       Key::Ty
+    } else if let Some(i) = self.0.more.iter().position(|m| m == key) {
+      Key::More(i)
     } else {
       Key::Other
     })
@@ -656,6 +686,7 @@ impl CsvSplitter {
     ts_col: usize,
     ok_col: usize,
     ty_col: Option<usize>,
+    more_cols: &[Option<usize>],
   ) -> Result<Event<'a>, String> {
     let count = self.fields(line);
     let text = |i: usize, name: &str| -> Result<Option<&str>, String> {
@@ -672,10 +703,28 @@ impl CsvSplitter {
       None => return Err(format!("missing field {:?}", fields.ok)),
       Some(t) => parse_ok_text(t).ok_or_else(|| bad_ok(&fields.ok, &format!("{t:?}")))?,
     };
-    let ty = match ty_col {
-      Some(col) => text(col, &fields.ty)?.unwrap_or("").to_owned(),
-      None => String::new(),
+    let column = |col: Option<usize>, name: &str| -> Result<&str, String> {
+      let value = match col {
+        Some(col) => text(col, name)?.unwrap_or(""),
+        None => "",
+      };
+      if value.contains(GROUP_SEPARATOR) {
+        return Err(format!("bad {name} {value:?}: holds U+001F"));
+      }
+      Ok(value)
     };
+    let mut ty = if more_cols.is_empty() {
+      match ty_col {
+        Some(col) => text(col, &fields.ty)?.unwrap_or("").to_owned(),
+        None => String::new(),
+      }
+    } else {
+      column(ty_col, &fields.ty)?.to_owned()
+    };
+    for (col, name) in more_cols.iter().zip(&fields.more) {
+      ty.push(GROUP_SEPARATOR);
+      ty.push_str(column(*col, name)?);
+    }
     Ok((ts, ok, ty.into()))
   }
 }
@@ -693,7 +742,7 @@ mod tests {
   }
 
   fn csv(text: &str, ty: Option<usize>) -> ParsedChunk {
-    let format = LogFormat::Csv { fields: LogFields::default(), ts: 0, ok: 1, ty };
+    let format = LogFormat::Csv { fields: LogFields::default(), ts: 0, ok: 1, ty, more: Vec::new() };
     parse_chunk(text.as_bytes(), &format, 2, true)
   }
 
@@ -860,7 +909,7 @@ mod tests {
 
   #[test]
   fn configured_field_names() {
-    let fields = LogFields { ts: "time".into(), ok: "solved".into(), ty: "kind".into() };
+    let fields = LogFields { ts: "time".into(), ok: "solved".into(), ty: "kind".into(), more: Vec::new() };
     let text = "{\"time\":5,\"solved\":false,\"kind\":\"image\",\"ts\":\"ignored\"}\n{\"ts\":5,\"ok\":true}\n";
     let chunk = parse_chunk(text.as_bytes(), &LogFormat::JsonLines(fields), 1, true);
     assert_eq!(bad(&chunk), vec![(2, "missing field \"time\"")]);
@@ -960,5 +1009,25 @@ mod tests {
   fn csv_without_a_type_column() {
     let chunk = csv("1000,true\n2000,false,extra\n", None);
     assert_eq!((chunk.ok, chunk.types), (vec![1, 0], vec![String::new()]));
+  }
+
+  #[test]
+  fn grouping_fields_join_into_one_type() {
+    let fields = LogFields { more: vec!["site".into(), "provider".into()], ..LogFields::default() };
+    let log = concat!(
+      "{\"ts\":1,\"ok\":true,\"site\":\"a.example\",\"type\":\"turnstile\",\"provider\":\"p\"}\n",
+      "{\"ts\":2,\"ok\":false,\"type\":\"image\"}\n",
+      "{\"ts\":3,\"ok\":true,\"type\":\"turnstile\",\"site\":7}\n",
+      "{\"ts\":4,\"ok\":true,\"type\":\"turnstile\",\"site\":\"a.example\",\"provider\":\"p\"}\n",
+    );
+    let chunk = parse_chunk(log.as_bytes(), &LogFormat::JsonLines(fields.clone()), 1, true);
+    assert_eq!(chunk.types, vec!["turnstile\u{1f}a.example\u{1f}p", "image\u{1f}\u{1f}"]);
+    assert_eq!(chunk.type_index, vec![0, 1, 0]);
+    assert_eq!(chunk.bad_lines, vec![BadLine { line: 3, message: "bad site 7: expected a string".into() }]);
+    let csv = "1,1,turnstile,a.example\n2,0,image,\n3,1,,b\n";
+    let format = LogFormat::Csv { fields, ts: 0, ok: 1, ty: Some(2), more: vec![Some(3), None] };
+    let chunk = parse_chunk(csv.as_bytes(), &format, 1, true);
+    assert_eq!(chunk.types, vec!["turnstile\u{1f}a.example\u{1f}", "image\u{1f}\u{1f}", "\u{1f}b\u{1f}"]);
+    assert!(chunk.bad_lines.is_empty());
   }
 }

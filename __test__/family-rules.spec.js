@@ -1,0 +1,94 @@
+// prometheusRules with slo.grouping (a BudgetFamily's labelNames): every recording
+// sums by (name, type, site), every alert fires per label set — in `promtool test rules`.
+const test = require('ava')
+const fs = require('node:fs')
+const path = require('node:path')
+const { prometheusRules } = require('..')
+const { toYaml } = require('../lib/rules.js')
+const { promtool, withBinary, tempDir, run } = require('./fixtures/prometheus-tools')
+const { execFileSync } = require('node:child_process')
+
+const DAY = 86_400_000
+const SLO = { name: 'solves', targetRate: 0.95, windowMs: 30 * DAY, grouping: ['type', 'site'] }
+const ID = 'solves-95-30d'
+
+test('with grouping, every recording that reads the counters sums by name and the grouping labels', (t) => {
+  const yaml = prometheusRules(SLO)
+  const sums = yaml.match(/sum by \([^)]*\)/g)
+  t.true(sums.length >= 3)
+  t.deepEqual([...new Set(sums)], ['sum by (name, type, site)'])
+  t.regex(yaml, /summary: "\{\{ \$labels\.slo \}\} \(type=\{\{ \$labels\.type \}\}, site=\{\{ \$labels\.site \}\}\): the CAPTCHA error budget burns/)
+  // Without grouping: as before.
+  t.deepEqual([...new Set(prometheusRules({ ...SLO, grouping: undefined }).match(/sum by \([^)]*\)/g))], ['sum by (name)'])
+  for (const [grouping, message] of [
+    ['type', /slo\.grouping must be an array of label names, got string/],
+    [['instance'], /'instance' is set by the rules or the scrape/],
+    [['type', 'type'], /'type' is given twice/],
+    [['a-b'], /not a Prometheus label name/],
+  ]) {
+    t.throws(() => prometheusRules({ ...SLO, grouping }), { message })
+  }
+})
+
+test('captcha-budget rules --grouping type,site writes the same rules', (t) => {
+  const cli = path.join(__dirname, '..', 'bin', 'captcha-budget.js')
+  const out = execFileSync(process.execPath, [cli, 'rules', '--name', 'solves', '--target', '0.95', '--window', '30d', '--grouping', 'type,site'], { encoding: 'utf8' })
+  t.is(out, prometheusRules(SLO))
+})
+
+// Two label sets of one family, each 30 solves a minute over two workers (15 each).
+// turnstile/a fails every solve in minutes 361–480; image/b never fails. For a, as in
+// the outage scenario of prometheus-rules-scenarios.spec.js (the ratios do not depend
+// on the volume): x minutes in, the 1 h window burns x / 60 / 0.05 > 14.4 from x = 44
+// and the 5 min one 20 → the fast page's condition at 404, firing 1m later (for: 1m),
+// 405; the ticket's 3 d window x / (360 + x) > 0.05 from x = 19 (379), firing 72m later,
+// 451. b stays at burn 0 and never alerts.
+withBinary(test, promtool)('promtool test rules: the alerts fire for the failing label set only', async (t) => {
+  t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
+  if (!promtool) return
+  const minutes = 452
+  const input = []
+  for (const [type, site, failing] of [['turnstile', 'a', (k) => k > 360 && k <= 480], ['image', 'b', () => false]]) {
+    for (const instance of ['w1', 'w2']) {
+      const ok = [0]
+      const failed = [0]
+      for (let k = 1; k <= minutes; k++) {
+        ok.push(ok.at(-1) + (failing(k) ? 0 : 15))
+        failed.push(failed.at(-1) + (failing(k) ? 15 : 0))
+      }
+      for (const [outcome, values] of [['success', ok], ['failure', failed]]) {
+        input.push({
+          series: `captcha_budget_solves_total{name="solves",type="${type}",site="${site}",outcome="${outcome}",instance="${instance}"}`,
+          values: values.join(' '),
+        })
+      }
+    }
+  }
+  const firing = (minute, alerts) => ({
+    expr: `count by (alertname, type, site) (ALERTS{alertstate="firing",slo="${ID}"})`,
+    eval_time: `${minute}m`,
+    exp_samples: alerts.map((alertname) => ({ labels: `{alertname="${alertname}",site="a",type="turnstile"}`, value: 1 })),
+  })
+  const burn = (minute, type, site, value) => ({
+    expr: `abs(captcha_budget:burn_rate:ratio_rate5m{slo="${ID}",site="${site}"} - ${value}) < bool 1e-9`,
+    eval_time: `${minute}m`,
+    exp_samples: [{ labels: `{name="solves",site="${site}",slo="${ID}",type="${type}"}`, value: 1 }],
+  })
+  const dir = tempDir(t)
+  fs.writeFileSync(path.join(dir, 'rules.yml'), prometheusRules(SLO))
+  const testCase = {
+    interval: '1m',
+    input_series: input,
+    promql_expr_test: [
+      firing(404, []),
+      firing(405, ['CaptchaBudgetFastBurn']),
+      firing(450, ['CaptchaBudgetFastBurn']),
+      firing(451, ['CaptchaBudgetFastBurn', 'CaptchaBudgetBudgetLeak']),
+      burn(405, 'turnstile', 'a', 20),
+      burn(405, 'image', 'b', 0),
+    ],
+  }
+  fs.writeFileSync(path.join(dir, 'test.yml'), toYaml({ rule_files: ['rules.yml'], evaluation_interval: '1m', tests: [testCase] }) + '\n')
+  const result = await run(promtool, ['test', 'rules', path.join(dir, 'test.yml')])
+  t.is(result.code, 0, result.stdout + result.stderr)
+})

@@ -1,0 +1,86 @@
+'use strict'
+// `captcha-budget gate --redis <url> --key <key> --labels type=turnstile,site=x`: the
+// deploy gate for one child of a BudgetFamily fleet (family-store.js), or, without
+// --labels, for its worst child. Read-only, like the single-budget gate (gate.js,
+// whose connection it uses); each child is judged by the family's stored options.
+const { familyKeysOf } = require('./family-store.js')
+
+/** `type=turnstile,site=x` → { type: 'turnstile', site: 'x' } (values may hold '='). */
+function parseLabels(text) {
+  const labels = {}
+  for (const part of text.split(',')) {
+    const eq = part.indexOf('=')
+    if (eq <= 0) throw new Error(`--labels must be name=value pairs separated by commas, e.g. type=turnstile,site=shop.example, got '${text}'`)
+    labels[part.slice(0, eq).trim()] = part.slice(eq + 1).trim()
+  }
+  return labels
+}
+
+/**
+ * The report now of the child of `labels` (an object, or undefined for the worst
+ * child) of family fleet `key`, with `labels` and `fleet: { key, bucketMs, children }`.
+ */
+async function familyReport(url, key, labels) {
+  const { connect } = require('./gate.js')
+  const client = await connect(url)
+  let fields
+  try {
+    fields = await client.send(['HGETALL', familyKeysOf(key)[0]])
+  } finally {
+    client.close()
+  }
+  const hash = new Map()
+  for (let i = 0; i < fields.length; i += 2) hash.set(String(fields[i]), String(fields[i + 1]))
+  if (!hash.has('config')) throw new Error(`no family budget '${key}' in Redis (no worker synced it within its window)`)
+  const bucketMs = Number(hash.get('width'))
+  const { labelNames, ...config } = JSON.parse(hash.get('config'))
+  if (labels !== undefined) {
+    const names = Object.keys(labels)
+    if (names.length !== labelNames.length || !labelNames.every((n) => names.includes(n))) {
+      throw new Error(`--labels must name exactly the family's labels: ${labelNames.join(', ')}`)
+    }
+  }
+  const want = labels === undefined ? null : JSON.stringify(Object.fromEntries(labelNames.map((n) => [n, labels[n]])))
+  const now = Date.now()
+  // Each child's buckets inside the window, by child.
+  const byChild = new Map()
+  for (const [field, value] of hash) {
+    const m = /^([sf])(-?\d+)\n(.*)$/s.exec(field)
+    if (m === null || Number(value) === 0) continue
+    const at = Number(m[2]) * bucketMs
+    if (at <= now - config.windowMs || (want !== null && m[3] !== want)) continue
+    let list = byChild.get(m[3])
+    if (list === undefined) byChild.set(m[3], (list = []))
+    list.push([m[1], Number(value), Math.min(at, now)])
+  }
+  if (want !== null && !byChild.has(want)) byChild.set(want, [])
+  const { ErrorBudgetTracker } = require('../..')
+  // As gate.js: each child restored from an empty snapshot of the stored config
+  // (a snapshot's config, its alert policy resolved), then its buckets recorded.
+  const empty = JSON.stringify({
+    format: 'captcha-error-budget.snapshot',
+    version: 1,
+    savedAt: now,
+    config,
+    lastStatus: 'healthy',
+    dropped: 0,
+    recorded: { successes: 0, failures: 0 },
+    totals: { successes: 0, failures: 0 },
+    buckets: [],
+  })
+  const rows = []
+  for (const [child, list] of byChild) {
+    const tracker = ErrorBudgetTracker.restore(empty, { clock: 'manual', now })
+    for (const [kind, n, at] of list) tracker.recordMany(kind === 's' ? n : 0, kind === 'f' ? n : 0, at)
+    rows.push({ report: { labels: JSON.parse(child), ...tracker.report() }, left: tracker.remainingFraction, burn: tracker.burnRate, child })
+    tracker.close()
+  }
+  if (rows.length === 0) throw new Error(`the family budget '${key}' has no solves in its window`)
+  // Worst first, as family.report(): least budget left, then highest burn rate (then by labels).
+  rows.sort((a, b) => a.left - b.left || b.burn - a.burn || (a.child < b.child ? -1 : 1))
+  const report = rows[0].report
+  report.fleet = { key, bucketMs, children: rows.length }
+  return report
+}
+
+module.exports = { familyReport, parseLabels }

@@ -1,0 +1,188 @@
+'use strict'
+// A BudgetFamily's fleet sync: the counts of every child recorded here since the
+// last push go to Redis, and the fleet's buckets of every child come back, in
+// one script call (family-store.js) per sync, however many children there are.
+// Numbered pushes, retries and failure handling are those of the
+// single-tracker sync (sync.js): a batch whose reply was lost goes again under
+// its number, the script applies a number once, and a failed sync leaves every
+// child with its last fleet view plus its own solves.
+const crypto = require('node:crypto')
+const os = require('node:os')
+const { FleetSyncError } = require('./sync.js')
+const { familyKeysOf, runFamilyScript } = require('./family-store.js')
+
+function within(promise, ms, timeoutError) {
+  let timer
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(timeoutError()), ms)
+    timer.unref()
+  })
+  promise.catch(() => {})
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+class FamilySync {
+  /**
+   * @param {object} hooks `{ probe, probeLink, windowMs, configJson, now(), children(): Iterable<[child id, FleetLink]>, drained(): Iterable<[child id, drained counts]>, linkFor(child id): FleetLink | null }`
+   * @param {ReturnType<import('./options.js').checkFleet>} options
+   */
+  constructor(hooks, options) {
+    this.hooks = hooks
+    this.options = options
+    this.bucketMs = hooks.probeLink.bucketMs
+    this.ttlMs = hooks.windowMs + 2 * this.bucketMs
+    this.keys = familyKeysOf(options.key)
+    this.worker = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`
+    this.seq = 0
+    this.epoch = ''
+    this.version = 0
+    /** The drained batch not acknowledged yet: { seq, args }. */
+    this.pending = null
+    this.chain = Promise.resolve()
+    this.inFlight = false
+    this.closed = false
+    this.syncedAt = null
+    this.staleSince = hooks.now()
+    this.lastError = null
+    this.workers = 0
+    this.warned = false
+    this.errorListeners = []
+    this.timer = null
+    /** Redis calls made (the bench counts them per sync). */
+    this.calls = 0
+  }
+
+  start() {
+    if (this.options.syncMs === 0) return
+    this.timer = setInterval(() => this.background(), this.options.syncMs)
+    this.timer.unref()
+    setImmediate(() => this.background()).unref()
+  }
+
+  background() {
+    if (this.closed || this.inFlight) return
+    this.sync().catch(() => {})
+  }
+
+  sync() {
+    const run = this.chain.then(() => this.round())
+    this.chain = run.catch(() => {})
+    return run
+  }
+
+  async round() {
+    if (this.closed) throw new FleetSyncError(this.options.key, new Error('the family is closed'))
+    this.inFlight = true
+    try {
+      if (this.pending !== null) await this.exchange()
+      const quads = []
+      for (const [id, flat] of this.hooks.drained()) {
+        for (let i = 0; i < flat.length; i += 3) quads.push(id, String(flat[i]), String(flat[i + 1]), String(flat[i + 2]))
+      }
+      this.pending = { seq: ++this.seq, quads }
+      await this.exchange()
+      return this.info()
+    } finally {
+      this.inFlight = false
+    }
+  }
+
+  async exchange() {
+    const { options, pending, hooks } = this
+    const now = hooks.now()
+    const probe = hooks.probe
+    if (probe.now < now) probe.advanceTo(now)
+    const args = [
+      this.worker,
+      String(pending.seq),
+      String(this.bucketMs),
+      String(hooks.probeLink.oldestBucket),
+      String(this.ttlMs),
+      String(now),
+      String(Math.max(3 * options.syncMs, 3 * options.timeoutMs)),
+      hooks.configJson,
+      this.epoch,
+      String(this.version),
+      ...pending.quads,
+    ]
+    let reply
+    try {
+      this.calls++
+      reply = await within(runFamilyScript(options.redis, options.kind, this.keys, args), options.timeoutMs, () => new Error(`no reply within ${options.timeoutMs} ms`))
+    } catch (cause) {
+      throw this.failed(new FleetSyncError(options.key, cause))
+    }
+    if (this.closed) return
+    const complete = Number(reply[4]) === 1
+    // The buckets of each child, as its link takes them.
+    const byChild = new Map()
+    for (let i = 5; i < reply.length; i += 4) {
+      const id = String(reply[i])
+      let flat = byChild.get(id)
+      if (flat === undefined) byChild.set(id, (flat = []))
+      flat.push(Number(reply[i + 1]), Number(reply[i + 2]), Number(reply[i + 3]))
+    }
+    const known = new Set()
+    for (const [id, link] of hooks.children()) {
+      known.add(id)
+      const flat = byChild.get(id)
+      if (flat !== undefined) link.apply(flat, complete)
+      else if (complete) link.apply([], true)
+    }
+    // Children another worker created: every bucket of theirs is in the reply (each
+    // was changed after the version this worker saw), so they arrive whole.
+    for (const [id, flat] of byChild) {
+      if (known.has(id)) continue
+      const link = hooks.linkFor(id)
+      if (link !== null) link.apply(flat, true)
+    }
+    this.epoch = String(reply[2])
+    this.version = Number(reply[3])
+    this.pending = null
+    this.workers = Number(reply[1])
+    this.syncedAt = now
+    this.staleSince = null
+    this.lastError = null
+    this.warned = false
+  }
+
+  failed(err) {
+    if (this.staleSince === null) this.staleSince = this.hooks.now()
+    this.lastError = err
+    if (this.errorListeners.length > 0) {
+      for (const listener of [...this.errorListeners]) {
+        try {
+          listener(err)
+        } catch (thrown) {
+          process.emitWarning(`a 'fleet-error' listener threw: ${thrown?.message ?? thrown}`, { code: 'CAPTCHA_BUDGET_FLEET' })
+        }
+      }
+    } else if (!this.warned) {
+      this.warned = true
+      process.emitWarning(`${err.message}; the family counts locally until Redis answers`, { code: 'CAPTCHA_BUDGET_FLEET' })
+    }
+    return err
+  }
+
+  /** What `family.fleet` shows. */
+  info() {
+    return {
+      key: this.options.key,
+      worker: this.worker,
+      workers: this.workers,
+      bucketMs: this.bucketMs,
+      syncedAt: this.syncedAt,
+      stale: this.staleSince !== null,
+      staleSince: this.staleSince,
+      lastError: this.lastError === null ? null : this.lastError.message,
+    }
+  }
+
+  close() {
+    this.closed = true
+    if (this.timer !== null) clearInterval(this.timer)
+    this.timer = null
+  }
+}
+
+module.exports = { FamilySync }
