@@ -49,7 +49,10 @@ function sliRecordings(sli, w, ms, ids) {
  * `sloth_slo_info`, labelled `sloth_id`, `sloth_service`, `sloth_slo`), so
  * that dashboards made for Sloth (Grafana 14348) show it.
  */
-function slothRecordings({ id, slo, windows, sel }) {
+// The windows Sloth records for a 30 d period, whatever the policy's windows.
+const SLOTH_WINDOWS = [300_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 86_400_000, 259_200_000]
+
+function slothRecordings({ id, slo, windows, sel, ratioOf }) {
   const service = slo.labels?.service ?? slo.name ?? id
   const sloth = {
     ...(slo.labels ?? {}),
@@ -58,9 +61,12 @@ function slothRecordings({ id, slo, windows, sel }) {
     sloth_slo: id.startsWith(`${service}-`) && id.length > service.length + 1 ? id.slice(service.length + 1) : id,
   }
   const period = promDuration(slo.windowMs)
-  const out = windows.map((ms) => {
+  // The policy's windows read from its recordings; Sloth's others computed (a window longer than the period left out).
+  const all = [...new Set([...windows, ...SLOTH_WINDOWS.filter((ms) => ms <= slo.windowMs)])].sort((a, b) => a - b)
+  const out = all.map((ms) => {
     const w = promDuration(ms)
-    return { record: `slo:sli_error:ratio_rate${w}`, expr: `captcha_budget:solve_error:ratio_rate${w}${sel}`, labels: { ...sloth, sloth_window: w } }
+    const expr = windows.includes(ms) ? `captcha_budget:solve_error:ratio_rate${w}${sel}` : ratioOf(w, ms)
+    return { record: `slo:sli_error:ratio_rate${w}`, expr, labels: { ...sloth, sloth_window: w } }
   })
   out.push(
     { record: 'slo:objective:ratio', expr: `vector(${num(slo.targetRate)})`, labels: sloth },
@@ -155,7 +161,9 @@ function compileOne(slo, options) {
     { record: 'captcha_budget:error_budget_remaining:ratio', expr: `clamp_min(1 - captcha_budget:period_burn_rate:ratio${sel}, 0)`, labels: ids },
   )
 
-  if (options.compat === 'sloth') recordings.push(...slothRecordings({ id, slo, windows, sel }))
+  // The error ratio of a window, as the raw recordings compute it (the third of each window's three).
+  const ratioOf = (w, ms) => raw(w, ms)[2].expr
+  if (options.compat === 'sloth') recordings.push(...slothRecordings({ id, slo, windows, sel, ratioOf }))
 
   // The SLO's own labels (owner, tier, cluster, …) on every alert, so that routes and silences keep matching.
   const sloLabels = slo.labels ?? {}
