@@ -273,8 +273,38 @@ function checkSli(sli) {
     if (TEMPLATE.test(q.split(WINDOW).join(''))) {
       throw invalidArgValue(`${WHERE}slo.sli.${key} may hold no template but ${WINDOW} (Sloth's only variable), got ${shown(q)}`)
     }
+    const problem = bracketProblem(q)
+    if (problem) throw invalidArgValue(`${WHERE}slo.sli.${key} ${problem} (the query is put inside the rules' own brackets), got ${shown(q)}`)
   }
   return sli
+}
+
+/**
+ * What keeps a PromQL query from standing inside brackets, or null: an
+ * unbalanced (, [ or {, an unclosed string, or a # comment (it would swallow
+ * the rest of the rules' line). The PromQL itself is promtool's to check.
+ */
+function bracketProblem(query) {
+  const open = []
+  const pairs = { ')': '(', ']': '[', '}': '{' }
+  for (let i = 0; i < query.length; i += 1) {
+    const c = query[i]
+    if (c === '"' || c === "'" || c === '`') {
+      let j = i + 1
+      while (j < query.length && query[j] !== c) j += c !== '`' && query[j] === '\\' ? 2 : 1
+      if (j >= query.length) return `has a string opened at character ${i + 1} that is never closed`
+      i = j
+    } else if (c === '#') {
+      return `has a # comment at character ${i + 1}; leave it out`
+    } else if ('([{'.includes(c)) {
+      open.push([c, i])
+    } else if (c in pairs) {
+      const top = open.pop()
+      if (!top || top[0] !== pairs[c]) return `has a '${c}' at character ${i + 1} that closes nothing it opened`
+    }
+  }
+  if (open.length) return `has a '${open.at(-1)[0]}' at character ${open.at(-1)[1] + 1} that is never closed`
+  return null
 }
 
 function checkOptions(options) {
