@@ -151,11 +151,6 @@ function openSloTarget(objective, fail, field) {
   return target
 }
 
-const OPENSLO_WHY = {
-  indicatorRef: 'is not supported: give the indicator inline (spec.indicator)',
-  alertPolicies: undefined,
-}
-
 /** The SLOs of one OpenSLO v1 `SLO` document. */
 function readOpenSlo(doc, fail) {
   const meta = doc.metadata
@@ -181,7 +176,7 @@ function readOpenSlo(doc, fail) {
     // The form is right (checked above): zero, or more ms than JavaScript counts exactly.
     fail('spec.timeWindow[0].duration', `must be a positive duration of at most 2^53 − 1 ms, got ${JSON.stringify(window.duration)}`)
   }
-  if (spec.indicatorRef !== undefined) fail('spec.indicatorRef', OPENSLO_WHY.indicatorRef)
+  if (spec.indicatorRef !== undefined) fail('spec.indicatorRef', 'is not supported: give the indicator inline (spec.indicator)')
   const ind = spec.indicator?.spec
   if (!isObject(ind)) fail('spec.indicator.spec', 'is required: an inline indicator with a ratioMetric')
   if (ind.thresholdMetric !== undefined) {
@@ -471,11 +466,9 @@ function readSpec(text, { file = 'spec', windowMs = 30 * 86_400_000 } = {}) {
       where.push(label)
     }
   }
-  // Kubernetes objects: their name, namespace and labels go to the PrometheusRule.
+  // Kubernetes objects: their namespace goes to the PrometheusRule (their name and labels too, below).
   const kube = (doc) => {
-    if (isObject(doc.metadata)) {
-      if (typeof doc.metadata.namespace === 'string') namespaces.add(doc.metadata.namespace)
-    }
+    if (typeof doc.metadata?.namespace === 'string') namespaces.add(doc.metadata.namespace)
   }
   docs.forEach((d, n) => {
     const at = `${file}: document ${n + 1}`
