@@ -326,7 +326,7 @@ export interface PrometheusRulesOptions {
   minFailures?: number
   /** The workers' `resolutionMs`, if they set it: custom alert windows are rounded to it. */
   resolutionMs?: number
-  /** Labels of the SLO's info series `captcha_budget:slo_info` (e.g. `team`, `service`). */
+  /** Labels of the SLO's info series `captcha_budget:slo_info` and of every alert (e.g. `team`, `service`). */
   labels?: Record<string, string>
   /** Alert routing: labels and annotations, per severity. */
   alerting?: PrometheusAlerting
@@ -337,6 +337,24 @@ export interface PrometheusRulesOptions {
    * e.g. `['type', 'site']`): every recording sums `by (name, type, site)`, each alert fires per set.
    */
   grouping?: string[]
+}
+
+/** An SLO of `prometheusRules()` over any PromQL SLI (Sloth's `events`) instead of the solve counter: `id` required, `name` optional. */
+export interface PrometheusSliRulesOptions extends Omit<PrometheusRulesOptions, 'id' | 'name'> {
+  /** The SLO's identity, the `slo` label of every series and alert. */
+  id: string
+  /** A source name for the info series, if there is one. */
+  name?: string
+  /** The error and total queries. */
+  sli: PrometheusSli
+}
+
+/** An SLI in PromQL: per-second rates of errors and of all events, each with `{{.window}}` as its range. */
+export interface PrometheusSli {
+  /** The errors, e.g. `sum(rate(http_requests_total{code=~"5.."}[{{.window}}]))`. */
+  errorQuery: string
+  /** All events, e.g. `sum(rate(http_requests_total[{{.window}}]))`. */
+  totalQuery: string
 }
 
 /** How `prometheusRules()` writes the rules. */
@@ -351,6 +369,10 @@ export interface PrometheusRulesFormat {
   format?: 'rules' | 'prometheus-operator'
   /** `metadata.namespace` of the PrometheusRule. */
   namespace?: string
+  /** `'sloth'`: also record Sloth's series and info names (`slo:sli_error:ratio_rate5m`, `sloth_slo_info`, …) for its dashboards. */
+  compat?: 'sloth'
+  /** The PrometheusRule's `metadata.name` (default `captcha-budget-<id>`, or `captcha-budget-slos`) and extra Kubernetes labels. */
+  metadata?: { name?: string; labels?: Record<string, string> }
 }
 
 /**
@@ -377,7 +399,10 @@ export declare const METRICS_CONTENT_TYPE: string
  * recording rules labelled with the SLO (`slo`), one multiwindow burn-rate
  * alert per pair and one for an absent source.
  */
-export declare function prometheusRules(slo: PrometheusRulesOptions | PrometheusRulesOptions[], options?: PrometheusRulesFormat): string
+export declare function prometheusRules(
+  slo: PrometheusRulesOptions | PrometheusSliRulesOptions | Array<PrometheusRulesOptions | PrometheusSliRulesOptions>,
+  options?: PrometheusRulesFormat,
+): string
 
 declare module './native' {
   interface ErrorBudgetTracker {

@@ -226,7 +226,7 @@ for (const [args, message] of badInput) {
 const badSlo = [
   [null, TypeError, 'prometheusRules(slo): slo must be an object, got null'],
   [{ ...SLO, minEvent: 100 }, TypeError,
-    "prometheusRules(slo): unknown key 'minEvent' in slo; known keys: id, name, targetRate, windowMs, alerts, minEvents, minFailures, resolutionMs, labels, alerting, description, grouping", 'ERR_INVALID_ARG_VALUE'],
+    "prometheusRules(slo): unknown key 'minEvent' in slo; known keys: id, name, targetRate, windowMs, alerts, minEvents, minFailures, resolutionMs, labels, alerting, description, grouping, sli", 'ERR_INVALID_ARG_VALUE'],
   [{ targetRate: 0.95, windowMs: DAY }, TypeError, 'prometheusRules(slo): slo.name must be a non-empty string without control characters, got undefined'],
   [{ ...SLO, id: '' }, TypeError, 'prometheusRules(slo): slo.id must be a non-empty string without control characters, got ""'],
   [{ name: 'x', windowMs: DAY }, TypeError, 'prometheusRules(slo): slo.targetRate is required', 'ERR_INVALID_ARG_VALUE'],

@@ -8,9 +8,9 @@ const { ARGUMENT_NAME, describe, printable, invalidArgType, outOfRange, invalidA
 const { promDuration } = require('./duration')
 
 /** The fields of `slo`. */
-const SLO_KEYS = ['id', 'name', 'targetRate', 'windowMs', 'alerts', 'minEvents', 'minFailures', 'resolutionMs', 'labels', 'alerting', 'description', 'grouping']
+const SLO_KEYS = ['id', 'name', 'targetRate', 'windowMs', 'alerts', 'minEvents', 'minFailures', 'resolutionMs', 'labels', 'alerting', 'description', 'grouping', 'sli']
 /** The fields of `options`. */
-const OPTION_KEYS = ['scrapeIntervalMs', 'periodRules', 'evaluationIntervalMs', 'format', 'namespace']
+const OPTION_KEYS = ['scrapeIntervalMs', 'periodRules', 'evaluationIntervalMs', 'format', 'namespace', 'compat', 'metadata']
 /** The fields of `slo.alerting` (Sloth's `alerting`, our names). */
 const ALERTING_KEYS = ['name', 'labels', 'annotations', 'page', 'ticket']
 /** What every message about `slo` starts with (the CLI strips it: its own flags name the field). */
@@ -212,8 +212,11 @@ function checkSlo(slo) {
     if (!SLO_KEYS.includes(key)) throw invalidArgValue(`${WHERE}unknown key '${key}' in slo; known keys: ${SLO_KEYS.join(', ')}`)
   }
   const { name, targetRate, windowMs, id, minFailures, description } = slo
+  const sli = checkSli(slo.sli)
+  if (sli && name === undefined && id === undefined) throw invalidArgValue(`${WHERE}slo.id is required with slo.sli (the default id is made of slo.name)`)
   for (const [field, value] of [['name', name], ['id', id]]) {
     if (field === 'id' && value === undefined) continue
+    if (field === 'name' && value === undefined && sli) continue
     if (typeof value !== 'string' || value === '') {
       throw invalidArgType(`${WHERE}slo.${field} must be a non-empty string without control characters, got ${shown(value)}`)
     }
@@ -248,6 +251,62 @@ function checkSlo(slo) {
   return checkAlerting(slo.alerting)
 }
 
+/** Sloth's one template variable: the range of each window. */
+const WINDOW = '{{.window}}'
+
+/**
+ * `slo.sli`: any error/total PromQL SLI (Sloth's `events`), instead of the
+ * solve counter of `slo.name`: `{ errorQuery, totalQuery }`, each a per-second
+ * rate with `{{.window}}` as its range. Checked; undefined without it.
+ */
+function checkSli(sli) {
+  if (sli === undefined) return undefined
+  if (sli === null || typeof sli !== 'object' || Array.isArray(sli)) throw invalidArgType(`${WHERE}slo.sli must be an object { errorQuery, totalQuery }, got ${describe(sli)}`)
+  for (const key of Object.keys(sli)) {
+    if (key !== 'errorQuery' && key !== 'totalQuery') throw invalidArgValue(`${WHERE}unknown key '${key}' in slo.sli; known keys: errorQuery, totalQuery`)
+  }
+  for (const key of ['errorQuery', 'totalQuery']) {
+    const q = sli[key]
+    if (typeof q !== 'string' || q.trim() === '') throw invalidArgType(`${WHERE}slo.sli.${key} must be a non-empty PromQL string, got ${shown(q)}`)
+    checkText(q, `slo.sli.${key}`, { text: true, template: true })
+    if (!q.includes(WINDOW)) throw invalidArgValue(`${WHERE}slo.sli.${key} must use ${WINDOW} as its range (each window gets its own rate), got ${shown(q)}`)
+    if (TEMPLATE.test(q.split(WINDOW).join(''))) {
+      throw invalidArgValue(`${WHERE}slo.sli.${key} may hold no template but ${WINDOW} (Sloth's only variable), got ${shown(q)}`)
+    }
+    const problem = bracketProblem(q)
+    if (problem) throw invalidArgValue(`${WHERE}slo.sli.${key} ${problem} (the query is put inside the rules' own brackets), got ${shown(q)}`)
+  }
+  return sli
+}
+
+/**
+ * What keeps a PromQL query from standing inside brackets, or null: an
+ * unbalanced (, [ or {, an unclosed string, or a # comment (it would swallow
+ * the rest of the rules' line). The PromQL itself is promtool's to check.
+ */
+function bracketProblem(query) {
+  const open = []
+  const pairs = { ')': '(', ']': '[', '}': '{' }
+  for (let i = 0; i < query.length; i += 1) {
+    const c = query[i]
+    if (c === '"' || c === "'" || c === '`') {
+      let j = i + 1
+      while (j < query.length && query[j] !== c) j += c !== '`' && query[j] === '\\' ? 2 : 1
+      if (j >= query.length) return `has a string opened at character ${i + 1} that is never closed`
+      i = j
+    } else if (c === '#') {
+      return `has a # comment at character ${i + 1}; leave it out`
+    } else if ('([{'.includes(c)) {
+      open.push([c, i])
+    } else if (c in pairs) {
+      const top = open.pop()
+      if (!top || top[0] !== pairs[c]) return `has a '${c}' at character ${i + 1} that closes nothing it opened`
+    }
+  }
+  if (open.length) return `has a '${open.at(-1)[0]}' at character ${open.at(-1)[1] + 1} that is never closed`
+  return null
+}
+
 function checkOptions(options) {
   if (options === undefined) options = {}
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
@@ -274,7 +333,36 @@ function checkOptions(options) {
   if (namespace !== undefined && (typeof namespace !== 'string' || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace))) {
     throw invalidArgValue(`prometheusRules(slo, options): options.namespace must be a Kubernetes namespace name, got ${JSON.stringify(namespace)}`)
   }
-  return { scrapeIntervalMs, evaluationIntervalMs, periodRules, format, namespace }
+  const { compat, metadata } = options
+  if (compat !== undefined && compat !== 'sloth') {
+    throw invalidArgValue(`prometheusRules(slo, options): options.compat must be 'sloth' (also write Sloth's series and info names), got ${JSON.stringify(compat)}`)
+  }
+  return { scrapeIntervalMs, evaluationIntervalMs, periodRules, format, namespace, compat, metadata: checkMetadata(metadata) }
+}
+
+/**
+ * `options.metadata`: `{ name, labels }` of the PrometheusRule (the name of the
+ * spec it came from, the Kubernetes labels a `ruleSelector` matches). Checked.
+ */
+function checkMetadata(metadata) {
+  if (metadata === undefined) return undefined
+  const where = 'prometheusRules(slo, options): options.metadata'
+  if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) throw invalidArgType(`${where} must be an object { name, labels }, got ${describe(metadata)}`)
+  for (const key of Object.keys(metadata)) {
+    if (key !== 'name' && key !== 'labels') throw invalidArgValue(`${where}: unknown key '${key}'; known keys: name, labels`)
+  }
+  const { name, labels = {} } = metadata
+  if (name !== undefined && (typeof name !== 'string' || !/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(name))) {
+    throw invalidArgValue(`${where}.name must be a Kubernetes object name (lower-case a-z, 0-9, '-' and '.', at most 253), got ${shown(name)}`)
+  }
+  if (labels === null || typeof labels !== 'object' || Array.isArray(labels)) throw invalidArgType(`${where}.labels must be an object of strings, got ${describe(labels)}`)
+  for (const [key, value] of Object.entries(labels)) {
+    if (!/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[a-zA-Z0-9]([-a-zA-Z0-9_.]{0,61}[a-zA-Z0-9])?$/.test(key)) throw invalidArgValue(`${where}.labels: '${printable(key)}' is not a Kubernetes label key`)
+    if (typeof value !== 'string' || !/^([a-zA-Z0-9]([-a-zA-Z0-9_.]{0,61}[a-zA-Z0-9])?)?$/.test(value)) {
+      throw invalidArgValue(`${where}.labels.${key} must be a Kubernetes label value (at most 63 of a-z, A-Z, 0-9, '-', '_', '.'), got ${shown(value)}`)
+    }
+  }
+  return { name, labels }
 }
 
 /**
@@ -332,6 +420,7 @@ function prometheusPolicy(slo, scrapeIntervalMs) {
 
 module.exports = {
   checkSlo,
+  WINDOW,
   checkText,
   shown,
   checkOptions,

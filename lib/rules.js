@@ -11,6 +11,7 @@ const YAML = require('yaml')
 const { outOfRange, invalidArgValue, invalidArgType, describe } = require('./errors')
 const { promDuration, approxDuration, threeDigits } = require('./duration')
 const { checkSlo, checkOptions, prometheusPolicy, defaultId, budgetOf, ceilSecond, num, WHERE, MIN_FAILURES, ABSENT_FOR_MS, PROMETHEUS_PAIRS } = require('./rules-slo')
+const { WINDOW } = require('./rules-slo')
 
 // The PromQL selector of the SLO's counter (lib/metrics.js): its name label, and an outcome.
 function selector(name, outcome) {
@@ -48,6 +49,65 @@ function checkGrouping(grouping) {
   return grouping
 }
 
+/** `slo.sli`'s query for one window: Sloth's `{{.window}}` replaced by its range. */
+const sliQuery = (query, w) => query.trim().split(WINDOW).join(w)
+
+/**
+ * The recordings of one window for an SLO whose SLI is PromQL (`slo.sli`):
+ * the error ratio of the two queries, and counts taken as rate × window (the
+ * queries are per-second rates, as Sloth's are).
+ */
+function sliRecordings(sli, w, ms, ids) {
+  const seconds = num(ms / 1000)
+  return [
+    { record: `captcha_budget:solves:increase${w}`, expr: `(${sliQuery(sli.totalQuery, w)}) * ${seconds}`, labels: ids },
+    { record: `captcha_budget:solve_failures:increase${w}`, expr: `(${sliQuery(sli.errorQuery, w)}) * ${seconds}`, labels: ids },
+    { record: `captcha_budget:solve_error:ratio_rate${w}`, expr: `(${sliQuery(sli.errorQuery, w)})\n/\n(${sliQuery(sli.totalQuery, w)})`, labels: ids },
+  ]
+}
+
+/**
+ * With `compat: 'sloth'`: Sloth's series and info names over this SLO's
+ * recordings (`slo:sli_error:ratio_rate<w>`, `slo:objective:ratio`, …,
+ * `sloth_slo_info`, labelled `sloth_id`, `sloth_service`, `sloth_slo`), so
+ * that dashboards made for Sloth (Grafana 14348) show it.
+ */
+// The windows Sloth records for a 30 d period, whatever the policy's windows.
+const SLOTH_WINDOWS = [300_000, 1_800_000, 3_600_000, 7_200_000, 21_600_000, 86_400_000, 259_200_000]
+
+function slothRecordings({ id, slo, windows, sel, ratioOf }) {
+  const service = slo.labels?.service ?? slo.name ?? id
+  const sloth = {
+    ...(slo.labels ?? {}),
+    sloth_id: id,
+    sloth_service: service,
+    sloth_slo: id.startsWith(`${service}-`) && id.length > service.length + 1 ? id.slice(service.length + 1) : id,
+  }
+  const period = promDuration(slo.windowMs)
+  // The policy's windows read from its recordings; Sloth's others computed (a window longer than the period left out).
+  const all = [...new Set([...windows, ...SLOTH_WINDOWS.filter((ms) => ms <= slo.windowMs)])].sort((a, b) => a - b)
+  const out = all.map((ms) => {
+    const w = promDuration(ms)
+    const expr = windows.includes(ms) ? `captcha_budget:solve_error:ratio_rate${w}${sel}` : ratioOf(w, ms)
+    return { record: `slo:sli_error:ratio_rate${w}`, expr, labels: { ...sloth, sloth_window: w } }
+  })
+  out.push(
+    { record: 'slo:objective:ratio', expr: `vector(${num(slo.targetRate)})`, labels: sloth },
+    { record: 'slo:error_budget:ratio', expr: `vector(${num(budgetOf(slo.targetRate))})`, labels: sloth },
+    { record: 'slo:time_period:days', expr: `vector(${num(slo.windowMs / 86_400_000)})`, labels: sloth },
+    { record: 'slo:current_burn_rate:ratio', expr: `captcha_budget:current_burn_rate:ratio${sel}`, labels: sloth },
+    { record: 'slo:period_burn_rate:ratio', expr: `captcha_budget:burn_rate:ratio_rate${period}${sel}`, labels: sloth },
+    // Sloth's is not clamped at 0: an overspent budget shows negative.
+    { record: 'slo:period_error_budget_remaining:ratio', expr: `1 - captcha_budget:burn_rate:ratio_rate${period}${sel}`, labels: sloth },
+    {
+      record: 'sloth_slo_info',
+      expr: 'vector(1)',
+      labels: { ...sloth, sloth_mode: 'cli-gen-prom', sloth_objective: num(Number((slo.targetRate * 100).toPrecision(12))), sloth_spec: 'prometheus/v1', sloth_version: 'captcha-error-budget' },
+    },
+  )
+  return out
+}
+
 /**
  * The rule group (a plain object) of one SLO, and the policy its alerts implement.
  * With `slo.grouping`, every recording sums `by (name, <grouping>)`: each label
@@ -56,6 +116,10 @@ function checkGrouping(grouping) {
 function compileOne(slo, options) {
   const alerting = checkSlo(slo)
   const grouping = checkGrouping(slo.grouping)
+  // A PromQL SLI is summed as its queries say; grouping applies to this package's counter.
+  if (slo.sli !== undefined && grouping.length > 0) {
+    throw invalidArgValue(`${WHERE}slo.grouping cannot be given with slo.sli: group inside its queries (sum by (…) …)`)
+  }
   const by = ['name', ...grouping].join(', ')
   // In the alerts' text: which label set burns.
   const which = grouping.length ? ` (${grouping.map((l) => `${l}={{ $labels.${l} }}`).join(', ')})` : ''
@@ -71,7 +135,7 @@ function compileOne(slo, options) {
   const optimised = options.periodRules === 'optimised' && windowMs !== shortest
 
   const recordings = []
-  const raw = (w) => [
+  const raw = (w, ms) => slo.sli ? sliRecordings(slo.sli, w, ms, ids) : [
     { record: `captcha_budget:solves:increase${w}`, expr: `sum by (${by}) (increase(${selector(name)}[${w}]))`, labels: ids },
     { record: `captcha_budget:solve_failures:increase${w}`, expr: `sum by (${by}) (increase(${selector(name, 'failure')}[${w}]))`, labels: ids },
     {
@@ -103,7 +167,7 @@ function compileOne(slo, options) {
         },
       )
     } else {
-      recordings.push(...raw(w))
+      recordings.push(...raw(w, ms))
     }
     recordings.push({
       record: `captcha_budget:burn_rate:ratio_rate${w}`,
@@ -116,18 +180,27 @@ function compileOne(slo, options) {
     const w = promDuration(ms)
     recordings.push({ record: 'captcha_budget:window_burn_rate:ratio', expr: `captcha_budget:burn_rate:ratio_rate${w}${sel}`, labels: { ...ids, window: w } })
   }
-  const info = { ...ids, name, objective: num(targetRate), period, ...(slo.labels ?? {}) }
+  // With a PromQL SLI there may be no source name.
+  const named = name === undefined ? ids : { ...ids, name }
+  const info = { ...named, objective: num(targetRate), period, ...(slo.labels ?? {}) }
   if (slo.description) info.description = slo.description
   recordings.push(
     { record: 'captcha_budget:slo_info', expr: 'vector(1)', labels: info },
-    { record: 'captcha_budget:objective:ratio', expr: `vector(${num(targetRate)})`, labels: { ...ids, name } },
-    { record: 'captcha_budget:error_budget:ratio', expr: `vector(${num(budgetOf(targetRate))})`, labels: { ...ids, name } },
-    { record: 'captcha_budget:period:seconds', expr: `vector(${num(windowMs / 1000)})`, labels: { ...ids, name } },
+    { record: 'captcha_budget:objective:ratio', expr: `vector(${num(targetRate)})`, labels: named },
+    { record: 'captcha_budget:error_budget:ratio', expr: `vector(${num(budgetOf(targetRate))})`, labels: named },
+    { record: 'captcha_budget:period:seconds', expr: `vector(${num(windowMs / 1000)})`, labels: named },
     { record: 'captcha_budget:current_burn_rate:ratio', expr: `captcha_budget:burn_rate:ratio_rate${promDuration(shortest)}${sel}`, labels: ids },
     { record: 'captcha_budget:period_burn_rate:ratio', expr: `captcha_budget:burn_rate:ratio_rate${period}${sel}`, labels: ids },
     { record: 'captcha_budget:error_budget_remaining:ratio', expr: `clamp_min(1 - captcha_budget:period_burn_rate:ratio${sel}, 0)`, labels: ids },
   )
 
+  // The error ratio of a window, as the raw recordings compute it (the third of each window's three).
+  const ratioOf = (w, ms) => raw(w, ms)[2].expr
+  if (options.compat === 'sloth') recordings.push(...slothRecordings({ id, slo, windows, sel, ratioOf }))
+
+  // The SLO's own labels (owner, tier, cluster, …) on every alert, so that routes and silences keep matching.
+  const sloLabels = slo.labels ?? {}
+  const source = slo.sli ? 'PromQL SLI' : `source ${name}`
   const alertNames = new Set()
   const alerts = []
   for (const pair of policy) {
@@ -158,11 +231,11 @@ function compileOne(slo, options) {
       keep_firing_for: short,
       // slo also comes from the expression; on the rule too, two SLOs' alerts on one source differ
       // for promtool's duplicate check and for anyone reading the rule file.
-      labels: { slo: id, severity: pair.severity, pair: pair.name, ...alerting.labels, ...(route?.labels ?? {}) },
+      labels: { slo: id, severity: pair.severity, pair: pair.name, ...sloLabels, ...alerting.labels, ...(route?.labels ?? {}) },
       annotations: {
         summary: `{{ $labels.slo }}${which}: the CAPTCHA error budget burns {{ $value | humanize }}x the sustainable rate (${pair.name}, threshold ${threeDigits(pair.burnRate)}x)`,
         description:
-          `The burn rate of {{ $labels.slo }}${which} (source ${name}, SLO ${threeDigits(targetRate * 100)}% over ${period}) is {{ $value | humanize }} over ${long} ` +
+          `The burn rate of {{ $labels.slo }}${which} (${source}, SLO ${threeDigits(targetRate * 100)}% over ${period}) is {{ $value | humanize }} over ${long} ` +
           `and above ${threeDigits(pair.burnRate)} over ${short}, across all instances, with at least ${minFailures} failures in ${long}: ` +
           `at ${threeDigits(pair.burnRate)}x, ${threeDigits(spent)}% of the budget goes in ${long}, all of it in ${approxDuration(windowMs / pair.burnRate)}.`,
         ...alerting.annotations,
@@ -170,19 +243,27 @@ function compileOne(slo, options) {
       },
     })
   }
-  const absent = `${alerting.name}SourceAbsent`
-  alerts.push({
-    alert: absent,
-    expr: `absent(${selector(name)})`,
-    for: promDuration(ABSENT_FOR_MS),
-    labels: { slo: id, severity: 'ticket', ...alerting.labels, ...alerting.ticket.labels },
-    annotations: {
-      summary: `${id}: no ${selector(name).replace(/"/g, "'")} series for ${promDuration(ABSENT_FOR_MS)}`,
-      description: `No instance exposes the solve counter of ${name}: the SLO ${id} cannot be judged (workers down, scrape failing, or a renamed source).`,
-      ...alerting.annotations,
-      ...alerting.ticket.annotations,
-    },
-  })
+  // No alert at all when both kinds are disabled (Sloth's no-alerts), not even this one.
+  if (!(alerting.page.disable && alerting.ticket.disable)) {
+    const absent = `${alerting.name}SourceAbsent`
+    const watched = slo.sli ? sliQuery(slo.sli.totalQuery, promDuration(shortest)) : selector(name)
+    alerts.push({
+      alert: absent,
+      expr: `absent(${watched})`,
+      for: promDuration(ABSENT_FOR_MS),
+      labels: { slo: id, severity: 'ticket', ...sloLabels, ...alerting.labels, ...alerting.ticket.labels },
+      annotations: {
+        summary: slo.sli
+          ? `${id}: the SLI's total query has had no value for ${promDuration(ABSENT_FOR_MS)}`
+          : `${id}: no ${selector(name).replace(/"/g, "'")} series for ${promDuration(ABSENT_FOR_MS)}`,
+        description: slo.sli
+          ? `The total query of ${id} has no value: the SLO cannot be judged (its series absent, scrape failing, or renamed).`
+          : `No instance exposes the solve counter of ${name}: the SLO ${id} cannot be judged (workers down, scrape failing, or a renamed source).`,
+        ...alerting.annotations,
+        ...alerting.ticket.annotations,
+      },
+    })
+  }
 
   // One group: its rules run in order at each evaluation, so the alerts read the
   // recordings of the same instant (separate groups run on their own timers).
@@ -244,9 +325,10 @@ function rulesAndPolicy(slos, options) {
   const head = `# Prometheus rules for the CAPTCHA error budget SLO${ids.length > 1 ? 's' : ''} ${ids.map((i) => JSON.stringify(i)).join(', ')} (captcha-error-budget).\n`
   if (opts.format === 'rules') return { text: `${head}${toYaml({ groups })}\n`, policies }
   const metadata = {
-    name: ids.length === 1 ? `captcha-budget-${ids[0]}`.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').slice(0, 253) : 'captcha-budget-slos',
+    // The spec's own name when it has one (options.metadata.name, from rules --spec).
+    name: opts.metadata?.name ?? (ids.length === 1 ? `captcha-budget-${ids[0]}`.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').slice(0, 253) : 'captcha-budget-slos'),
     ...(opts.namespace ? { namespace: opts.namespace } : {}),
-    labels: { 'app.kubernetes.io/managed-by': 'captcha-error-budget' },
+    labels: { ...(opts.metadata?.labels ?? {}), 'app.kubernetes.io/managed-by': 'captcha-error-budget' },
   }
   const object = { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata, spec: { groups } }
   return { text: `${head}${toYaml(object)}\n`, policies }

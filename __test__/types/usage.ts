@@ -163,6 +163,10 @@ void [exposition, unregister, rulesYaml, operatorYaml, METRICS_CONTENT_TYPE.leng
 tracker.metrics({ labels: { region: 1 } })
 // @ts-expect-error: the rules need the name label
 prometheusRules({ targetRate: 0.95, windowMs: 3_600_000 })
+// Any PromQL SLI, with an id.
+prometheusRules({ id: 'api', sli: { errorQuery: 'sum(rate(e[{{.window}}]))', totalQuery: 'sum(rate(t[{{.window}}]))' }, targetRate: 0.99, windowMs: 3_600_000 }, { compat: 'sloth' })
+// @ts-expect-error: a PromQL SLI needs an id
+prometheusRules({ sli: { errorQuery: 'sum(rate(e[{{.window}}]))', totalQuery: 'sum(rate(t[{{.window}}]))' }, targetRate: 0.99, windowMs: 3_600_000 })
 // @ts-expect-error: a typo is not a field (at run time a TypeError listing the fields)
 prometheusRules({ name: 'turnstile', targetRate: 0.95, windowMs: 3_600_000, minEvent: 100 })
 // @ts-expect-error: no such option

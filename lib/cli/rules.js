@@ -14,7 +14,7 @@ function register(program) {
   program
     .command('rules')
     .description('write Prometheus recording rules and multiwindow burn-rate alerts for SLOs, fleet-wide (exit 2 on bad input)')
-    .option('--spec <file>', "OpenSLO v1 SLO documents or Sloth prometheus/v1 specs (YAML, '-' for stdin), instead of --name/--target")
+    .option('--spec <file>', "OpenSLO, Sloth or Pyrra SLO files (YAML, '-' for stdin), instead of --name/--target: docs/slo-ecosystem.md")
     .option('--name <name>', 'the name label of the workers: tracker.metrics({ name })')
     .option('--target <rate>', 'the SLO target, as targetRate: e.g. 0.95 or 95%, below 1')
     .option('--window <duration>', "the SLO period, as windowMs: e.g. 30d, 24h, 90m (with --spec: the period of Sloth's SLOs, default 30d)")
@@ -28,7 +28,8 @@ function register(program) {
     .option('--evaluation-interval <duration>', "the rule group's interval, for --period-rules optimised", '1m')
     .option('--period-rules <mode>', "'exact' (raw counters over the period) or 'optimised' (sums of recorded short-window increases)", 'exact')
     .option('--format <format>', "'rules' (a rule file) or 'prometheus-operator' (a PrometheusRule object)", 'rules')
-    .option('--namespace <namespace>', 'metadata.namespace of the PrometheusRule')
+    .option('--namespace <namespace>', "metadata.namespace of the PrometheusRule (default: the spec's Kubernetes namespace)")
+    .option('--compat <tool>', "'sloth': also write Sloth's series and info names (slo:sli_error:ratio_rate5m, sloth_slo_info, …) for its dashboards")
     .option('-o, --output <file>', 'write the rules to this file instead of stdout')
     // Usage errors (unknown option, missing value) exit 2 like any other bad input.
     .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : BAD_INPUT))
@@ -77,7 +78,7 @@ function rules(options) {
   const { rulesAndPolicy, WHERE } = require('../rules.js')
   let text
   try {
-    const { slos, where } = options.spec !== undefined ? specSlos(options) : { slos: [sloOf(options)], where: [null] }
+    const { slos, where, metadata } = options.spec !== undefined ? specSlos(options) : { slos: [sloOf(options)], where: [null] }
     const shared = { minEvents: parseCount(options.minEvents, '--min-events'), minFailures: parseCount(options.minFailures, '--min-failures') }
     const alerts = parseAlerts(options.alerts)
     if (alerts !== undefined) shared.alerts = alerts
@@ -99,6 +100,13 @@ function rules(options) {
       if (ms % 1000 !== 0) throw new UsageError(`${flag} must be a whole number of seconds, got '${flag === '--scrape-interval' ? options.scrapeInterval : options.evaluationInterval}'`)
     }
     if (options.namespace !== undefined) ruleOptions.namespace = options.namespace
+    else if (metadata?.namespace !== undefined) ruleOptions.namespace = metadata.namespace
+    if (options.compat !== undefined) {
+      if (options.compat !== 'sloth') throw new UsageError(`--compat must be one of sloth, got '${options.compat}'`)
+      ruleOptions.compat = options.compat
+    }
+    // The PrometheusRule is named after the spec, and keeps its Kubernetes labels (what a ruleSelector matches).
+    if (metadata !== undefined) ruleOptions.metadata = { ...(metadata.name ? { name: metadata.name } : {}), labels: metadata.labels }
     const full = slos.map((slo) => ({ ...shared, ...slo }))
     // Each SLO alone first, so that an error says which document it came from.
     full.forEach((slo, i) => {

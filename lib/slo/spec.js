@@ -1,9 +1,13 @@
 'use strict'
 // SLO documents from the ecosystem, read into the `slo` objects of
-// lib/rules.js: OpenSLO v1 `SLO` documents (one or many per YAML stream) and
-// Sloth `prometheus/v1` specs. Both must measure our counter
-// (`captcha_budget_solves_total{name=…}`, lib/metrics.js); every problem is an
-// error naming the file, the document and the field.
+// lib/rules.js: OpenSLO v1 and v1alpha `SLO` documents, Sloth `prometheus/v1`
+// specs and `sloth.slok.dev/v1` PrometheusServiceLevels, Pyrra
+// `ServiceLevelObjective`s, any number per YAML stream. An SLI on our counter
+// (`captcha_budget_solves_total{name=…}`, lib/metrics.js) becomes `slo.name`;
+// any other error/total PromQL becomes `slo.sli`. What the rules cannot express
+// is refused, never dropped: every problem is an error naming the file, the
+// document and the field, and why.
+const path = require('node:path')
 const YAML = require('yaml')
 const { parseDuration } = require('../duration')
 // Names quoted in messages with what a terminal or log would act on escaped (a hostile name is refused later, by lib/rules-slo.js).
@@ -54,7 +58,7 @@ function readSelector(query) {
   return { name, outcome }
 }
 
-/** A label map from a document: OpenSLO allows a list of values per key (joined with commas). */
+/** A label map from a document: OpenSLO allows a list of values per key (joined with commas); numbers and booleans are written as YAML reads them (`tier: 2` is "2"), as Sloth does. */
 function readLabels(labels, fail, field) {
   if (labels === undefined || labels === null) return undefined
   if (!isObject(labels)) fail(field, `must be a map of labels, got ${Array.isArray(labels) ? 'a list' : typeof labels}`)
@@ -63,10 +67,88 @@ function readLabels(labels, fail, field) {
     // They become Prometheus labels (of the info series, or of the alerts).
     if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(key) || key.startsWith('__')) fail(`${field}.${key}`, 'is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)')
     const values = Array.isArray(value) ? value : [value]
-    if (!values.every((v) => typeof v === 'string')) fail(`${field}.${key}`, 'must be a string or a list of strings')
-    out[key] = values.join(',')
+    if (!values.every((v) => ['string', 'number', 'boolean'].includes(typeof v))) fail(`${field}.${key}`, 'must be a string, number or boolean, or a list of them')
+    out[key] = values.map(String).join(',')
   }
   return out
+}
+
+/** Fails on a key of `map` not in `known`: a field the rules would not honour is refused, not dropped. */
+function onlyKnown(map, known, fail, field, why = {}) {
+  for (const key of Object.keys(map)) {
+    if (known.includes(key)) continue
+    const at = field ? `${field}.${key}` : key
+    fail(at, why[key] ?? `is not supported (known here: ${known.join(', ')}); it is refused rather than ignored`)
+  }
+}
+
+// A series selector alone (`metric{…}` or `{…}`): rate() over each window is taken of it.
+const SELECTOR = /^\s*(?:[a-zA-Z_:][a-zA-Z0-9_:]*\s*(?:\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*\})?|\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*\})\s*$/
+const WINDOW = '{{.window}}'
+
+/**
+ * An OpenSLO or Pyrra query as a Sloth-style template: a bare selector becomes
+ * `sum [by (…)] (rate(<selector>[{{.window}}]))`; PromQL with `{{.window}}` is kept.
+ */
+function rateTemplate(query, fail, field, grouping = []) {
+  if (typeof query !== 'string' || query.trim() === '') fail(field, `must be a PromQL string, got ${query === undefined ? 'nothing' : JSON.stringify(query)}`)
+  if (query.includes(WINDOW)) return query.trim()
+  if (!SELECTOR.test(query)) {
+    fail(field, `must be a series selector (its rate() over each alert window is taken) or PromQL with ${WINDOW} as its range, got ${printable(JSON.stringify(query))}`)
+  }
+  return `sum${grouping.length ? ` by (${grouping.join(', ')})` : ''} (rate(${query.trim()}[${WINDOW}]))`
+}
+
+/**
+ * The SLI of an error (or good) and a total query: `{ name }` when both select
+ * our counter (the outcome checked), else `{ sli: { errorQuery, totalQuery } }`,
+ * any PromQL. `good` queries give errors as total − good.
+ */
+function readSli({ counted, total, good, countedField, totalField, wrap }, fail) {
+  let ours = null
+  try {
+    ours = [readSelector(counted), readSelector(total)]
+  } catch {
+    // Not (both) our counter as a plain selector: any PromQL, below.
+  }
+  if (ours) {
+    const [c, t] = ours
+    const want = good ? 'success' : 'failure'
+    if (c.outcome !== want) fail(countedField, `must select outcome="${want}"`)
+    if (t.outcome !== null) fail(totalField, 'must not select an outcome (every solve counts)')
+    if (c.name !== t.name) fail(countedField.replace(/\.[^.]*(\.metricSource\.spec\.query)?$/, ''), `${good ? 'good' : 'bad'} and total must select the same name, got "${c.name}" and "${t.name}"`)
+    return { name: t.name }
+  }
+  const c = wrap(counted, countedField)
+  const t = wrap(total, totalField)
+  return { sli: { errorQuery: good ? `(${t}) - (${c})` : c, totalQuery: t } }
+}
+
+/** A Sloth or Pyrra objective in percent (a number, or Pyrra's string), as a target rate. */
+function percent(value, fail, field) {
+  const n = typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value
+  if (typeof n !== 'number' || !(n > 0 && n < 100)) fail(field, `must be a percentage in (0, 100), got ${JSON.stringify(value)}`)
+  return Number((n / 100).toPrecision(12))
+}
+
+/** A Kubernetes object name made of `text`, or null. */
+function objectName(text) {
+  if (typeof text !== 'string') return null
+  const name = text.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '').slice(0, 253)
+  return name === '' ? null : name
+}
+
+/** An id part made valid: whitespace runs become '-' (ids hold none). */
+const idPart = (text) => String(text).trim().replace(/\s+/g, '-')
+
+/** An OpenSLO objective's target (`target` or `targetPercent`). */
+function openSloTarget(objective, fail, field) {
+  let target = objective.target
+  if (target === undefined && objective.targetPercent !== undefined) target = objective.targetPercent / 100
+  if (typeof target !== 'number' || !(target > 0 && target < 1)) {
+    fail(`${field}.target`, `must be a number in (0, 1) (or targetPercent in (0, 100)), got ${JSON.stringify(objective.target ?? objective.targetPercent)}`)
+  }
+  return target
 }
 
 /** The SLOs of one OpenSLO v1 `SLO` document. */
@@ -95,93 +177,178 @@ function readOpenSlo(doc, fail) {
     fail('spec.timeWindow[0].duration', `must be a positive duration of at most 2^53 − 1 ms, got ${JSON.stringify(window.duration)}`)
   }
   if (spec.indicatorRef !== undefined) fail('spec.indicatorRef', 'is not supported: give the indicator inline (spec.indicator)')
-  const ratio = spec.indicator?.spec?.ratioMetric
-  if (!isObject(ratio)) fail('spec.indicator.spec.ratioMetric', 'is required: a ratio metric over the solve counter')
-  if (ratio.counter !== true) fail('spec.indicator.spec.ratioMetric.counter', 'must be true (the solve counter is a counter)')
-  const source = (part) => {
+  const ind = spec.indicator?.spec
+  if (!isObject(ind)) fail('spec.indicator.spec', 'is required: an inline indicator with a ratioMetric')
+  if (ind.thresholdMetric !== undefined) {
+    fail('spec.indicator.spec.thresholdMetric', 'is not supported: a threshold (latency) indicator compares values, not error and total events; give a ratioMetric of events (e.g. requests over the latency bucket vs all)')
+  }
+  onlyKnown(ind, ['ratioMetric'], fail, 'spec.indicator.spec')
+  const ratio = ind.ratioMetric
+  if (!isObject(ratio)) fail('spec.indicator.spec.ratioMetric', 'is required: a ratio of events (good or bad, and total)')
+  if (ratio.raw !== undefined) fail('spec.indicator.spec.ratioMetric.raw', 'is not supported: a precomputed ratio has no events to count; give good or bad with total')
+  if (ratio.counter === false) fail('spec.indicator.spec.ratioMetric.counter', 'false (gauges) is not supported: the rules take rate() of counters')
+  onlyKnown(ratio, ['counter', 'good', 'bad', 'total'], fail, 'spec.indicator.spec.ratioMetric')
+  const query = (part) => {
     const field = `spec.indicator.spec.ratioMetric.${part}.metricSource`
     const ms = ratio[part]?.metricSource
     if (!isObject(ms)) fail(field, 'is required')
     if (ms.type !== undefined && ms.type !== 'Prometheus') fail(`${field}.type`, `must be Prometheus, got ${JSON.stringify(ms.type)}`)
-    try {
-      return readSelector(ms.spec?.query)
-    } catch (err) {
-      fail(`${field}.spec.query`, err.message)
-    }
+    return ms.spec?.query
   }
   const hasGood = ratio.good !== undefined
   if (hasGood === (ratio.bad !== undefined)) fail('spec.indicator.spec.ratioMetric', 'must have exactly one of good and bad, with total')
   const part = hasGood ? 'good' : 'bad'
-  const counted = source(part)
-  const total = source('total')
-  const want = hasGood ? 'success' : 'failure'
-  if (counted.outcome !== want) fail(`spec.indicator.spec.ratioMetric.${part}.metricSource.spec.query`, `must select outcome="${want}"`)
-  if (total.outcome !== null) fail('spec.indicator.spec.ratioMetric.total.metricSource.spec.query', 'must not select an outcome (every solve counts)')
-  if (counted.name !== total.name) {
-    fail('spec.indicator.spec.ratioMetric', `${part} and total must select the same name, got "${counted.name}" and "${total.name}"`)
-  }
+  const sli = readSli({
+    counted: query(part),
+    total: query('total'),
+    good: hasGood,
+    countedField: `spec.indicator.spec.ratioMetric.${part}.metricSource.spec.query`,
+    totalField: 'spec.indicator.spec.ratioMetric.total.metricSource.spec.query',
+    wrap: (q, f) => rateTemplate(q, fail, f),
+  }, fail)
   if (!Array.isArray(spec.objectives) || spec.objectives.length === 0) fail('spec.objectives', 'must hold at least one objective')
   const labels = readLabels(meta.labels, fail, 'metadata.labels')
   return spec.objectives.map((objective, i) => {
     const field = `spec.objectives[${i}]`
     if (!isObject(objective)) fail(field, 'must be a map')
-    let target = objective.target
-    if (target === undefined && objective.targetPercent !== undefined) target = objective.targetPercent / 100
-    if (typeof target !== 'number' || !(target > 0 && target < 1)) {
-      fail(`${field}.target`, `must be a number in (0, 1) (or targetPercent in (0, 100)), got ${JSON.stringify(objective.target ?? objective.targetPercent)}`)
+    for (const key of ['timeSliceTarget', 'timeSliceWindow', 'op', 'value']) {
+      if (objective[key] !== undefined) fail(`${field}.${key}`, 'is not supported: it belongs to time slices or a threshold, the rules count events')
     }
-    const suffix = spec.objectives.length > 1 ? `-${objective.name ?? objective.displayName ?? i}` : ''
-    const slo = { id: `${meta.name}${suffix}`, name: total.name, targetRate: target, windowMs }
+    const target = openSloTarget(objective, fail, field)
+    const suffix = spec.objectives.length > 1 ? `-${idPart(objective.name ?? objective.displayName ?? i)}` : ''
+    const slo = { id: `${meta.name}${suffix}`, ...sli, targetRate: target, windowMs }
     if (labels) slo.labels = labels
     const description = spec.description ?? meta.displayName
-    if (typeof description === 'string') slo.description = description
+    if (typeof description === 'string' && description !== '') slo.description = description
     return slo
   })
 }
 
-/** The SLOs of one Sloth `prometheus/v1` spec; `windowMs` is the period (Sloth's --default-slo-period). */
-function readSloth(doc, fail, windowMs) {
-  if (typeof doc.service !== 'string' || doc.service === '') fail('service', 'is required: a non-empty string')
-  if (!Array.isArray(doc.slos) || doc.slos.length === 0) fail('slos', 'must hold at least one SLO')
-  const serviceLabels = readLabels(doc.labels, fail, 'labels') ?? {}
+const V1ALPHA_UNITS = { Second: 1000, Minute: 60_000, Hour: 3_600_000, Day: 86_400_000, Week: 604_800_000 }
+
+/** The SLOs of one OpenSLO v1alpha `SLO` document (per-objective ratioMetrics, timeWindows of count and unit), as Sloth reads it. */
+function readOpenSloAlpha(doc, fail) {
+  const meta = doc.metadata
+  if (!isObject(meta)) fail('metadata', 'is required (with metadata.name)')
+  if (typeof meta.name !== 'string' || meta.name === '') fail('metadata.name', 'is required: a non-empty string')
+  const spec = doc.spec
+  if (!isObject(spec)) fail('spec', 'is required')
+  if (spec.budgetingMethod !== 'Occurrences') {
+    fail('spec.budgetingMethod', `must be Occurrences (the budget counts solves, not time slices), got ${JSON.stringify(spec.budgetingMethod)}`)
+  }
+  const windows = spec.timeWindows
+  if (!Array.isArray(windows) || windows.length !== 1 || !isObject(windows[0])) fail('spec.timeWindows', 'must hold exactly one window (count and unit)')
+  const w = windows[0]
+  if (w.isRolling === false || w.calendar !== undefined) fail('spec.timeWindows[0].isRolling', 'must be true or left out: the budget is a rolling window (calendar windows are not supported)')
+  if (!Object.hasOwn(V1ALPHA_UNITS, w.unit)) {
+    fail('spec.timeWindows[0].unit', `must be one of ${Object.keys(V1ALPHA_UNITS).join(', ')} (Month, Quarter and Year are calendar lengths), got ${JSON.stringify(w.unit)}`)
+  }
+  if (!Number.isSafeInteger(w.count) || w.count < 1 || w.count * V1ALPHA_UNITS[w.unit] > Number.MAX_SAFE_INTEGER) {
+    fail('spec.timeWindows[0].count', `must be a positive whole number, got ${JSON.stringify(w.count)}`)
+  }
+  const windowMs = w.count * V1ALPHA_UNITS[w.unit]
+  if (!Array.isArray(spec.objectives) || spec.objectives.length === 0) fail('spec.objectives', 'must hold at least one objective')
+  const labels = readLabels(meta.labels, fail, 'metadata.labels')
+  return spec.objectives.map((objective, i) => {
+    const field = `spec.objectives[${i}]`
+    if (!isObject(objective)) fail(field, 'must be a map')
+    onlyKnown(objective, ['ratioMetrics', 'target', 'targetPercent', 'displayName', 'name', 'value', 'op'], fail, field)
+    if (objective.op !== undefined) fail(`${field}.op`, 'is not supported: a threshold (latency) objective compares values, not error and total events')
+    const ratio = objective.ratioMetrics
+    if (!isObject(ratio)) fail(`${field}.ratioMetrics`, 'is required: a ratio of events (good or bad, and total)')
+    if (ratio.counter === false) fail(`${field}.ratioMetrics.counter`, 'false (gauges) is not supported: the rules take rate() of counters')
+    onlyKnown(ratio, ['counter', 'good', 'bad', 'total'], fail, `${field}.ratioMetrics`)
+    const hasGood = ratio.good !== undefined
+    if (hasGood === (ratio.bad !== undefined)) fail(`${field}.ratioMetrics`, 'must have exactly one of good and bad, with total')
+    const part = hasGood ? 'good' : 'bad'
+    const query = (p) => {
+      const q = ratio[p]
+      if (!isObject(q)) fail(`${field}.ratioMetrics.${p}`, 'is required: source, queryType and query')
+      if (q.source !== undefined && String(q.source).toLowerCase() !== 'prometheus') fail(`${field}.ratioMetrics.${p}.source`, `must be prometheus, got ${JSON.stringify(q.source)}`)
+      if (q.queryType !== undefined && String(q.queryType).toLowerCase() !== 'promql') fail(`${field}.ratioMetrics.${p}.queryType`, `must be promql, got ${JSON.stringify(q.queryType)}`)
+      return q.query
+    }
+    const sli = readSli({
+      counted: query(part),
+      total: query('total'),
+      good: hasGood,
+      countedField: `${field}.ratioMetrics.${part}.query`,
+      totalField: `${field}.ratioMetrics.total.query`,
+      wrap: (q, f) => rateTemplate(q, fail, f),
+    }, fail)
+    const target = openSloTarget(objective, fail, field)
+    const suffix = spec.objectives.length > 1 ? `-${idPart(objective.name ?? objective.displayName ?? i)}` : ''
+    const slo = { id: `${meta.name}${suffix}`, ...sli, targetRate: target, windowMs }
+    if (labels) slo.labels = labels
+    const description = spec.description ?? meta.displayName
+    if (typeof description === 'string' && description !== '') slo.description = description
+    return slo
+  })
+}
+
+const SLOTH_PLUGINS = 'is not supported: Sloth plugins are Go code that rewrites the generated rules, which this tool cannot run'
+
+/**
+ * The SLOs of one Sloth spec: `prometheus/v1` (snake_case keys), or the
+ * `spec` of a `sloth.slok.dev/v1` PrometheusServiceLevel (camelCase, `k8s`);
+ * `windowMs` is the period (Sloth's --default-slo-period).
+ */
+function readSloth(doc, fail, windowMs, { k8s = false, at = '' } = {}) {
+  const key = (snake, camel) => (k8s ? camel : snake)
+  onlyKnown(doc, k8s ? ['service', 'labels', 'slos', 'sloPlugins'] : ['version', 'service', 'labels', 'slos', 'slo_plugins'], fail, at)
+  if (doc[key('slo_plugins', 'sloPlugins')] !== undefined) fail(`${at}${key('slo_plugins', 'sloPlugins')}`, SLOTH_PLUGINS)
+  if (typeof doc.service !== 'string' || doc.service === '') fail(`${at}service`, 'is required: a non-empty string')
+  if (!Array.isArray(doc.slos) || doc.slos.length === 0) fail(`${at}slos`, 'must hold at least one SLO')
+  const serviceLabels = readLabels(doc.labels, fail, `${at}labels`) ?? {}
   return doc.slos.map((s, i) => {
-    const field = `slos[${i}]`
+    const field = `${at}slos[${i}]`
     if (!isObject(s)) fail(field, 'must be a map')
+    onlyKnown(s, ['name', 'objective', 'description', 'labels', 'sli', 'alerting', 'plugins'], fail, field)
+    if (s.plugins !== undefined) fail(`${field}.plugins`, SLOTH_PLUGINS)
     if (typeof s.name !== 'string' || s.name === '') fail(`${field}.name`, 'is required: a non-empty string')
-    if (typeof s.objective !== 'number' || !(s.objective > 0 && s.objective < 100)) {
-      fail(`${field}.objective`, `must be a percentage in (0, 100), got ${JSON.stringify(s.objective)}`)
+    const targetRate = percent(s.objective, fail, `${field}.objective`)
+    if (!isObject(s.sli)) fail(`${field}.sli`, 'is required (events: error and total queries)')
+    if (s.sli.raw !== undefined) fail(`${field}.sli.raw`, 'is not supported: a raw error ratio has no event counts, which the rules need (the minimum of failures, volume-weighted period ratios); give events')
+    if (s.sli.plugin !== undefined) fail(`${field}.sli.plugin`, SLOTH_PLUGINS)
+    onlyKnown(s.sli, ['events'], fail, `${field}.sli`)
+    const events = s.sli.events
+    if (!isObject(events)) fail(`${field}.sli.events`, 'is required (error and total queries)')
+    const [errKey, totalKey] = [key('error_query', 'errorQuery'), key('total_query', 'totalQuery')]
+    onlyKnown(events, [errKey, totalKey], fail, `${field}.sli.events`)
+    const sloth = (q, f) => {
+      if (typeof q !== 'string' || q.trim() === '') fail(f, `must be a PromQL string, got ${q === undefined ? 'nothing' : JSON.stringify(q)}`)
+      if (!q.includes(WINDOW)) fail(f, `must use ${WINDOW} as its range, as Sloth requires, got ${printable(JSON.stringify(q))}`)
+      return q.trim()
     }
-    const events = s.sli?.events
-    if (!isObject(events)) fail(`${field}.sli.events`, 'is required (error_query and total_query over the solve counter; raw and plugin SLIs are not supported)')
-    const read = (key) => {
-      try {
-        return readSelector(events[key])
-      } catch (err) {
-        fail(`${field}.sli.events.${key}`, err.message)
-      }
+    const errField = `${field}.sli.events.${errKey}`
+    const totalField = `${field}.sli.events.${totalKey}`
+    for (const [q, f] of [[events[errKey], errField], [events[totalKey], totalField]]) {
+      if (typeof q !== 'string') fail(f, `must be a PromQL string, got ${q === undefined ? 'nothing' : JSON.stringify(q)}`)
     }
-    const errors = read('error_query')
-    const total = read('total_query')
-    if (errors.outcome !== 'failure') fail(`${field}.sli.events.error_query`, 'must select outcome="failure"')
-    if (total.outcome !== null) fail(`${field}.sli.events.total_query`, 'must not select an outcome (every solve counts)')
-    if (errors.name !== total.name) fail(`${field}.sli.events`, `error_query and total_query must select the same name, got "${errors.name}" and "${total.name}"`)
+    const sli = readSli({ counted: events[errKey], total: events[totalKey], good: false, countedField: errField, totalField, wrap: sloth }, fail)
     const slo = {
       id: `${doc.service}-${s.name}`,
-      name: total.name,
-      targetRate: Number((s.objective / 100).toPrecision(12)),
+      ...sli,
+      targetRate,
       windowMs,
       labels: { service: doc.service, ...serviceLabels, ...(readLabels(s.labels, fail, `${field}.labels`) ?? {}) },
     }
-    if (typeof s.description === 'string') slo.description = s.description
+    if (typeof s.description === 'string' && s.description !== '') slo.description = s.description
     const a = s.alerting
     if (a !== undefined) {
       if (!isObject(a)) fail(`${field}.alerting`, 'must be a map')
+      const [pageKey, ticketKey] = [key('page_alert', 'pageAlert'), key('ticket_alert', 'ticketAlert')]
+      onlyKnown(a, ['name', 'labels', 'annotations', pageKey, ticketKey], fail, `${field}.alerting`)
       const alerting = {}
       if (a.name !== undefined) alerting.name = a.name
-      if (a.labels !== undefined) alerting.labels = a.labels
+      if (a.labels !== undefined) alerting.labels = readLabels(a.labels, fail, `${field}.alerting.labels`)
       if (a.annotations !== undefined) alerting.annotations = a.annotations
-      for (const [from, to] of [['page_alert', 'page'], ['ticket_alert', 'ticket']]) {
-        if (a[from] !== undefined) alerting[to] = a[from]
+      for (const [from, to] of [[pageKey, 'page'], [ticketKey, 'ticket']]) {
+        if (a[from] === undefined) continue
+        const part = a[from]
+        if (!isObject(part)) fail(`${field}.alerting.${from}`, 'must be a map')
+        alerting[to] = { ...part }
+        if (part.labels !== undefined) alerting[to].labels = readLabels(part.labels, fail, `${field}.alerting.${from}.labels`)
       }
       slo.alerting = alerting
     }
@@ -190,53 +357,174 @@ function readSloth(doc, fail, windowMs) {
 }
 
 /**
- * The SLOs of a YAML file: OpenSLO v1 `SLO` documents and Sloth
- * `prometheus/v1` specs, any number, separated by `---`. OpenSLO documents of
- * other kinds (Service, …) are skipped. `windowMs` is the period of Sloth's
- * SLOs (Sloth's files do not carry one). The `slo` objects are then checked
- * by `prometheusRules`, whose messages the caller prefixes with `sloWhere[i]`.
+ * The `pyrra.dev/<label>` labels of a Pyrra object, which Pyrra puts on its
+ * series and alerts as `<label>`; the others are the object's Kubernetes labels.
+ */
+function pyrraLabels(labels, fail) {
+  if (labels === undefined || labels === null) return { prometheus: undefined, kubernetes: {} }
+  if (!isObject(labels)) fail('metadata.labels', 'must be a map of labels')
+  const prometheus = {}
+  const kubernetes = {}
+  for (const [key, value] of Object.entries(labels)) {
+    if (key.startsWith('pyrra.dev/')) prometheus[key.slice('pyrra.dev/'.length)] = value
+    else kubernetes[key] = String(value)
+  }
+  return { prometheus: readLabels(prometheus, fail, 'metadata.labels[pyrra.dev/]'), kubernetes }
+}
+
+/**
+ * Pyrra's `grouping`: the SLO judged per label set, as `sum by (…)` in the SLI's
+ * queries (lib/rules.js's slo.grouping does the same for the solve counter).
+ */
+function pyrraGrouping(grouping, fail, field) {
+  if (grouping === undefined || grouping === null) return []
+  if (!Array.isArray(grouping) || !grouping.every((l) => typeof l === 'string' && /^[a-zA-Z_][a-zA-Z0-9_]*$/.test(l) && !l.startsWith('__'))) {
+    fail(field, `must be a list of Prometheus label names, got ${printable(JSON.stringify(grouping))}`)
+  }
+  if (grouping.includes('slo')) fail(field, "may not hold 'slo', which the rules set")
+  return grouping
+}
+
+/** The SLO of one Pyrra `ServiceLevelObjective` (a ratio or latency indicator), and its Kubernetes labels. */
+function readPyrra(doc, fail) {
+  const meta = doc.metadata
+  if (!isObject(meta)) fail('metadata', 'is required (with metadata.name)')
+  if (typeof meta.name !== 'string' || meta.name === '') fail('metadata.name', 'is required: a non-empty string')
+  const spec = doc.spec
+  if (!isObject(spec)) fail('spec', 'is required')
+  onlyKnown(spec, ['target', 'window', 'description', 'indicator', 'alerting'], fail, 'spec')
+  const targetRate = percent(spec.target, fail, 'spec.target')
+  let windowMs
+  try {
+    windowMs = parseDuration(spec.window, 'duration')
+  } catch {
+    fail('spec.window', `must be a duration like 28d, 2w or 7d, got ${JSON.stringify(spec.window)}`)
+  }
+  const ind = spec.indicator
+  if (!isObject(ind)) fail('spec.indicator', 'is required: a ratio indicator')
+  onlyKnown(ind, ['ratio', 'latency'], fail, 'spec.indicator', {
+    latencyNative: 'is not supported: a native-histogram latency indicator has no error and total series to rate',
+    bool_gauge: 'is not supported: a boolean gauge (probe_success) is sampled, not counted; the rules need error and total counters',
+  })
+  // A latency indicator is a ratio too: errors are the total less the requests under the bucket (success).
+  const latency = ind.latency !== undefined
+  const kind = latency ? 'latency' : 'ratio'
+  const ratio = ind[kind]
+  if (!isObject(ratio)) fail(`spec.indicator.${kind}`, latency ? 'must be a map: success and total' : 'is required: errors and total (or a latency indicator)')
+  const counted = latency ? 'success' : 'errors'
+  onlyKnown(ratio, [counted, 'total', 'grouping'], fail, `spec.indicator.${kind}`)
+  const grouping = pyrraGrouping(ratio.grouping, fail, `spec.indicator.${kind}.grouping`)
+  const sli = readSli({
+    counted: ratio[counted]?.metric,
+    total: ratio.total?.metric,
+    good: latency,
+    countedField: `spec.indicator.${kind}.${counted}.metric`,
+    totalField: `spec.indicator.${kind}.total.metric`,
+    wrap: (q, f) => rateTemplate(q, fail, f, grouping),
+  }, fail)
+  if (sli.name && grouping.length) fail(`spec.indicator.${kind}.grouping`, 'on the solve counter: give the counter with a PromQL SLI, or use rules --grouping')
+  const { prometheus, kubernetes } = pyrraLabels(meta.labels, fail)
+  const slo = { id: meta.name, ...sli, targetRate, windowMs }
+  if (prometheus && Object.keys(prometheus).length) slo.labels = prometheus
+  if (typeof spec.description === 'string' && spec.description !== '') slo.description = spec.description
+  const a = spec.alerting
+  if (a !== undefined && a !== null) {
+    if (!isObject(a)) fail('spec.alerting', 'must be a map')
+    onlyKnown(a, ['disabled', 'burnrates', 'name'], fail, 'spec.alerting')
+    const alerting = {}
+    if (a.name !== undefined) alerting.name = a.name
+    if (a.disabled === true || a.burnrates === false) alerting.page = alerting.ticket = { disable: true }
+    slo.alerting = alerting
+  }
+  return { slos: [slo], kubernetes }
+}
+
+/**
+ * The SLOs of a YAML file, any number of documents separated by `---`:
+ * OpenSLO `openslo/v1` and `openslo/v1alpha` `SLO` documents (other kinds,
+ * such as Service, are skipped), Sloth `prometheus/v1` specs and
+ * `sloth.slok.dev/v1` PrometheusServiceLevels, Pyrra `pyrra.dev/v1alpha1`
+ * ServiceLevelObjectives. `windowMs` is the period of Sloth's SLOs (Sloth's
+ * files do not carry one). The `slo` objects are then checked by
+ * `prometheusRules`, whose messages the caller prefixes with `where[i]`;
+ * `metadata` is what the PrometheusRule takes from the file (its name,
+ * Kubernetes labels, namespace).
  * @param {string} text
  * @param {{ file?: string, windowMs?: number }} [options]
- * @returns {{ slos: object[], where: string[] }}
+ * @returns {{ slos: object[], where: string[], metadata: { name?: string, labels: object, namespace?: string } }}
  */
 function readSpec(text, { file = 'spec', windowMs = 30 * 86_400_000 } = {}) {
   const docs = YAML.parseAllDocuments(text)
   const slos = []
   const where = []
+  const names = []
+  const namespaces = new Set()
+  const k8sLabels = {}
+  const add = (label, list) => {
+    for (const slo of list) {
+      slos.push(slo)
+      where.push(label)
+    }
+  }
+  // Kubernetes objects: their namespace goes to the PrometheusRule (their name and labels too, below).
+  const kube = (doc) => {
+    if (typeof doc.metadata?.namespace === 'string') namespaces.add(doc.metadata.namespace)
+  }
   docs.forEach((d, n) => {
     const at = `${file}: document ${n + 1}`
     if (d.errors.length) throw new SpecError(`${at}: not valid YAML: ${d.errors[0].message.split('\n')[0]}`)
     const doc = d.toJS()
     if (doc === null || doc === undefined) return
-    if (!isObject(doc)) throw new SpecError(`${at}: must be a map (an OpenSLO document or a Sloth spec)`)
+    if (!isObject(doc)) throw new SpecError(`${at}: must be a map (an OpenSLO, Sloth or Pyrra document)`)
+    const failAt = (label) => (field, message) => {
+      throw new SpecError(`${label}: ${field} ${message}`)
+    }
+    const api = doc.apiVersion
     if (doc.version === 'prometheus/v1') {
       const label = `${at} (Sloth service ${printable(JSON.stringify(doc.service))})`
-      const fail = (field, message) => {
-        throw new SpecError(`${label}: ${field} ${message}`)
+      add(label, readSloth(doc, failAt(label), windowMs))
+      names.push(doc.service)
+    } else if (api === 'sloth.slok.dev/v1') {
+      const label = `${at} (Sloth ${printable(JSON.stringify(doc.kind))} ${printable(JSON.stringify(doc.metadata?.name))})`
+      const fail = failAt(label)
+      if (doc.kind !== 'PrometheusServiceLevel') {
+        fail('kind', `must be PrometheusServiceLevel: ${JSON.stringify(doc.kind)} is not an SLO (AlertWindows, Sloth's own alert windows, are not supported: the rules use their own policy, see --alerts)`)
       }
-      for (const slo of readSloth(doc, fail, windowMs)) {
-        slos.push(slo)
-        where.push(label)
-      }
-    } else if (doc.apiVersion === 'openslo/v1') {
+      if (!isObject(doc.spec)) fail('spec', 'is required')
+      add(label, readSloth(doc.spec, fail, windowMs, { k8s: true, at: 'spec.' }))
+      kube(doc)
+      names.push(doc.metadata?.name)
+      Object.assign(k8sLabels, doc.metadata?.labels ?? {})
+    } else if (api === 'openslo/v1' || api === 'openslo/v1alpha') {
       if (doc.kind !== 'SLO') return
       const label = `${at} (OpenSLO SLO ${printable(JSON.stringify(doc.metadata?.name))})`
-      const fail = (field, message) => {
-        throw new SpecError(`${label}: ${field} ${message}`)
-      }
-      for (const slo of readOpenSlo(doc, fail)) {
-        slos.push(slo)
-        where.push(label)
-      }
+      add(label, (api === 'openslo/v1' ? readOpenSlo : readOpenSloAlpha)(doc, failAt(label)))
+      names.push(doc.metadata?.name)
+    } else if (api === 'pyrra.dev/v1alpha1') {
+      const label = `${at} (Pyrra ${printable(JSON.stringify(doc.kind))} ${printable(JSON.stringify(doc.metadata?.name))})`
+      if (doc.kind !== 'ServiceLevelObjective') failAt(label)('kind', `must be ServiceLevelObjective, got ${printable(JSON.stringify(doc.kind))}`)
+      const { slos: list, kubernetes } = readPyrra(doc, failAt(label))
+      add(label, list)
+      kube(doc)
+      names.push(doc.metadata.name)
+      Object.assign(k8sLabels, kubernetes)
     } else {
       throw new SpecError(
-        `${at}: neither an OpenSLO v1 document (apiVersion: openslo/v1) nor a Sloth spec (version: prometheus/v1); ` +
-          `got apiVersion ${JSON.stringify(doc.apiVersion)}, version ${JSON.stringify(doc.version)}`,
+        `${at}: neither an OpenSLO document (apiVersion: openslo/v1 or openslo/v1alpha), a Sloth spec (version: prometheus/v1, or apiVersion: sloth.slok.dev/v1) ` +
+          `nor a Pyrra ServiceLevelObjective (apiVersion: pyrra.dev/v1alpha1); got apiVersion ${printable(JSON.stringify(doc.apiVersion))}, version ${printable(JSON.stringify(doc.version))}`,
       )
     }
   })
-  if (slos.length === 0) throw new SpecError(`${file}: no SLO in it (an OpenSLO kind: SLO document or a Sloth prometheus/v1 spec)`)
-  return { slos, where }
+  if (slos.length === 0) throw new SpecError(`${file}: no SLO in it (an OpenSLO kind: SLO document, a Sloth spec or a Pyrra ServiceLevelObjective)`)
+  // One name for the file: the documents' own when they agree, else the file's.
+  const distinct = [...new Set(names.map(objectName))]
+  const base = file === '-' || file === 'spec' ? null : objectName(path.basename(file).replace(/\.[^.]*$/, ''))
+  const metadata = { labels: {} }
+  const name = distinct.length === 1 && distinct[0] ? distinct[0] : base
+  if (name) metadata.name = name
+  for (const [key, value] of Object.entries(k8sLabels)) metadata.labels[key] = String(value)
+  if (namespaces.size === 1) metadata.namespace = [...namespaces][0]
+  return { slos, where, metadata }
 }
 
 module.exports = { readSpec, readSelector, SpecError }
