@@ -35,10 +35,52 @@ use napi::{check_status, sys, Env};
 use crate::args::registered_symbol;
 use crate::handle::Handle;
 
-/// The registered symbol the report filler is stored under (`lib/fast-report.js` uses the same).
-const REPORT_INTO_SYMBOL: &str = "captcha-error-budget.reportInto";
+/// The registered symbol the report filler is stored under (`lib/fast-report.js`
+/// reads it from [`contract`]).
+pub const REPORT_INTO_SYMBOL: &str = "captcha-error-budget.reportInto";
+/// The registered symbol the figure reader is stored under (`lib/tracker.js`'s getters).
+pub const FIGURE_SYMBOL: &str = "captcha-error-budget.figure";
 /// The registered symbol under which the prototype keeps its own `record`.
-const NATIVE_RECORD_SYMBOL: &str = "captcha-error-budget.nativeRecord";
+pub const NATIVE_RECORD_SYMBOL: &str = "captcha-error-budget.nativeRecord";
+
+/// The figures `figure(index)` returns, by index: the getters of the same
+/// names (`status` and `lastStatus` as their index in `Status::ALL`, `closed`
+/// as 0 or 1).
+pub const FIGURES: [&str; 12] = [
+  "now",
+  "total",
+  "successes",
+  "failures",
+  "currentRate",
+  "budgetTotal",
+  "budgetRemaining",
+  "remainingFraction",
+  "burnRate",
+  "status",
+  "lastStatus",
+  "closed",
+];
+
+/// The report buffer's head, by index (see `write_report`).
+pub const REPORT_FIELDS: [&str; REPORT_HEAD] = [
+  "status",
+  "currentRate",
+  "total",
+  "failures",
+  "budgetRemainingPct",
+  "burnRate",
+  "sloTarget",
+  "successes",
+  "budgetTotal",
+  "budgetRemaining",
+  "dropped",
+  "at",
+  "insufficientData",
+  "exhaustsInMs",
+  "firing",
+];
+/// Each firing pair's values after the head.
+pub const REPORT_PAIR_FIELDS: [&str; 3] = ["index", "burnRateLong", "burnRateShort"];
 
 /// At module load: keeps the prototype's `record` under a registered symbol,
 /// so that the constructor can tell a subclass that overrides `record`.
@@ -76,8 +118,8 @@ pub fn is_construct_call(env: &Env, this: &Object) -> Result<bool> {
 }
 
 /// Defines `record` on `this` (writable, configurable, not enumerable, like a
-/// class method) and the report filler under its symbol, both as functions
-/// bound to `state`. A subclass that overrides `record` keeps its override:
+/// class method), the report filler and the figure reader under their
+/// symbols, all as functions bound to `state`. A subclass that overrides `record` keeps its override:
 /// an own property would shadow it, so it gets the filler only.
 pub fn install(env: &Env, this: &Object, state: &Arc<Handle>) -> Result<()> {
   let inherited: Unknown = this.get_named_property("record")?;
@@ -86,16 +128,30 @@ pub fn install(env: &Env, this: &Object, state: &Arc<Handle>) -> Result<()> {
   let report_fn = create(env, c"reportInto", report_into, state)?;
   let key = registered_symbol(env, REPORT_INTO_SYMBOL)?;
   let attributes = sys::PropertyAttributes::writable | sys::PropertyAttributes::configurable;
-  let mut properties = vec![sys::napi_property_descriptor {
-    utf8name: ptr::null(),
-    name: key.raw(),
-    method: None,
-    getter: None,
-    setter: None,
-    value: report_fn,
-    attributes,
-    data: ptr::null_mut(),
-  }];
+  let figure_fn = create(env, c"figure", figure, state)?;
+  let figure_key = registered_symbol(env, FIGURE_SYMBOL)?;
+  let mut properties = vec![
+    sys::napi_property_descriptor {
+      utf8name: ptr::null(),
+      name: key.raw(),
+      method: None,
+      getter: None,
+      setter: None,
+      value: report_fn,
+      attributes,
+      data: ptr::null_mut(),
+    },
+    sys::napi_property_descriptor {
+      utf8name: ptr::null(),
+      name: figure_key.raw(),
+      method: None,
+      getter: None,
+      setter: None,
+      value: figure_fn,
+      attributes,
+      data: ptr::null_mut(),
+    },
+  ];
   if !overridden {
     properties.push(sys::napi_property_descriptor {
       utf8name: c"record".as_ptr(),
@@ -221,6 +277,37 @@ unsafe fn slow(env: sys::napi_env, state: &Handle, argv: [sys::napi_value; 2]) -
   ptr::null_mut()
 }
 
+/// `figure(index): number` — the figure `FIGURES[index]` now; `NaN` for an
+/// index out of range or not an int32 (`lib/tracker.js` only passes constants).
+unsafe extern "C" fn figure(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+  // SAFETY: called by Node-API as the function `create` made.
+  let Some((_, argv, state)) = (unsafe { call_args::<1>(env, info) }) else {
+    return ptr::null_mut();
+  };
+  let mut index = -1i32;
+  // SAFETY: valid env and value; a non-number leaves `index` at -1.
+  unsafe { sys::napi_get_value_int32(env, argv[0], &mut index) };
+  let value = match index {
+    0 => state.read(|core| core.now_ms() as f64),
+    1 => state.read(|core| core.counts().total() as f64),
+    2 => state.read(|core| core.counts().successes as f64),
+    3 => state.read(|core| core.counts().failures as f64),
+    4 => state.read(|core| core.budget().current_rate),
+    5 => state.read(|core| core.budget().budget_total),
+    6 => state.read(|core| core.budget().budget_remaining),
+    7 => state.read(|core| core.budget().remaining_fraction),
+    8 => state.read(|core| core.budget().burn_rate),
+    9 => state.read(|core| core.budget().status.index() as f64),
+    10 => state.read(|core| core.last_status().index() as f64),
+    11 => state.is_closed() as u8 as f64,
+    _ => f64::NAN,
+  };
+  let mut result = ptr::null_mut();
+  // SAFETY: valid env and out-pointer.
+  unsafe { sys::napi_create_double(env, value, &mut result) };
+  result
+}
+
 /// Values before the firing alerts in the report buffer.
 const REPORT_HEAD: usize = 15;
 /// Firing pairs the report is assembled for on the stack (more: on the heap)
@@ -312,4 +399,44 @@ fn write_report(core: &Tracker, out: &mut [f64]) -> usize {
     slot.copy_from_slice(&[index as f64, firing.burn_rate_long, firing.burn_rate_short]);
   }
   needed
+}
+
+/// The contract between this module and the package's JavaScript
+/// (`lib/contract.js` checks it at load): the registered symbols they share,
+/// the layouts of the report buffer and the figure indexes, the status order.
+#[napi_derive::napi(object, object_to_js = true, object_from_js = false)]
+pub struct SeamContract {
+  /// `Symbol.for` key of each tracker's report filler.
+  pub report_into_symbol: String,
+  /// `Symbol.for` key of each tracker's figure reader.
+  pub figure_symbol: String,
+  /// `Symbol.for` key under which the prototype keeps its own `record`.
+  pub native_record_symbol: String,
+  /// `Symbol.for` key under which the package's callers name a config (`restore(json, options): options`).
+  pub argument_name_symbol: String,
+  /// The report buffer's head, by index.
+  pub report_fields: Vec<String>,
+  /// Each firing pair's values after the head.
+  pub report_pair_fields: Vec<String>,
+  /// The figures of `figure(index)`, by index.
+  pub figures: Vec<String>,
+  /// The status names by index (`Status::ALL`).
+  pub statuses: Vec<String>,
+}
+
+/// The seam's contract, for `lib/contract.js` to check at load.
+#[napi_derive::napi(skip_typescript)]
+#[cfg_attr(test, allow(dead_code))]
+pub fn seam_contract() -> SeamContract {
+  let strings = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
+  SeamContract {
+    report_into_symbol: REPORT_INTO_SYMBOL.into(),
+    figure_symbol: FIGURE_SYMBOL.into(),
+    native_record_symbol: NATIVE_RECORD_SYMBOL.into(),
+    argument_name_symbol: crate::args::ARGUMENT_NAME_SYMBOL.into(),
+    report_fields: strings(&REPORT_FIELDS),
+    report_pair_fields: strings(&REPORT_PAIR_FIELDS),
+    figures: strings(&FIGURES),
+    statuses: budget_core::Status::ALL.iter().map(|s| s.as_str().to_string()).collect(),
+  }
 }

@@ -45,7 +45,7 @@ async function fleetReport(url, key) {
   const hash = new Map()
   for (let i = 0; i < fields.length; i += 2) hash.set(String(fields[i]), String(fields[i + 1]))
   if (!hash.has('config')) throw new Error(`no fleet budget '${key}' in Redis (no worker synced it within its window)`)
-  const { ErrorBudgetTracker } = require('../..')
+  const { ErrorBudgetTracker } = require('../tracker.js')
   const bucketMs = Number(hash.get('width'))
   const config = JSON.parse(hash.get('config'))
   const now = Date.now()
