@@ -2,7 +2,7 @@
 //! of a solve log in, typed arrays of its events out. Internal: left out of the
 //! package's types, reached through `require('./native.js')` by the reader only.
 
-use budget_core::logparse::{parse_chunk, LogFields, LogFormat};
+use solve_log::{parse_chunk, LogFields, LogFormat};
 use budget_core::BudgetError;
 use napi::bindgen_prelude::*;
 use napi::Env;
@@ -11,7 +11,7 @@ use napi_derive::napi;
 use crate::error::throw;
 
 /// Parses the complete lines of `chunk` (a Buffer) of a JSON Lines or CSV solve
-/// log; see `crates/budget-core/src/logparse.rs`.
+/// log; see `crates/solve-log/src/lib.rs`.
 ///
 /// - `format`: `'jsonl'` or `'csv'`;
 /// - `fields`: `[ts, ok, type]` field names (JSON keys; CSV: for messages);
