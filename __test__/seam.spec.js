@@ -124,7 +124,7 @@ test("lib/ takes the class from lib/tracker.js, never '../..' or the addon direc
     t.false(/require\((['"])\.\.\/\.\.\1\)/.test(source), `${file} requires '../..'`)
     t.false(/require\((['"])\.\.\/\.\.\/index(\.js)?\1\)/.test(source), `${file} requires the package entry`)
     const native = /require\((['"])(\.\.\/)+native(\.js)?\1\)/.test(source)
-    if (native) t.true(['lib/tracker.js', 'lib/contract.js', 'lib/replay/reader.js'].includes(file), `${file} requires native.js`)
+    if (native) t.true(['lib/tracker.js', 'lib/contract.js', 'lib/fast-report.js', 'lib/replay/reader.js'].includes(file), `${file} requires native.js`)
   }
 })
 

@@ -6,16 +6,21 @@
 // Float64Array (layout in src/fast_path.rs, `write_report`, checked against
 // this file's at load by lib/contract.js).
 
+const native = require('../native.js')
 const { REPORT_INTO, REPORT_HEAD, REPORT_PAIR, STATUSES } = require('./contract.js')
 
 const HEAD = REPORT_HEAD
 
-// One buffer per module instance (one per thread): reports are built one at a
-// time on a thread. A report holds at most every pair of its tracker's policy,
-// so the buffer is grown to that size when a tracker is first seen, before
-// filling: one report is one native call, one reading of the clock.
-let buffer = new Float64Array(HEAD + REPORT_PAIR * 8)
-// The alert policy of each tracker, read once (it never changes after construction).
+// One buffer per thread, made and kept by the addon (`reportBuffer()`): the
+// report filler called with no argument writes there, without the checks of a
+// buffer argument. Reports are built one at a time on a thread. A report that
+// needs more room (more firing pairs than the buffer holds: 64) writes nothing
+// and says how much; it is then filled into a larger buffer of this module's.
+// Neither buffer ever leaves this module.
+let threadBuffer = null
+let large = new Float64Array(0)
+// The alert policy of each tracker, read once when a pair of it first fires
+// (it never changes after construction).
 const policies = new WeakMap()
 
 function policyOf(tracker) {
@@ -23,7 +28,6 @@ function policyOf(tracker) {
   if (policy === undefined) {
     policy = tracker.alertPolicy
     policies.set(tracker, policy)
-    if (HEAD + REPORT_PAIR * policy.length > buffer.length) buffer = new Float64Array(HEAD + REPORT_PAIR * policy.length)
   }
   return policy
 }
@@ -47,11 +51,14 @@ function firingAlerts(policy, b, count) {
  */
 function fastReport(tracker) {
   if (tracker === null || typeof tracker !== 'object' || !Object.hasOwn(tracker, REPORT_INTO)) return undefined
-  const fill = tracker[REPORT_INTO]
-  const policy = policyOf(tracker)
-  const b = buffer
-  // Never larger than the buffer (sized from the policy above); if it were, the native report.
-  if (fill(b) > b.length) return undefined
+  let b = threadBuffer ?? (threadBuffer = new Float64Array(native.reportBuffer()))
+  const needed = tracker[REPORT_INTO]()
+  if (needed > b.length) {
+    if (needed > large.length) large = new Float64Array(needed)
+    b = large
+    // Asked again (a second reading of the clock); more still, the native report.
+    if (tracker[REPORT_INTO](b) > b.length) return undefined
+  }
   const firing = b[14]
   return {
     status: STATUSES[b[0]],
@@ -66,7 +73,7 @@ function fastReport(tracker) {
     budgetRemaining: b[9],
     dropped: b[10],
     at: b[11],
-    alerts: firing === 0 ? [] : firingAlerts(policy, b, firing),
+    alerts: firing === 0 ? [] : firingAlerts(policyOf(tracker), b, firing),
     insufficientData: b[12] === 1,
     exhaustsInMs: Number.isNaN(b[13]) ? null : b[13],
   }

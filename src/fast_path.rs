@@ -24,6 +24,7 @@
 //! `Float64Array`, through a second own function stored under
 //! `Symbol.for('captcha-error-budget.reportInto')` (layout: `report_into`).
 
+use std::cell::Cell;
 use std::ffi::{c_void, CStr};
 use std::ptr;
 use std::sync::Arc;
@@ -314,15 +315,20 @@ const REPORT_HEAD: usize = 15;
 /// before it is copied into the caller's buffer.
 const STACK_FIRING: usize = 16;
 
-/// `reportInto(buffer: Float64Array): number` — writes the report now into
-/// `buffer` and returns how many values it takes; when that is more than
-/// `buffer.length`, writes nothing (the caller grows the buffer and asks
-/// again). A Float64Array over a SharedArrayBuffer is a TypeError.
+/// `reportInto(buffer?: Float64Array): number` — writes the report now into
+/// `buffer`, or without one into this thread's buffer (`reportBuffer`, what
+/// `lib/fast-report.js` uses), and returns how many values it takes; when
+/// that is more than the buffer's length, writes nothing (the caller grows the
+/// buffer and asks again). A Float64Array over a SharedArrayBuffer is a TypeError.
 unsafe extern "C" fn report_into(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
   // SAFETY: called by Node-API as the function `create` made.
-  let Some((_, argv, state)) = (unsafe { call_args::<1>(env, info) }) else {
+  let Some((argc, argv, state)) = (unsafe { call_args::<1>(env, info) }) else {
     return ptr::null_mut();
   };
+  if argc == 0 {
+    // SAFETY: on the JS thread, as the caller's.
+    return unsafe { report_into_thread_buffer(env, state) };
+  }
   let (mut kind, mut length, mut values, mut buffer) = (0, 0usize, ptr::null_mut(), ptr::null_mut());
   // SAFETY: out-pointers are valid; a non-typed-array fails with a status.
   let typed = unsafe {
@@ -342,6 +348,16 @@ unsafe extern "C" fn report_into(env: sys::napi_env, info: sys::napi_callback_in
     let _ = Env::from_raw(env).throw_type_error(message, Some("ERR_INVALID_ARG_TYPE"));
     return ptr::null_mut();
   }
+  // SAFETY: as the caller's; `values` holds `length` f64 (a Float64Array's own memory).
+  unsafe { fill(env, state, values as *mut f64, length) }
+}
+
+/// Writes the report into `values` (`length` f64, may be null with 0) and
+/// returns how many values it takes, as a JS number.
+///
+/// # Safety
+/// On the JS thread; `values` is valid for `length` f64 writes, not aliased by a Rust reference.
+unsafe fn fill(env: sys::napi_env, state: &Handle, values: *mut f64, length: usize) -> sys::napi_value {
   let (mut stack, mut heap) = ([0f64; REPORT_HEAD + 3 * STACK_FIRING], Vec::new());
   let needed = state.with_core(|core, _, _| {
     let needed = write_report(core, &mut stack);
@@ -356,12 +372,103 @@ unsafe extern "C" fn report_into(env: sys::napi_env, info: sys::napi_callback_in
     // SAFETY: the typed array's own memory (aligned for f64, `length` ≥
     // `needed` elements); copied through the raw pointer, never a Rust
     // reference to memory JavaScript owns.
-    unsafe { ptr::copy_nonoverlapping(out.as_ptr(), values as *mut f64, needed) };
+    unsafe { ptr::copy_nonoverlapping(out.as_ptr(), values, needed) };
   }
   let mut result = ptr::null_mut();
   // SAFETY: valid env and out-pointer.
   unsafe { sys::napi_create_double(env, needed as f64, &mut result) };
   result
+}
+
+/// Firing pairs this thread's report buffer has room for: a report with more
+/// is filled into a buffer its caller passes (`lib/fast-report.js` keeps one).
+pub const THREAD_BUFFER_PAIRS: usize = 64;
+/// The length of this thread's report buffer, in f64.
+const THREAD_BUFFER_LENGTH: usize = REPORT_HEAD + 3 * THREAD_BUFFER_PAIRS;
+
+/// This thread's report buffer (`reportBuffer()`): an ArrayBuffer the addon
+/// created, its memory, and the reference that keeps it alive. Made once per
+/// thread and never replaced, so every copy of the package's JavaScript on a
+/// thread reads the buffer that `reportInto()` wrote; they never transfer it.
+#[derive(Clone, Copy)]
+struct ThreadBuffer {
+  values: *mut f64,
+  reference: sys::napi_ref,
+}
+
+thread_local! {
+  static THREAD_BUFFER: Cell<ThreadBuffer> =
+    const { Cell::new(ThreadBuffer { values: ptr::null_mut(), reference: ptr::null_mut() }) };
+}
+
+/// `reportInto()` with no argument: the report into this thread's buffer
+/// (none yet: nothing written). Skips the typed-array checks of a buffer
+/// argument (≈ a third of the cost of a fill).
+///
+/// # Safety
+/// On the JS thread, inside a callback.
+unsafe fn report_into_thread_buffer(env: sys::napi_env, state: &Handle) -> sys::napi_value {
+  let buffer = THREAD_BUFFER.with(Cell::get);
+  let length = if buffer.values.is_null() { 0 } else { THREAD_BUFFER_LENGTH };
+  // SAFETY: the buffer's memory, kept alive by its reference; `length` f64.
+  unsafe { fill(env, state, buffer.values, length) }
+}
+
+/// `reportBuffer(): ArrayBuffer` — this thread's report buffer (room for
+/// `THREAD_BUFFER_PAIRS` firing pairs), made on first use.
+unsafe extern "C" fn report_buffer(env: sys::napi_env, _info: sys::napi_callback_info) -> sys::napi_value {
+  let buffer = THREAD_BUFFER.with(Cell::get);
+  let mut array_buffer = ptr::null_mut();
+  if !buffer.reference.is_null() {
+    // SAFETY: a strong reference made below on this thread.
+    unsafe { sys::napi_get_reference_value(env, buffer.reference, &mut array_buffer) };
+    return array_buffer;
+  }
+  let (mut data, mut reference) = (ptr::null_mut(), ptr::null_mut());
+  // SAFETY: valid env and out-pointers.
+  unsafe {
+    if sys::napi_create_arraybuffer(env, THREAD_BUFFER_LENGTH * 8, &mut data, &mut array_buffer) != sys::Status::napi_ok
+      || sys::napi_create_reference(env, array_buffer, 1, &mut reference) != sys::Status::napi_ok
+    {
+      return ptr::null_mut();
+    }
+  }
+  THREAD_BUFFER.with(|b| b.set(ThreadBuffer { values: data as *mut f64, reference }));
+  array_buffer
+}
+
+/// Defines `reportBuffer` on the module's exports (a raw function, like the per-tracker ones).
+pub fn export_report_buffer(env: &Env, exports: &Object) -> Result<()> {
+  let mut func = ptr::null_mut();
+  // SAFETY: valid env and out-pointer.
+  check_status!(
+    unsafe {
+      sys::napi_create_function(
+        env.raw(),
+        c"reportBuffer".as_ptr(),
+        12,
+        Some(report_buffer),
+        ptr::null_mut(),
+        &mut func,
+      )
+    },
+    "cannot create reportBuffer()"
+  )?;
+  let property = sys::napi_property_descriptor {
+    utf8name: c"reportBuffer".as_ptr(),
+    name: ptr::null_mut(),
+    method: None,
+    getter: None,
+    setter: None,
+    value: func,
+    attributes: sys::PropertyAttributes::default,
+    data: ptr::null_mut(),
+  };
+  // SAFETY: valid env, object and descriptor.
+  check_status!(
+    unsafe { sys::napi_define_properties(env.raw(), exports.raw(), 1, &property) },
+    "cannot export reportBuffer()"
+  )
 }
 
 /// The report buffer: `[status index (0 healthy … 3 exhausted), currentRate,

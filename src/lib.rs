@@ -41,6 +41,7 @@ pub fn finish_class(exports: Object, env: Env) -> napi::Result<()> {
   receiver::finish_prototype(&env, &mut proto)?;
   install_dispose(&env, &mut proto)?;
   fast_path::remember_prototype_record(&env, &mut proto)?;
+  fast_path::export_report_buffer(&env, &exports)?;
   Ok(())
 }
 

@@ -2,11 +2,11 @@
 //! of a solve log in, typed arrays of its events out. Internal: left out of the
 //! package's types, reached through `require('./native.js')` by the reader only.
 
-use solve_log::{parse_chunk, LogFields, LogFormat};
 use budget_core::BudgetError;
 use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
+use solve_log::{parse_chunk, LogFields, LogFormat};
 
 use crate::error::throw;
 
