@@ -45,12 +45,13 @@ function firingAlerts(policy, b, count) {
 /**
  * The report of `tracker` built in JavaScript: the same object as the native
  * `report()` (same fields, same order, same values), or `undefined` when
- * `tracker` has no native filler (not a tracker): the caller then goes to the
+ * `tracker` has no native filler (not a tracker, or a primitive): the caller then goes to the
  * native report, whose receiver check throws.
  * @param {object} tracker
  */
 function fastReport(tracker) {
-  if (tracker === null || typeof tracker !== 'object' || !Object.hasOwn(tracker, REPORT_INTO)) return undefined
+  // Called as a method (V8 calls a native function with no receiver through a slower path).
+  if (tracker?.[REPORT_INTO] === undefined) return undefined
   let b = threadBuffer ?? (threadBuffer = new Float64Array(native.reportBuffer()))
   const needed = tracker[REPORT_INTO]()
   if (needed > b.length) {

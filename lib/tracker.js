@@ -229,4 +229,9 @@ ErrorBudgetTracker.shared = function shared(name, config) {
   return new ErrorBudgetTracker({ ...config, shared: name })
 }
 
-module.exports = { ErrorBudgetTracker, FleetSyncError: fleet.FleetSyncError }
+module.exports = {
+  ErrorBudgetTracker,
+  FleetSyncError: fleet.FleetSyncError,
+  /** The core's empty snapshot of a fleet's stored config (lib/fleet/gate.js). */
+  fleetEmptySnapshot: native.fleetEmptySnapshot,
+}

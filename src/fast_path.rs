@@ -311,9 +311,6 @@ unsafe extern "C" fn figure(env: sys::napi_env, info: sys::napi_callback_info) -
 
 /// Values before the firing alerts in the report buffer.
 const REPORT_HEAD: usize = 15;
-/// Firing pairs the report is assembled for on the stack (more: on the heap)
-/// before it is copied into the caller's buffer.
-const STACK_FIRING: usize = 16;
 
 /// `reportInto(buffer?: Float64Array): number` — writes the report now into
 /// `buffer`, or without one into this thread's buffer (`reportBuffer`, what
@@ -358,22 +355,9 @@ unsafe extern "C" fn report_into(env: sys::napi_env, info: sys::napi_callback_in
 /// # Safety
 /// On the JS thread; `values` is valid for `length` f64 writes, not aliased by a Rust reference.
 unsafe fn fill(env: sys::napi_env, state: &Handle, values: *mut f64, length: usize) -> sys::napi_value {
-  let (mut stack, mut heap) = ([0f64; REPORT_HEAD + 3 * STACK_FIRING], Vec::new());
-  let needed = state.with_core(|core, _, _| {
-    let needed = write_report(core, &mut stack);
-    if needed > stack.len() && needed <= length {
-      heap.resize(needed, 0.0);
-      write_report(core, &mut heap);
-    }
-    needed
-  });
-  let out: &[f64] = if heap.is_empty() { &stack } else { &heap };
-  if needed <= length && needed <= out.len() && !values.is_null() {
-    // SAFETY: the typed array's own memory (aligned for f64, `length` ≥
-    // `needed` elements); copied through the raw pointer, never a Rust
-    // reference to memory JavaScript owns.
-    unsafe { ptr::copy_nonoverlapping(out.as_ptr(), values, needed) };
-  }
+  let length = if values.is_null() { 0 } else { length };
+  // SAFETY: as the caller's.
+  let needed = state.with_core(|core, _, _| unsafe { write_report(core, values, length) });
   let mut result = ptr::null_mut();
   // SAFETY: valid env and out-pointer.
   unsafe { sys::napi_create_double(env, needed as f64, &mut result) };
@@ -476,11 +460,16 @@ pub fn export_report_buffer(env: &Env, exports: &Object) -> Result<()> {
 /// budgetTotal, budgetRemaining, dropped, at, insufficientData (0/1),
 /// exhaustsInMs (NaN for null), n firing]`, then per firing pair `[its index
 /// in alertPolicy, burnRateLong, burnRateShort]` — the fields of `BudgetReport`.
-fn write_report(core: &Tracker, out: &mut [f64]) -> usize {
+/// Written through the raw pointer `out` (valid for `length` f64), never a
+/// Rust reference to memory JavaScript owns; nothing when `length` is short.
+///
+/// # Safety
+/// `out` is valid for `length` aligned f64 writes (or `length` is 0).
+unsafe fn write_report(core: &Tracker, out: *mut f64, length: usize) -> usize {
   let report = core.report();
   let alerts = core.alert_snapshot();
   let needed = REPORT_HEAD + 3 * alerts.firing.len();
-  if out.len() < needed {
+  if length < needed {
     return needed;
   }
   let head = [
@@ -500,10 +489,13 @@ fn write_report(core: &Tracker, out: &mut [f64]) -> usize {
     alerts.exhausts_in_ms.unwrap_or(f64::NAN),
     alerts.firing.len() as f64,
   ];
-  out[..REPORT_HEAD].copy_from_slice(&head);
-  for (slot, firing) in out[REPORT_HEAD..needed].chunks_exact_mut(3).zip(&alerts.firing) {
+  // SAFETY: `needed` ≤ `length` values, as the caller promised.
+  unsafe { ptr::copy_nonoverlapping(head.as_ptr(), out, REPORT_HEAD) };
+  for (i, firing) in alerts.firing.iter().enumerate() {
     let index = core.alert_rules().position(|rule| rule.name == firing.name).unwrap_or(usize::MAX);
-    slot.copy_from_slice(&[index as f64, firing.burn_rate_long, firing.burn_rate_short]);
+    let pair = [index as f64, firing.burn_rate_long, firing.burn_rate_short];
+    // SAFETY: as above: pair `i` ends at most at `needed`.
+    unsafe { ptr::copy_nonoverlapping(pair.as_ptr(), out.add(REPORT_HEAD + 3 * i), 3) };
   }
   needed
 }
