@@ -466,8 +466,7 @@ pub fn export_report_buffer(env: &Env, exports: &Object) -> Result<()> {
 /// # Safety
 /// `out` is valid for `length` aligned f64 writes (or `length` is 0).
 unsafe fn write_report(core: &Tracker, out: *mut f64, length: usize) -> usize {
-  let report = core.report();
-  let alerts = core.alert_snapshot();
+  let (report, alerts) = core.report_and_alerts();
   let needed = REPORT_HEAD + 3 * alerts.firing.len();
   if length < needed {
     return needed;
