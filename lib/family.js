@@ -135,7 +135,7 @@ class BudgetFamily {
   }
 
   #startFleet(options) {
-    const { fleetLink } = require('../native.js')
+    const { fleetLink } = require('./load-native.js')
     const { FamilySync } = require('./fleet/family-sync.js')
     const probe = new Tracker({ ...this.#base })
     let probeLink
@@ -474,7 +474,7 @@ class BudgetFamily {
     const entry = { labels: Object.freeze(labels), own: [], dispatchers: new Map(), seq: nextSeq++, id: undefined, link: undefined }
     if (this.#probe !== null) {
       try {
-        entry.link = require('../native.js').fleetLink(child, this.#fleet.bucketMs)
+        entry.link = require('./load-native.js').fleetLink(child, this.#fleet.bucketMs)
       } catch (err) {
         child.close()
         throw err

@@ -118,10 +118,10 @@ function closedError() {
 }
 
 /**
- * Defines `guard()` on `Tracker.prototype` (non-enumerable, like a class method).
- * @param {typeof import('../native').ErrorBudgetTracker} Tracker
+ * The `guard()` method of `Tracker` (lib/tracker.js puts it on the prototype).
+ * @param {Function} Tracker the exported ErrorBudgetTracker
  */
-function installGuard(Tracker) {
+function makeGuard(Tracker) {
   /**
    * Runs `fn(signal)` as one solve attempt and records its outcome exactly once:
    * resolve → one success; reject → one failure (unless `countsAsFailure(error)`
@@ -152,7 +152,7 @@ function installGuard(Tracker) {
     if (!decision.admit) throw new BudgetExhaustedError(this.report(), decision.retryAfterMs)
     return attempt(this, fn, parsed, throttle)
   }
-  Object.defineProperty(Tracker.prototype, 'guard', { value: guard, writable: true, configurable: true })
+  return guard
 }
 
-module.exports = { installGuard }
+module.exports = { makeGuard }

@@ -6,7 +6,7 @@
 // the window) so that Prometheus can take increase() over any window, less what
 // the tracker was restored with (lib/counter-start.js); the gauges repeat what
 // the tracker itself sees in its window.
-const { ErrorBudgetTracker } = require('../native.js')
+const { ErrorBudgetTracker } = require('./tracker.js')
 const { describe, invalidArgType, invalidArgValue } = require('./errors')
 const { promDuration } = require('./duration')
 const { STATUSES } = require('./fast-report')

@@ -3,7 +3,7 @@
 // alert policy the Prometheus rules implement: the tracker checks its own
 // config fields and custom pairs; the default pairs are this file's own,
 // built for what a scrape can see.
-const { ErrorBudgetTracker } = require('../native.js')
+const { ErrorBudgetTracker } = require('./tracker.js')
 const { ARGUMENT_NAME, describe, printable, invalidArgType, outOfRange, invalidArgValue } = require('./errors')
 const { promDuration } = require('./duration')
 

@@ -14,24 +14,14 @@ const path = require('node:path')
 const root = path.join(__dirname, '..')
 const { binaryName } = require('../package.json').napi
 
-/**
- * Every published platform: the package folder under npm/, the triple Cargo
- * builds and the extra environment. glibc targets pin glibc 2.17 through the
- * cargo-zigbuild suffix (Debian 12's own glibc would demand 2.36); Windows is
- * built for `-gnu` (the MSVC SDK cannot be downloaded here) but shipped under
- * the `-msvc` name, which is what the loader asks for on the official Node —
- * Node-API is a C ABI, so the toolchain behind the DLL does not matter.
- */
-const TARGETS = [
-  { platform: 'linux-x64-gnu', target: 'x86_64-unknown-linux-gnu.2.17', zig: true },
-  { platform: 'linux-x64-musl', target: 'x86_64-unknown-linux-musl', zig: true },
-  { platform: 'linux-arm64-gnu', target: 'aarch64-unknown-linux-gnu.2.17', zig: true },
-  { platform: 'linux-arm64-musl', target: 'aarch64-unknown-linux-musl', zig: true },
-  { platform: 'darwin-x64', target: 'x86_64-apple-darwin', zig: true, env: { MACOSX_DEPLOYMENT_TARGET: '10.13' } },
-  { platform: 'darwin-arm64', target: 'aarch64-apple-darwin', zig: true, env: { MACOSX_DEPLOYMENT_TARGET: '11.0' } },
-  { platform: 'win32-x64-msvc', target: 'x86_64-pc-windows-gnu', windows: true },
-  { platform: 'wasm32-wasi', target: 'wasm32-wasip1-threads' },
-]
+// Every published platform, from package.json `napi.targets` (scripts/targets.js):
+// the package folder under npm/, the triple Cargo builds and the extra
+// environment. glibc targets pin glibc 2.17 through the cargo-zigbuild suffix
+// (Debian 12's own glibc would demand 2.36); Windows is built for `-gnu` (the
+// MSVC SDK cannot be downloaded here) but shipped under the `-msvc` name, which
+// is what the loader asks for on the official Node — Node-API is a C ABI, so
+// the toolchain behind the DLL does not matter.
+const { TARGETS } = require('./targets.js')
 
 /** The folder of the `zig` that PyPI's `ziglang` installs (napi's `-x` wants `zig` on PATH). */
 function zigDir() {
@@ -60,7 +50,7 @@ function nodeImportLibrary() {
   return dir
 }
 
-function build({ platform, target, zig, windows, env }) {
+function build({ platform, buildTarget: target, zig, windows, env }) {
   const out = path.join(root, 'target', 'napi-out', platform)
   fs.rmSync(out, { recursive: true, force: true })
   const args = ['napi', 'build', '--platform', '--release', '--no-const-enum', '--target', target, '-o', out]

@@ -11,6 +11,9 @@ const path = require('node:path')
 
 const root = path.join(__dirname, '..')
 const { binaryName } = require('../package.json').napi
+// What to expect of each binary follows from its target (scripts/targets.js, from package.json).
+const { TARGETS } = require('./targets.js')
+const ofKind = (kind) => TARGETS.filter((t) => t.check === kind)
 const failures = []
 const run = (cmd, args) => execFileSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 << 20 })
 const binary = (platform) => path.join(root, 'npm', platform, `${binaryName}.${platform}.node`)
@@ -34,22 +37,16 @@ const newer = (a, b) => {
   return false
 }
 
-for (const [platform, machine] of [
-  ['linux-x64-gnu', 'Advanced Micro Devices X86-64'],
-  ['linux-arm64-gnu', 'AArch64'],
-]) {
+for (const { platform, machine, glibc } of ofKind('elf-gnu')) {
   const e = elf(binary(platform))
   const highest = e.glibc.reduce((a, b) => (newer(b, a) ? b : a), '0')
   const problems = []
   if (e.machine !== machine) problems.push(`machine ${e.machine}, expected ${machine}`)
-  if (newer(highest, '2.17')) problems.push(`needs glibc ${highest}, more than 2.17`)
+  if (newer(highest, glibc)) problems.push(`needs glibc ${highest}, more than ${glibc}`)
   check(platform, [e.machine, `glibc ≥ ${highest}`, `needs ${e.needed.join(' ')}`], problems)
 }
 
-for (const [platform, machine] of [
-  ['linux-x64-musl', 'Advanced Micro Devices X86-64'],
-  ['linux-arm64-musl', 'AArch64'],
-]) {
+for (const { platform, machine } of ofKind('elf-musl')) {
   const e = elf(binary(platform))
   const problems = []
   if (e.machine !== machine) problems.push(`machine ${e.machine}, expected ${machine}`)
@@ -61,10 +58,7 @@ for (const [platform, machine] of [
   check(platform, [e.machine, `needs only ${e.needed.join(' ')}`, 'no GLIBC_ versions'], problems)
 }
 
-for (const [platform, cpu, minos] of [
-  ['darwin-x64', 'X86_64', '10.13'],
-  ['darwin-arm64', 'ARM64', '11.0'],
-]) {
+for (const { platform, cpu, minos } of ofKind('macho')) {
   const file = binary(platform)
   const header = run('llvm-objdump', ['--macho', '--private-headers', file])
   const problems = []
@@ -81,8 +75,7 @@ for (const [platform, cpu, minos] of [
   check(platform, [`Mach-O ${cpu} DYLIB`, `macOS ≥ ${min && min[1]}`, 'exports napi_register_module_v1'], problems)
 }
 
-{
-  const platform = 'win32-x64-msvc'
+for (const { platform } of ofKind('pe')) {
   const dump = run('x86_64-w64-mingw32-objdump', ['-f', '-p', binary(platform)])
   const problems = []
   if (!/file format pei-x86-64/.test(dump) || !/^Magic\s+020b/m.test(dump)) problems.push('not a PE32+ x86-64 image')

@@ -100,7 +100,7 @@ pub fn registered_symbol<'a>(env: &'a Env, name: &str) -> Result<Unknown<'a>> {
 
 /// The registered symbol under which the package's own JavaScript callers give
 /// a config the name of the argument it came from (lib/errors.js ARGUMENT_NAME).
-const ARGUMENT_NAME_SYMBOL: &str = "captcha-error-budget.argumentName";
+pub const ARGUMENT_NAME_SYMBOL: &str = "captcha-error-budget.argumentName";
 
 /// What the caller calls `config` in messages (`restore(json, options): options`),
 /// if it said; a symbol key, so no config key can clash with it.

@@ -120,11 +120,72 @@ pub enum ClockKind {
   Manual,
 }
 
-const NUMBER_KEYS: [&str; 7] =
-  ["targetRate", "windowMs", "warningThreshold", "criticalThreshold", "minEvents", "resolutionMs", "hysteresis"];
-const KNOWN_KEYS: &str = "targetRate, windowMs, warningThreshold, criticalThreshold, minEvents, resolutionMs, \
-  hysteresis, clock, alerts, snapshot, now, persist, shared, fleet";
-const RESTORE_KEYS: [&str; 3] = ["clock", "now", "persist"];
+/// What a config key's value must be, as `parse` checks it before conversion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+  /// A number (its range is checked when the config is built).
+  Number,
+  /// A string.
+  String,
+  /// `config.shared`: a string, well-formed Unicode.
+  Name,
+  /// `config.clock`: `'monotonic'` or `'manual'`.
+  Clock,
+  /// `config.alerts`: an array of rules (`check_alerts`).
+  Alerts,
+  /// `config.persist`: an object (`check_persist`).
+  Persist,
+  /// Taken off by the JavaScript before the native constructor (`config.fleet`,
+  /// lib/fleet/): a known key, but unknown here.
+  JavaScript,
+}
+
+/// One key of the config: its name, what it must be, and whether `restore()`
+/// may give it beside `snapshot`.
+struct Field {
+  name: &'static str,
+  kind: Kind,
+  restore: bool,
+}
+
+const fn field(name: &'static str, kind: Kind) -> Field {
+  Field { name, kind, restore: false }
+}
+
+/// Every config key, in the order messages list them: the one table the key
+/// and type checks, the known-keys message and the restore rule read.
+const FIELDS: [Field; 14] = [
+  field("targetRate", Kind::Number),
+  field("windowMs", Kind::Number),
+  field("warningThreshold", Kind::Number),
+  field("criticalThreshold", Kind::Number),
+  field("minEvents", Kind::Number),
+  field("resolutionMs", Kind::Number),
+  field("hysteresis", Kind::Number),
+  Field { name: "clock", kind: Kind::Clock, restore: true },
+  field("alerts", Kind::Alerts),
+  field("snapshot", Kind::String),
+  Field { name: "now", kind: Kind::Number, restore: true },
+  Field { name: "persist", kind: Kind::Persist, restore: true },
+  field("shared", Kind::Name),
+  field("fleet", Kind::JavaScript),
+];
+
+/// "targetRate, windowMs, …": the known keys, for messages.
+fn known_keys() -> String {
+  FIELDS.iter().map(|f| f.name).collect::<Vec<_>>().join(", ")
+}
+
+/// The keys `restore()` may give beside `snapshot`.
+fn restore_keys() -> Vec<&'static str> {
+  FIELDS.iter().filter(|f| f.restore).map(|f| f.name).collect()
+}
+
+/// The TypeError for a value of the wrong type: "must be a number, got string".
+fn wrong_type(key: &str, expected: ValueType, value: &Unknown) -> BudgetError {
+  let article = if expected == ValueType::Object { "an" } else { "a" };
+  BudgetError::invalid_type(format!("must be {article} {}, got {}", type_name(expected), describe(value))).at(key)
+}
 const RULE_KEYS: &str = "name, severity, longWindowMs, shortWindowMs, burnRate, minEvents";
 const PERSIST_KEYS: &str = "path, intervalMs";
 
@@ -139,8 +200,9 @@ pub fn parse(raw: Option<Object>) -> std::result::Result<Plan, BudgetError> {
   // Keys set to `undefined` are not given: they take their defaults.
   let mut keys = Vec::new();
   for key in Object::keys(&raw).map_err(|e| BudgetError::invalid_type(e.reason))? {
+    let unknown = || BudgetError::invalid_value(format!("unknown config key '{key}'; known keys: {}", known_keys()));
     if key.contains('\0') {
-      return Err(BudgetError::invalid_value(format!("unknown config key '{key}'; known keys: {KNOWN_KEYS}")));
+      return Err(unknown());
     }
     let value: Unknown = raw.get_named_property(&key).map_err(|e| BudgetError::invalid_type(e.reason))?;
     let ty = value.get_type().map_err(|e| BudgetError::invalid_type(e.reason))?;
@@ -150,51 +212,35 @@ pub fn parse(raw: Option<Object>) -> std::result::Result<Plan, BudgetError> {
     keys.push(key.clone());
     // An array is an object to `typeof`, but never what a config field wants.
     let is_array = value.is_array().map_err(|e| BudgetError::invalid_type(e.reason))?;
-    if NUMBER_KEYS.contains(&key.as_str()) {
-      if ty != ValueType::Number {
-        return Err(BudgetError::invalid_type(format!("must be a number, got {}", describe(&value))).at(&key));
-      }
-    } else if key == "alerts" {
-      check_alerts(value)?;
-    } else if key == "persist" && ty == ValueType::Object && !is_array {
-      check_persist(value)?;
-    } else if key == "shared" && ty == ValueType::String {
-      well_formed("shared", value)?;
-    } else if key == "snapshot" || key == "now" || key == "persist" || key == "shared" {
-      let expected = match key.as_str() {
-        "snapshot" | "shared" => ValueType::String,
-        "now" => ValueType::Number,
-        _ => ValueType::Object,
-      };
-      if ty != expected || is_array {
-        return Err(
-          BudgetError::invalid_type(format!(
-            "must be a{} {}, got {}",
-            if expected == ValueType::Object { "n" } else { "" },
-            type_name(expected),
-            describe(&value)
-          ))
-          .at(&key),
-        );
-      }
-    } else if key == "clock" {
-      if ty != ValueType::String {
+    let Some(field) = FIELDS.iter().find(|f| f.name == key) else {
+      return Err(unknown());
+    };
+    match field.kind {
+      Kind::Number if ty != ValueType::Number => return Err(wrong_type(&key, ValueType::Number, &value)),
+      Kind::String if ty != ValueType::String => return Err(wrong_type(&key, ValueType::String, &value)),
+      Kind::Name if ty != ValueType::String => return Err(wrong_type(&key, ValueType::String, &value)),
+      Kind::Name => well_formed(field.name, value)?,
+      Kind::Persist if ty != ValueType::Object || is_array => return Err(wrong_type(&key, ValueType::Object, &value)),
+      Kind::Persist => check_persist(value)?,
+      Kind::Alerts => check_alerts(value)?,
+      Kind::Clock if ty != ValueType::String => {
         return Err(
           BudgetError::invalid_type(format!("must be 'monotonic' or 'manual', got {}", describe(&value))).at("clock"),
-        );
+        )
       }
-    } else {
-      return Err(BudgetError::invalid_value(format!("unknown config key '{key}'; known keys: {KNOWN_KEYS}")));
+      Kind::JavaScript => return Err(unknown()),
+      Kind::Number | Kind::String | Kind::Clock => {}
     }
   }
   let input =
     unsafe { TrackerConfig::from_napi_value(raw.env(), raw.raw()) }.map_err(|e| BudgetError::invalid_type(e.reason))?;
   if input.snapshot.is_some() {
-    if let Some(key) = keys.iter().find(|k| !RESTORE_KEYS.contains(&k.as_str()) && k.as_str() != "snapshot") {
+    let restore = restore_keys();
+    if let Some(key) = keys.iter().find(|k| !restore.contains(&k.as_str()) && k.as_str() != "snapshot") {
       return Err(
         BudgetError::invalid_value(format!(
           "cannot be given with snapshot: the config comes from the snapshot (only {} may)",
-          RESTORE_KEYS.join(", ")
+          restore.join(", ")
         ))
         .at(key),
       );

@@ -24,6 +24,7 @@
 //! `Float64Array`, through a second own function stored under
 //! `Symbol.for('captcha-error-budget.reportInto')` (layout: `report_into`).
 
+use std::cell::Cell;
 use std::ffi::{c_void, CStr};
 use std::ptr;
 use std::sync::Arc;
@@ -35,10 +36,52 @@ use napi::{check_status, sys, Env};
 use crate::args::registered_symbol;
 use crate::handle::Handle;
 
-/// The registered symbol the report filler is stored under (`lib/fast-report.js` uses the same).
-const REPORT_INTO_SYMBOL: &str = "captcha-error-budget.reportInto";
+/// The registered symbol the report filler is stored under (`lib/fast-report.js`
+/// reads it from [`contract`]).
+pub const REPORT_INTO_SYMBOL: &str = "captcha-error-budget.reportInto";
+/// The registered symbol the figure reader is stored under (`lib/tracker.js`'s getters).
+pub const FIGURE_SYMBOL: &str = "captcha-error-budget.figure";
 /// The registered symbol under which the prototype keeps its own `record`.
-const NATIVE_RECORD_SYMBOL: &str = "captcha-error-budget.nativeRecord";
+pub const NATIVE_RECORD_SYMBOL: &str = "captcha-error-budget.nativeRecord";
+
+/// The figures `figure(index)` returns, by index: the getters of the same
+/// names (`status` and `lastStatus` as their index in `Status::ALL`, `closed`
+/// as 0 or 1).
+pub const FIGURES: [&str; 12] = [
+  "now",
+  "total",
+  "successes",
+  "failures",
+  "currentRate",
+  "budgetTotal",
+  "budgetRemaining",
+  "remainingFraction",
+  "burnRate",
+  "status",
+  "lastStatus",
+  "closed",
+];
+
+/// The report buffer's head, by index (see `write_report`).
+pub const REPORT_FIELDS: [&str; REPORT_HEAD] = [
+  "status",
+  "currentRate",
+  "total",
+  "failures",
+  "budgetRemainingPct",
+  "burnRate",
+  "sloTarget",
+  "successes",
+  "budgetTotal",
+  "budgetRemaining",
+  "dropped",
+  "at",
+  "insufficientData",
+  "exhaustsInMs",
+  "firing",
+];
+/// Each firing pair's values after the head.
+pub const REPORT_PAIR_FIELDS: [&str; 3] = ["index", "burnRateLong", "burnRateShort"];
 
 /// At module load: keeps the prototype's `record` under a registered symbol,
 /// so that the constructor can tell a subclass that overrides `record`.
@@ -76,8 +119,8 @@ pub fn is_construct_call(env: &Env, this: &Object) -> Result<bool> {
 }
 
 /// Defines `record` on `this` (writable, configurable, not enumerable, like a
-/// class method) and the report filler under its symbol, both as functions
-/// bound to `state`. A subclass that overrides `record` keeps its override:
+/// class method), the report filler and the figure reader under their
+/// symbols, all as functions bound to `state`. A subclass that overrides `record` keeps its override:
 /// an own property would shadow it, so it gets the filler only.
 pub fn install(env: &Env, this: &Object, state: &Arc<Handle>) -> Result<()> {
   let inherited: Unknown = this.get_named_property("record")?;
@@ -86,16 +129,30 @@ pub fn install(env: &Env, this: &Object, state: &Arc<Handle>) -> Result<()> {
   let report_fn = create(env, c"reportInto", report_into, state)?;
   let key = registered_symbol(env, REPORT_INTO_SYMBOL)?;
   let attributes = sys::PropertyAttributes::writable | sys::PropertyAttributes::configurable;
-  let mut properties = vec![sys::napi_property_descriptor {
-    utf8name: ptr::null(),
-    name: key.raw(),
-    method: None,
-    getter: None,
-    setter: None,
-    value: report_fn,
-    attributes,
-    data: ptr::null_mut(),
-  }];
+  let figure_fn = create(env, c"figure", figure, state)?;
+  let figure_key = registered_symbol(env, FIGURE_SYMBOL)?;
+  let mut properties = vec![
+    sys::napi_property_descriptor {
+      utf8name: ptr::null(),
+      name: key.raw(),
+      method: None,
+      getter: None,
+      setter: None,
+      value: report_fn,
+      attributes,
+      data: ptr::null_mut(),
+    },
+    sys::napi_property_descriptor {
+      utf8name: ptr::null(),
+      name: figure_key.raw(),
+      method: None,
+      getter: None,
+      setter: None,
+      value: figure_fn,
+      attributes,
+      data: ptr::null_mut(),
+    },
+  ];
   if !overridden {
     properties.push(sys::napi_property_descriptor {
       utf8name: c"record".as_ptr(),
@@ -221,21 +278,54 @@ unsafe fn slow(env: sys::napi_env, state: &Handle, argv: [sys::napi_value; 2]) -
   ptr::null_mut()
 }
 
-/// Values before the firing alerts in the report buffer.
-const REPORT_HEAD: usize = 15;
-/// Firing pairs the report is assembled for on the stack (more: on the heap)
-/// before it is copied into the caller's buffer.
-const STACK_FIRING: usize = 16;
-
-/// `reportInto(buffer: Float64Array): number` — writes the report now into
-/// `buffer` and returns how many values it takes; when that is more than
-/// `buffer.length`, writes nothing (the caller grows the buffer and asks
-/// again). A Float64Array over a SharedArrayBuffer is a TypeError.
-unsafe extern "C" fn report_into(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+/// `figure(index): number` — the figure `FIGURES[index]` now; `NaN` for an
+/// index out of range or not an int32 (`lib/tracker.js` only passes constants).
+unsafe extern "C" fn figure(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
   // SAFETY: called by Node-API as the function `create` made.
   let Some((_, argv, state)) = (unsafe { call_args::<1>(env, info) }) else {
     return ptr::null_mut();
   };
+  let mut index = -1i32;
+  // SAFETY: valid env and value; a non-number leaves `index` at -1.
+  unsafe { sys::napi_get_value_int32(env, argv[0], &mut index) };
+  let value = match index {
+    0 => state.read(|core| core.now_ms() as f64),
+    1 => state.read(|core| core.counts().total() as f64),
+    2 => state.read(|core| core.counts().successes as f64),
+    3 => state.read(|core| core.counts().failures as f64),
+    4 => state.read(|core| core.budget().current_rate),
+    5 => state.read(|core| core.budget().budget_total),
+    6 => state.read(|core| core.budget().budget_remaining),
+    7 => state.read(|core| core.budget().remaining_fraction),
+    8 => state.read(|core| core.budget().burn_rate),
+    9 => state.read(|core| core.budget().status.index() as f64),
+    10 => state.read(|core| core.last_status().index() as f64),
+    11 => state.is_closed() as u8 as f64,
+    _ => f64::NAN,
+  };
+  let mut result = ptr::null_mut();
+  // SAFETY: valid env and out-pointer.
+  unsafe { sys::napi_create_double(env, value, &mut result) };
+  result
+}
+
+/// Values before the firing alerts in the report buffer.
+const REPORT_HEAD: usize = 15;
+
+/// `reportInto(buffer?: Float64Array): number` — writes the report now into
+/// `buffer`, or without one into this thread's buffer (`reportBuffer`, what
+/// `lib/fast-report.js` uses), and returns how many values it takes; when
+/// that is more than the buffer's length, writes nothing (the caller grows the
+/// buffer and asks again). A Float64Array over a SharedArrayBuffer is a TypeError.
+unsafe extern "C" fn report_into(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+  // SAFETY: called by Node-API as the function `create` made.
+  let Some((argc, argv, state)) = (unsafe { call_args::<1>(env, info) }) else {
+    return ptr::null_mut();
+  };
+  if argc == 0 {
+    // SAFETY: on the JS thread, as the caller's.
+    return unsafe { report_into_thread_buffer(env, state) };
+  }
   let (mut kind, mut length, mut values, mut buffer) = (0, 0usize, ptr::null_mut(), ptr::null_mut());
   // SAFETY: out-pointers are valid; a non-typed-array fails with a status.
   let typed = unsafe {
@@ -255,26 +345,114 @@ unsafe extern "C" fn report_into(env: sys::napi_env, info: sys::napi_callback_in
     let _ = Env::from_raw(env).throw_type_error(message, Some("ERR_INVALID_ARG_TYPE"));
     return ptr::null_mut();
   }
-  let (mut stack, mut heap) = ([0f64; REPORT_HEAD + 3 * STACK_FIRING], Vec::new());
-  let needed = state.with_core(|core, _, _| {
-    let needed = write_report(core, &mut stack);
-    if needed > stack.len() && needed <= length {
-      heap.resize(needed, 0.0);
-      write_report(core, &mut heap);
-    }
-    needed
-  });
-  let out: &[f64] = if heap.is_empty() { &stack } else { &heap };
-  if needed <= length && needed <= out.len() && !values.is_null() {
-    // SAFETY: the typed array's own memory (aligned for f64, `length` ≥
-    // `needed` elements); copied through the raw pointer, never a Rust
-    // reference to memory JavaScript owns.
-    unsafe { ptr::copy_nonoverlapping(out.as_ptr(), values as *mut f64, needed) };
-  }
+  // SAFETY: as the caller's; `values` holds `length` f64 (a Float64Array's own memory).
+  unsafe { fill(env, state, values as *mut f64, length) }
+}
+
+/// Writes the report into `values` (`length` f64, may be null with 0) and
+/// returns how many values it takes, as a JS number.
+///
+/// # Safety
+/// On the JS thread; `values` is valid for `length` f64 writes, not aliased by a Rust reference.
+unsafe fn fill(env: sys::napi_env, state: &Handle, values: *mut f64, length: usize) -> sys::napi_value {
+  let length = if values.is_null() { 0 } else { length };
+  // SAFETY: as the caller's.
+  let needed = state.with_core(|core, _, _| unsafe { write_report(core, values, length) });
   let mut result = ptr::null_mut();
   // SAFETY: valid env and out-pointer.
   unsafe { sys::napi_create_double(env, needed as f64, &mut result) };
   result
+}
+
+/// Firing pairs this thread's report buffer has room for: a report with more
+/// is filled into a buffer its caller passes (`lib/fast-report.js` keeps one).
+pub const THREAD_BUFFER_PAIRS: usize = 64;
+/// The length of this thread's report buffer, in f64.
+const THREAD_BUFFER_LENGTH: usize = REPORT_HEAD + 3 * THREAD_BUFFER_PAIRS;
+
+/// This thread's report buffer (`reportBuffer()`): an ArrayBuffer the addon
+/// created, its memory, and the reference that keeps it alive. Made once per
+/// thread and never replaced, so every copy of the package's JavaScript on a
+/// thread reads the buffer that `reportInto()` wrote; they never transfer it.
+#[derive(Clone, Copy)]
+struct ThreadBuffer {
+  values: *mut f64,
+  reference: sys::napi_ref,
+}
+
+thread_local! {
+  static THREAD_BUFFER: Cell<ThreadBuffer> =
+    const { Cell::new(ThreadBuffer { values: ptr::null_mut(), reference: ptr::null_mut() }) };
+}
+
+/// `reportInto()` with no argument: the report into this thread's buffer
+/// (none yet: nothing written). Skips the typed-array checks of a buffer
+/// argument (≈ a third of the cost of a fill).
+///
+/// # Safety
+/// On the JS thread, inside a callback.
+unsafe fn report_into_thread_buffer(env: sys::napi_env, state: &Handle) -> sys::napi_value {
+  let buffer = THREAD_BUFFER.with(Cell::get);
+  let length = if buffer.values.is_null() { 0 } else { THREAD_BUFFER_LENGTH };
+  // SAFETY: the buffer's memory, kept alive by its reference; `length` f64.
+  unsafe { fill(env, state, buffer.values, length) }
+}
+
+/// `reportBuffer(): ArrayBuffer` — this thread's report buffer (room for
+/// `THREAD_BUFFER_PAIRS` firing pairs), made on first use.
+unsafe extern "C" fn report_buffer(env: sys::napi_env, _info: sys::napi_callback_info) -> sys::napi_value {
+  let buffer = THREAD_BUFFER.with(Cell::get);
+  let mut array_buffer = ptr::null_mut();
+  if !buffer.reference.is_null() {
+    // SAFETY: a strong reference made below on this thread.
+    unsafe { sys::napi_get_reference_value(env, buffer.reference, &mut array_buffer) };
+    return array_buffer;
+  }
+  let (mut data, mut reference) = (ptr::null_mut(), ptr::null_mut());
+  // SAFETY: valid env and out-pointers.
+  unsafe {
+    if sys::napi_create_arraybuffer(env, THREAD_BUFFER_LENGTH * 8, &mut data, &mut array_buffer) != sys::Status::napi_ok
+      || sys::napi_create_reference(env, array_buffer, 1, &mut reference) != sys::Status::napi_ok
+    {
+      return ptr::null_mut();
+    }
+  }
+  THREAD_BUFFER.with(|b| b.set(ThreadBuffer { values: data as *mut f64, reference }));
+  array_buffer
+}
+
+/// Defines `reportBuffer` on the module's exports (a raw function, like the per-tracker ones).
+pub fn export_report_buffer(env: &Env, exports: &Object) -> Result<()> {
+  let mut func = ptr::null_mut();
+  // SAFETY: valid env and out-pointer.
+  check_status!(
+    unsafe {
+      sys::napi_create_function(
+        env.raw(),
+        c"reportBuffer".as_ptr(),
+        12,
+        Some(report_buffer),
+        ptr::null_mut(),
+        &mut func,
+      )
+    },
+    "cannot create reportBuffer()"
+  )?;
+  let property = sys::napi_property_descriptor {
+    utf8name: c"reportBuffer".as_ptr(),
+    name: ptr::null_mut(),
+    method: None,
+    getter: None,
+    setter: None,
+    value: func,
+    attributes: sys::PropertyAttributes::default,
+    data: ptr::null_mut(),
+  };
+  // SAFETY: valid env, object and descriptor.
+  check_status!(
+    unsafe { sys::napi_define_properties(env.raw(), exports.raw(), 1, &property) },
+    "cannot export reportBuffer()"
+  )
 }
 
 /// The report buffer: `[status index (0 healthy … 3 exhausted), currentRate,
@@ -282,11 +460,15 @@ unsafe extern "C" fn report_into(env: sys::napi_env, info: sys::napi_callback_in
 /// budgetTotal, budgetRemaining, dropped, at, insufficientData (0/1),
 /// exhaustsInMs (NaN for null), n firing]`, then per firing pair `[its index
 /// in alertPolicy, burnRateLong, burnRateShort]` — the fields of `BudgetReport`.
-fn write_report(core: &Tracker, out: &mut [f64]) -> usize {
-  let report = core.report();
-  let alerts = core.alert_snapshot();
+/// Written through the raw pointer `out` (valid for `length` f64), never a
+/// Rust reference to memory JavaScript owns; nothing when `length` is short.
+///
+/// # Safety
+/// `out` is valid for `length` aligned f64 writes (or `length` is 0).
+unsafe fn write_report(core: &Tracker, out: *mut f64, length: usize) -> usize {
+  let (report, alerts) = core.report_and_alerts();
   let needed = REPORT_HEAD + 3 * alerts.firing.len();
-  if out.len() < needed {
+  if length < needed {
     return needed;
   }
   let head = [
@@ -306,10 +488,53 @@ fn write_report(core: &Tracker, out: &mut [f64]) -> usize {
     alerts.exhausts_in_ms.unwrap_or(f64::NAN),
     alerts.firing.len() as f64,
   ];
-  out[..REPORT_HEAD].copy_from_slice(&head);
-  for (slot, firing) in out[REPORT_HEAD..needed].chunks_exact_mut(3).zip(&alerts.firing) {
+  // SAFETY: `needed` ≤ `length` values, as the caller promised.
+  unsafe { ptr::copy_nonoverlapping(head.as_ptr(), out, REPORT_HEAD) };
+  for (i, firing) in alerts.firing.iter().enumerate() {
     let index = core.alert_rules().position(|rule| rule.name == firing.name).unwrap_or(usize::MAX);
-    slot.copy_from_slice(&[index as f64, firing.burn_rate_long, firing.burn_rate_short]);
+    let pair = [index as f64, firing.burn_rate_long, firing.burn_rate_short];
+    // SAFETY: as above: pair `i` ends at most at `needed`.
+    unsafe { ptr::copy_nonoverlapping(pair.as_ptr(), out.add(REPORT_HEAD + 3 * i), 3) };
   }
   needed
+}
+
+/// The contract between this module and the package's JavaScript
+/// (`lib/contract.js` checks it at load): the registered symbols they share,
+/// the layouts of the report buffer and the figure indexes, the status order.
+#[napi_derive::napi(object, object_to_js = true, object_from_js = false)]
+pub struct SeamContract {
+  /// `Symbol.for` key of each tracker's report filler.
+  pub report_into_symbol: String,
+  /// `Symbol.for` key of each tracker's figure reader.
+  pub figure_symbol: String,
+  /// `Symbol.for` key under which the prototype keeps its own `record`.
+  pub native_record_symbol: String,
+  /// `Symbol.for` key under which the package's callers name a config (`restore(json, options): options`).
+  pub argument_name_symbol: String,
+  /// The report buffer's head, by index.
+  pub report_fields: Vec<String>,
+  /// Each firing pair's values after the head.
+  pub report_pair_fields: Vec<String>,
+  /// The figures of `figure(index)`, by index.
+  pub figures: Vec<String>,
+  /// The status names by index (`Status::ALL`).
+  pub statuses: Vec<String>,
+}
+
+/// The seam's contract, for `lib/contract.js` to check at load.
+#[napi_derive::napi(skip_typescript)]
+#[cfg_attr(test, allow(dead_code))]
+pub fn seam_contract() -> SeamContract {
+  let strings = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
+  SeamContract {
+    report_into_symbol: REPORT_INTO_SYMBOL.into(),
+    figure_symbol: FIGURE_SYMBOL.into(),
+    native_record_symbol: NATIVE_RECORD_SYMBOL.into(),
+    argument_name_symbol: crate::args::ARGUMENT_NAME_SYMBOL.into(),
+    report_fields: strings(&REPORT_FIELDS),
+    report_pair_fields: strings(&REPORT_PAIR_FIELDS),
+    figures: strings(&FIGURES),
+    statuses: budget_core::Status::ALL.iter().map(|s| s.as_str().to_string()).collect(),
+  }
 }

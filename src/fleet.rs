@@ -33,6 +33,17 @@ pub fn fleet_link(env: Env, tracker: &ErrorBudgetTracker, bucket_ms: Option<f64>
   Ok(FleetLink { state, ledger: Mutex::new(or_throw(&env, ledger)?) })
 }
 
+/// The snapshot JSON of an empty tracker with the config a fleet stores in
+/// Redis (`configJson`, a snapshot's config), saved at `savedAtMs`: what
+/// `gate --redis` restores before adding the fleet's buckets. A config that
+/// is not one throws `ERR_SNAPSHOT_INVALID`.
+// Called from JS only: unused in `cargo test` builds.
+#[cfg_attr(test, allow(dead_code))]
+#[napi]
+pub fn fleet_empty_snapshot(env: Env, config_json: String, saved_at_ms: f64) -> napi::Result<String> {
+  or_throw(&env, budget_core::Snapshot::empty_json(&config_json, saved_at_ms as i64))
+}
+
 #[napi]
 impl FleetLink {
   /// The fleet bucket width, ms.

@@ -2,16 +2,16 @@
 //! of a solve log in, typed arrays of its events out. Internal: left out of the
 //! package's types, reached through `require('./native.js')` by the reader only.
 
-use budget_core::logparse::{parse_chunk_after, LogFields, LogFormat};
 use budget_core::BudgetError;
 use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
+use solve_log::{parse_chunk_after, LogFields, LogFormat};
 
 use crate::error::throw;
 
 /// Parses the complete lines of `chunk` (a Buffer) of a JSON Lines or CSV solve
-/// log; see `crates/budget-core/src/logparse.rs`.
+/// log; see `crates/solve-log/src/lib.rs`.
 ///
 /// - `format`: `'jsonl'` or `'csv'`;
 /// - `fields`: `[ts, ok, type, ...more]` field names (JSON keys; CSV: for

@@ -49,7 +49,7 @@ function register(program) {
 
 function gate(file, options) {
   // Required here, not at the top: the CLI's other commands need no addon.
-  const { ErrorBudgetTracker } = require('../..')
+  const { ErrorBudgetTracker } = require('../tracker.js')
   let report
   try {
     const text = readSnapshot(file)

@@ -54,7 +54,7 @@ async function familyReport(url, key, labels) {
     list.push([m[1], Number(value), Math.min(at, now)])
   }
   if (want !== null && !byChild.has(want)) byChild.set(want, [])
-  const { ErrorBudgetTracker } = require('../..')
+  const { ErrorBudgetTracker } = require('../tracker.js')
   // As gate.js: each child restored from an empty snapshot of the stored config
   // (a snapshot's config, its alert policy resolved), then its buckets recorded.
   const empty = JSON.stringify({

@@ -69,25 +69,13 @@ async function fleetReport(url, key) {
   const hash = new Map()
   for (let i = 0; i < fields.length; i += 2) hash.set(String(fields[i]), String(fields[i + 1]))
   if (!hash.has('config')) throw new Error(`no fleet budget '${key}' in Redis (no worker synced it within its window)`)
-  const { ErrorBudgetTracker } = require('../..')
+  const { ErrorBudgetTracker, fleetEmptySnapshot } = require('../tracker.js')
   const bucketMs = Number(hash.get('width'))
-  const config = JSON.parse(hash.get('config'))
   const now = Date.now()
   // The stored config is a snapshot's (the alert policy with its gates), so the
-  // tracker is restored from an empty snapshot of it rather than constructed.
-  const empty = {
-    format: 'captcha-error-budget.snapshot',
-    version: 1,
-    savedAt: now,
-    config,
-    lastStatus: 'healthy',
-    dropped: 0,
-    recorded: { successes: 0, failures: 0 },
-    totals: { successes: 0, failures: 0 },
-    buckets: [],
-  }
-  const tracker = ErrorBudgetTracker.restore(JSON.stringify(empty), { clock: 'manual', now })
-  const windowMs = config.windowMs
+  // tracker is restored from an empty snapshot of it, which the core writes.
+  const tracker = ErrorBudgetTracker.restore(fleetEmptySnapshot(hash.get('config'), now), { clock: 'manual', now })
+  const windowMs = JSON.parse(hash.get('config')).windowMs
   for (const [field, value] of hash) {
     const m = /^([sf])(-?\d+)$/.exec(field)
     const at = m && Number(m[2]) * bucketMs

@@ -4,7 +4,7 @@
 // line split across chunks waits for the rest of it.
 const fs = require('node:fs')
 const path = require('node:path')
-const { parseLogChunk } = require('../../native.js')
+const { parseLogChunk } = require('../load-native.js')
 const { UsageError } = require('../cli-values')
 
 const CHUNK_BYTES = 1 << 20

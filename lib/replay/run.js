@@ -150,7 +150,7 @@ async function replay(options) {
 
 // Every configured tracker must be valid before the replay starts, not at its first event.
 function checkSettings(settingsFor, names) {
-  const { ErrorBudgetTracker } = require('../..')
+  const { ErrorBudgetTracker } = require('../tracker.js')
   for (const name of names) {
     try {
       new ErrorBudgetTracker({ ...settingsFor(name), clock: 'manual' }).close()

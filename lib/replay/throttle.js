@@ -15,7 +15,7 @@ class ThrottleReplay {
    * @param {(entry: object) => void} onChange receives each state change
    */
   constructor(config, onChange) {
-    const { ErrorBudgetTracker } = require('../..')
+    const { ErrorBudgetTracker } = require('../tracker.js')
     this.shadow = new ErrorBudgetTracker({ ...config, clock: 'manual' })
     this.throttle = new Throttle(config.targetRate)
     this.onChange = onChange

@@ -3,7 +3,7 @@
 // (`--by type`), each a manual-clock ErrorBudgetTracker with its own target and
 // window. Collects what their listeners report (status changes, alerts) and the
 // worst burn rate seen.
-const { ErrorBudgetTracker } = require('../..')
+const { ErrorBudgetTracker } = require('../tracker.js')
 
 const { STATUSES } = require('../fast-report')
 const { ThrottleReplay } = require('./throttle')

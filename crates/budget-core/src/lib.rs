@@ -8,7 +8,6 @@ pub mod checked;
 pub mod clock;
 pub mod config;
 pub mod error;
-pub mod logparse;
 pub mod rule;
 pub mod tracker;
 pub mod tracker_clock;

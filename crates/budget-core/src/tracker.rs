@@ -480,7 +480,17 @@ impl Tracker {
 
   /// The report now.
   pub fn report(&self) -> Report {
-    let b = self.budget();
+    self.report_of(&self.budget())
+  }
+
+  /// The report and its alert side now, from one computation of the budget
+  /// (the report filler's path: `report()` and `alert_snapshot()` each compute it).
+  pub fn report_and_alerts(&self) -> (Report, AlertSnapshot) {
+    let budget = self.budget();
+    (self.report_of(&budget), self.alert_snapshot_of(&budget))
+  }
+
+  fn report_of(&self, b: &Budget) -> Report {
     Report {
       // With hysteresis the status is the one the last change set.
       status: if self.status_hysteresis > 0.0 { self.last_status } else { b.status },
@@ -500,7 +510,10 @@ impl Tracker {
 
   /// The alert side of the report now.
   pub fn alert_snapshot(&self) -> AlertSnapshot {
-    let budget = self.budget();
+    self.alert_snapshot_of(&self.budget())
+  }
+
+  fn alert_snapshot_of(&self, budget: &Budget) -> AlertSnapshot {
     let firing: Vec<FiringAlert> = self.rules.iter().filter(|r| r.firing).map(|r| self.firing_alert(r)).collect();
     let low_volume = budget.counts.total() < self.config.min_events;
     let judged = self.rules.iter().any(|r| self.has_data(r));

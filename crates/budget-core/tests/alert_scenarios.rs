@@ -707,3 +707,21 @@ fn a_burn_exactly_at_the_threshold_does_not_fire() {
   assert_alert(alert_event(&ev, 0), (true, "p", Severity::Page, 2.67, 2.67, 2.0, 60_000));
   assert_alert(alert_event(&ev, 1), (false, "p", Severity::Page, 2.67, 0.0, 2.0, 360_000));
 }
+
+/// The report filler's path computes the budget once: the same report and alert
+/// side as `report()` and `alert_snapshot()`, before, during and after an outage.
+#[test]
+fn report_and_alerts_is_report_and_alert_snapshot() {
+  let mut t = tracker(config_30d());
+  let mut ev = Vec::new();
+  let mut fired = false;
+  for m in 0..600 {
+    let outage = (300..360).contains(&m);
+    minute(&mut t, m, if outage { 0 } else { 10 }, if outage { 10 } else { 0 }, &mut ev);
+    let (report, alerts) = t.report_and_alerts();
+    assert_eq!(report, t.report(), "report at minute {m}");
+    assert_eq!(alerts, t.alert_snapshot(), "alerts at minute {m}");
+    fired |= !alerts.firing.is_empty();
+  }
+  assert!(fired, "the outage fired a pair, so the firing case was compared");
+}

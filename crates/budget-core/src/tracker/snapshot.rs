@@ -170,6 +170,16 @@ impl Tracker {
 }
 
 impl Snapshot {
+  /// The snapshot JSON of an empty tracker whose config is `config_json` (a
+  /// snapshot's `config` object, as the fleet stores it in Redis), saved at
+  /// `saved_at_ms`: what `gate --redis` restores before adding the fleet's
+  /// buckets, so that no other code spells out the schema.
+  pub fn empty_json(config_json: &str, saved_at_ms: i64) -> Result<String> {
+    let json: ConfigJson =
+      serde_json::from_str(config_json).map_err(|e| invalid(format!("config does not match the schema ({e})")))?;
+    Ok(Tracker::new(config_from(json)?, saved_at_ms)?.snapshot_json())
+  }
+
   /// Parses and checks snapshot JSON: well-formed, this version, a valid
   /// config, and counters that add up inside the window.
   pub fn parse(text: &str) -> Result<Snapshot> {
@@ -389,6 +399,21 @@ mod tests {
     t.record(900, 50_000, 0, 0, &mut out); // clamped to now
     t.record(900, -5000, 1, 0, &mut out); // dropped
     t
+  }
+
+  #[test]
+  fn an_empty_snapshot_of_a_stored_config_restores_that_config_with_nothing_in_it() {
+    let full: serde_json::Value = serde_json::from_str(&sample().snapshot_json()).unwrap();
+    let config = full["config"].to_string();
+    let empty = Snapshot::parse(&Snapshot::empty_json(&config, 5000).unwrap()).unwrap();
+    assert_eq!(empty.saved_at_ms, 5000);
+    assert_eq!((empty.config.window_ms, empty.config.resolution_ms), (1000, 100));
+    let tracker = Tracker::from_snapshot(&empty, 5000).unwrap();
+    assert_eq!((tracker.counts(), tracker.recorded(), tracker.dropped), (Counts::default(), Counts::default(), 0));
+    // The stored config is checked as a snapshot's is.
+    let bad = config.replace("\"windowMs\":1000", "\"windowMs\":-1");
+    assert!(Snapshot::empty_json(&bad, 0).is_err());
+    assert!(Snapshot::empty_json("{\"targetRate\":0.9}", 0).unwrap_err().message.contains("does not match the schema"));
   }
 
   #[test]

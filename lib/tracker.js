@@ -1,0 +1,237 @@
+'use strict'
+// The exported ErrorBudgetTracker: the one JavaScript class, over the addon's.
+//
+//   native (src/tracker.rs)   the state, record(), recordMany(), on()/off(),
+//                             close(), snapshot(), … — every member checks its
+//                             receiver (src/receiver.rs); each instance gets a
+//                             raw `record`, a report filler and a figure reader
+//                             (src/fast_path.rs)
+//   this file                 the constructor (config.fleet, counters from
+//                             construction), the getters, report(), guard(),
+//                             metrics(), sync(), restore() and shared()
+//
+// `ErrorBudgetTracker` is a constructor function rather than `class … extends`:
+// a class cannot be called, and calling this one without `new` must give the
+// native TypeError (ERR_CONSTRUCT_CALL_REQUIRED). It inherits the native class
+// (statics and prototype), `tracker.constructor === ErrorBudgetTracker`,
+// `instanceof` holds for both, and `class Mine extends ErrorBudgetTracker` works.
+// A fleet tracker (config.fleet) is an ErrorBudgetTracker too: its FleetSync is
+// a component (lib/fleet/), asked by report(), on(), off(), close() and sync().
+
+const native = require('./load-native.js')
+const errors = require('./errors.js')
+const { FIGURE, FIGURE_INDEX: F } = require('./contract.js')
+const { fastReport, STATUSES } = require('./fast-report.js')
+const { makeGuard } = require('./guard.js')
+const counterStart = require('./counter-start.js')
+const fleet = require('./fleet/index.js')
+
+const Native = native.ErrorBudgetTracker
+const nativeProto = Native.prototype
+// The native report stays on WASI: there the native side fills a copy of the
+// buffer in wasm memory, never the caller's Float64Array.
+const FAST_REPORT = native.__napiBindingTarget === 'native'
+
+/**
+ * Tracks success/failure events in a rolling window against an SLO target (the
+ * addon's class, with the JavaScript parts). See index.d.ts.
+ * @param {object} [config]
+ */
+function ErrorBudgetTracker(config) {
+  // Called (not constructed): the native constructor's own refusal, changing nothing.
+  if (new.target === undefined) return Reflect.apply(Native, this, arguments)
+  const withFleet = fleet.fleetConfig(config)
+  const args = withFleet === null ? arguments : [withFleet.rest, ...Array.prototype.slice.call(arguments, 1)]
+  const tracker = Reflect.construct(Native, args, new.target)
+  if (withFleet !== null) fleet.linkFleet(tracker, withFleet.options, native.fleetLink)
+  // Counters from construction (lib/counter-start.js); not for a shared handle. The
+  // config is not read again (a getter would run twice): an own `shared` key is enough.
+  const shared = typeof config === 'object' && config !== null && Object.getOwnPropertyDescriptor(config, 'shared') !== undefined
+  if (!shared) counterStart.countFromHere(tracker)
+  return tracker
+}
+Object.setPrototypeOf(ErrorBudgetTracker, Native)
+ErrorBudgetTracker.prototype = Object.create(nativeProto, {
+  constructor: { value: ErrorBudgetTracker, writable: true, configurable: true },
+})
+Object.defineProperty(ErrorBudgetTracker, 'prototype', { writable: false })
+
+/** The native getter `name`, called on a receiver that is not a tracker: it throws ERR_INVALID_THIS. */
+function notATracker(name, receiver) {
+  return Object.getOwnPropertyDescriptor(nativeProto, name).get.call(receiver)
+}
+
+// --- the getters -----------------------------------------------------------------
+// Each reads one figure through the tracker's own raw `figure` function (one
+// bare Node-API call: src/fast_path.rs), called as a method: V8 calls a native
+// function with an `undefined` receiver through a slower path. A receiver
+// without one is not a tracker, and the native getter says so. Every other native getter
+// (`recorded`, `alertPolicy`, …) is defined on this prototype as it is.
+const getters = {
+  get now() {
+    return this?.[FIGURE] === undefined ? notATracker('now', this) : this[FIGURE](F.now)
+  },
+  get total() {
+    return this?.[FIGURE] === undefined ? notATracker('total', this) : this[FIGURE](F.total)
+  },
+  get successes() {
+    return this?.[FIGURE] === undefined ? notATracker('successes', this) : this[FIGURE](F.successes)
+  },
+  get failures() {
+    return this?.[FIGURE] === undefined ? notATracker('failures', this) : this[FIGURE](F.failures)
+  },
+  get currentRate() {
+    return this?.[FIGURE] === undefined ? notATracker('currentRate', this) : this[FIGURE](F.currentRate)
+  },
+  get budgetTotal() {
+    return this?.[FIGURE] === undefined ? notATracker('budgetTotal', this) : this[FIGURE](F.budgetTotal)
+  },
+  get budgetRemaining() {
+    return this?.[FIGURE] === undefined ? notATracker('budgetRemaining', this) : this[FIGURE](F.budgetRemaining)
+  },
+  get remainingFraction() {
+    return this?.[FIGURE] === undefined ? notATracker('remainingFraction', this) : this[FIGURE](F.remainingFraction)
+  },
+  get burnRate() {
+    return this?.[FIGURE] === undefined ? notATracker('burnRate', this) : this[FIGURE](F.burnRate)
+  },
+  get status() {
+    return this?.[FIGURE] === undefined ? notATracker('status', this) : STATUSES[this[FIGURE](F.status)]
+  },
+  get lastStatus() {
+    return this?.[FIGURE] === undefined ? notATracker('lastStatus', this) : STATUSES[this[FIGURE](F.lastStatus)]
+  },
+  get closed() {
+    return this?.[FIGURE] === undefined ? notATracker('closed', this) : this[FIGURE](F.closed) === 1
+  },
+}
+
+// --- the methods ----------------------------------------------------------------
+const lazy = {
+  get metrics() {
+    return require('./metrics.js')
+  },
+}
+
+const methods = {
+  /** The report now (built in JavaScript from one native call: lib/fast-report.js), with `fleet` for a fleet tracker. */
+  report() {
+    const report = (FAST_REPORT && fastReport(this)) || nativeProto.report.call(this)
+    const sync = this[fleet.FLEET]
+    if (sync !== undefined) report.fleet = sync.info()
+    return report
+  },
+
+  /** One solve attempt, recorded exactly once (lib/guard.js). */
+  guard: makeGuard(ErrorBudgetTracker),
+
+  // (No named parameter: the same `length` as lib/metrics.js's `metrics(options = {})`.)
+  /** This tracker's Prometheus series (lib/metrics.js, loaded on first use). */
+  metrics() {
+    return lazy.metrics.metrics.apply(this, arguments)
+  },
+
+  /** As the native on(), plus 'fleet-error' listeners of a fleet tracker. */
+  on(event, listener) {
+    const sync = fleet.fleetOf(this)
+    if (sync === undefined || event !== 'fleet-error' || typeof listener !== 'function') return nativeProto.on.call(this, event, listener)
+    sync.errorListeners.push(listener)
+    return this
+  },
+
+  /** As the native off(), plus 'fleet-error' listeners of a fleet tracker. */
+  off(event, listener) {
+    const sync = fleet.fleetOf(this)
+    if (sync === undefined || event !== 'fleet-error') return nativeProto.off.call(this, event, listener)
+    const i = sync.errorListeners.lastIndexOf(listener)
+    if (i >= 0) sync.errorListeners.splice(i, 1)
+    return this
+  },
+
+  /** As the native close(); a fleet tracker stops its sync first. */
+  close() {
+    fleet.fleetOf(this)?.close()
+    return nativeProto.close.call(this)
+  },
+
+  /**
+   * Pushes this worker's unsent counts and installs the fleet's window, now
+   * (after any sync in progress). Resolves to `report().fleet`; rejects with a
+   * FleetSyncError (`code` 'ERR_FLEET_SYNC') when Redis did not answer, the
+   * counts staying unsent for the next sync.
+   */
+  sync() {
+    const sync = fleet.fleetOf(this)
+    if (sync === undefined) {
+      const err = new Error('sync() needs a tracker created with config.fleet')
+      err.code = 'ERR_INVALID_STATE'
+      return Promise.reject(err)
+    }
+    return sync.sync()
+  },
+}
+if (typeof Symbol.dispose === 'symbol') methods[Symbol.dispose] = methods.close
+
+// Like a class's members: not enumerable.
+const proto = ErrorBudgetTracker.prototype
+for (const [key, descriptor] of [...Object.entries(Object.getOwnPropertyDescriptors(getters)), ...Object.entries(Object.getOwnPropertyDescriptors(methods))]) {
+  Object.defineProperty(proto, key, { ...descriptor, enumerable: false })
+}
+if (typeof Symbol.dispose === 'symbol') Object.defineProperty(proto, Symbol.dispose, { value: methods.close, writable: true, configurable: true })
+for (const [key, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(nativeProto))) {
+  if (typeof descriptor.get === 'function' && !Object.hasOwn(proto, key)) Object.defineProperty(proto, key, descriptor)
+}
+
+// --- the statics -----------------------------------------------------------------
+/** The options `restore()` takes; the config itself comes from the snapshot. */
+const RESTORE_OPTIONS = ['clock', 'now', 'persist']
+
+/**
+ * Rebuilds a tracker from `snapshot()` JSON, aged to now: its config comes from
+ * the snapshot; `options` (undefined or null for none) may set `clock`, `now`
+ * (manual clock) and `persist`. A leading UTF-8 byte-order mark is ignored. A
+ * corrupt, truncated, wrong-version or inconsistent snapshot throws
+ * `ERR_SNAPSHOT_INVALID` and creates nothing.
+ */
+ErrorBudgetTracker.restore = function restore(json, options) {
+  if (typeof json !== 'string') throw errors.invalidArgType(`restore(json): json must be a string, got ${errors.describe(json)}`)
+  if (options != null && (typeof options !== 'object' || Array.isArray(options))) {
+    throw errors.invalidArgType(`restore(json, options): options must be an object, got ${errors.describe(options)}`)
+  }
+  // The keys are checked here: the constructor would blame config keys the caller never wrote
+  // ("config.windowMs cannot be given with config.snapshot").
+  for (const key of Object.keys(options ?? {})) {
+    if (!RESTORE_OPTIONS.includes(key)) {
+      throw errors.invalidArgValue(
+        `restore(json, options): options.${key} is not an option of restore (the config comes from the snapshot); known options: ${RESTORE_OPTIONS.join(', ')}`,
+      )
+    }
+  }
+  // The constructor names a bad clock, now or persist the way the caller wrote it: options.<key>.
+  return new ErrorBudgetTracker({ ...options, snapshot: json, [errors.ARGUMENT_NAME]: 'restore(json, options): options' })
+}
+
+/**
+ * A handle on the process-wide tracker called `name`, created with `config` on
+ * first use; the same name is the same window in every worker thread. Without
+ * `config` (undefined or null) it attaches to the existing tracker, or creates
+ * one with the defaults; with a config that differs from the existing one's it
+ * throws a TypeError (ERR_INVALID_ARG_VALUE) naming the fields. The tracker lives while one of its
+ * handles is open and not collected.
+ */
+ErrorBudgetTracker.shared = function shared(name, config) {
+  if (typeof name !== 'string' || name === '') {
+    throw errors.invalidArgType(`shared(name): name must be a non-empty string, got ${name === '' ? "''" : errors.describe(name)}`)
+  }
+  if (config != null && (typeof config !== 'object' || Array.isArray(config))) {
+    throw errors.invalidArgType(`shared(name, config): config must be an object, got ${errors.describe(config)}`)
+  }
+  return new ErrorBudgetTracker({ ...config, shared: name })
+}
+
+module.exports = {
+  ErrorBudgetTracker,
+  FleetSyncError: fleet.FleetSyncError,
+  /** The core's empty snapshot of a fleet's stored config (lib/fleet/gate.js). */
+  fleetEmptySnapshot: native.fleetEmptySnapshot,
+}
