@@ -11,6 +11,7 @@ const http = require('node:http')
 const path = require('node:path')
 const { execFile } = require('node:child_process')
 const { startRedis, freePort } = require('./helpers/redis-server')
+const withRedis = require('./helpers/external.js').needsFor(test, 'redis-server')
 const { connect, fleetTracker, recordEach } = require('./helpers/fleet')
 const { redact, redactUrl, urlSecrets, quoteBody } = require('../lib/redact')
 
@@ -147,7 +148,7 @@ test('gate --redis: a refused connection names ECONNREFUSED (not "Connection is 
   }
 })
 
-test.serial('gate --redis with an ACL user: the right password answers, a wrong one names WRONGPASS and is masked', async (t) => {
+withRedis.serial('gate --redis with an ACL user: the right password answers, a wrong one names WRONGPASS and is masked', async (t) => {
   const server = await startRedis()
   const client = await connect('ioredis', server.url)
   t.teardown(async () => {

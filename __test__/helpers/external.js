@@ -60,6 +60,18 @@ function needs(test, name, file) {
 }
 
 /**
+ * For one test in a file that mostly needs nothing: `test` when `name` is installed
+ * or under CI, else a skip whose title says what is missing and how to install it.
+ * @param {import('ava').TestFn} test
+ * @param {string} name
+ */
+function needsFor(test, name) {
+  if (process.env.CI || findBinary(name)) return test
+  const skip = (title, ...rest) => test.skip(`${title} [${missing(name)}]`, ...rest)
+  return Object.assign(skip, { serial: skip })
+}
+
+/**
  * Signals a child process only if it has a pid: a child whose spawn failed has
  * none (its 'error' may not be delivered yet), and `kill()` on it would signal
  * process group 0 — the caller's own (npm, the shell or CI step that ran it).
@@ -73,4 +85,4 @@ function signalChild(child, signal = 'SIGTERM') {
   return child.kill(signal)
 }
 
-module.exports = { INSTALL, findBinary, missing, missingError, needs, signalChild }
+module.exports = { INSTALL, findBinary, missing, missingError, needs, needsFor, signalChild }
