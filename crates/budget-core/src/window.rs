@@ -121,6 +121,8 @@ pub struct Window {
   next_expiry: Option<Option<i64>>,
   /// `advance()` has nothing to expire before this instant.
   floors_move_at: i64,
+  /// `heap_bytes()`, kept current wherever an allocation may change.
+  bytes: usize,
 }
 
 /// The index of a sparse entry, read back from the window's floor (every
@@ -180,9 +182,11 @@ impl Window {
       newest_slot: 0,
       next_expiry: Some(None),
       floors_move_at: 0,
+      bytes: 0,
     };
     window.set_newest();
     window.floors_move_at = window.floors_move_at();
+    window.note_bytes();
     window
   }
 
@@ -216,8 +220,19 @@ impl Window {
   }
 
   /// Bytes this window holds on the heap: its buckets (the ring's capacity,
-  /// spare room included), the spans and their running sums.
+  /// spare room included), the spans and their running sums. A field read:
+  /// cheap enough for every `record()`.
+  #[inline]
   pub fn heap_bytes(&self) -> usize {
+    debug_assert_eq!(self.bytes, self.measure_bytes(), "heap_bytes is stale");
+    self.bytes
+  }
+
+  fn note_bytes(&mut self) {
+    self.bytes = self.measure_bytes();
+  }
+
+  fn measure_bytes(&self) -> usize {
     let store = match &self.store {
       Store::Dense { successes, failures, .. } => (successes.capacity() + failures.capacity()) * size_of::<u64>(),
       Store::Sparse(ring) => ring.capacity() * size_of::<Entry>(),
@@ -360,6 +375,7 @@ impl Window {
       // shrink copies the ring, after at least half its length in pops).
       if ring.capacity() > 64 && ring.len() <= ring.capacity() / 3 {
         ring.shrink_to(ring.len() + ring.len() / 2);
+        self.note_bytes();
       }
     }
     changed
@@ -392,6 +408,7 @@ impl Window {
     for span in &mut self.spans {
       span.cursor = ring.partition_point(|e| key_of(floor0, e) < span.floor_k);
     }
+    self.note_bytes();
   }
 
   /// A sparse window turns dense (too many entries, or a count too large).
@@ -410,6 +427,7 @@ impl Window {
     for span in &mut self.spans {
       span.scan_k = span.floor_k;
     }
+    self.note_bytes();
   }
 
   /// The first instant at which some span's floor passes its oldest bucket.
@@ -537,11 +555,15 @@ impl Window {
           ring[p].successes = successes as u32;
           ring[p].failures = failures as u32;
         } else if grows {
+          let capacity = ring.capacity();
           ring.insert(p, Entry { k: k as u32, successes: successes as u32, failures: failures as u32 });
           for span in &mut self.spans {
             if k < span.floor_k {
               span.cursor += 1;
             }
+          }
+          if ring.capacity() != capacity {
+            self.note_bytes();
           }
         }
       }
