@@ -52,13 +52,17 @@ impl Handle {
   /// window's memory: when it grew or shrank (a ring that doubled or shrank,
   /// a change of layout: rare), V8 is told the difference. On the handle's
   /// JS thread, as every record through it.
-  #[inline]
+  #[inline(always)]
   pub fn record(&self, at: Option<i64>, successes: u64, failures: u64) -> Result<(), BudgetError> {
-    let (result, window_bytes) = self.tracker.record_measured(at, successes, failures);
-    if window_bytes != self.window_bytes.load(Ordering::Relaxed) {
-      self.follow_memory(window_bytes);
+    match self.tracker.record_measured(at, successes, failures) {
+      Ok(window_bytes) => {
+        if window_bytes != self.window_bytes.load(Ordering::Relaxed) {
+          self.follow_memory(window_bytes);
+        }
+        Ok(())
+      }
+      Err(at) => Err(self.tracker.refusal(at, successes, failures)),
     }
-    result
   }
 
   #[cold]

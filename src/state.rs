@@ -252,11 +252,13 @@ impl TrackerState {
   /// Records at `at` (default now); wakes the timer if that brought the next
   /// time-driven change closer. The hot path of `record()`: one lock, one
   /// clock read, and usually no allocation (events are rare).
-  /// `Err` (nothing recorded) when a counter would pass 2^53 − 1, saying which.
-  /// Also gives the window's heap bytes after it (a field read under the
-  /// lock), for the handle to follow in V8's external memory (`Handle::record`).
+  /// `Ok`: the window's heap bytes after it (a field read under the lock), for
+  /// the handle to follow in V8's external memory (`Handle::record`). `Err`
+  /// (nothing recorded) when a counter would pass 2^53 − 1: the time the
+  /// refused record was at (`refusal` says which counter). Plain numbers, so
+  /// that the hot path returns in registers.
   #[inline]
-  pub fn record_measured(&self, at: Option<i64>, successes: u64, failures: u64) -> (Result<(), BudgetError>, i64) {
+  pub fn record_measured(&self, at: Option<i64>, successes: u64, failures: u64) -> Result<i64, i64> {
     let watched = self.watched.load(Ordering::Relaxed);
     // The hot path carries plain numbers out of the lock: the error of a
     // refusal (rare) is built after it, in `refusal`.
@@ -277,17 +279,16 @@ impl TrackerState {
     if let Some(wait_ms) = closer {
       timer::poke(self, wait_ms);
     }
-    let result = match refused_at {
-      None => Ok(()),
-      Some(at) => Err(self.refusal(at, successes, failures)),
-    };
-    (result, bytes as i64)
+    match refused_at {
+      None => Ok(bytes as i64),
+      Some(at) => Err(at),
+    }
   }
 
   /// Why a record at `at` was refused, naming the counter it would take past
   /// 2^53 − 1 (asked again under the lock: counters only grow).
   #[cold]
-  fn refusal(&self, at: i64, successes: u64, failures: u64) -> BudgetError {
+  pub fn refusal(&self, at: i64, successes: u64, failures: u64) -> BudgetError {
     self.read(|core| core.refusal(at, successes, failures)).unwrap_or_else(|| {
       BudgetError::out_of_range("a count would pass 2^53 − 1, the most a count may reach; nothing was recorded")
     })

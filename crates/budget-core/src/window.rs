@@ -135,7 +135,7 @@ fn key_of(floor_k: i64, e: &Entry) -> i64 {
 /// Whether a count fits a sparse entry.
 #[inline]
 fn fits(successes: u64, failures: u64) -> bool {
-  successes <= u32::MAX as u64 && failures <= u32::MAX as u64
+  (successes | failures) >> 32 == 0
 }
 
 impl Window {
