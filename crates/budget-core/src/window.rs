@@ -140,7 +140,8 @@ fn fits(successes: u64, failures: u64) -> bool {
 
 impl Window {
   /// An empty window at time `now_ms`, with running sums over each of
-  /// `tracked_spans_ms` (each at most `window_ms`), in the [`Layout::Auto`] layout.
+  /// `tracked_spans_ms` (each from `resolution_ms` to `window_ms`), in the
+  /// [`Layout::Auto`] layout.
   pub fn new(window_ms: i64, resolution_ms: i64, now_ms: i64, tracked_spans_ms: &[i64]) -> Self {
     Self::with_layout(window_ms, resolution_ms, now_ms, tracked_spans_ms, Layout::Auto)
   }
@@ -160,6 +161,8 @@ impl Window {
       .map(|span_ms| {
         // A longer span could not be kept: the window clears its buckets first.
         debug_assert!(span_ms <= window_ms, "span {span_ms} ms is longer than the window {window_ms} ms");
+        // A shorter one could start after the newest bucket, which `add` counts in every span.
+        debug_assert!(span_ms >= resolution_ms, "span {span_ms} ms is shorter than a bucket ({resolution_ms} ms)");
         let floor_k = first_live_bucket(now_ms, span_ms, resolution_ms);
         Span { span_ms, floor_k, scan_k: floor_k, cursor: 0 }
       })
@@ -857,7 +860,8 @@ mod layout_tests {
       probe in 0i64..5_000,
     ) {
       let window_ms = buckets * resolution_ms;
-      let spans = [window_ms / 2 + 1, window_ms / 7 + 1, window_ms];
+      // Spans of at least one bucket, as alert windows are (`alerts.rs`).
+      let spans = [window_ms / 2 + 1, window_ms / 7 + 1, window_ms].map(|s| s.max(resolution_ms));
       let mut ws = [Layout::Dense, Layout::Sparse, Layout::Auto]
         .map(|layout| Window::with_layout(window_ms, resolution_ms, start, &spans, layout));
       let mut changes = [false; 3];
