@@ -3,7 +3,7 @@
 //! closes on its own, and the last open one closes the tracker.
 
 use std::ops::Deref;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 
 use crate::sync::Mutex;
@@ -19,23 +19,64 @@ pub struct Handle {
   /// The environment (as an address) told about the tracker's native bytes,
   /// and how many: given back when the handle closes.
   external: Mutex<Option<(usize, i64)>>,
+  /// The window's part of the bytes reported: its records compare the
+  /// window's bytes with it, and report the difference when they differ.
+  window_bytes: AtomicI64,
 }
 
 impl Handle {
   /// A handle on `tracker`, which the caller has already counted in
   /// (`TrackerState::count_in`, or `shared::attach`).
   pub fn adopt(tracker: Arc<TrackerState>) -> Arc<Handle> {
-    Arc::new(Handle { tracker, closed: AtomicBool::new(false), external: Mutex::new(None) })
+    Arc::new(Handle {
+      tracker,
+      closed: AtomicBool::new(false),
+      external: Mutex::new(None),
+      window_bytes: AtomicI64::new(0),
+    })
   }
 
   /// Tells V8 the native memory this open handle keeps alive, so that the
   /// collector feels trackers that are dropped without `close()`.
   pub fn report_memory(&self, env: &Env) {
-    let bytes = self.tracker.native_bytes();
+    let (bytes, window_bytes) = self.tracker.native_bytes();
     let mut adjusted = 0;
+    let mut external = self.external.lock();
     // SAFETY: valid env, on its JS thread.
     unsafe { sys::napi_adjust_external_memory(env.raw(), bytes, &mut adjusted) };
-    *self.external.lock() = Some((env.raw() as usize, bytes));
+    *external = Some((env.raw() as usize, bytes));
+    self.window_bytes.store(window_bytes, Ordering::Relaxed);
+  }
+
+  /// Records through this handle (`TrackerState::record`), then follows the
+  /// window's memory: when it grew or shrank (a ring that doubled or shrank,
+  /// a change of layout: rare), V8 is told the difference. On the handle's
+  /// JS thread, as every record through it.
+  #[inline(always)]
+  pub fn record(&self, at: Option<i64>, successes: u64, failures: u64) -> Result<(), BudgetError> {
+    match self.tracker.record_measured(at, successes, failures) {
+      Ok(window_bytes) => {
+        if window_bytes != self.window_bytes.load(Ordering::Relaxed) {
+          self.follow_memory(window_bytes);
+        }
+        Ok(())
+      }
+      Err(at) => Err(self.tracker.refusal(at, successes, failures)),
+    }
+  }
+
+  #[cold]
+  fn follow_memory(&self, window_bytes: i64) {
+    let mut external = self.external.lock();
+    let previous = self.window_bytes.swap(window_bytes, Ordering::Relaxed);
+    if let Some((env, bytes)) = external.as_mut() {
+      let delta = window_bytes - previous;
+      let mut adjusted = 0;
+      // SAFETY: the env the bytes were reported to, and its thread: records
+      // through a handle run on the thread that made it.
+      unsafe { sys::napi_adjust_external_memory(*env as sys::napi_env, delta, &mut adjusted) };
+      *bytes += delta;
+    }
   }
 
   /// Whether this handle, or the tracker itself, is closed.

@@ -15,6 +15,10 @@ use crate::listeners::Sink;
 use crate::persist::{self, Persisted};
 use crate::timer;
 
+/// Bytes counted for what `native_bytes` does not itemise: allocation
+/// headers, the `Arc`, an empty sink list.
+const ALLOCATION_OVERHEAD: usize = 256;
+
 /// The core a closed tracker keeps in place of its own: one bucket.
 fn placeholder_core(now_ms: i64) -> Result<Tracker, BudgetError> {
   Tracker::new(Config { window_ms: 1, resolution_ms: 1, alerts: Some(Vec::new()), ..Config::default() }, now_ms)
@@ -60,11 +64,14 @@ impl TrackerState {
     }
   }
 
-  /// Native bytes this tracker holds while open (its bucket ring dominates),
-  /// reported to V8 as external memory by each handle.
-  pub fn native_bytes(&self) -> i64 {
-    let buckets = self.core.lock().config().bucket_count() as i64;
-    std::mem::size_of::<TrackerState>() as i64 + 1024 + buckets * 2 * std::mem::size_of::<u64>() as i64
+  /// Native bytes this tracker holds while open, and the window's part of
+  /// them (which follows the events: `window.rs`), reported to V8 as external
+  /// memory by each handle: this struct, the core's allocations, and a
+  /// little for the allocator's headers and the sinks.
+  pub fn native_bytes(&self) -> (i64, i64) {
+    let core = self.core.lock();
+    let fixed = std::mem::size_of::<TrackerState>() + ALLOCATION_OVERHEAD;
+    ((fixed + core.heap_bytes()) as i64, core.window_bytes() as i64)
   }
 
   /// The clock's current time.
@@ -255,17 +262,21 @@ impl TrackerState {
   /// Records at `at` (default now); wakes the timer if that brought the next
   /// time-driven change closer. The hot path of `record()`: one lock, one
   /// clock read, and usually no allocation (events are rare).
-  /// `Err` (nothing recorded) when a counter would pass 2^53 − 1, saying which.
+  /// `Ok`: the window's heap bytes after it (a field read under the lock), for
+  /// the handle to follow in V8's external memory (`Handle::record`). `Err`
+  /// (nothing recorded) when a counter would pass 2^53 − 1: the time the
+  /// refused record was at (`refusal` says which counter). Plain numbers, so
+  /// that the hot path returns in registers.
   #[inline]
-  pub fn record(&self, at: Option<i64>, successes: u64, failures: u64) -> Result<(), BudgetError> {
+  pub fn record_measured(&self, at: Option<i64>, successes: u64, failures: u64) -> Result<i64, i64> {
     let watched = self.watched.load(Ordering::Relaxed);
     // The hot path carries plain numbers out of the lock: the error of a
     // refusal (rare) is built after it, in `refusal`.
-    let (closer, refused_at) = self.with_live_core(self.core.lock(), |core, now, out| {
+    let (closer, refused_at, bytes) = self.with_live_core(self.core.lock(), |core, now, out| {
       let before = if watched { core.next_change_ms() } else { None };
       let at = at.unwrap_or(now);
       if core.record(now, at, successes, failures, out) == Placement::Refused {
-        return (None, Some(at));
+        return (None, Some(at), core.window_bytes());
       }
       let after = if watched { core.next_change_ms() } else { None };
       let closer = match (before, after) {
@@ -273,21 +284,21 @@ impl TrackerState {
         (Some(b), Some(a)) if a < b => Some(a - now),
         _ => None,
       };
-      (closer, None)
+      (closer, None, core.window_bytes())
     });
     if let Some(wait_ms) = closer {
       timer::poke(self, wait_ms);
     }
     match refused_at {
-      None => Ok(()),
-      Some(at) => Err(self.refusal(at, successes, failures)),
+      None => Ok(bytes as i64),
+      Some(at) => Err(at),
     }
   }
 
   /// Why a record at `at` was refused, naming the counter it would take past
   /// 2^53 − 1 (asked again under the lock: counters only grow).
   #[cold]
-  fn refusal(&self, at: i64, successes: u64, failures: u64) -> BudgetError {
+  pub fn refusal(&self, at: i64, successes: u64, failures: u64) -> BudgetError {
     self.read(|core| core.refusal(at, successes, failures)).unwrap_or_else(|| {
       BudgetError::out_of_range("a count would pass 2^53 − 1, the most a count may reach; nothing was recorded")
     })

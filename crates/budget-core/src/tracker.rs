@@ -10,6 +10,7 @@ use crate::error::{BudgetError, Result};
 use crate::window::{Placement, Window};
 
 mod fleet;
+mod memory;
 mod quiet;
 mod snapshot;
 pub use fleet::{FleetBucket, FleetLedger};
