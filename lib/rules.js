@@ -10,7 +10,7 @@
 const YAML = require('yaml')
 const { outOfRange, invalidArgValue } = require('./errors')
 const { promDuration, approxDuration, threeDigits } = require('./duration')
-const { checkSlo, checkOptions, prometheusPolicy, defaultId, budgetOf, ceilSecond, num, WHERE, MIN_FAILURES, ABSENT_FOR_MS, PROMETHEUS_PAIRS } = require('./rules-slo')
+const { checkSlo, checkOptions, prometheusPolicy, policyOf, defaultId, budgetOf, ceilSecond, num, WHERE, ABSENT_FOR_MS } = require('./rules-slo')
 
 // The PromQL selector of the SLO's counter (lib/metrics.js): its name label, and an outcome.
 function selector(name, outcome) {
@@ -30,9 +30,9 @@ function pascal(name) {
  */
 function compileOne(slo, options) {
   const alerting = checkSlo(slo)
-  const { name, targetRate, windowMs, minEvents = 0, minFailures = MIN_FAILURES } = slo
+  const { pairs: policy, minFailures: defaultMinFailures } = policyOf(slo, options.scrapeIntervalMs)
+  const { name, targetRate, windowMs, minEvents = 0, minFailures = defaultMinFailures } = slo
   const id = slo.id ?? defaultId(slo)
-  const policy = prometheusPolicy(slo, options.scrapeIntervalMs)
   const period = promDuration(windowMs)
   const sel = `{slo=${JSON.stringify(id)}}`
   const ids = { slo: id }
@@ -223,4 +223,4 @@ function rulesAndPolicy(slos, options) {
   return { text: `${head}${toYaml(object)}\n`, policies }
 }
 
-module.exports = { ruleGroups, prometheusRules, rulesAndPolicy, prometheusPolicy, toYaml, defaultId, WHERE, MIN_FAILURES, PROMETHEUS_PAIRS }
+module.exports = { ruleGroups, prometheusRules, rulesAndPolicy, prometheusPolicy, toYaml, defaultId, WHERE }

@@ -11,6 +11,7 @@ mod fleet;
 mod handle;
 mod listeners;
 mod persist;
+mod policy;
 mod record;
 mod replay;
 mod report;

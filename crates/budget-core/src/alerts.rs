@@ -241,6 +241,87 @@ pub fn validate_policy(rules: Vec<AlertRule>, config: &Config) -> Result<Vec<Ale
   Ok(rules)
 }
 
+/// Failures a Prometheus rule's long window must hold before it may fire,
+/// unless the SLO sets `minFailures` (about ten tell an incident from noise).
+pub const PROMETHEUS_MIN_FAILURES: u64 = 10;
+
+/// The fewest scrape intervals an alert window of the Prometheus rules spans:
+/// a shorter `rate()` range holds too few samples to ever fire.
+pub const MIN_SCRAPES_PER_WINDOW: i64 = 4;
+
+/// The policy the Prometheus rules implement for `config` (already checked)
+/// and its policy in force `policy`, scraped every `scrape_interval_ms`.
+/// A custom policy (`config.alerts`) is used as checked, bucket-rounded, and
+/// refused if a window is shorter than [`MIN_SCRAPES_PER_WINDOW`] scrapes; the
+/// default is the workbook's table ([`workbook_policy`]'s proportions) made to
+/// fire at a scrape: windows in whole seconds (rounded up), none under four
+/// scrapes (lengthened), and a threshold out of reach (at or above
+/// 1 / (1 − target)) lowered to 80 % of the most the SLO can burn.
+pub fn scrape_policy(config: &Config, policy: &[AlertRule], scrape_interval_ms: i64) -> Result<Vec<AlertRule>> {
+  let min_window = MIN_SCRAPES_PER_WINDOW * scrape_interval_ms;
+  if config.window_ms < min_window {
+    return Err(
+      BudgetError::out_of_range(format!(
+        "({}) must be at least {MIN_SCRAPES_PER_WINDOW} scrape intervals ({})",
+        prom_duration(config.window_ms),
+        prom_duration(min_window)
+      ))
+      .at("windowMs"),
+    );
+  }
+  if config.alerts.is_some() {
+    if let Some(i) = policy.iter().position(|r| r.short_window_ms < min_window) {
+      return Err(
+        BudgetError::out_of_range(format!(
+          "({}) must be at least {MIN_SCRAPES_PER_WINDOW} scrape intervals ({}): a shorter rate() range holds too \
+           few samples to ever fire",
+          prom_duration(policy[i].short_window_ms),
+          prom_duration(min_window)
+        ))
+        .at(&format!("alerts[{i}].shortWindowMs")),
+      );
+    }
+    return Ok(policy.to_vec());
+  }
+  let max = max_burn_rate(config.target_rate);
+  let ceil_second = |ms: f64| (ms / 1000.0).ceil() as i64 * 1000;
+  Ok(
+    WORKBOOK_PAIRS
+      .iter()
+      .map(|&(name, severity, share, divisor)| {
+        let workbook = significant(share * divisor as f64, 12);
+        let burn_rate = if workbook < max { workbook } else { significant(0.8 * max, 3) };
+        let long = config.window_ms as f64 / divisor as f64;
+        let short = ceil_second(long / 12.0).max(min_window);
+        let long = ceil_second(long).max(short).min(config.window_ms);
+        AlertRule {
+          name: name.to_string(),
+          severity,
+          long_window_ms: long,
+          short_window_ms: short.min(long),
+          burn_rate,
+          min_events: 0,
+        }
+      })
+      .collect(),
+  )
+}
+
+/// `x` to `digits` significant digits, as JavaScript's `Number(x.toPrecision(digits))`.
+fn significant(x: f64, digits: usize) -> f64 {
+  format!("{:.*e}", digits - 1, x).parse().unwrap_or(x)
+}
+
+/// A duration as Prometheus writes it: the largest unit that divides it
+/// (`30d`, `144m`, `1w`, `4980ms`), as `promDuration` in lib/duration.js.
+pub fn prom_duration(ms: i64) -> String {
+  const UNITS: [(&str, i64); 5] = [("w", 604_800_000), ("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000)];
+  UNITS
+    .iter()
+    .find(|(_, size)| ms % size == 0)
+    .map_or_else(|| format!("{ms}ms"), |(unit, size)| format!("{}{unit}", ms / size))
+}
+
 /// The burn rate of `counts` under `target_rate`, unrounded: failures / (total × (1 − target)).
 pub fn burn_rate(counts: Counts, target_rate: f64) -> f64 {
   let budget = counts.total() as f64 * (1.0 - target_rate);
@@ -402,6 +483,48 @@ mod tests {
     let odd = Config { window_ms: 1000, resolution_ms: 400, ..Config::default() };
     let capped = validate_policy(vec![rule(1000, 400, 2.0)], &odd).unwrap();
     assert_eq!((capped[0].long_window_ms, capped[0].short_window_ms), (800, 400));
+  }
+
+  #[test]
+  fn scrape_policy_of_the_workbook_table() {
+    // 24 h at a 15 s scrape: 2 min & 10 s → 2 min & 1 min (4 scrapes); 12 min & 1 min; 144 min & 12 min.
+    let day = config(86_400_000);
+    let summary_of = |c: &Config, scrape| {
+      let policy = policy_for(c).unwrap();
+      scrape_policy(c, &policy, scrape)
+        .map(|p| p.iter().map(|r| (r.long_window_ms / 1000, r.short_window_ms / 1000, r.burn_rate)).collect::<Vec<_>>())
+    };
+    assert_eq!(summary_of(&day, 15_000).unwrap(), [(120, 60, 14.4), (720, 60, 6.0), (8640, 720, 1.0)]);
+    // A 1 min scrape: short windows 4 min, long ones at least that.
+    assert_eq!(summary_of(&day, 60_000).unwrap(), [(240, 240, 14.4), (720, 240, 6.0), (8640, 720, 1.0)]);
+    // 90 %: at most 10×, so 14.4 is lowered to 80 % of 10.
+    let ninety = Config { target_rate: 0.9, ..config(30 * 86_400_000) };
+    assert_eq!(summary_of(&ninety, 15_000).unwrap().iter().map(|p| p.2).collect::<Vec<_>>(), [8.0, 6.0, 1.0]);
+    // 99.9 % of 30 d: the workbook's own 1 h & 5 min, 6 h & 30 min, 3 d & 6 h.
+    let month = Config { target_rate: 0.999, ..config(30 * 86_400_000) };
+    assert_eq!(summary_of(&month, 15_000).unwrap(), [(3600, 300, 14.4), (21_600, 1800, 6.0), (259_200, 21_600, 1.0)]);
+    let short = summary_of(&config(30_000), 15_000).unwrap_err().render("slo");
+    assert_eq!(short, "slo.windowMs (30s) must be at least 4 scrape intervals (1m)");
+    let hour = Config {
+      window_ms: 3_600_000,
+      resolution_ms: 1000,
+      alerts: Some(vec![rule(60_000, 5000, 10.0)]),
+      ..Config::default()
+    };
+    assert_eq!(
+      summary_of(&hour, 15_000).unwrap_err().render("slo"),
+      "slo.alerts[0].shortWindowMs (5s) must be at least 4 scrape intervals (1m): a shorter rate() range holds too \
+       few samples to ever fire"
+    );
+    assert_eq!(summary_of(&hour, 1000).unwrap(), [(60, 5, 10.0)]);
+  }
+
+  #[test]
+  fn prom_durations() {
+    assert_eq!(
+      [2_592_000_000, 604_800_000, 4_320_000, 60_000, 30_000, 4980].map(prom_duration),
+      ["30d", "1w", "72m", "1m", "30s", "4980ms"]
+    );
   }
 
   #[test]
