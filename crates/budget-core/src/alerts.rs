@@ -115,6 +115,40 @@ impl AlertGate {
   }
 }
 
+/// The recent spans a firing default pair's recovery is judged on, shortest
+/// first: 10 min, 55 min and 2 h. Recovery is a question about the present —
+/// are solves succeeding again at the SLO's rate? — so it is asked of the
+/// shortest of these that holds [`RECOVERY_MIN_SOLVES`] solves, not of the
+/// pair's long window (14 h for a 7-day SLO's slow pair): at high volume ten
+/// minutes tell, at 0.4 solves a minute 55 minutes do, at 0.2 only two hours
+/// hold enough solves (docs/alert-policy.md).
+pub const RECOVERY_SPANS_MS: [i64; 3] = [600_000, 3_300_000, 7_200_000];
+
+/// Solves a recovery span must hold before its burn rate may end a page:
+/// fewer cannot tell a recovery from a lull between failures.
+pub const RECOVERY_MIN_SOLVES: u64 = 10;
+
+/// Whether a recovery span's `counts` say a held pair has recovered: its burn
+/// rate, one failure aside (a single failure among a dozen solves is noise,
+/// not an incident), is at or below the gate's resolve rate.
+pub fn recovered(counts: Counts, target_rate: f64, gate: AlertGate) -> bool {
+  let less_one = Counts { failures: counts.failures.saturating_sub(1), ..counts };
+  burn_rate(less_one, target_rate) <= gate.resolve_burn_rate
+}
+
+/// [`RECOVERY_SPANS_MS`] for `config`: rounded to whole buckets, at most the
+/// window, without repeats (a 1-hour window judges on 10 min and 1 h).
+pub fn recovery_spans(config: &Config) -> Vec<i64> {
+  let mut spans: Vec<i64> = Vec::new();
+  for ms in RECOVERY_SPANS_MS {
+    let span = round_to_buckets(ms as f64, config);
+    if !spans.contains(&span) {
+      spans.push(span);
+    }
+  }
+  spans
+}
+
 /// The default policy's gates: [`DEFAULT_MIN_FAILURES`] failures, resolution
 /// at half the threshold (so a burn hovering at the threshold cannot fire,
 /// resolve and fire again), a warm-up of its long window (P/4 for
