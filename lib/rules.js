@@ -12,6 +12,9 @@ const { outOfRange, invalidArgValue } = require('./errors')
 const { promDuration, approxDuration, threeDigits } = require('./duration')
 const { checkSlo, checkOptions, prometheusPolicy, policyOf, defaultId, budgetOf, ceilSecond, num, WHERE, ABSENT_FOR_MS } = require('./rules-slo')
 
+/** The longest a page may keep firing after an incident's end (issue 25): one hour. */
+const PAGE_RESET_MS = 3_600_000
+
 // The PromQL selector of the SLO's counter (lib/metrics.js): its name label, and an outcome.
 function selector(name, outcome) {
   return `captcha_budget_solves_total{name=${JSON.stringify(name)}${outcome ? `,outcome="${outcome}"` : ''}}`
@@ -119,6 +122,10 @@ function compileOne(slo, options) {
     if (pair.minEvents > 0) conditions.push(`captcha_budget:solves:increase${long}${sel} >= ${pair.minEvents}`)
     if (minEvents > 0) conditions.push(`captcha_budget:solves:increase${period}${sel} >= ${minEvents}`)
     const spent = (100 * pair.burnRate * pair.longWindowMs) / windowMs
+    // A page resolves at most a short window after the incident (the window
+    // empties) plus keep_firing_for: capped so that the two stay within
+    // PAGE_RESET_MS, the tracker's reset goal (docs/alert-policy.md).
+    const keepMs = pair.severity === 'page' ? Math.min(pair.shortWindowMs, PAGE_RESET_MS - pair.shortWindowMs) : pair.shortWindowMs
     alerts.push({
       alert,
       expr: conditions.join('\nand\n'),
@@ -126,7 +133,7 @@ function compileOne(slo, options) {
       // window; keep_firing_for holds a firing alert through dips of up to a
       // short window, so one incident is one page (fire/resolve/fire damped).
       for: promDuration(Math.max(ceilSecond(pair.shortWindowMs / 5), 1000)),
-      keep_firing_for: short,
+      ...(keepMs >= 1000 ? { keep_firing_for: promDuration(ceilSecond(keepMs)) } : {}),
       // slo also comes from the expression; on the rule too, two SLOs' alerts on one source differ
       // for promtool's duplicate check and for anyone reading the rule file.
       labels: { slo: id, severity: pair.severity, pair: pair.name, ...alerting.labels, ...(route?.labels ?? {}) },
