@@ -38,14 +38,18 @@ pub fn workbook_policy(config: &Config) -> Vec<AlertRule> {
 /// fraction of P (0: its long window).
 struct DefaultPair(&'static str, Severity, f64, i64, f64, i64);
 
-/// The default policy. `fast-burn`, `slow-burn` and `budget-leak` spend 5 %,
-/// 25 % and 37.5 % of the budget at their threshold before they can fire, over
-/// windows longer than the workbook's so that they hold evidence at low volume;
+/// The default policy. `fast-burn` is the workbook's fast pair (P/720 at
+/// 14.4×, 2 % of the budget), so that a total outage pages no later than the
+/// workbook would at any period; at low volume its window holds too few solves
+/// for the evidence gates and the longer pairs page. `slow-burn` and
+/// `budget-leak` spend 25 % and 37.5 % of the budget at their threshold before
+/// they can fire, over windows longer than the workbook's so that they hold
+/// evidence at low volume;
 /// `budget-spend` pages on a burst of volume that spends a fifth of the budget
 /// within P/72 at only twice the sustainable rate — a flash sale, which a burn
 /// rate alone sees too late (see docs/alert-policy.md).
 const DEFAULT_PAIRS: [DefaultPair; 4] = [
-  DefaultPair("fast-burn", Severity::Page, 14.4, 288, 0.0, 0),
+  DefaultPair("fast-burn", Severity::Page, 14.4, 720, 0.0, 0),
   DefaultPair("budget-spend", Severity::Page, 2.0, 72, 0.2, 4),
   DefaultPair("slow-burn", Severity::Page, 3.0, 12, 0.0, 0),
   DefaultPair("budget-leak", Severity::Ticket, 1.5, 4, 0.0, 0),
@@ -55,7 +59,7 @@ const DEFAULT_PAIRS: [DefaultPair; 4] = [
 /// cannot tell an incident from a burst of noise.
 pub const DEFAULT_MIN_FAILURES: u64 = 5;
 
-/// The default policy for `config`: long windows of P/288, P/72, P/12 and
+/// The default policy for `config`: long windows of P/720, P/72, P/12 and
 /// P/4, short windows of a twelfth of those, thresholds 14.4, 2, 3 and 1.5,
 /// rounded to whole buckets; unreachable pairs left out. Its gates
 /// ([`default_gates`]) add a minimum of failures, a warm-up, hysteresis and,
@@ -420,24 +424,24 @@ mod tests {
 
   #[test]
   fn default_policy_for_one_day_and_seven_days() {
-    // 24 h: 2 s buckets. P/288 = 5 min (150 buckets), its twelfth 25 s = 12.5
-    // buckets → 13 = 26 s; P/72 = 20 min & 100 s; P/12 = 2 h & 10 min; P/4 = 6 h & 30 min.
+    // 24 h: 2 s buckets. P/720 = 2 min (60 buckets), its twelfth 10 s (5
+    // buckets); P/72 = 20 min & 100 s; P/12 = 2 h & 10 min; P/4 = 6 h & 30 min.
     let day = config(86_400_000);
     assert_eq!(
       summary(&default_policy(&day)),
       vec![
-        ("fast-burn", "page", 300_000, 26_000, 14.4),
+        ("fast-burn", "page", 120_000, 10_000, 14.4),
         ("budget-spend", "page", 1_200_000, 100_000, 2.0),
         ("slow-burn", "page", 7_200_000, 600_000, 3.0),
         ("budget-leak", "ticket", 21_600_000, 1_800_000, 1.5),
       ]
     );
-    // 7 d: 14 s buckets. P/288 = 2100 s = 150 buckets; 175 s = 12.5 → 13 = 182 s;
+    // 7 d: 14 s buckets. P/720 = 840 s = 60 buckets; 70 s = 5 buckets;
     // P/72 = 140 min & 700 s; P/12 = 14 h & 70 min; P/4 = 42 h & 3.5 h.
     assert_eq!(
       summary(&default_policy(&config(7 * 86_400_000))),
       vec![
-        ("fast-burn", "page", 2_100_000, 182_000, 14.4),
+        ("fast-burn", "page", 840_000, 70_000, 14.4),
         ("budget-spend", "page", 8_400_000, 700_000, 2.0),
         ("slow-burn", "page", 50_400_000, 4_200_000, 3.0),
         ("budget-leak", "ticket", 151_200_000, 12_600_000, 1.5),
@@ -447,7 +451,7 @@ mod tests {
     assert_eq!(
       gates.iter().map(|g| (g.min_failures, g.resolve_burn_rate, g.warm_up_ms, g.min_budget_share)).collect::<Vec<_>>(),
       // Warm-ups: each long window, but P/4 = 6 h for budget-spend.
-      [(5, 7.2, 300_000, 0.0), (5, 1.0, 21_600_000, 0.2), (5, 1.5, 7_200_000, 0.0), (5, 0.75, 21_600_000, 0.0)]
+      [(5, 7.2, 120_000, 0.0), (5, 1.0, 21_600_000, 0.2), (5, 1.5, 7_200_000, 0.0), (5, 0.75, 21_600_000, 0.0)]
     );
     // A custom policy, even one equal to the default pairs, has plain gates.
     let custom = Config { alerts: Some(default_policy(&day)), ..day.clone() };
