@@ -12,10 +12,7 @@
 //            (docs/alert-policy.md, "Reset time") — unless the solves after the end
 //            still fail above the SLO's allowance, which is then no recovery.
 const test = require('ava')
-const { SCENARIOS, run, stream, MIN, HOUR } = require('../benchmark/alerts-scenarios')
-
-/** The reset goal of a scenario: 60 min, 2 h at 0.2 solves a minute. */
-const resetGoal = (scenario) => (scenario.rate <= 0.2 ? 2 * HOUR : 60 * MIN)
+const { SCENARIOS, run, stream, resetGoal } = require('../benchmark/alerts-scenarios')
 
 /** Successes and failures of the stream in (from, to]: worked out from the data, not the tracker. */
 function countsBetween(scenario, seed, from, to) {
