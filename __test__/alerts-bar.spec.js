@@ -7,9 +7,21 @@
 //             (except the scenario marked edge: a budget of ~10 failures);
 //   quiet  — no page on healthy noise (with bursts of 3 failures), fresh trackers included,
 //            nor before an incident starts;
-//   resets — every page resolves within its pair's long + short window after the incident ends.
+//   resets — every page resolves within 60 minutes of the incident's end (issue 25),
+//            within 2 hours at 0.2 solves a minute, where an hour holds 12 solves
+//            (docs/alert-policy.md, "Reset time") — unless the solves after the end
+//            still fail above the SLO's allowance, which is then no recovery.
 const test = require('ava')
-const { SCENARIOS, run } = require('../benchmark/alerts-scenarios')
+const { SCENARIOS, run, stream, resetGoal } = require('../benchmark/alerts-scenarios')
+
+/** Successes and failures of the stream in (from, to]: worked out from the data, not the tracker. */
+function countsBetween(scenario, seed, from, to) {
+  let [successes, failures] = [0, 0]
+  for (const [at, s, f] of stream(scenario, seed)) {
+    if (at > from && at <= to) [successes, failures] = [successes + s, failures + f]
+  }
+  return { successes, failures }
+}
 
 const SEEDS = [1, 2, 3]
 
@@ -33,7 +45,17 @@ for (const scenario of SCENARIOS) {
         )
       }
       t.not(r.resetMs, null, `every page resolved after the incident:\n${log}`)
-      t.true(r.resetMs <= r.resetBoundMs, `reset ${r.resetMs} ms, bound ${r.resetBoundMs} ms`)
+      const goal = resetGoal(scenario)
+      if (r.resetMs > goal) {
+        // Allowed only if the solves between the end and the goal failed above
+        // the SLO's allowance, one failure aside: not yet a recovery.
+        const end = scenario.windowMs + scenario.incident.ms
+        const { successes, failures } = countsBetween(scenario, seed, end, end + goal)
+        t.true(
+          failures - 1 > (successes + failures) * (1 - scenario.targetRate),
+          `reset ${r.resetMs} ms > ${goal} ms after ${failures} failures in ${successes + failures} solves:\n${log}`,
+        )
+      }
     })
   }
 }

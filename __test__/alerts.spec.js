@@ -39,22 +39,22 @@ function alertTracker(config = {}) {
 test('the default policy for 1 h and 24 h windows', (t) => {
   const brief = (tracker) =>
     tracker.alertPolicy.map((r) => [r.name, r.severity, r.longWindowMs, r.shortWindowMs, r.burnRate, r.minEvents, r.minFailures, r.resolveBurnRate, r.warmUpMs, r.minBudgetShare])
-  // 24 h, 2 s buckets: P/288 = 5 min, its twelfth 25 s = 12.5 buckets → 13 = 26 s;
+  // 24 h, 2 s buckets: P/720 = 2 min, its twelfth 10 s (5 buckets);
   // P/72 = 20 min & 100 s; P/12 = 2 h & 10 min; P/4 = 6 h & 30 min. 5 failures to
   // fire, resolved at half the threshold, a warm-up of the long window (P/4 for
   // budget-spend, which also needs a fifth of the window's budget spent).
   t.deepEqual(brief(new ErrorBudgetTracker({ windowMs: DAY })), [
-    ['fast-burn', 'page', 300_000, 26_000, 14.4, 10, 5, 7.2, 300_000, 0],
+    ['fast-burn', 'page', 120_000, 10_000, 14.4, 10, 5, 7.2, 120_000, 0],
     ['budget-spend', 'page', 1_200_000, 100_000, 2, 10, 5, 1, 21_600_000, 0.2],
     ['slow-burn', 'page', 7_200_000, 600_000, 3, 10, 5, 1.5, 7_200_000, 0],
     ['budget-leak', 'ticket', 21_600_000, 1_800_000, 1.5, 10, 5, 0.75, 21_600_000, 0],
   ])
-  // 1 h: 83 ms buckets. 12 500 ms = 150.6 → 151 buckets = 12 533 ms; 1041.7 ms = 12.55 → 13 = 1079 ms;
+  // 1 h: 83 ms buckets. 5000 ms = 60.2 → 60 buckets = 4980 ms; 416.7 ms = 5.02 → 5 = 415 ms;
   // 50 000 = 602.4 → 602 = 49 966; 4166.7 = 50.2 → 50 = 4150; P/4 = 900 000 ms warm-up;
   // 300 000 = 3614.5 → 3614 = 299 962; 25 000 = 301.2 → 301 = 24 983;
   // 900 000 = 10 843.4 → 10 843 = 899 969; 75 000 = 903.6 → 904 = 75 032.
   t.deepEqual(brief(new ErrorBudgetTracker()), [
-    ['fast-burn', 'page', 12_533, 1079, 14.4, 10, 5, 7.2, 12_533, 0],
+    ['fast-burn', 'page', 4980, 415, 14.4, 10, 5, 7.2, 4980, 0],
     ['budget-spend', 'page', 49_966, 4150, 2, 10, 5, 1, 900_000, 0.2],
     ['slow-burn', 'page', 299_962, 24_983, 3, 10, 5, 1.5, 299_962, 0],
     ['budget-leak', 'ticket', 899_969, 75_032, 1.5, 10, 5, 0.75, 899_969, 0],

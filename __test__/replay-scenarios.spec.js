@@ -2,7 +2,8 @@
 // summary figure worked out by hand. All runs: --window 12h (1 s buckets, so the
 // window is exact for whole-second timestamps), --min-events 0, and the SRE
 // Workbook pairs for 12 h given with --alerts (the default policy, with its
-// gates, is in docs/alert-policy.md; it pages on none of these short logs).
+// gates, is in docs/alert-policy.md; of these short logs it pages on the outage
+// only, with its fast-burn: the --by type run).
 //
 // The 12 h workbook pairs: fast-burn 60 s / 5 s > 14.4, slow-burn 360 s / 30 s > 6,
 // budget-leak 4320 s / 360 s > 1. At 95 %, 1 − t = 0.050000000000000044.
@@ -107,10 +108,16 @@ test('the text output lists the same transitions in time order, then the summary
 // This run keeps the default policy (the workbook's 14.4 is out of range at
 // 75 %). At 75 % the largest burn rate is 4: fast-burn (14.4) is left out, and no
 // window of image's passes 8 / 14.5 = 0.55. Turnstile keeps the default 95 %, its
-// status changes as alone, and no alert: fast-burn's 150 s window holds at most
-// 60 failures of 150 (8×, not 14.4×); the other pairs wait for their long window
-// of history (budget-spend 3 h, slow-burn 1 h, budget-leak 3 h) and the log is
-// 1100 s long.
+// status changes as alone; the default fast-burn is the workbook's 60 s / 5 s
+// pair with gates, so it fires as the workbook's does, at 643 s (43 failures
+// ≥ 5, 59 solves ≥ 10, 14.58 and 20 above 14.4, its 60 s warm-up long over), but
+// resolves at half its threshold: at an expiry of t, before that solve lands, the
+// 60 s window holds the 59 solves t − 60 … t − 1 and 719 − t failures:
+// t = 697: 22 / 2.95 = 7.46 > 7.2, held; t = 698: 21 / 2.95 = 7.12 ≤ 7.2,
+// resolved, the 5 s window (694 … 697) all successes: 0. (No recovery span
+// qualifies: the shortest, 10 min, only from 600 s after it fired.) The other
+// pairs wait for their long window of history (budget-spend 3 h, slow-burn 1 h,
+// budget-leak 3 h) and the log is 1100 s long.
 test('--by type: one tracker per type with its own target, timelines merged in time order', async (t) => {
   const files = tempFiles({ 'mixed.jsonl': toJsonl([...outage(), ...images()].sort(byTime)) })
   const r = await replayJson([files['mixed.jsonl'], '--window', '12h', '--min-events', '0', '--by', 'type', '--target', 'image=0.75'])
@@ -126,8 +133,10 @@ test('--by type: one tracker per type with its own target, timelines merged in t
     ...statuses.filter((e) => e.at < at(635)),
     { at: at(635), tracker: 'image', kind: 'status', from: 'warning', to: 'healthy', budgetRemainingPct: 50, burnRate: 0.5 },
     ...statuses.filter((e) => e.at >= at(635)),
+    { at: at(643), tracker: 'turnstile', kind: 'alert', name: 'fast-burn', severity: 'page', burnRateLong: 14.58, burnRateShort: 20, threshold: 14.4 },
+    { at: at(698), tracker: 'turnstile', kind: 'resolve', name: 'fast-burn', severity: 'page', burnRateLong: 7.12, burnRateShort: 0, threshold: 14.4 },
   ])
-  checkOutageSummary(t, r.trackers[1], {})
+  checkOutageSummary(t, r.trackers[1], { 'fast-burn': 1 })
   t.is(image.events, 110)
   t.deepEqual(image.timeInStatusMs, { healthy: 1_040_000, warning: 60_000, critical: 0, exhausted: 0 })
   t.deepEqual(image.worstBurnRate, { burnRate: 0.55, at: at(575) })

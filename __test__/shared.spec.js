@@ -132,7 +132,7 @@ test('shared() checks its arguments and refuses persist and snapshot', (t) => {
 test('shared(name, null) is shared(name): attaches, or creates with the defaults', (t) => {
   const name = uniqueName('null')
   const created = ErrorBudgetTracker.shared(name, null)
-  t.deepEqual([created.report().sloTarget, created.alertPolicy[0].longWindowMs], [0.95, 12_533]) // the defaults: 95 %, 1 h (fast-burn P/288)
+  t.deepEqual([created.report().sloTarget, created.alertPolicy[0].longWindowMs], [0.95, 4980]) // the defaults: 95 %, 1 h (fast-burn P/720: 5000 ms → 60 buckets of 83 ms)
   const other = uniqueName('null-attach')
   const first = ErrorBudgetTracker.shared(other, { targetRate: 0.9, clock: 'manual' })
   const attached = ErrorBudgetTracker.shared(other, null)

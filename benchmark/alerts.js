@@ -41,15 +41,16 @@ async function main() {
           `${range(runs.map((r) => r.pageEvents), String)} (${range(runs.map((r) => r.maxPerPair), String)})`,
           '',
           runs.every((r) => r.firstPageMs === null) ? '—' : range(runs.map((r) => r.resetMs), duration, 'still firing'),
+          duration(runs[0].resetGoalMs),
         ])
       } else {
         const weeks = runs.reduce((n, r) => n + r.weeks, 0)
         const pages = runs.reduce((n, r) => n + r.falsePages, 0)
-        rows.push([scenario.name, policy, '', '', '', (pages / weeks).toFixed(2), ''])
+        rows.push([scenario.name, policy, '', '', '', (pages / weeks).toFixed(2), '', ''])
       }
     }
   }
-  const head = ['scenario', 'policy', 'first page after', 'budget left at it (of the start\'s)', 'page events (most for one pair)', 'false pages / week', 'pages resolved after the end']
+  const head = ['scenario', 'policy', 'first page after', 'budget left at it (of the start\'s)', 'page events (most for one pair)', 'false pages / week', 'pages resolved after the end', 'reset goal']
   if (markdown) {
     console.log(`| ${head.join(' | ')} |`)
     console.log(`|${head.map(() => '---').join('|')}|`)

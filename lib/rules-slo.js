@@ -1,9 +1,10 @@
 'use strict'
 // The SLO and options of prometheusRules() (lib/rules.js), checked, and the
-// alert policy the Prometheus rules implement: the tracker checks its own
-// config fields and custom pairs; the default pairs are this file's own,
-// built for what a scrape can see.
-const { ErrorBudgetTracker } = require('./tracker.js')
+// alert policy the Prometheus rules implement: both asked of the core
+// (`scrapePolicy`, crates/budget-core/src/alerts.rs), which checks the tracker
+// config fields and custom pairs as a tracker does and holds the one table of
+// every policy; this file checks what only the rules have (names, routing).
+const { scrapePolicy } = require('./load-native.js')
 const { ARGUMENT_NAME, describe, printable, invalidArgType, outOfRange, invalidArgValue } = require('./errors')
 const { promDuration } = require('./duration')
 
@@ -109,22 +110,8 @@ function checkTemplate(value, field) {
   }
 }
 
-/** Default minimum of failures in a pair's long window before it may fire (issue 14: ~10 failures tell an incident from noise). */
-const MIN_FAILURES = 10
 /** How long the source may be absent before CaptchaBudgetSourceAbsent fires. */
 const ABSENT_FOR_MS = 600_000
-
-/**
- * The Prometheus default policy, from the SRE Workbook's multiwindow table for
- * 30 days: a pair spends `spent` of the budget over a long window of
- * `longFraction` of the period (burn = spent / longFraction), short window a
- * twelfth of the long one.
- */
-const PROMETHEUS_PAIRS = [
-  { name: 'fast-burn', severity: 'page', spent: 0.02, longFraction: 1 / 720 },
-  { name: 'slow-burn', severity: 'page', spent: 0.05, longFraction: 1 / 120 },
-  { name: 'budget-leak', severity: 'ticket', spent: 0.1, longFraction: 1 / 10 },
-]
 
 // A number as PromQL/YAML read it back exactly (JS prints the shortest round-trip form).
 const num = (x) => String(x)
@@ -366,56 +353,25 @@ function checkMetadata(metadata) {
 }
 
 /**
- * Checks the tracker config fields with the tracker itself, and returns its
- * policy when `alerts` is given (the custom pairs, windows rounded to buckets).
- * The tracker's errors name the fields as the caller wrote them: `slo.<field>`.
+ * The alert pairs the Prometheus rules use and the failures a pair's long
+ * window must hold by default, from the core: the custom `alerts` as the
+ * tracker reads them (a window under 4 scrape intervals refused), or else the
+ * workbook's table for the period made to fire at a scrape (no window under 4
+ * scrape intervals: lengthened; no burn rate out of reach, above 1 / (1 −
+ * target): lowered to 80 % of it). The core's errors name the fields as the
+ * caller wrote them: `slo.<field>`.
+ * @returns {{ pairs: Array<{ name: string, severity: string, longWindowMs: number, shortWindowMs: number, burnRate: number, minEvents: number }>, minFailures: number }}
  */
-function trackerCheck({ targetRate, windowMs, alerts, minEvents = 0, resolutionMs }) {
-  const config = { targetRate, windowMs, minEvents, clock: 'manual', [ARGUMENT_NAME]: `${WHERE}slo` }
+function policyOf({ targetRate, windowMs, alerts, minEvents = 0, resolutionMs }, scrapeIntervalMs) {
+  const config = { targetRate, windowMs, minEvents, [ARGUMENT_NAME]: `${WHERE}slo` }
   if (alerts !== undefined) config.alerts = alerts
   if (resolutionMs !== undefined) config.resolutionMs = resolutionMs
-  const tracker = new ErrorBudgetTracker(config)
-  try {
-    return alerts === undefined ? undefined : tracker.alertPolicy
-  } finally {
-    tracker.close()
-  }
+  return scrapePolicy(config, scrapeIntervalMs)
 }
 
-/**
- * The alert pairs the Prometheus rules use: the custom `alerts` as the tracker
- * reads them, or else PROMETHEUS_PAIRS for the period, made to fire at a
- * scrape: no window under 4 scrape intervals (a shorter rate() range holds too
- * few samples; it is lengthened), no burn rate out of reach (above
- * 1 / (1 − target), reached only with every solve failing: lowered to 80 % of
- * it). Custom pairs with a window under 4 scrapes are refused.
- * @returns {Array<{ name: string, severity: string, longWindowMs: number, shortWindowMs: number, burnRate: number, minEvents: number }>}
- */
+/** The pairs of `policyOf(slo, scrapeIntervalMs)`. */
 function prometheusPolicy(slo, scrapeIntervalMs) {
-  const custom = trackerCheck(slo)
-  const minWindow = 4 * scrapeIntervalMs
-  if (slo.windowMs < minWindow) {
-    throw outOfRange(`${WHERE}slo.windowMs (${promDuration(slo.windowMs)}) must be at least 4 scrape intervals (${promDuration(minWindow)})`)
-  }
-  if (custom) {
-    for (const [i, pair] of custom.entries()) {
-      if (pair.shortWindowMs < minWindow) {
-        throw outOfRange(
-          `${WHERE}slo.alerts[${i}].shortWindowMs (${promDuration(pair.shortWindowMs)}) must be at least 4 scrape intervals ` +
-            `(${promDuration(minWindow)}): a shorter rate() range holds too few samples to ever fire`,
-        )
-      }
-    }
-    return custom
-  }
-  const maxBurn = 1 / (1 - slo.targetRate)
-  return PROMETHEUS_PAIRS.map(({ name, severity, spent, longFraction }) => {
-    const workbook = Number((spent / longFraction).toPrecision(12))
-    const burnRate = workbook < maxBurn ? workbook : Number((0.8 * maxBurn).toPrecision(3))
-    const shortWindowMs = Math.max(ceilSecond((slo.windowMs * longFraction) / 12), minWindow)
-    const longWindowMs = Math.min(Math.max(ceilSecond(slo.windowMs * longFraction), shortWindowMs), slo.windowMs)
-    return { name, severity, longWindowMs, shortWindowMs: Math.min(shortWindowMs, longWindowMs), burnRate, minEvents: 0 }
-  })
+  return policyOf(slo, scrapeIntervalMs).pairs
 }
 
 module.exports = {
@@ -425,13 +381,12 @@ module.exports = {
   shown,
   checkOptions,
   prometheusPolicy,
+  policyOf,
   defaultId,
   budgetOf,
   ceilSecond,
   num,
   SLO_KEYS,
   WHERE,
-  MIN_FAILURES,
   ABSENT_FOR_MS,
-  PROMETHEUS_PAIRS,
 }

@@ -10,8 +10,11 @@
 const YAML = require('yaml')
 const { outOfRange, invalidArgValue, invalidArgType, describe } = require('./errors')
 const { promDuration, approxDuration, threeDigits } = require('./duration')
-const { checkSlo, checkOptions, prometheusPolicy, defaultId, budgetOf, ceilSecond, num, WHERE, MIN_FAILURES, ABSENT_FOR_MS, PROMETHEUS_PAIRS } = require('./rules-slo')
+const { checkSlo, checkOptions, prometheusPolicy, policyOf, defaultId, budgetOf, ceilSecond, num, WHERE, ABSENT_FOR_MS } = require('./rules-slo')
 const { WINDOW } = require('./rules-slo')
+
+/** The longest a page may keep firing after an incident's end (issue 25): one hour. */
+const PAGE_RESET_MS = 3_600_000
 
 // The PromQL selector of the SLO's counter (lib/metrics.js): its name label, and an outcome.
 function selector(name, outcome) {
@@ -123,9 +126,9 @@ function compileOne(slo, options) {
   const by = ['name', ...grouping].join(', ')
   // In the alerts' text: which label set burns.
   const which = grouping.length ? ` (${grouping.map((l) => `${l}={{ $labels.${l} }}`).join(', ')})` : ''
-  const { name, targetRate, windowMs, minEvents = 0, minFailures = MIN_FAILURES } = slo
+  const { pairs: policy, minFailures: defaultMinFailures } = policyOf(slo, options.scrapeIntervalMs)
+  const { name, targetRate, windowMs, minEvents = 0, minFailures = defaultMinFailures } = slo
   const id = slo.id ?? defaultId(slo)
-  const policy = prometheusPolicy(slo, options.scrapeIntervalMs)
   const period = promDuration(windowMs)
   const sel = `{slo=${JSON.stringify(id)}}`
   const ids = { slo: id }
@@ -221,6 +224,10 @@ function compileOne(slo, options) {
     if (pair.minEvents > 0) conditions.push(`captcha_budget:solves:increase${long}${sel} >= ${pair.minEvents}`)
     if (minEvents > 0) conditions.push(`captcha_budget:solves:increase${period}${sel} >= ${minEvents}`)
     const spent = (100 * pair.burnRate * pair.longWindowMs) / windowMs
+    // A page resolves at most a short window after the incident (the window
+    // empties) plus keep_firing_for: capped so that the two stay within
+    // PAGE_RESET_MS, the tracker's reset goal (docs/alert-policy.md).
+    const keepMs = pair.severity === 'page' ? Math.min(pair.shortWindowMs, PAGE_RESET_MS - pair.shortWindowMs) : pair.shortWindowMs
     alerts.push({
       alert,
       expr: conditions.join('\nand\n'),
@@ -228,7 +235,7 @@ function compileOne(slo, options) {
       // window; keep_firing_for holds a firing alert through dips of up to a
       // short window, so one incident is one page (fire/resolve/fire damped).
       for: promDuration(Math.max(ceilSecond(pair.shortWindowMs / 5), 1000)),
-      keep_firing_for: short,
+      ...(keepMs >= 1000 ? { keep_firing_for: promDuration(ceilSecond(keepMs)) } : {}),
       // slo also comes from the expression; on the rule too, two SLOs' alerts on one source differ
       // for promtool's duplicate check and for anyone reading the rule file.
       labels: { slo: id, severity: pair.severity, pair: pair.name, ...sloLabels, ...alerting.labels, ...(route?.labels ?? {}) },
@@ -334,4 +341,4 @@ function rulesAndPolicy(slos, options) {
   return { text: `${head}${toYaml(object)}\n`, policies }
 }
 
-module.exports = { ruleGroups, prometheusRules, rulesAndPolicy, prometheusPolicy, toYaml, defaultId, WHERE, MIN_FAILURES, PROMETHEUS_PAIRS }
+module.exports = { ruleGroups, prometheusRules, rulesAndPolicy, prometheusPolicy, toYaml, defaultId, WHERE }

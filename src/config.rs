@@ -28,7 +28,7 @@ pub struct TrackerConfig {
   pub min_events: Option<f64>,
   /// Bucket width of the window in ms: a positive integer ≤ `windowMs`, at most
   /// 1 000 000 buckets per window. Default `max(1, floor(windowMs / 43200))`,
-  /// so the shortest default alert window (`windowMs / 3456`) spans 13 buckets.
+  /// so the shortest default alert window (`windowMs / 8640`) spans 5 buckets.
   pub resolution_ms: Option<f64>,
   /// The multiwindow burn-rate alert policy; omitted, the default one derived
   /// from `windowMs` (see docs/alert-policy.md); `[]` for none.

@@ -11,6 +11,7 @@ mod fleet;
 mod handle;
 mod listeners;
 mod persist;
+mod policy;
 mod receiver;
 mod record;
 mod replay;

@@ -38,14 +38,18 @@ pub fn workbook_policy(config: &Config) -> Vec<AlertRule> {
 /// fraction of P (0: its long window).
 struct DefaultPair(&'static str, Severity, f64, i64, f64, i64);
 
-/// The default policy. `fast-burn`, `slow-burn` and `budget-leak` spend 5 %,
-/// 25 % and 37.5 % of the budget at their threshold before they can fire, over
-/// windows longer than the workbook's so that they hold evidence at low volume;
+/// The default policy. `fast-burn` is the workbook's fast pair (P/720 at
+/// 14.4×, 2 % of the budget), so that a total outage pages no later than the
+/// workbook would at any period; at low volume its window holds too few solves
+/// for the evidence gates and the longer pairs page. `slow-burn` and
+/// `budget-leak` spend 25 % and 37.5 % of the budget at their threshold before
+/// they can fire, over windows longer than the workbook's so that they hold
+/// evidence at low volume;
 /// `budget-spend` pages on a burst of volume that spends a fifth of the budget
 /// within P/72 at only twice the sustainable rate — a flash sale, which a burn
 /// rate alone sees too late (see docs/alert-policy.md).
 const DEFAULT_PAIRS: [DefaultPair; 4] = [
-  DefaultPair("fast-burn", Severity::Page, 14.4, 288, 0.0, 0),
+  DefaultPair("fast-burn", Severity::Page, 14.4, 720, 0.0, 0),
   DefaultPair("budget-spend", Severity::Page, 2.0, 72, 0.2, 4),
   DefaultPair("slow-burn", Severity::Page, 3.0, 12, 0.0, 0),
   DefaultPair("budget-leak", Severity::Ticket, 1.5, 4, 0.0, 0),
@@ -55,7 +59,7 @@ const DEFAULT_PAIRS: [DefaultPair; 4] = [
 /// cannot tell an incident from a burst of noise.
 pub const DEFAULT_MIN_FAILURES: u64 = 5;
 
-/// The default policy for `config`: long windows of P/288, P/72, P/12 and
+/// The default policy for `config`: long windows of P/720, P/72, P/12 and
 /// P/4, short windows of a twelfth of those, thresholds 14.4, 2, 3 and 1.5,
 /// rounded to whole buckets; unreachable pairs left out. Its gates
 /// ([`default_gates`]) add a minimum of failures, a warm-up, hysteresis and,
@@ -113,6 +117,40 @@ impl AlertGate {
   pub fn holds(&self, rule: &AlertRule) -> bool {
     self.resolve_burn_rate < rule.burn_rate
   }
+}
+
+/// The recent spans a firing default pair's recovery is judged on, shortest
+/// first: 10 min, 55 min and 2 h. Recovery is a question about the present —
+/// are solves succeeding again at the SLO's rate? — so it is asked of the
+/// shortest of these that holds [`RECOVERY_MIN_SOLVES`] solves, not of the
+/// pair's long window (14 h for a 7-day SLO's slow pair): at high volume ten
+/// minutes tell, at 0.4 solves a minute 55 minutes do, at 0.2 only two hours
+/// hold enough solves (docs/alert-policy.md).
+pub const RECOVERY_SPANS_MS: [i64; 3] = [600_000, 3_300_000, 7_200_000];
+
+/// Solves a recovery span must hold before its burn rate may end a page:
+/// fewer cannot tell a recovery from a lull between failures.
+pub const RECOVERY_MIN_SOLVES: u64 = 10;
+
+/// Whether a recovery span's `counts` say a held pair has recovered: its burn
+/// rate, one failure aside (a single failure among a dozen solves is noise,
+/// not an incident), is at or below the gate's resolve rate.
+pub fn recovered(counts: Counts, target_rate: f64, gate: AlertGate) -> bool {
+  let less_one = Counts { failures: counts.failures.saturating_sub(1), ..counts };
+  burn_rate(less_one, target_rate) <= gate.resolve_burn_rate
+}
+
+/// [`RECOVERY_SPANS_MS`] for `config`: rounded to whole buckets, at most the
+/// window, without repeats (a 1-hour window judges on 10 min and 1 h).
+pub fn recovery_spans(config: &Config) -> Vec<i64> {
+  let mut spans: Vec<i64> = Vec::new();
+  for ms in RECOVERY_SPANS_MS {
+    let span = round_to_buckets(ms as f64, config);
+    if !spans.contains(&span) {
+      spans.push(span);
+    }
+  }
+  spans
 }
 
 /// The default policy's gates: [`DEFAULT_MIN_FAILURES`] failures, resolution
@@ -241,6 +279,87 @@ pub fn validate_policy(rules: Vec<AlertRule>, config: &Config) -> Result<Vec<Ale
   Ok(rules)
 }
 
+/// Failures a Prometheus rule's long window must hold before it may fire,
+/// unless the SLO sets `minFailures` (about ten tell an incident from noise).
+pub const PROMETHEUS_MIN_FAILURES: u64 = 10;
+
+/// The fewest scrape intervals an alert window of the Prometheus rules spans:
+/// a shorter `rate()` range holds too few samples to ever fire.
+pub const MIN_SCRAPES_PER_WINDOW: i64 = 4;
+
+/// The policy the Prometheus rules implement for `config` (already checked)
+/// and its policy in force `policy`, scraped every `scrape_interval_ms`.
+/// A custom policy (`config.alerts`) is used as checked, bucket-rounded, and
+/// refused if a window is shorter than [`MIN_SCRAPES_PER_WINDOW`] scrapes; the
+/// default is the workbook's table ([`workbook_policy`]'s proportions) made to
+/// fire at a scrape: windows in whole seconds (rounded up), none under four
+/// scrapes (lengthened), and a threshold out of reach (at or above
+/// 1 / (1 − target)) lowered to 80 % of the most the SLO can burn.
+pub fn scrape_policy(config: &Config, policy: &[AlertRule], scrape_interval_ms: i64) -> Result<Vec<AlertRule>> {
+  let min_window = MIN_SCRAPES_PER_WINDOW * scrape_interval_ms;
+  if config.window_ms < min_window {
+    return Err(
+      BudgetError::out_of_range(format!(
+        "({}) must be at least {MIN_SCRAPES_PER_WINDOW} scrape intervals ({})",
+        prom_duration(config.window_ms),
+        prom_duration(min_window)
+      ))
+      .at("windowMs"),
+    );
+  }
+  if config.alerts.is_some() {
+    if let Some(i) = policy.iter().position(|r| r.short_window_ms < min_window) {
+      return Err(
+        BudgetError::out_of_range(format!(
+          "({}) must be at least {MIN_SCRAPES_PER_WINDOW} scrape intervals ({}): a shorter rate() range holds too \
+           few samples to ever fire",
+          prom_duration(policy[i].short_window_ms),
+          prom_duration(min_window)
+        ))
+        .at(&format!("alerts[{i}].shortWindowMs")),
+      );
+    }
+    return Ok(policy.to_vec());
+  }
+  let max = max_burn_rate(config.target_rate);
+  let ceil_second = |ms: f64| (ms / 1000.0).ceil() as i64 * 1000;
+  Ok(
+    WORKBOOK_PAIRS
+      .iter()
+      .map(|&(name, severity, share, divisor)| {
+        let workbook = significant(share * divisor as f64, 12);
+        let burn_rate = if workbook < max { workbook } else { significant(0.8 * max, 3) };
+        let long = config.window_ms as f64 / divisor as f64;
+        let short = ceil_second(long / 12.0).max(min_window);
+        let long = ceil_second(long).max(short).min(config.window_ms);
+        AlertRule {
+          name: name.to_string(),
+          severity,
+          long_window_ms: long,
+          short_window_ms: short.min(long),
+          burn_rate,
+          min_events: 0,
+        }
+      })
+      .collect(),
+  )
+}
+
+/// `x` to `digits` significant digits, as JavaScript's `Number(x.toPrecision(digits))`.
+fn significant(x: f64, digits: usize) -> f64 {
+  format!("{:.*e}", digits - 1, x).parse().unwrap_or(x)
+}
+
+/// A duration as Prometheus writes it: the largest unit that divides it
+/// (`30d`, `144m`, `1w`, `4980ms`), as `promDuration` in lib/duration.js.
+pub fn prom_duration(ms: i64) -> String {
+  const UNITS: [(&str, i64); 5] = [("w", 604_800_000), ("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000)];
+  UNITS
+    .iter()
+    .find(|(_, size)| ms % size == 0)
+    .map_or_else(|| format!("{ms}ms"), |(unit, size)| format!("{}{unit}", ms / size))
+}
+
 /// The burn rate of `counts` under `target_rate`, unrounded: failures / (total × (1 − target)).
 pub fn burn_rate(counts: Counts, target_rate: f64) -> f64 {
   let budget = counts.total() as f64 * (1.0 - target_rate);
@@ -305,24 +424,24 @@ mod tests {
 
   #[test]
   fn default_policy_for_one_day_and_seven_days() {
-    // 24 h: 2 s buckets. P/288 = 5 min (150 buckets), its twelfth 25 s = 12.5
-    // buckets → 13 = 26 s; P/72 = 20 min & 100 s; P/12 = 2 h & 10 min; P/4 = 6 h & 30 min.
+    // 24 h: 2 s buckets. P/720 = 2 min (60 buckets), its twelfth 10 s (5
+    // buckets); P/72 = 20 min & 100 s; P/12 = 2 h & 10 min; P/4 = 6 h & 30 min.
     let day = config(86_400_000);
     assert_eq!(
       summary(&default_policy(&day)),
       vec![
-        ("fast-burn", "page", 300_000, 26_000, 14.4),
+        ("fast-burn", "page", 120_000, 10_000, 14.4),
         ("budget-spend", "page", 1_200_000, 100_000, 2.0),
         ("slow-burn", "page", 7_200_000, 600_000, 3.0),
         ("budget-leak", "ticket", 21_600_000, 1_800_000, 1.5),
       ]
     );
-    // 7 d: 14 s buckets. P/288 = 2100 s = 150 buckets; 175 s = 12.5 → 13 = 182 s;
+    // 7 d: 14 s buckets. P/720 = 840 s = 60 buckets; 70 s = 5 buckets;
     // P/72 = 140 min & 700 s; P/12 = 14 h & 70 min; P/4 = 42 h & 3.5 h.
     assert_eq!(
       summary(&default_policy(&config(7 * 86_400_000))),
       vec![
-        ("fast-burn", "page", 2_100_000, 182_000, 14.4),
+        ("fast-burn", "page", 840_000, 70_000, 14.4),
         ("budget-spend", "page", 8_400_000, 700_000, 2.0),
         ("slow-burn", "page", 50_400_000, 4_200_000, 3.0),
         ("budget-leak", "ticket", 151_200_000, 12_600_000, 1.5),
@@ -332,7 +451,7 @@ mod tests {
     assert_eq!(
       gates.iter().map(|g| (g.min_failures, g.resolve_burn_rate, g.warm_up_ms, g.min_budget_share)).collect::<Vec<_>>(),
       // Warm-ups: each long window, but P/4 = 6 h for budget-spend.
-      [(5, 7.2, 300_000, 0.0), (5, 1.0, 21_600_000, 0.2), (5, 1.5, 7_200_000, 0.0), (5, 0.75, 21_600_000, 0.0)]
+      [(5, 7.2, 120_000, 0.0), (5, 1.0, 21_600_000, 0.2), (5, 1.5, 7_200_000, 0.0), (5, 0.75, 21_600_000, 0.0)]
     );
     // A custom policy, even one equal to the default pairs, has plain gates.
     let custom = Config { alerts: Some(default_policy(&day)), ..day.clone() };
@@ -402,6 +521,48 @@ mod tests {
     let odd = Config { window_ms: 1000, resolution_ms: 400, ..Config::default() };
     let capped = validate_policy(vec![rule(1000, 400, 2.0)], &odd).unwrap();
     assert_eq!((capped[0].long_window_ms, capped[0].short_window_ms), (800, 400));
+  }
+
+  #[test]
+  fn scrape_policy_of_the_workbook_table() {
+    // 24 h at a 15 s scrape: 2 min & 10 s → 2 min & 1 min (4 scrapes); 12 min & 1 min; 144 min & 12 min.
+    let day = config(86_400_000);
+    let summary_of = |c: &Config, scrape| {
+      let policy = policy_for(c).unwrap();
+      scrape_policy(c, &policy, scrape)
+        .map(|p| p.iter().map(|r| (r.long_window_ms / 1000, r.short_window_ms / 1000, r.burn_rate)).collect::<Vec<_>>())
+    };
+    assert_eq!(summary_of(&day, 15_000).unwrap(), [(120, 60, 14.4), (720, 60, 6.0), (8640, 720, 1.0)]);
+    // A 1 min scrape: short windows 4 min, long ones at least that.
+    assert_eq!(summary_of(&day, 60_000).unwrap(), [(240, 240, 14.4), (720, 240, 6.0), (8640, 720, 1.0)]);
+    // 90 %: at most 10×, so 14.4 is lowered to 80 % of 10.
+    let ninety = Config { target_rate: 0.9, ..config(30 * 86_400_000) };
+    assert_eq!(summary_of(&ninety, 15_000).unwrap().iter().map(|p| p.2).collect::<Vec<_>>(), [8.0, 6.0, 1.0]);
+    // 99.9 % of 30 d: the workbook's own 1 h & 5 min, 6 h & 30 min, 3 d & 6 h.
+    let month = Config { target_rate: 0.999, ..config(30 * 86_400_000) };
+    assert_eq!(summary_of(&month, 15_000).unwrap(), [(3600, 300, 14.4), (21_600, 1800, 6.0), (259_200, 21_600, 1.0)]);
+    let short = summary_of(&config(30_000), 15_000).unwrap_err().render("slo");
+    assert_eq!(short, "slo.windowMs (30s) must be at least 4 scrape intervals (1m)");
+    let hour = Config {
+      window_ms: 3_600_000,
+      resolution_ms: 1000,
+      alerts: Some(vec![rule(60_000, 5000, 10.0)]),
+      ..Config::default()
+    };
+    assert_eq!(
+      summary_of(&hour, 15_000).unwrap_err().render("slo"),
+      "slo.alerts[0].shortWindowMs (5s) must be at least 4 scrape intervals (1m): a shorter rate() range holds too \
+       few samples to ever fire"
+    );
+    assert_eq!(summary_of(&hour, 1000).unwrap(), [(60, 5, 10.0)]);
+  }
+
+  #[test]
+  fn prom_durations() {
+    assert_eq!(
+      [2_592_000_000, 604_800_000, 4_320_000, 60_000, 30_000, 4980].map(prom_duration),
+      ["30d", "1w", "72m", "1m", "30s", "4980ms"]
+    );
   }
 
   #[test]

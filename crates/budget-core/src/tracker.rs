@@ -71,6 +71,16 @@ pub struct Evidence {
   pub short: Counts,
   /// The pair's gate: failures needed to fire, burn rate it resolves at.
   pub gate: AlertGate,
+  /// The recovery span a held pair's resolution is judged on: the shortest of
+  /// `alerts::RECOVERY_SPANS_MS` holding `RECOVERY_MIN_SOLVES` solves, ms (0:
+  /// none does, or the pair is not held).
+  pub recovery_window_ms: i64,
+  /// Successes and failures in the recovery span.
+  pub recovery: Counts,
+  /// The burn rate over the recovery span, unrounded (0 without one).
+  pub recovery_burn_rate: f64,
+  /// Whether the recovery span says the pair has recovered (`alerts::recovered`).
+  pub recovery_recovered: bool,
 }
 
 /// A firing alert pair and its burn rates (to 2 decimals) at one moment.
@@ -105,6 +115,7 @@ impl FiringAlert {
     };
     let long = span(e.long.failures, e.long.total(), e.long_window_ms, self.burn_rate_long);
     let held = e.gate.resolve_burn_rate < self.threshold;
+    let recovered = e.recovery_window_ms > 0 && e.recovery_recovered;
     if fired {
       let short = span(e.short.failures, e.short.total(), e.short_window_ms, self.burn_rate_short);
       let gate = if e.gate.min_failures > 0 {
@@ -113,6 +124,16 @@ impl FiringAlert {
         String::new()
       };
       format!("{}: {long} and {short}: both above {}×{gate}", self.name, self.threshold)
+    } else if held && recovered {
+      let recovery =
+        span(e.recovery.failures, e.recovery.total(), e.recovery_window_ms, round_js(e.recovery_burn_rate, 2));
+      format!(
+        "{} resolved: {recovery}: at or below {}× (one failure aside) over at least {} solves (it fired above {}×)",
+        self.name,
+        e.gate.resolve_burn_rate,
+        alerts::RECOVERY_MIN_SOLVES,
+        self.threshold
+      )
     } else if held {
       format!(
         "{} resolved: {long}: at or below {}× or fewer than {} failures (it fired above {}×)",
@@ -194,6 +215,18 @@ struct ArmedRule {
   long_span: usize,
   short_span: usize,
   firing: bool,
+  /// A held pair that resolved may fire again only from here on (its resolve
+  /// time plus its short window): on evidence gathered after the resolve, not
+  /// on the incident's failures still in its windows.
+  rearm_ms: i64,
+  /// Until here (its resolve time plus its long window, which still holds the
+  /// incident) a resolved pair fires again only on an incident of its own
+  /// short window: at least twice `min_failures` failures in it (the tail of
+  /// the same incident is not a new one).
+  fresh_until_ms: i64,
+  /// When the pair last started firing: a recovery span is evidence only once
+  /// it holds nothing from before (the healthy solves the incident broke).
+  fired_at_ms: i64,
 }
 
 /// Window + budget + status + alerts of one SLO.
@@ -207,6 +240,9 @@ pub struct Tracker {
   /// (Prometheus counters are built on these).
   recorded: Counts,
   rules: Vec<ArmedRule>,
+  /// The recovery spans (`alerts::recovery_spans`) as (ms, window span),
+  /// shortest first; empty when no pair is held (a custom policy).
+  recovery: Vec<(i64, usize)>,
   /// The earliest stamp of a counted event: where the tracker's age starts.
   first_event_ms: Option<i64>,
   /// Opt-in status hysteresis (0: none, the reference's exact semantics).
@@ -247,8 +283,16 @@ impl Tracker {
         short_span: span_of(rule.short_window_ms),
         rule,
         firing: false,
+        rearm_ms: i64::MIN,
+        fresh_until_ms: i64::MIN,
+        fired_at_ms: i64::MIN,
       })
       .collect();
+    let recovery: Vec<(i64, usize)> = if rules.iter().any(|r| r.gate.holds(&r.rule)) {
+      alerts::recovery_spans(&config).into_iter().map(|ms| (ms, span_of(ms))).collect()
+    } else {
+      Vec::new()
+    };
     let window = Window::new(config.window_ms, config.resolution_ms, now_ms, &spans);
     Tracker {
       config,
@@ -260,6 +304,7 @@ impl Tracker {
       warm_up_end_ms: i64::MAX,
       status_hysteresis: 0.0,
       rules,
+      recovery,
       quiet: Quiet::default(),
     }
   }
@@ -547,6 +592,7 @@ impl Tracker {
 
   fn firing_alert(&self, r: &ArmedRule) -> FiringAlert {
     let (long, short) = self.burn_rates(r);
+    let recovery = if r.gate.holds(&r.rule) { self.recovery_evidence(r) } else { None };
     FiringAlert {
       name: r.rule.name.clone(),
       severity: r.rule.severity,
@@ -559,8 +605,26 @@ impl Tracker {
         short_window_ms: r.rule.short_window_ms,
         short: self.window.span_counts(r.short_span),
         gate: r.gate,
+        recovery_window_ms: recovery.map_or(0, |(ms, _)| ms),
+        recovery: recovery.map_or(Counts::default(), |(_, c)| c),
+        recovery_burn_rate: recovery.map_or(0.0, |(_, c)| alerts::burn_rate(c, self.config.target_rate)),
+        recovery_recovered: recovery.is_some_and(|(_, c)| alerts::recovered(c, self.config.target_rate, r.gate)),
       },
     }
+  }
+
+  /// The recovery span a held pair's resolution is judged on now: the shortest
+  /// no longer than the time since the pair fired (so that it holds only what
+  /// came after) that holds `RECOVERY_MIN_SOLVES` solves, as (ms, counts);
+  /// `None` if none does.
+  fn recovery_evidence(&self, r: &ArmedRule) -> Option<(i64, Counts)> {
+    let since = self.now_ms().saturating_sub(r.fired_at_ms);
+    self
+      .recovery
+      .iter()
+      .filter(|&&(ms, _)| ms <= since)
+      .map(|&(ms, span)| (ms, self.window.span_counts(span)))
+      .find(|(_, c)| c.total() >= alerts::RECOVERY_MIN_SOLVES)
   }
 
   /// Whether pair `r` fires at the current counts, given whether it fires now.
@@ -577,13 +641,21 @@ impl Tracker {
       // the long window and solves succeed again; a lull with no solves at
       // all (an empty long window burns 0) is not a recovery.
       let long_total = self.window.span_counts(r.long_span).total();
+      // Or once the present says so: the shortest recovery span with enough
+      // solves burns at or below the resolve rate.
+      let recovered =
+        self.recovery_evidence(r).is_some_and(|(_, c)| alerts::recovered(c, self.config.target_rate, r.gate));
       let over = (long_total > 0 && long <= r.gate.resolve_burn_rate)
-        || (long_failures < r.gate.min_failures && s.failures == 0 && s.successes > 0);
+        || (long_failures < r.gate.min_failures && s.failures == 0 && s.successes > 0)
+        || recovered;
       return self.counts().total() >= self.config.min_events && !over;
     }
     self.has_data(r)
       && long_failures >= r.gate.min_failures
       && self.age_ms() >= r.gate.warm_up_ms
+      && self.now_ms() >= r.rearm_ms
+      && (self.now_ms() >= r.fresh_until_ms
+        || self.window.span_counts(r.short_span).failures >= 2 * r.gate.min_failures)
       && long_failures as f64 >= r.gate.min_budget_share * self.budget_total()
       && long > r.rule.burn_rate
       && short > r.rule.burn_rate
@@ -601,6 +673,7 @@ impl Tracker {
       .rules
       .iter()
       .map(|r| first.saturating_add(r.gate.warm_up_ms))
+      .chain(self.rules.iter().flat_map(|r| [r.rearm_ms, r.fresh_until_ms]))
       .filter(|&t| t > self.now_ms())
       .min()
       .unwrap_or(i64::MAX)
@@ -628,6 +701,15 @@ impl Tracker {
       if fire != self.rules[i].firing {
         self.rules[i].firing = fire;
         changed.push(i);
+        let now = self.window.now_ms();
+        let r = &mut self.rules[i];
+        if fire {
+          r.fired_at_ms = now;
+        } else if r.gate.holds(&r.rule) {
+          r.rearm_ms = now.saturating_add(r.rule.short_window_ms);
+          r.fresh_until_ms = now.saturating_add(r.rule.long_window_ms);
+          self.warm_up_end_ms = self.warm_up_end_ms.min(r.rearm_ms);
+        }
       }
     }
     if status == self.last_status && changed.is_empty() {

@@ -84,15 +84,23 @@ impl Tracker {
       for r in &self.rules {
         let long = self.window.span_counts(r.long_span);
         if r.firing && r.gate.holds(&r.rule) {
-          let short = self.window.span_counts(r.short_span);
-          if long.total() == 0 || (long.failures < r.gate.min_failures && short.failures == 0) {
-            // Held through a lull: the next success may end it.
-            meet(Limits { successes: 0, failures: CAP });
-          }
-          // Otherwise the long burn rate against the resolve rate decides:
-          // records cannot take failures out of either window.
-          meet(burn_limits(long, c, r.gate.resolve_burn_rate));
+          // Held: a success can end it through a lull or a recovery span
+          // reaching its minimum of solves, so every record re-decides while it
+          // fires (an incident's records, rarely many).
+          meet(NONE);
           continue;
+        }
+        if self.now_ms() < r.rearm_ms {
+          // Resolved moments ago: cannot fire before its re-arm time, which
+          // empties the region when time reaches it (`advance_to`).
+          continue;
+        }
+        let short = self.window.span_counts(r.short_span);
+        if self.now_ms() < r.fresh_until_ms && short.failures < 2 * r.gate.min_failures {
+          // Resolved within a long window: fires again only once its short
+          // window holds twice `min_failures` failures (the end of that time
+          // empties the region too).
+          meet(Limits { successes: CAP, failures: 2 * r.gate.min_failures - 1 - short.failures });
         }
         if self.age_ms() < r.gate.warm_up_ms {
           // Too young to fire, whatever is recorded; time passing the warm-up
