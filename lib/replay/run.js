@@ -130,6 +130,7 @@ async function replay(options) {
           const slot = slots[k]
           slot.tracker.record(good, t)
           if (slot.throttle !== null) slot.throttle.step(t, good)
+          if (t < slot.firstAt) slot.firstAt = t
           slot.events++
           counts[k].add(t, good)
           if (!good) slot.checkWorst(end)

@@ -35,6 +35,7 @@ function trackerSummary(slot, start, end) {
     minEvents: slot.config.minEvents,
     alertPolicy: slot.tracker.alertPolicy,
     events: slot.events,
+    firstEventAt: slot.events > 0 ? iso(slot.firstAt) : null,
     dropped: report.dropped,
     final: { ...report, at: iso(report.at) },
     worstBurnRate: slot.worst.at === null ? null : { burnRate: round2(slot.worst.burnRate), at: iso(slot.worst.at) },

@@ -30,11 +30,22 @@ const THROTTLE_TO = {
   open: () => 'the budget governs again',
 }
 
-function timelineLine(e, width) {
+/**
+ * A status change less than a window after the tracker's first solve judges a
+ * window still filling (its budget is that of the solves so far): said, so that
+ * a cold start is not taken for an incident.
+ */
+function windowFilling(e, tracker) {
+  const elapsed = Date.parse(e.at) - Date.parse(tracker.firstEventAt)
+  return elapsed < tracker.windowMs ? `  (window filling: ${span(elapsed)} of ${humanDuration(tracker.windowMs)})` : ''
+}
+
+function timelineLine(e, width, trackers) {
   const head = `  ${e.at}  ${e.tracker.padEnd(width)}  `
   if (e.kind === 'throttle') return `${head}guard    ${e.from} → ${e.to.padEnd(9)}  ${THROTTLE_TO[e.to](e)}`
   if (e.kind === 'status') {
-    return `${head}${e.from} → ${e.to.padEnd(9)}  budget left ${String(e.budgetRemainingPct).padStart(5)} %, burn rate ${e.burnRate}`
+    const filling = windowFilling(e, trackers.get(e.tracker))
+    return `${head}${e.from} → ${e.to.padEnd(9)}  budget left ${String(e.budgetRemainingPct).padStart(5)} %, burn rate ${e.burnRate}${filling}`
   }
   const verb = e.kind === 'alert' ? 'ALERT  ' : 'resolved'
   return `${head}${verb} ${e.name} (${e.severity}): burn ${e.burnRateLong} long, ${e.burnRateShort} short, threshold ${e.threshold}`
@@ -101,13 +112,14 @@ function adviceLines(advice) {
 /** The whole report as text lines. */
 function render(result, chartPath) {
   const width = Math.max(...result.trackers.map((t) => t.name.length))
+  const trackers = new Map(result.trackers.map((t) => [t.name, t]))
   const kinds = result.byType ? `one tracker per type: ${result.trackers.map((t) => t.name).join(', ')}` : 'one tracker for every solve'
   const out = [
     `Replay of ${result.input} (${result.format === 'csv' ? 'CSV' : 'JSON Lines'}): ${int(result.lines)} lines, ${int(result.events)} solves, ${int(result.badLineCount)} bad lines`,
     `  ${result.from} → ${result.to} (${span(result.durationMs)}), ${kinds}`,
     '',
     `Timeline (${result.timeline.length} status changes and alerts)`,
-    ...(result.timeline.length ? result.timeline.map((e) => timelineLine(e, width)) : ['  (none: every tracker stayed healthy without alerts)']),
+    ...(result.timeline.length ? result.timeline.map((e) => timelineLine(e, width, trackers)) : ['  (none: every tracker stayed healthy without alerts)']),
     '',
     'Summary',
     ...result.trackers.flatMap((t) => trackerLines(t, `healthy ${span(result.durationMs)}`)),

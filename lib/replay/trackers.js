@@ -18,6 +18,8 @@ class Slot {
     this.config = config
     this.tracker = new ErrorBudgetTracker({ ...config, clock: 'manual' })
     this.events = 0
+    /** The earliest event's time: until a window after it, the window is still filling. */
+    this.firstAt = Infinity
     /** Status changes and alerts, in the order the tracker produced them. */
     this.timeline = []
     /** With `--throttle`: what a throttling guard would have done (lib/replay/throttle.js); else null. */
