@@ -118,4 +118,19 @@ function removeIncidentListener(tracker, listener, nativeOff) {
   return tracker
 }
 
-module.exports = { addIncidentListener, removeIncidentListener }
+/**
+ * `method.call(tracker, event, listener)` (the native on() or off()); its
+ * refusal of an unknown event lists 'incident' among the events it knows.
+ */
+function withIncidentEvent(method, tracker, event, listener) {
+  try {
+    return method.call(tracker, event, listener)
+  } catch (err) {
+    if (err instanceof TypeError && typeof err.message === 'string' && err.message.includes("'alert', 'resolve', got ")) {
+      err.message = err.message.replace("'alert', 'resolve', got ", "'alert', 'resolve', 'incident', got ")
+    }
+    throw err
+  }
+}
+
+module.exports = { addIncidentListener, removeIncidentListener, withIncidentEvent }

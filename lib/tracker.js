@@ -137,7 +137,7 @@ const methods = {
   on(event, listener) {
     if (event === 'incident') return incidents.addIncidentListener(this, listener, nativeProto.on)
     const sync = fleet.fleetOf(this)
-    if (sync === undefined || event !== 'fleet-error' || typeof listener !== 'function') return nativeProto.on.call(this, event, listener)
+    if (sync === undefined || event !== 'fleet-error' || typeof listener !== 'function') return incidents.withIncidentEvent(nativeProto.on, this, event, listener)
     sync.errorListeners.push(listener)
     return this
   },
@@ -146,7 +146,7 @@ const methods = {
   off(event, listener) {
     if (event === 'incident') return incidents.removeIncidentListener(this, listener, nativeProto.off)
     const sync = fleet.fleetOf(this)
-    if (sync === undefined || event !== 'fleet-error') return nativeProto.off.call(this, event, listener)
+    if (sync === undefined || event !== 'fleet-error') return incidents.withIncidentEvent(nativeProto.off, this, event, listener)
     const i = sync.errorListeners.lastIndexOf(listener)
     if (i >= 0) sync.errorListeners.splice(i, 1)
     return this
