@@ -18,7 +18,7 @@ export type {
   RecordedCounts,
   TrackerConfig,
 } from './native'
-import type { PersistConfig, TrackerConfig } from './native'
+import type { AlertEvidence, AlertSeverity, PersistConfig, TrackerConfig } from './native'
 
 /** Options of `ErrorBudgetTracker.restore()`: the config itself comes from the snapshot. */
 export interface RestoreOptions {
@@ -460,6 +460,33 @@ export declare class FleetSyncError extends Error {
   readonly skewMs?: number
 }
 
+/**
+ * What `on('incident')` listeners receive (lib/incidents.js): the per-pair alert
+ * events grouped into incidents. Called when an incident opens (the first pair
+ * firing while none is open), once if it escalates from ticket to page, and once
+ * when its last firing pair resolves.
+ */
+export interface Incident {
+  /** 1, 2, … per tracker: the same for every event of one incident. */
+  id: number
+  /** `'open'`, `'escalated'` (ticket → page) or `'resolved'`. */
+  state: 'open' | 'escalated' | 'resolved'
+  /** The incident's severity: the first pair's, `'page'` once escalated. */
+  severity: AlertSeverity
+  /** When its first pair fired, epoch ms. */
+  openedAt: number
+  /** The moment of this event (the causing pair event's `at`), epoch ms. */
+  at: number
+  /** The pair whose alert or resolve caused this event. */
+  pair: string
+  /** The pairs firing after this event (empty once resolved), in firing order. */
+  firing: string[]
+  /** The causing pair event's evidence. */
+  evidence: AlertEvidence
+  /** The causing pair event's reason. */
+  reason: string
+}
+
 declare module './native' {
   interface TrackerConfig {
     /** One budget for the whole fleet through Redis; cannot be combined with `shared`, `persist` or `snapshot`. */
@@ -479,6 +506,10 @@ declare module './native' {
     /** Fleet trackers: `listener` is called with the FleetSyncError of each failed sync. */
     on(event: 'fleet-error', listener: (error: FleetSyncError) => void): this
     off(event: 'fleet-error', listener: (error: FleetSyncError) => void): this
+    /** `listener` is called with an `Incident` when one opens, escalates ticket → page, or resolves (register it before the alerts it should see). */
+    on(event: 'incident', listener: (incident: Incident) => void): this
+    /** Removes the most recent registration of `listener` for 'incident'. */
+    off(event: 'incident', listener: (incident: Incident) => void): this
   }
 }
 
@@ -573,6 +604,9 @@ export declare class BudgetFamily<const L extends string = string> implements Di
   /** Fleet families: `listener` is called with the FleetSyncError of each failed sync. */
   on(event: 'fleet-error', listener: (error: FleetSyncError) => void): this
   off(event: 'fleet-error', listener: (error: FleetSyncError) => void): this
+  /** `listener(incident, labels)` for every child's incidents, present and future children. */
+  on(event: 'incident', listener: (incident: Incident, labels: FamilyLabels<L>) => void): this
+  off(event: 'incident', listener: (incident: Incident, labels: FamilyLabels<L>) => void): this
   /**
    * Fleet families: pushes every child's unsent counts and installs the fleet's
    * buckets of every child (those other workers created included), in one Redis

@@ -10,7 +10,10 @@
 //   resets — every page resolves within 60 minutes of the incident's end (issue 25),
 //            within 2 hours at 0.2 solves a minute, where an hour holds 12 solves
 //            (docs/alert-policy.md, "Reset time") — unless the solves after the end
-//            still fail above the SLO's allowance, which is then no recovery.
+//            still fail above the SLO's allowance, which is then no recovery;
+//   one page per incident — on('incident') (issue 24): at most one page notification
+//            (an 'open' at page severity or an escalation to page) per incident,
+//            under both policies, healthy scenarios included.
 const test = require('ava')
 const { SCENARIOS, run, stream, resetGoal } = require('../benchmark/alerts-scenarios')
 
@@ -32,7 +35,9 @@ for (const scenario of SCENARIOS) {
       const r = await run(scenario, seed, 'default')
       const log = r.events.map((e) => `${e.at} ${e.kind} ${e.name}`).join('\n')
       t.is(r.falsePages, 0, `no page on healthy traffic:\n${log}`)
+      t.true(r.maxPagesPerIncident <= 1, `one page per incident:\n${JSON.stringify(r.incidents)}`)
       if (scenario.kind !== 'incident') return
+      t.is(r.incidentCount, 1, `one incident:\n${JSON.stringify(r.incidents)}`)
       t.true(r.maxPerPair <= 1, `one page event per pair:\n${log}`)
       t.true(r.maxTicketsPerPair <= 1, `one ticket event per pair:\n${log}`)
       // Each scenario is built to exhaust the budget: the bar applies.
@@ -68,6 +73,9 @@ test.serial('flash sale: the workbook policy flaps where the default pages once'
   const ours = await run(flash, 1, 'default')
   t.true(workbook.maxPerPair > 10, `workbook: ${workbook.maxPerPair} page events for one pair`)
   t.is(ours.maxPerPair, 1)
+  // Grouped into incidents, even the flapping workbook policy pages once per incident.
+  t.is(workbook.maxPagesPerIncident, 1, JSON.stringify(workbook.incidents))
+  t.is(ours.maxPagesPerIncident, 1)
 })
 
 // `npm start`'s sample, turnstile (12 h window at 96.7 %, minEvents 100 as the
@@ -83,6 +91,8 @@ test('the shipped sample: turnstile pages before its budget is exhausted, once p
   const log = []
   tracker.on('alert', (e) => log.push(['alert', e.name, e.severity, e.at]))
   tracker.on('exhausted', (r) => log.push(['exhausted', null, null, r.at]))
+  const incidents = []
+  tracker.on('incident', (i) => incidents.push(i))
   for (const line of lines) {
     const { ts, type, ok } = JSON.parse(line)
     if (type !== 'turnstile') continue
@@ -105,5 +115,10 @@ test('the shipped sample: turnstile pages before its budget is exhausted, once p
   const pages = before.filter(([kind, , severity]) => kind === 'alert' && severity === 'page')
   t.true(pages.length > 0 && pages[0][3] < firstExhausted, JSON.stringify(before))
   t.is(new Set(pages.map(([, name]) => name)).size, pages.length, 'no page pair fires twice')
+  // Issue 24: several page pairs and a ticket in the sale, one page notification for the incident.
+  const inSale = incidents.filter((i) => i.at <= end && i.openedAt > sale)
+  const notified = inSale.filter((i) => (i.state === 'open' && i.severity === 'page') || i.state === 'escalated')
+  t.true(pages.filter(([, , , at]) => at > sale).length > 1, JSON.stringify(before))
+  t.is(notified.length, 1, JSON.stringify(inSale.map(({ id, state, severity, at, pair }) => ({ id, state, severity, at, pair }))))
   tracker.close()
 })

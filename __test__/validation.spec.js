@@ -119,7 +119,7 @@ test('a non-finite atMs is a RangeError and records nothing', (t) => {
 test('on/off with an unknown status or a non-function is a TypeError', (t) => {
   const tracker = new ErrorBudgetTracker()
   const bad = t.throws(() => tracker.on('broken', () => {}), { instanceOf: TypeError })
-  t.is(bad.message, "on(event, listener): event must be one of 'healthy', 'warning', 'critical', 'exhausted', 'alert', 'resolve', got 'broken'")
+  t.is(bad.message, "on(event, listener): event must be one of 'healthy', 'warning', 'critical', 'exhausted', 'alert', 'resolve', 'incident', got 'broken'")
   // An unknown name is a wrong value; a name that is not a string, a wrong type.
   t.is(bad.code, 'ERR_INVALID_ARG_VALUE')
   t.throws(() => tracker.on(1, () => {}), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE', message: /event must be one of .*, got number$/ })

@@ -124,6 +124,8 @@ async function run(scenario, seed, policy) {
   const events = []
   tracker.on('alert', (e) => events.push({ kind: 'alert', ...pick(e) }))
   tracker.on('resolve', (e) => events.push({ kind: 'resolve', ...pick(e) }))
+  const incidents = []
+  tracker.on('incident', (i) => incidents.push({ id: i.id, state: i.state, severity: i.severity, at: i.at }))
   const from = scenario.kind === 'incident' ? windowMs : null
   const to = from === null ? null : from + scenario.incident.ms
   let atStart = null
@@ -152,9 +154,10 @@ async function run(scenario, seed, policy) {
   tracker.record(false)
   await delivered
   events.splice(0, events.length, ...events.filter((e) => e.at <= end))
+  incidents.splice(0, incidents.length, ...incidents.filter((i) => i.at <= end))
   const policyInForce = tracker.alertPolicy
   tracker.close()
-  return measure(scenario, { events, from, to, atStart, exhausted, policy: policyInForce })
+  return { ...measure(scenario, { events, from, to, atStart, exhausted, policy: policyInForce }), ...measureIncidents(incidents) }
 }
 
 function pick(e) {
@@ -164,6 +167,20 @@ function pick(e) {
 /** The reset goal of a scenario (issue 25): 60 min; 2 h at 0.2 solves a minute, where an hour holds 12 solves. */
 function resetGoal(scenario) {
   return scenario.rate <= 0.2 ? 2 * HOUR : 60 * MIN
+}
+
+/**
+ * Pages per incident (issue 24): an 'open' at page severity or an escalation to
+ * page is one page notification; the most any incident of the run got, and how
+ * many incidents opened.
+ */
+function measureIncidents(incidents) {
+  const pages = {}
+  for (const i of incidents) {
+    pages[i.id] ??= 0
+    if ((i.state === 'open' && i.severity === 'page') || i.state === 'escalated') pages[i.id] += 1
+  }
+  return { incidents, incidentCount: Object.keys(pages).length, maxPagesPerIncident: Math.max(0, ...Object.values(pages)) }
 }
 
 /** The figures of one run. */

@@ -42,15 +42,16 @@ async function main() {
           '',
           runs.every((r) => r.firstPageMs === null) ? '—' : range(runs.map((r) => r.resetMs), duration, 'still firing'),
           duration(runs[0].resetGoalMs),
+          `${range(runs.map((r) => r.maxPagesPerIncident), String)} (${range(runs.map((r) => r.incidentCount), String)})`,
         ])
       } else {
         const weeks = runs.reduce((n, r) => n + r.weeks, 0)
         const pages = runs.reduce((n, r) => n + r.falsePages, 0)
-        rows.push([scenario.name, policy, '', '', '', (pages / weeks).toFixed(2), '', ''])
+        rows.push([scenario.name, policy, '', '', '', (pages / weeks).toFixed(2), '', '', `${range(runs.map((r) => r.maxPagesPerIncident), String)} (${range(runs.map((r) => r.incidentCount), String)})`])
       }
     }
   }
-  const head = ['scenario', 'policy', 'first page after', 'budget left at it (of the start\'s)', 'page events (most for one pair)', 'false pages / week', 'pages resolved after the end', 'reset goal']
+  const head = ['scenario', 'policy', 'first page after', 'budget left at it (of the start\'s)', 'page events (most for one pair)', 'false pages / week', 'pages resolved after the end', 'reset goal', 'pages per incident (incidents)']
   if (markdown) {
     console.log(`| ${head.join(' | ')} |`)
     console.log(`|${head.map(() => '---').join('|')}|`)

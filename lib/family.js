@@ -24,7 +24,7 @@ const FAMILY_WIDE = ['clock', 'persist', 'snapshot', 'now', 'shared', 'fleet']
 const FLEET_WIDE = ['windowMs', 'resolutionMs']
 const MAX_CHILDREN_LIMIT = 1_000_000
 const DEFAULT_MAX_CHILDREN = 10_000
-const EVENTS = [...STATUSES, 'alert', 'resolve']
+const EVENTS = [...STATUSES, 'alert', 'resolve', 'incident']
 const SNAPSHOT_FORMAT = 'captcha-error-budget.family'
 const RESTORE_OPTIONS = ['clock', 'now', 'childConfig', 'persist']
 

@@ -17,6 +17,7 @@
 // `instanceof` holds for both, and `class Mine extends ErrorBudgetTracker` works.
 // A fleet tracker (config.fleet) is an ErrorBudgetTracker too: its FleetSync is
 // a component (lib/fleet/), asked by report(), on(), off(), close() and sync().
+// 'incident' listeners are JavaScript over the native 'alert' / 'resolve' (lib/incidents.js).
 
 const native = require('./load-native.js')
 const errors = require('./errors.js')
@@ -25,6 +26,7 @@ const { fastReport, STATUSES } = require('./fast-report.js')
 const { makeGuard } = require('./guard.js')
 const counterStart = require('./counter-start.js')
 const fleet = require('./fleet/index.js')
+const incidents = require('./incidents.js')
 
 const Native = native.ErrorBudgetTracker
 const nativeProto = Native.prototype
@@ -131,18 +133,20 @@ const methods = {
     return lazy.metrics.metrics.apply(this, arguments)
   },
 
-  /** As the native on(), plus 'fleet-error' listeners of a fleet tracker. */
+  /** As the native on(), plus 'incident' listeners (lib/incidents.js) and 'fleet-error' listeners of a fleet tracker. */
   on(event, listener) {
+    if (event === 'incident') return incidents.addIncidentListener(this, listener, nativeProto.on)
     const sync = fleet.fleetOf(this)
-    if (sync === undefined || event !== 'fleet-error' || typeof listener !== 'function') return nativeProto.on.call(this, event, listener)
+    if (sync === undefined || event !== 'fleet-error' || typeof listener !== 'function') return incidents.withIncidentEvent(nativeProto.on, this, event, listener)
     sync.errorListeners.push(listener)
     return this
   },
 
-  /** As the native off(), plus 'fleet-error' listeners of a fleet tracker. */
+  /** As the native off(), plus 'incident' listeners and 'fleet-error' listeners of a fleet tracker. */
   off(event, listener) {
+    if (event === 'incident') return incidents.removeIncidentListener(this, listener, nativeProto.off)
     const sync = fleet.fleetOf(this)
-    if (sync === undefined || event !== 'fleet-error') return nativeProto.off.call(this, event, listener)
+    if (sync === undefined || event !== 'fleet-error') return incidents.withIncidentEvent(nativeProto.off, this, event, listener)
     const i = sync.errorListeners.lastIndexOf(listener)
     if (i >= 0) sync.errorListeners.splice(i, 1)
     return this

@@ -39,3 +39,6 @@ new BudgetFamily({ labelNames: ['type'], childConfig: () => ({ clock: 'manual' a
 // @ts-expect-error: not an event
 family.on('exhaused', () => {})
 family.close()
+
+// Issue 24: a family's incident listener gets the child's labels.
+family.on('incident', (incident, labels) => seen.push(incident.state, labels.type))

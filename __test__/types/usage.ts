@@ -177,3 +177,13 @@ ErrorBudgetTracker.shared('turnstile', null).record(true) // null: attach, as wi
 // @ts-expect-error: a shared tracker cannot persist
 ErrorBudgetTracker.shared('turnstile', { persist: { path: 'x.json' } })
 void fleet
+
+// Issue 24: incidents.
+import type { Incident } from 'captcha-error-budget'
+const onIncident = (i: Incident) => seen.push(i.id, i.state, i.severity, i.openedAt, i.at, i.pair, i.firing.length, i.evidence.longFailures, i.reason)
+tracker.on('incident', onIncident).off('incident', onIncident)
+// @ts-expect-error: not a state
+const badState: Incident['state'] = 'closed'
+void badState
+// @ts-expect-error: an incident listener gets an Incident, not a report
+tracker.on('incident', (r: BudgetReport) => seen.push(r))
