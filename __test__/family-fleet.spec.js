@@ -166,6 +166,11 @@ test.serial('gate --redis --key --labels answers for one child; --family for the
   const bad = await gate('--labels', 'type=turnstile')
   t.is(bad.code, 2)
   t.regex(bad.stderr, /--labels must name exactly the family's labels: type, site/)
+  // A child no worker created: a usage error naming it and listing the children there are.
+  const missing = await gate('--labels', 'type=turnstile,site=zzz')
+  t.is(missing.code, 2, missing.stdout)
+  t.is(missing.stdout, '')
+  t.regex(missing.stderr, /the family budget 'family-gate' has no child type=turnstile,site=zzz .*; its children: type=turnstile,site=shop\.example; type=turnstile,site=tickets\.example\n/)
 })
 
 test.serial("a worker whose clock is a day ahead is refused (skewMs), and the honest workers' counts stay", async (t) => {
