@@ -538,7 +538,10 @@ export interface BudgetFamilyConfig<L extends string = string> extends Omit<Trac
   /**
    * Every child's budget shared by the fleet through Redis, one script call per
    * sync for the whole family; not with `persist`. `childConfig` cannot change
-   * `windowMs` or `resolutionMs` then.
+   * `windowMs` or `resolutionMs` then. As for a tracker's fleet, a sync is refused
+   * (FleetSyncError) when this clock is more than `maxSkewMs` from Redis's `TIME`,
+   * when the key holds another SLO (targetRate, windowMs, bucketMs), or when a
+   * stored count is corrupt.
    */
   fleet?: FleetConfig
   /**
@@ -610,7 +613,9 @@ export declare class BudgetFamily<const L extends string = string> implements Di
   /**
    * Fleet families: pushes every child's unsent counts and installs the fleet's
    * buckets of every child (those other workers created included), in one Redis
-   * call. Rejects with a FleetSyncError when Redis does not answer; `ERR_INVALID_STATE` without `fleet`.
+   * call. Rejects with a FleetSyncError when Redis does not answer or refuses the
+   * sync (this clock beyond `maxSkewMs`: `skewMs`; another SLO on the key; a corrupt
+   * count): nothing is counted then. `ERR_INVALID_STATE` without `fleet`.
    */
   sync(): Promise<FamilyFleetInfo>
   /** Fleet families: the state of the sync; undefined otherwise. */

@@ -5,6 +5,7 @@ const test = require('./helpers/external.js').needs(require('ava'), 'redis-serve
 const { BudgetFamily, FleetSyncError } = require('..')
 const { startRedis } = require('./helpers/redis-server')
 const { T0, connect } = require('./helpers/fleet')
+const { familyKeysOf } = require('../lib/fleet/family-store.js')
 
 let server
 const clients = []
@@ -21,10 +22,18 @@ async function client(kind = 'ioredis') {
   return c.redis
 }
 
-// A worker's family on the manual clock at T0, syncing only when told.
-function worker(redis, key, options = {}) {
-  const family = new BudgetFamily({ labelNames: ['type', 'site'], clock: 'manual', windowMs: 3_600_000, targetRate: 0.9, ...options, fleet: { redis, key, syncMs: 0, timeoutMs: 20_000 } })
-  family.advanceTo(T0)
+// A worker's family on the manual clock at T0 (`at`), syncing only when told; its
+// clock may be 10 min from Redis's (T0 is the real time rounded down to a minute).
+function worker(redis, key, { at = T0, fleet = {}, ...options } = {}) {
+  const family = new BudgetFamily({
+    labelNames: ['type', 'site'],
+    clock: 'manual',
+    windowMs: 3_600_000,
+    targetRate: 0.9,
+    ...options,
+    fleet: { redis, key, syncMs: 0, timeoutMs: 20_000, maxSkewMs: 600_000, ...fleet },
+  })
+  family.advanceTo(at)
   return family
 }
 
@@ -157,4 +166,84 @@ test.serial('gate --redis --key --labels answers for one child; --family for the
   const bad = await gate('--labels', 'type=turnstile')
   t.is(bad.code, 2)
   t.regex(bad.stderr, /--labels must name exactly the family's labels: type, site/)
+  // A child no worker created: a usage error naming it and listing the children there are.
+  const missing = await gate('--labels', 'type=turnstile,site=zzz')
+  t.is(missing.code, 2, missing.stdout)
+  t.is(missing.stdout, '')
+  t.regex(missing.stderr, /the family budget 'family-gate' has no child type=turnstile,site=zzz .*; its children: type=turnstile,site=shop\.example; type=turnstile,site=tickets\.example\n/)
+})
+
+test.serial("a worker whose clock is a day ahead is refused (skewMs), and the honest workers' counts stay", async (t) => {
+  const key = 'family-skew'
+  const shop = { type: 'turnstile', site: 'shop.example' }
+  const honest = worker(await client(), key, { fleet: { maxSkewMs: 600_000 } })
+  const liar = worker(await client(), key, { at: T0 + 86_400_000, fleet: { maxSkewMs: 600_000 } })
+  recordEach(honest, shop, 0, 100)
+  await honest.sync()
+  liar.on('fleet-error', () => {})
+  recordEach(liar, shop, 1, 0)
+  const err = await t.throwsAsync(liar.sync(), { instanceOf: FleetSyncError, code: 'ERR_FLEET_SYNC', message: /clock is \d+ ms \(about 24h\) ahead of the Redis server's \(TIME\); config\.fleet\.maxSkewMs allows 600000 ms/ })
+  // A day ahead of T0, which is at most a few minutes behind the real time.
+  t.true(err.skewMs > 86_400_000 - 600_000 && err.skewMs <= 86_400_000, String(err.skewMs))
+  t.true(liar.fleet.stale)
+  recordEach(honest, shop, 0, 100)
+  await honest.sync()
+  const fresh = worker(await client(), key)
+  await fresh.sync()
+  // Hand-counted: the honest worker's 200 failures, nothing of the liar's.
+  t.deepEqual(totals(fresh), [['turnstile', 'shop.example', 200, 200]])
+  t.deepEqual(totals(honest), [['turnstile', 'shop.example', 200, 200]])
+  for (const f of [honest, liar, fresh]) f.close()
+})
+
+test.serial('a family with another SLO (target, window or bucket width) is refused naming both; nothing is written', async (t) => {
+  const key = 'family-slo'
+  const first = worker(await client(), key)
+  recordEach(first, { type: 'image', site: 'x' }, 3, 1)
+  await first.sync()
+  const redis = await client()
+  const before = await redis.hgetall(familyKeysOf(key)[0])
+  for (const [options, theirs] of [
+    [{ targetRate: 0.99 }, /this family's is targetRate 0\.99, windowMs 3600000 \(1h\)/],
+    [{ windowMs: 86_400_000, resolutionMs: 60_000, fleet: { bucketMs: 60_000 } }, /this family's is targetRate 0\.9, windowMs 86400000 \(24h\), bucketMs 60000/],
+  ]) {
+    const other = worker(await client(), key, options)
+    other.on('fleet-error', () => {})
+    recordEach(other, { type: 'image', site: 'x' }, 0, 5)
+    const err = await t.throwsAsync(other.sync(), { instanceOf: FleetSyncError, code: 'ERR_FLEET_SYNC' })
+    t.regex(err.message, /the fleet's SLO is targetRate 0\.9, windowMs 3600000 \(1h\), bucketMs \d+;/)
+    t.regex(err.message, theirs)
+    other.close()
+  }
+  t.deepEqual(await redis.hgetall(familyKeysOf(key)[0]), before)
+  first.close()
+})
+
+test.serial('a corrupt stored count is a FleetSyncError naming the child and the value, not a RangeError; nothing is written', async (t) => {
+  const key = 'family-corrupt'
+  const shop = { type: 'turnstile', site: 'shop.example' }
+  const a = worker(await client(), key)
+  a.on('fleet-error', () => {})
+  recordEach(a, shop, 2, 1)
+  await a.sync()
+  const redis = await client()
+  const hash = familyKeysOf(key)[0]
+  const field = (await redis.hkeys(hash)).find((f) => f.startsWith('f') && f.endsWith(`\n${JSON.stringify(shop)}`))
+  t.truthy(field)
+  const bucket = /^f(-?\d+)\n/.exec(field)[1]
+  for (const bad of ['1.5', '9007199254740992', 'abc']) {
+    await redis.hset(hash, field, bad)
+    const reader = worker(await client(), key)
+    reader.on('fleet-error', () => {})
+    const err = await t.throwsAsync(reader.sync(), { instanceOf: FleetSyncError, code: 'ERR_FLEET_SYNC' })
+    t.is(err.message, `fleet '${key}': sync failed: Redis holds ${bad} for bucket ${bucket}'s failures of the child type=turnstile,site=shop.example: not a whole number from 0 to 2^53 − 1 (9007199254740991); the key is corrupt`)
+    reader.close()
+  }
+  // A sum past 2^53 − 1 is refused before anything is written: the successes stay 2.
+  await redis.hset(hash, field, '9007199254740991')
+  recordEach(a, shop, 1, 1)
+  await t.throwsAsync(a.sync(), { instanceOf: FleetSyncError, code: 'ERR_FLEET_SYNC', message: /Redis holds 9007199254740991 for bucket -?\d+'s failures of the child type=turnstile,site=shop\.example/ })
+  t.is(await redis.hget(hash, `s${field.slice(1)}`), '2')
+  t.is(await redis.hget(hash, field), '9007199254740991')
+  a.close()
 })

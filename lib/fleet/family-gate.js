@@ -53,7 +53,22 @@ async function familyReport(url, key, labels) {
     if (list === undefined) byChild.set(m[3], (list = []))
     list.push([m[1], Number(value), Math.min(at, now)])
   }
-  if (want !== null && !byChild.has(want)) byChild.set(want, [])
+  if (want !== null && !byChild.has(want)) {
+    // A child is in Redis while any of its buckets is (its window with no solves in it: judged empty).
+    const children = new Set()
+    for (const field of hash.keys()) {
+      const m = /^[sf]-?\d+\n(.*)$/s.exec(field)
+      if (m !== null) children.add(m[1])
+    }
+    if (!children.has(want)) {
+      const text = (id) => Object.entries(JSON.parse(id)).map(([n, v]) => `${n}=${v}`).join(',')
+      const listed = [...children].sort().slice(0, 5).map(text)
+      const more = children.size > listed.length ? `, … (${children.size} in all)` : ''
+      const which = children.size === 0 ? 'it has none' : `its children: ${listed.join('; ')}${more}`
+      throw new Error(`the family budget '${key}' has no child ${text(want)} (no worker synced one within the window); ${which}`)
+    }
+    byChild.set(want, [])
+  }
   const { ErrorBudgetTracker } = require('../tracker.js')
   // As gate.js: each child restored from an empty snapshot of the stored config
   // (a snapshot's config, its alert policy resolved), then its buckets recorded.

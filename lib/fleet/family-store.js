@@ -8,8 +8,9 @@
 //   captcha-budget:{key}:family-buckets  hash: s<K>\n<child> / f<K>\n<child> =
 //                                        successes / failures of fleet bucket K of
 //                                        the child <child> (its labels as JSON, in
-//                                        labelNames order); width, config, epoch,
-//                                        version, low as in store.js
+//                                        labelNames order); width, objective
+//                                        (the SLO every worker must share), config,
+//                                        epoch, version as in store.js
 //   captcha-budget:{key}:family-changes  sorted set: K\n<child> scored by the version that last changed it
 //   captcha-budget:{key}:family-index    sorted set: K\n<child> scored by K (what expires when)
 //   captcha-budget:{key}:family-workers  hash: worker id = "<last applied seq>:<seen at ms>"
@@ -17,27 +18,56 @@
 // every bucket of a child first counted since then is among them, so a child
 // that another worker created arrives whole.
 const crypto = require('node:crypto')
-const { clientKind } = require('./store.js')
+const { clientKind, LUA_COUNT, LUA_CLOCK, LUA_SLO } = require('./store.js')
 
 // ARGV: 1 worker id, 2 seq, 3 bucket width, 4 oldest live bucket K, 5 ttl ms,
 // 6 now ms, 7 "active" ms, 8 config JSON, 9 the epoch and 10 the version the
-// worker last saw, then child / K / successes / failures quadruples.
+// worker last saw, 11 the SLO JSON, 12 windowMs, 13 the clock skew allowed (ms),
+// then child / K / successes / failures quadruples from 14 on.
 // Reply: { applied, active workers, epoch, version, complete, child, K, s, f, … }.
+// The steps of store.js's script, its own pieces where they fit (LUA_COUNT,
+// LUA_CLOCK, LUA_SLO): (1) the worker's clock against the server's TIME, (2)
+// the worker's SLO (targetRate, windowMs, bucketMs) against the key's, (3)
+// expiry bounded by the server's time, (4) the batch, checked then applied
+// once, (5) the reply, each count checked. A refusal (FLEETCLOCK, FLEETSLO,
+// FLEETCORRUPT) is raised before anything is written; family-sync.js turns it
+// into a FleetSyncError. A corrupt count's field is s<K>/<child as hex>.
+const FIRST = 14
 const SCRIPT = `
 local buckets, changes, index, workers = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local worker, seq, width = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local worker, seq, width = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local oldest, ttl, now, active = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-local meta = redis.call('HMGET', buckets, 'width', 'epoch', 'version')
-if meta[1] and meta[1] ~= width then
-  return redis.error_reply('ERR this key holds family buckets of ' .. meta[1] .. ' ms; this family uses ' .. width .. ' ms')
+local slo, windowMs, maxSkew = ARGV[11], tonumber(ARGV[12]), tonumber(ARGV[13])
+local FIRST = ${FIRST}
+${LUA_COUNT}${LUA_CLOCK}${LUA_SLO}
+local function field(side, member)
+  local k, child = string.match(member, '^(-?%d+)\\n(.*)$')
+  return side .. k .. '/' .. string.gsub(child, '.', function(c) return string.format('%02x', string.byte(c)) end)
 end
+
 local epoch, version = meta[2], tonumber(meta[3] or '0')
 if not epoch then
-  local t = redis.call('TIME')
   epoch = t[1] .. '.' .. t[2]
 end
--- Buckets more than one bucket older than the oldest live one go (as in store.js).
-local upto = oldest - 2
+-- (3) Buckets more than one bucket older than the oldest live one go (as in
+-- store.js), never one live for the server's clock plus the skew allowed.
+local bound = math.floor((server + maxSkew - windowMs) / width) + 1
+local upto = math.min(oldest, bound) - 2
+local last = redis.call('HGET', workers, worker)
+local lastSeq = '0'
+if last then lastSeq = string.match(last, '^(%d+)') end
+-- (4) Exactly once: a batch is applied only if its seq is new for this worker;
+-- a sum past 2^53 - 1 (or a corrupt stored count) is refused before any write.
+if seq > tonumber(lastSeq) then
+  for i = FIRST, #ARGV, 4 do
+    if tonumber(ARGV[i + 1]) >= oldest then
+      local member = ARGV[i + 1] .. '\\n' .. ARGV[i]
+      local v = redis.call('HMGET', buckets, 's' .. member, 'f' .. member)
+      if count(field('s', member), v[1]) + tonumber(ARGV[i + 2]) > MAX then corrupt(field('s', member), v[1]) end
+      if count(field('f', member), v[2]) + tonumber(ARGV[i + 3]) > MAX then corrupt(field('f', member), v[2]) end
+    end
+  end
+end
 local gone = redis.call('ZRANGEBYSCORE', index, '-inf', upto)
 for _, member in ipairs(gone) do
   local k, child = string.match(member, '^(-?%d+)\\n(.*)$')
@@ -45,16 +75,12 @@ for _, member in ipairs(gone) do
   redis.call('ZREM', changes, member)
 end
 if #gone > 0 then redis.call('ZREMRANGEBYSCORE', index, '-inf', upto) end
-local last = redis.call('HGET', workers, worker)
-local lastSeq = '0'
-if last then lastSeq = string.match(last, '^(%d+)') end
 local applied = 0
--- Exactly once: a batch is applied only if its seq is new for this worker.
 if seq > tonumber(lastSeq) then
   applied = 1
   lastSeq = ARGV[2]
-  if #ARGV >= 11 then version = version + 1 end
-  for i = 11, #ARGV, 4 do
+  if #ARGV >= FIRST then version = version + 1 end
+  for i = FIRST, #ARGV, 4 do
     local child, k = ARGV[i], tonumber(ARGV[i + 1])
     if k >= oldest then
       local member = ARGV[i + 1] .. '\\n' .. child
@@ -65,7 +91,7 @@ if seq > tonumber(lastSeq) then
     end
   end
 end
-redis.call('HSET', buckets, 'width', width, 'config', ARGV[8], 'epoch', epoch, 'version', version)
+redis.call('HSET', buckets, 'width', ARGV[3], 'objective', slo, 'config', ARGV[8], 'epoch', epoch, 'version', version)
 redis.call('HSET', workers, worker, lastSeq .. ':' .. ARGV[6])
 local seen = redis.call('HGETALL', workers)
 local live = 0
@@ -74,6 +100,7 @@ for i = 1, #seen, 2 do
   if at <= now - ttl then redis.call('HDEL', workers, seen[i]) elseif at > now - active then live = live + 1 end
 end
 for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ttl) end
+-- (5) The buckets changed since the version the worker saw (all of them for a new epoch).
 local complete = ARGV[9] ~= epoch or tonumber(ARGV[10]) > version
 local members
 if complete then members = redis.call('ZRANGE', changes, 0, -1) else members = redis.call('ZRANGEBYSCORE', changes, '(' .. ARGV[10], '+inf') end
@@ -83,8 +110,8 @@ for _, member in ipairs(members) do
   local v = redis.call('HMGET', buckets, 's' .. member, 'f' .. member)
   table.insert(out, child)
   table.insert(out, k)
-  table.insert(out, v[1] or '0')
-  table.insert(out, v[2] or '0')
+  table.insert(out, string.format('%d', count(field('s', member), v[1])))
+  table.insert(out, string.format('%d', count(field('f', member), v[2])))
 end
 return out
 `
@@ -110,4 +137,4 @@ async function runFamilyScript(redis, kind, keys, args) {
   }
 }
 
-module.exports = { SCRIPT, SHA, familyKeysOf, runFamilyScript, clientKind }
+module.exports = { SCRIPT, SHA, FIRST, familyKeysOf, runFamilyScript, clientKind }

@@ -8,8 +8,60 @@
 // child with its last fleet view plus its own solves.
 const crypto = require('node:crypto')
 const os = require('node:os')
-const { FleetSyncError } = require('./sync.js')
-const { familyKeysOf, runFamilyScript } = require('./family-store.js')
+const { FleetSyncError, syncError, MAX_COUNT } = require('./sync.js')
+const { excerpt } = require('./store.js')
+const { FIRST, familyKeysOf, runFamilyScript } = require('./family-store.js')
+
+/** A child's labels (its id: JSON in labelNames order) as people read them: type=x,site=y. */
+function labelText(id) {
+  try {
+    return Object.entries(JSON.parse(id))
+      .map(([name, value]) => `${name}=${value}`)
+      .join(',')
+  } catch {
+    return excerpt(id)
+  }
+}
+
+/** A child's count that is no whole number from 0 to 2^53 − 1: a FleetSyncError naming its bucket and child. */
+function corrupt(key, cause, side, index, id, value) {
+  const what = side === 's' ? 'successes' : 'failures'
+  return new FleetSyncError(
+    key,
+    cause,
+    `Redis holds ${excerpt(value)} for bucket ${index}'s ${what} of the child ${labelText(id)}: not a whole number from 0 to 2^53 − 1 (${MAX_COUNT}); the key is corrupt`,
+  )
+}
+
+/** The store's refusals (family-store.js) as FleetSyncErrors: the clock and the SLO as sync.js words them. */
+function familyError(key, cause, maxSkewMs) {
+  const text = typeof cause?.message === 'string' ? cause.message : ''
+  const m = /\bFLEETCORRUPT ([sf])(-?\d+)\/([0-9a-f]*) ([0-9a-f]*)/.exec(text)
+  if (m) return corrupt(key, cause, m[1], m[2], Buffer.from(m[3], 'hex').toString(), Buffer.from(m[4], 'hex').toString())
+  const err = syncError(key, cause, maxSkewMs)
+  if (/\bFLEETSLO /.test(text)) err.message = err.message.replace("this tracker's is", "this family's is")
+  return err
+}
+
+/** The reply's buckets by child, each count checked (the script checks them too). */
+function replyChildren(key, reply) {
+  const byChild = new Map()
+  for (let i = 5; i < reply.length; i += 4) {
+    const id = String(reply[i])
+    const index = Number(reply[i + 1])
+    if (!Number.isSafeInteger(index)) throw new FleetSyncError(key, null, `Redis returned a bucket index ${excerpt(reply[i + 1])} for the child ${labelText(id)}; the key is corrupt`)
+    let flat = byChild.get(id)
+    if (flat === undefined) byChild.set(id, (flat = []))
+    flat.push(index)
+    for (const [side, at] of [['s', i + 2], ['f', i + 3]]) {
+      const text = String(reply[at])
+      const n = Number(text)
+      if (!/^\d+$/.test(text) || !(n <= MAX_COUNT)) throw corrupt(key, null, side, String(reply[i + 1]), id, text)
+      flat.push(n)
+    }
+  }
+  return byChild
+}
 
 function within(promise, ms, timeoutError) {
   let timer
@@ -31,6 +83,11 @@ class FamilySync {
     this.options = options
     this.bucketMs = hooks.probeLink.bucketMs
     this.ttlMs = hooks.windowMs + 2 * this.bucketMs
+    this.windowMs = hooks.windowMs
+    /** What every worker of the key must share (store.js's SLO JSON): refused by the store otherwise. */
+    this.sloJson = JSON.stringify({ targetRate: JSON.parse(hooks.configJson).targetRate, windowMs: hooks.windowMs, bucketMs: this.bucketMs })
+    // As sync.js: a tenth of the window, from 1 s to 60 s, unless given.
+    this.maxSkewMs = options.maxSkewMs ?? Math.min(60_000, Math.max(1000, Math.floor(hooks.windowMs / 10)))
     this.keys = familyKeysOf(options.key)
     this.worker = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`
     this.seq = 0
@@ -103,38 +160,42 @@ class FamilySync {
       hooks.configJson,
       this.epoch,
       String(this.version),
+      this.sloJson,
+      String(this.windowMs),
+      String(this.maxSkewMs),
       ...pending.quads,
     ]
+    if (args.length !== FIRST - 1 + pending.quads.length) throw new Error('fleet: the family script arguments and family-store.js FIRST disagree')
     let reply
+    let byChild
     try {
       this.calls++
       reply = await within(runFamilyScript(options.redis, options.kind, this.keys, args), options.timeoutMs, () => new Error(`no reply within ${options.timeoutMs} ms`))
+      // The buckets of each child, as its link takes them.
+      byChild = replyChildren(options.key, reply)
     } catch (cause) {
-      throw this.failed(new FleetSyncError(options.key, cause))
+      throw this.failed(cause instanceof FleetSyncError ? cause : familyError(options.key, cause, this.maxSkewMs))
     }
     if (this.closed) return
     const complete = Number(reply[4]) === 1
-    // The buckets of each child, as its link takes them.
-    const byChild = new Map()
-    for (let i = 5; i < reply.length; i += 4) {
-      const id = String(reply[i])
-      let flat = byChild.get(id)
-      if (flat === undefined) byChild.set(id, (flat = []))
-      flat.push(Number(reply[i + 1]), Number(reply[i + 2]), Number(reply[i + 3]))
-    }
-    const known = new Set()
-    for (const [id, link] of hooks.children()) {
-      known.add(id)
-      const flat = byChild.get(id)
-      if (flat !== undefined) link.apply(flat, complete)
-      else if (complete) link.apply([], true)
-    }
-    // Children another worker created: every bucket of theirs is in the reply (each
-    // was changed after the version this worker saw), so they arrive whole.
-    for (const [id, flat] of byChild) {
-      if (known.has(id)) continue
-      const link = hooks.linkFor(id)
-      if (link !== null) link.apply(flat, true)
+    try {
+      const known = new Set()
+      for (const [id, link] of hooks.children()) {
+        known.add(id)
+        const flat = byChild.get(id)
+        if (flat !== undefined) link.apply(flat, complete)
+        else if (complete) link.apply([], true)
+      }
+      // Children another worker created: every bucket of theirs is in the reply (each
+      // was changed after the version this worker saw), so they arrive whole.
+      for (const [id, flat] of byChild) {
+        if (known.has(id)) continue
+        const link = hooks.linkFor(id)
+        if (link !== null) link.apply(flat, true)
+      }
+    } catch (cause) {
+      // Counts a window cannot hold exactly (the native check): a refusal, not a RangeError.
+      throw this.failed(new FleetSyncError(options.key, cause, `${cause?.message ?? cause}; the key is corrupt`))
     }
     this.epoch = String(reply[2])
     this.version = Number(reply[3])

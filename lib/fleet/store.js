@@ -40,13 +40,11 @@
 const crypto = require('node:crypto')
 
 const FIRST = 14
-const SCRIPT = `
-local buckets, changes, workers = KEYS[1], KEYS[2], KEYS[3]
-local worker, seq, width = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
-local oldest, ttl, now, active = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-local slo, windowMs, maxSkew = ARGV[11], tonumber(ARGV[12]), tonumber(ARGV[13])
-local FIRST = ${FIRST}
-local MAX = 9007199254740991
+// Pieces of the script the family store (family-store.js) runs too: they use
+// `now`, `width`, `slo`, `maxSkew` and ARGV[13] as set above them, and define MAX,
+// corrupt(), count(), t / server (the server's TIME) and meta (width, epoch,
+// version, low, objective, n of the buckets hash).
+const LUA_COUNT = `local MAX = 9007199254740991
 
 -- A refused stored value: its field and (hex, the first 64 bytes: Redis
 -- appends its own words to an error raised in a script) the value.
@@ -63,14 +61,16 @@ local function count(field, v)
   return n
 end
 
--- (1) The server's clock bounds the worker's: a batch far outside it is refused.
+`
+const LUA_CLOCK = `-- (1) The server's clock bounds the worker's: a batch far outside it is refused.
 local t = redis.call('TIME')
 local server = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if math.abs(now - server) > maxSkew then
   return redis.error_reply('FLEETCLOCK ' .. string.format('%d', now - server) .. ' ' .. ARGV[13])
 end
 
--- (2) One SLO per key (a key written by an older version has only its width).
+`
+const LUA_SLO = `-- (2) One SLO per key (a key written by an older version has only its width).
 local meta = redis.call('HMGET', buckets, 'width', 'epoch', 'version', 'low', 'objective', 'n')
 if meta[5] and meta[5] ~= slo then
   return redis.error_reply('FLEETSLO ' .. meta[5] .. ' ' .. slo)
@@ -78,7 +78,14 @@ elseif not meta[5] and meta[1] and tonumber(meta[1]) ~= width then
   return redis.error_reply('FLEETSLO {"bucketMs":' .. meta[1] .. '} ' .. slo)
 end
 
--- (3) The three keys live and die together; an eviction policy may take one
+`
+const SCRIPT = `
+local buckets, changes, workers = KEYS[1], KEYS[2], KEYS[3]
+local worker, seq, width = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local oldest, ttl, now, active = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local slo, windowMs, maxSkew = ARGV[11], tonumber(ARGV[12]), tonumber(ARGV[13])
+local FIRST = ${FIRST}
+${LUA_COUNT}${LUA_CLOCK}${LUA_SLO}-- (3) The three keys live and die together; an eviction policy may take one
 -- alone. Workers gone: rebuilt from the q fields. Changes gone: rebuilt from
 -- the buckets. Buckets gone: their counts are lost; a new epoch makes every
 -- worker re-read, and the batch numbers (in workers) still count each batch once.
@@ -250,4 +257,4 @@ function excerpt(value) {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text
 }
 
-module.exports = { redact, excerpt, SCRIPT, SHA, FIRST, keysOf, clientKind, runScript }
+module.exports = { redact, excerpt, SCRIPT, SHA, FIRST, LUA_COUNT, LUA_CLOCK, LUA_SLO, keysOf, clientKind, runScript }

@@ -334,4 +334,4 @@ class FleetSync {
   }
 }
 
-module.exports = { FleetSync, FleetSyncError }
+module.exports = { FleetSync, FleetSyncError, syncError, MAX_COUNT }
