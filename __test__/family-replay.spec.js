@@ -74,3 +74,23 @@ test('--by site alone groups by that field; a line without it is its own set', a
     ],
   )
 })
+
+test("--by type,site: values holding ',' '=' or '\\' never merge two label sets into one tracker", async (t) => {
+  const events = []
+  for (let i = 0; i < 10; i++) {
+    events.push({ ts: T0 + 2 * i * 1000, ok: true, type: 'a,site=b', site: '' })
+    events.push({ ts: T0 + (2 * i + 1) * 1000, ok: i >= 5, type: 'a', site: 'b,site=' })
+  }
+  events.push({ ts: T0 + 30_000, ok: true, type: 'x\\', site: 'y' })
+  const files = tempFiles({ 'log.jsonl': jsonl(events) })
+  const r = await replayJson([files['log.jsonl'], ...ARGS, '--by', 'type,site'])
+  t.is(r.trackerCount, 3)
+  t.deepEqual(
+    r.trackers.map((tr) => [tr.name, tr.labels, tr.events]).sort((x, y) => (x[0] < y[0] ? -1 : 1)),
+    [
+      ['type=a,site=b\\,site\\=', { type: 'a', site: 'b,site=' }, 10],
+      ['type=a\\,site\\=b,site=', { type: 'a,site=b', site: '' }, 10],
+      ['type=x\\\\,site=y', { type: 'x\\', site: 'y' }, 1],
+    ],
+  )
+})

@@ -52,16 +52,21 @@ function settings({ targets, windows, alerts, minEvents, hysteresis }) {
   }
 }
 
+/** A label value in a tracker name: backslash, ',' and '=' escaped with a backslash, so that no two label sets share a name. */
+const escapeValue = (value) => value.replace(/[\\,=]/g, '\\$&')
+
 /**
  * The tracker name and labels of a parsed type: with several `--by` fields
  * (`by`), `type=turnstile,site=a.example` from the values joined by U+001F.
+ * The name keys the tracker: its values are escaped (`type=a\,site\=b,site=`),
+ * so two label sets never merge into one tracker.
  */
 function grouping(by) {
   if (by === undefined || by.length < 2) return (t) => ({ name: t === '' ? UNTYPED : t, labels: undefined })
   return (t) => {
     const values = t.split(GROUP_SEPARATOR)
     const labels = Object.fromEntries(by.map((field, i) => [field, values[i] ?? '']))
-    return { name: by.map((field, i) => `${field}=${values[i] ?? ''}`).join(','), labels }
+    return { name: by.map((field, i) => `${field}=${escapeValue(values[i] ?? '')}`).join(','), labels }
   }
 }
 
