@@ -75,7 +75,8 @@ function grouping(by) {
  * `byType` (or `by`: the labels to group by, `['type', 'site']`, and `byFields`
  * the log's field of each, default `by`), `top` (the summary keeps the N worst), `targets` / `windows` (`{ fallback, byName: Map }`), `alerts`,
  * `minEvents`, `strict`, and the callbacks `onBadLine(bad)`, `onProgress({ bytes, lines })`.
- * Resolves to the summary (see summary.js) plus `series` for the chart.
+ * Resolves to the summary (see summary.js) plus `series` for the chart and
+ * `unvalued`, the `by` fields that no line gave a value.
  */
 async function replay(options) {
   const { strict = false, onBadLine = () => {}, onProgress = () => {} } = options
@@ -98,6 +99,8 @@ async function replay(options) {
   const series = new Series(trackers)
   const baseline = new Baseline()
   const bad = { count: 0, first: [] }
+  // Which --by fields some line gave a value (a field that none does is most likely a typo).
+  const valued = by === undefined ? [] : by.map(() => false)
   let format = options.format
   let lines = 0
   let events = 0
@@ -117,6 +120,9 @@ async function replay(options) {
       const n = ts.length
       if (n > 0) {
         const groups = batch.types.map(group)
+        if (by !== undefined) {
+          for (const t of batch.types) (by.length < 2 ? [t] : t.split(GROUP_SEPARATOR)).forEach((v, i) => (valued[i] ||= v !== ''))
+        }
         const types = groups.map((g) => g.name)
         const slots = groups.map((g) => trackers.slotFor(g.name, g.labels))
         const counts = types.map((t) => baseline.counts(t))
@@ -148,7 +154,8 @@ async function replay(options) {
     series.finish(end)
     await trackers.settle()
     const summary = summarize({ input: options.input, format, lines, events, bad, end, first, trackers, baseline, by, top: options.top })
-    return Object.assign(summary, { series })
+    // `unvalued`: the --by fields no line gave a value (not part of the summary).
+    return Object.assign(summary, { series, unvalued: by === undefined ? [] : by.filter((_, i) => !valued[i]) })
   } finally {
     trackers.close()
   }
