@@ -137,6 +137,26 @@ test('captcha-budget dashboard writes the same JSON (stdout, -o); bad options ex
   t.is(empty.stderr, 'captcha-budget dashboard: --uid must be a non-empty string, got string\n')
 })
 
+test("dashboard: --uid must be Grafana's (at most 40 of A-Za-z0-9_-); --slo is refused with template syntax as rules refuses it; exit 2, nothing written", async (t) => {
+  for (const uid of ['a'.repeat(41), 'has space', 'dots.x', 'é']) {
+    t.throws(() => grafanaDashboard({ uid }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_VALUE', message: /^grafanaDashboard\(options\): options\.uid must be at most 40 characters of A-Z, a-z, 0-9, '_' and '-' \(Grafana's uid\), got / })
+  }
+  t.is(grafanaDashboard({ uid: 'a'.repeat(40) }).uid, 'a'.repeat(40))
+  t.is(grafanaDashboard({ uid: 'A-z_09' }).uid, 'A-z_09')
+  for (const slo of ['{{x}}', 'a}}', 'x\u0007']) {
+    t.throws(() => grafanaDashboard({ slo }), { code: 'ERR_INVALID_ARG_VALUE', message: /^grafanaDashboard\(options\): options\.slo holds / })
+  }
+  const file = path.join(tempDir(t), 'dashboard.json')
+  const long = await cli(['dashboard', '--uid', 'a'.repeat(41), '-o', file])
+  t.is(long.code, 2)
+  t.is(long.stdout, '')
+  t.is(long.stderr, `captcha-budget dashboard: --uid must be at most 40 characters of A-Z, a-z, 0-9, '_' and '-' (Grafana's uid), got "${'a'.repeat(41)}"\n`)
+  const template = await cli(['dashboard', '--slo', '{{x}}', '-o', file])
+  t.is(template.code, 2)
+  t.regex(template.stderr, /^captcha-budget dashboard: --slo holds '\{\{' or '\}\}': Prometheus would expand it as a Go template/)
+  t.false(fs.existsSync(file))
+})
+
 test('grafanaDashboard refuses unknown options', (t) => {
   t.throws(() => grafanaDashboard({ titel: 'x' }), { code: 'ERR_INVALID_ARG_VALUE', message: "unknown key 'titel' in grafanaDashboard(options): options; known keys: title, uid, slo" })
 })

@@ -74,3 +74,44 @@ test('--by site alone groups by that field; a line without it is its own set', a
     ],
   )
 })
+
+test("--by type,site: values holding ',' '=' or '\\' never merge two label sets into one tracker", async (t) => {
+  const events = []
+  for (let i = 0; i < 10; i++) {
+    events.push({ ts: T0 + 2 * i * 1000, ok: true, type: 'a,site=b', site: '' })
+    events.push({ ts: T0 + (2 * i + 1) * 1000, ok: i >= 5, type: 'a', site: 'b,site=' })
+  }
+  events.push({ ts: T0 + 30_000, ok: true, type: 'x\\', site: 'y' })
+  const files = tempFiles({ 'log.jsonl': jsonl(events) })
+  const r = await replayJson([files['log.jsonl'], ...ARGS, '--by', 'type,site'])
+  t.is(r.trackerCount, 3)
+  t.deepEqual(
+    r.trackers.map((tr) => [tr.name, tr.labels, tr.events]).sort((x, y) => (x[0] < y[0] ? -1 : 1)),
+    [
+      ['type=a,site=b\\,site\\=', { type: 'a', site: 'b,site=' }, 10],
+      ['type=a\\,site\\=b,site=', { type: 'a,site=b', site: '' }, 10],
+      ['type=x\\\\,site=y', { type: 'x\\', site: 'y' }, 1],
+    ],
+  )
+})
+
+test('--by naming a field no line has warns on stderr, naming it; the header names the --by fields', async (t) => {
+  const files = tempFiles({ 'log.jsonl': jsonl(log()) })
+  const typo = await replayCli([files['log.jsonl'], ...ARGS, '--by', 'type,sitee'])
+  t.is(typo.code, 0, typo.stderr)
+  t.is(typo.stderr, "captcha-budget replay: warning: --by sitee: no line has a value for field 'sitee' (every solve grouped under an empty one)\n")
+  t.regex(typo.stdout, /, one tracker per type, sitee combination: type=turnstile,sitee=, type=image,sitee=\n/)
+  const alone = await replayCli([files['log.jsonl'], ...ARGS, '--by', 'sitee'])
+  t.is(alone.stderr, "captcha-budget replay: warning: --by sitee: no line has a value for field 'sitee' (every solve grouped under an empty one)\n")
+  t.regex(alone.stdout, /, one tracker per sitee: untyped\n/)
+  // Fields that lines have: no warning, and the header says what the trackers are per.
+  const site = await replayCli([files['log.jsonl'], ...ARGS, '--by', 'site'])
+  t.is(site.stderr, '')
+  t.regex(site.stdout, /, one tracker per site: a\.example, b\.example\n/)
+  const both = await replayCli([files['log.jsonl'], ...ARGS, '--by', 'type,site'])
+  t.is(both.stderr, '')
+  t.regex(both.stdout, /, one tracker per type, site combination: type=turnstile,site=a\.example, /)
+  const type = await replayCli([files['log.jsonl'], ...ARGS, '--by', 'type'])
+  t.is(type.stderr, '')
+  t.regex(type.stdout, /, one tracker per type: image, turnstile\n/)
+})

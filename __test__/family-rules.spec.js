@@ -36,6 +36,20 @@ test('captcha-budget rules --grouping type,site writes the same rules', (t) => {
   t.is(out, prometheusRules(SLO))
 })
 
+test('rules --compat sloth refuses a grouping label named sloth_*: Sloth\'s fixed labels would overwrite it', (t) => {
+  const { spawnSync } = require('node:child_process')
+  const cli = path.join(__dirname, '..', 'bin', 'captcha-budget.js')
+  for (const label of ['sloth_id', 'sloth_window', 'sloth_anything']) {
+    const res = spawnSync(process.execPath, [cli, 'rules', '--name', 'solves', '--target', '0.95', '--window', '30d', '--grouping', `type,${label}`, '--compat', 'sloth'], { encoding: 'utf8' })
+    t.is(res.status, 2, label)
+    t.is(res.stdout, '')
+    t.regex(res.stderr, new RegExp(`slo\\.grouping: '${label}' clashes with compat 'sloth'`))
+    t.throws(() => prometheusRules({ ...SLO, grouping: [label] }, { compat: 'sloth' }), { code: 'ERR_INVALID_ARG_VALUE', message: new RegExp(`'${label}' clashes`) })
+  }
+  // Without --compat sloth the label is anyone's.
+  t.notThrows(() => prometheusRules({ ...SLO, grouping: ['sloth_id'] }))
+})
+
 // Two label sets of one family, each 30 solves a minute over two workers (15 each).
 // turnstile/a fails every solve in minutes 361–480; image/b never fails. For a, as in
 // the outage scenario of prometheus-rules-scenarios.spec.js (the ratios do not depend

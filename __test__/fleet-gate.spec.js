@@ -51,7 +51,13 @@ test.serial('gate --redis --key answers for the fleet: 0 while the budget lasts,
 test.serial('gate --redis: bad input exits 2 (no such key, unreachable Redis, --redis without --key, both a snapshot and --redis)', async (t) => {
   const missing = await cli(['gate', '--redis', server.url, '--key', 'nobody'])
   t.is(missing.code, 2)
-  t.regex(missing.stderr, /no fleet budget 'nobody' in Redis/)
+  t.regex(missing.stderr, /no fleet budget 'nobody' in Redis \(no worker synced it within its window\)\n$/)
+  // A BudgetFamily fleet's key: the message says to add --family or --labels.
+  await redis.call('HSET', 'captcha-budget:{fam}:family-buckets', 'config', '{}')
+  const family = await cli(['gate', '--redis', server.url, '--key', 'fam'])
+  t.is(family.code, 2)
+  t.regex(family.stderr, /no fleet budget 'fam' in Redis .*; 'fam' is a BudgetFamily fleet: add --family \(its worst child\) or --labels type=…,site=… \(one child\)\n$/)
+  await redis.call('DEL', 'captcha-budget:{fam}:family-buckets')
   const closed = await freePort()
   const unreachable = await cli(['gate', '--redis', `redis://127.0.0.1:${closed}`, '--key', 'gate'])
   t.is(unreachable.code, 2)

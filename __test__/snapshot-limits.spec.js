@@ -12,6 +12,7 @@ const { MAX_SNAPSHOT_BYTES } = require('../lib/cli/gate')
 
 const CLI = path.join(__dirname, '..', 'bin', 'captcha-budget.js')
 const NOT_REGULAR = "is not a regular file (a FIFO, device or directory?): give a snapshot file, or '-' for stdin"
+const STDIN_DEVICE = 'stdin is a device (such as /dev/null or /dev/zero), not a snapshot: pipe or redirect a snapshot file into it'
 const TOO_LARGE = 'larger than the 256 MiB (268435456 bytes) a snapshot may hold'
 
 function tempDir(t) {
@@ -45,10 +46,30 @@ test('gate refuses a device, a FIFO and a directory at once (exit 2), never read
     t.is(r.code, 2, file)
     t.is(r.stderr, `captcha-budget gate: ${file}: ${NOT_REGULAR}\n`)
   }
-  // /dev/zero as stdin too; a pipe on stdin still works (persist.spec.js reads one).
-  const stdin = await gateSh('- < /dev/zero')
-  t.is(stdin.code, 2)
-  t.is(stdin.stderr, `captcha-budget gate: -: ${NOT_REGULAR}\n`)
+  // /dev/zero or /dev/null as stdin too, saying what stdin is ('-' was given); a pipe on stdin still works (persist.spec.js reads one).
+  for (const device of ['/dev/zero', '/dev/null']) {
+    const stdin = await gateSh(`- < ${device}`)
+    t.is(stdin.code, 2, device)
+    t.is(stdin.stderr, `captcha-budget gate: -: ${STDIN_DEVICE}\n`)
+  }
+})
+
+test('gate: --labels or --family with a snapshot (no --redis) is a usage error, as is --labels with --family; exit 2', async (t) => {
+  const file = path.join(tempDir(t), 'snap.json')
+  const tracker = new ErrorBudgetTracker({ clock: 'manual' })
+  fs.writeFileSync(file, tracker.snapshot())
+  tracker.close()
+  t.is((await gateSh(`'${file}'`)).code, 0)
+  for (const [flags, message] of [
+    ['--labels type=turnstile', '--labels needs --redis <url> --key <key> (a BudgetFamily fleet); a snapshot or --prometheus has no children'],
+    ['--family', '--family needs --redis <url> --key <key> (a BudgetFamily fleet); a snapshot or --prometheus has no children'],
+    ['--labels type=turnstile --family --redis redis://127.0.0.1:1 --key k', 'give --labels (one child) or --family (the worst child), not both'],
+  ]) {
+    const r = await gateSh(`'${file}' ${flags}`)
+    t.is(r.code, 2, flags)
+    t.is(r.stdout, '')
+    t.is(r.stderr, `captcha-budget gate: ${message}\n`)
+  }
 })
 
 test('gate refuses a snapshot over 256 MiB, from a file or from stdin', async (t) => {

@@ -4,7 +4,10 @@
 // SLO, the SLO chosen with the `slo` variable (from captcha_budget:slo_info),
 // its source with `source`. Every query names only those series and ALERTS
 // (__test__/dashboard.spec.js checks both, and the JSON against @grafana/schema).
-const { describe, invalidArgType, checkOptionsObject } = require('./errors')
+const { describe, invalidArgType, invalidArgValue, checkOptionsObject } = require('./errors')
+
+/** Grafana's dashboard uid: at most 40 characters of these. */
+const UID = /^[A-Za-z0-9_-]{1,40}$/
 
 const DATASOURCE = { type: 'prometheus', uid: '${datasource}' }
 const SLO = 'slo="$slo"'
@@ -52,6 +55,16 @@ function grafanaDashboard(options) {
     if (value !== undefined && (typeof value !== 'string' || value === '')) {
       throw invalidArgType(`grafanaDashboard(options): options.${key} must be a non-empty string, got ${describe(value)}`)
     }
+  }
+  if (!UID.test(uid)) {
+    throw invalidArgValue(`grafanaDashboard(options): options.uid must be at most 40 characters of A-Z, a-z, 0-9, '_' and '-' (Grafana's uid), got ${JSON.stringify(uid)}`)
+  }
+  if (slo !== undefined) {
+    // The SLO id as the rules take it: printable, no Go template syntax. Required
+    // here, not at the top: lib/rules-slo.js loads the addon, which the dashboard otherwise needs not.
+    const { textProblem, shown } = require('./rules-slo')
+    const problem = textProblem(slo)
+    if (problem) throw invalidArgValue(`grafanaDashboard(options): options.slo ${problem}, got ${shown(slo)}`)
   }
   const panels = [
     panel(1, 'stat', 'Error budget left', [0, 0, 6, 5], [[`captcha_budget:error_budget_remaining:ratio{${SLO}}`, '{{slo}}']], {

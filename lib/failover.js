@@ -19,12 +19,16 @@ function createFailover(solvers) {
     err.code = 'ERR_OUT_OF_RANGE'
     throw err
   }
-  solvers.forEach((solver, i) => {
+  // Every index, holes included (forEach skips a hole: `[, solver]`).
+  const list = []
+  for (let i = 0; i < solvers.length; i++) {
+    const solver = solvers[i]
     if (solver === null || typeof solver !== 'object' || typeof solver.solve !== 'function') {
       throw invalidArgType(`createFailover(solvers): solvers[${i}] must be a solver (createSolver()), got ${describe(solver)}`)
     }
-  })
-  const list = Object.freeze([...solvers])
+    list.push(solver)
+  }
+  Object.freeze(list)
 
   /**
    * Solves `task` with the first solver whose budget admits it. Resolves with

@@ -378,6 +378,7 @@ module.exports = {
   checkSlo,
   WINDOW,
   checkText,
+  textProblem,
   shown,
   checkOptions,
   prometheusPolicy,

@@ -123,6 +123,11 @@ function compileOne(slo, options) {
   if (slo.sli !== undefined && grouping.length > 0) {
     throw invalidArgValue(`${WHERE}slo.grouping cannot be given with slo.sli: group inside its queries (sum by (…) …)`)
   }
+  // Sloth's fixed labels (sloth_id, sloth_service, …) would overwrite a grouping label of that name.
+  const slothLabel = options.compat === 'sloth' ? grouping.find((l) => l.startsWith('sloth_')) : undefined
+  if (slothLabel !== undefined) {
+    throw invalidArgValue(`${WHERE}slo.grouping: '${slothLabel}' clashes with compat 'sloth', whose series set their own sloth_* labels: rename the label or drop compat`)
+  }
   const by = ['name', ...grouping].join(', ')
   // In the alerts' text: which label set burns.
   const which = grouping.length ? ` (${grouping.map((l) => `${l}={{ $labels.${l} }}`).join(', ')})` : ''

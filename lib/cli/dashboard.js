@@ -8,7 +8,7 @@ function register(program) {
     .command('dashboard')
     .description('write a Grafana dashboard (JSON) for the SLOs of `captcha-budget rules`, the SLO as a variable (exit 2 on bad input)')
     .option('--title <title>', 'the dashboard title', 'CAPTCHA error budgets')
-    .option('--uid <uid>', 'the dashboard uid', 'captcha-error-budget')
+    .option('--uid <uid>', "the dashboard uid (Grafana's: at most 40 of A-Z a-z 0-9 _ -)", 'captcha-error-budget')
     .option('--slo <id>', 'the SLO selected when the dashboard opens')
     .option('-o, --output <file>', 'write the dashboard to this file instead of stdout')
     .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : BAD_INPUT))
@@ -24,7 +24,7 @@ function dashboard(options) {
   try {
     json = `${JSON.stringify(grafanaDashboard({ title: options.title, uid: options.uid, slo: options.slo }), null, 2)}\n`
   } catch (err) {
-    if (err?.code !== 'ERR_INVALID_ARG_TYPE') throw err
+    if (err?.code !== 'ERR_INVALID_ARG_TYPE' && err?.code !== 'ERR_INVALID_ARG_VALUE') throw err
     console.error(`captcha-budget dashboard: ${err.message.replace(/^grafanaDashboard\(options\): options\.(\w+)/, '--$1')}`)
     return BAD_INPUT
   }

@@ -28,10 +28,15 @@ function register(program) {
     .exitOverride((err) => process.exit(err.exitCode === 0 ? EXIT.proceed : EXIT.badInput))
     .action(async (file, options) => {
       const usesRedis = options.redis !== undefined || options.key !== undefined
-      if (usesRedis && options.prometheus !== undefined) {
-        console.error('captcha-budget gate: give --prometheus or --redis, not both')
+      const usage = (message) => {
+        console.error(`captcha-budget gate: ${message}`)
         process.exitCode = EXIT.badInput
-        return
+      }
+      if (usesRedis && options.prometheus !== undefined) return usage('give --prometheus or --redis, not both')
+      // A family's child or its worst: only a family fleet in Redis has them, never a snapshot.
+      if (options.labels !== undefined && options.family) return usage('give --labels (one child) or --family (the worst child), not both')
+      if (!usesRedis && (options.labels !== undefined || options.family)) {
+        return usage(`${options.family ? '--family' : '--labels'} needs --redis <url> --key <key> (a BudgetFamily fleet); a snapshot or --prometheus has no children`)
       }
       const fromPrometheus = prometheusGate.fromOptions(file, options)
       if (fromPrometheus) {
@@ -77,7 +82,10 @@ function readSnapshot(file) {
     const stat = fs.fstatSync(fd)
     // stdin may be a pipe or a terminal, never a device such as /dev/zero; a named file only a file.
     const device = stat.isBlockDevice() || (stat.isCharacterDevice() && !require('node:tty').isatty(fd))
-    if (fd === 0 ? device : !stat.isFile()) {
+    if (fd === 0 && device) {
+      throw new Error('stdin is a device (such as /dev/null or /dev/zero), not a snapshot: pipe or redirect a snapshot file into it')
+    }
+    if (fd !== 0 && !stat.isFile()) {
       throw new Error("is not a regular file (a FIFO, device or directory?): give a snapshot file, or '-' for stdin")
     }
     if (stat.isFile() && stat.size > MAX_SNAPSHOT_BYTES) throw tooLarge()

@@ -96,7 +96,11 @@ async function replayCommand(file, options) {
     if (shown > SHOWN_BAD_LINES) {
       console.error(`captcha-budget replay: … and ${shown - SHOWN_BAD_LINES} more bad lines (skipped; --json lists the first 1000)`)
     }
-    const { series, ...summary } = result
+    const { series, unvalued, ...summary } = result
+    // A --by field that no line has is most likely a typo too ('type' is --type-field, whose absence shows as 'untyped').
+    for (const field of unvalued) {
+      if (field !== 'type') console.error(`captcha-budget replay: warning: --by ${field}: no line has a value for field '${field}' (every solve grouped under an empty one)`)
+    }
     // A per-type setting for a type the log never mentions is most likely a typo.
     const seen = new Set(summary.trackers.map((t) => t.name))
     for (const [flag, values] of [['--target', settings.targets], ['--window', settings.windows]]) {

@@ -5,6 +5,7 @@
 // time, and answers with gate's exit codes. The Redis client is the caller's
 // install of ioredis or node-redis: none is bundled.
 const { keysOf, excerpt } = require('./store.js')
+const { familyKeysOf } = require('./family-store.js')
 const { redact, redactUrl, urlSecrets } = require('../redact.js')
 const { printable } = require('../errors.js')
 
@@ -61,14 +62,20 @@ async function connect(url) {
 async function fleetReport(url, key) {
   const client = await connect(url)
   let fields
+  let family = 0
   try {
     fields = await client.send(['HGETALL', keysOf(key)[0]])
+    // No such fleet budget: a BudgetFamily fleet of that key? (lib/fleet/family-store.js's keys)
+    if (fields.length === 0) family = Number(await client.send(['HEXISTS', familyKeysOf(key)[0], 'config']))
   } finally {
     client.close()
   }
   const hash = new Map()
   for (let i = 0; i < fields.length; i += 2) hash.set(String(fields[i]), String(fields[i + 1]))
-  if (!hash.has('config')) throw new Error(`no fleet budget '${key}' in Redis (no worker synced it within its window)`)
+  if (!hash.has('config')) {
+    const hint = family === 1 ? `; '${key}' is a BudgetFamily fleet: add --family (its worst child) or --labels type=…,site=… (one child)` : ''
+    throw new Error(`no fleet budget '${key}' in Redis (no worker synced it within its window)${hint}`)
+  }
   const { ErrorBudgetTracker, fleetEmptySnapshot } = require('../tracker.js')
   const bucketMs = Number(hash.get('width'))
   const now = Date.now()

@@ -52,16 +52,21 @@ function settings({ targets, windows, alerts, minEvents, hysteresis }) {
   }
 }
 
+/** A label value in a tracker name: backslash, ',' and '=' escaped with a backslash, so that no two label sets share a name. */
+const escapeValue = (value) => value.replace(/[\\,=]/g, '\\$&')
+
 /**
  * The tracker name and labels of a parsed type: with several `--by` fields
  * (`by`), `type=turnstile,site=a.example` from the values joined by U+001F.
+ * The name keys the tracker: its values are escaped (`type=a\,site\=b,site=`),
+ * so two label sets never merge into one tracker.
  */
 function grouping(by) {
   if (by === undefined || by.length < 2) return (t) => ({ name: t === '' ? UNTYPED : t, labels: undefined })
   return (t) => {
     const values = t.split(GROUP_SEPARATOR)
     const labels = Object.fromEntries(by.map((field, i) => [field, values[i] ?? '']))
-    return { name: by.map((field, i) => `${field}=${values[i] ?? ''}`).join(','), labels }
+    return { name: by.map((field, i) => `${field}=${escapeValue(values[i] ?? '')}`).join(','), labels }
   }
 }
 
@@ -70,7 +75,8 @@ function grouping(by) {
  * `byType` (or `by`: the labels to group by, `['type', 'site']`, and `byFields`
  * the log's field of each, default `by`), `top` (the summary keeps the N worst), `targets` / `windows` (`{ fallback, byName: Map }`), `alerts`,
  * `minEvents`, `strict`, and the callbacks `onBadLine(bad)`, `onProgress({ bytes, lines })`.
- * Resolves to the summary (see summary.js) plus `series` for the chart.
+ * Resolves to the summary (see summary.js) plus `series` for the chart and
+ * `unvalued`, the `by` fields that no line gave a value.
  */
 async function replay(options) {
   const { strict = false, onBadLine = () => {}, onProgress = () => {} } = options
@@ -93,6 +99,8 @@ async function replay(options) {
   const series = new Series(trackers)
   const baseline = new Baseline()
   const bad = { count: 0, first: [] }
+  // Which --by fields some line gave a value (a field that none does is most likely a typo).
+  const valued = by === undefined ? [] : by.map(() => false)
   let format = options.format
   let lines = 0
   let events = 0
@@ -112,6 +120,9 @@ async function replay(options) {
       const n = ts.length
       if (n > 0) {
         const groups = batch.types.map(group)
+        if (by !== undefined) {
+          for (const t of batch.types) (by.length < 2 ? [t] : t.split(GROUP_SEPARATOR)).forEach((v, i) => (valued[i] ||= v !== ''))
+        }
         const types = groups.map((g) => g.name)
         const slots = groups.map((g) => trackers.slotFor(g.name, g.labels))
         const counts = types.map((t) => baseline.counts(t))
@@ -143,7 +154,8 @@ async function replay(options) {
     series.finish(end)
     await trackers.settle()
     const summary = summarize({ input: options.input, format, lines, events, bad, end, first, trackers, baseline, by, top: options.top })
-    return Object.assign(summary, { series })
+    // `unvalued`: the --by fields no line gave a value (not part of the summary).
+    return Object.assign(summary, { series, unvalued: by === undefined ? [] : by.filter((_, i) => !valued[i]) })
   } finally {
     trackers.close()
   }

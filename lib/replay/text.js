@@ -113,7 +113,10 @@ function adviceLines(advice) {
 function render(result, chartPath) {
   const width = Math.max(...result.trackers.map((t) => t.name.length))
   const trackers = new Map(result.trackers.map((t) => [t.name, t]))
-  const kinds = result.byType ? `one tracker per type: ${result.trackers.map((t) => t.name).join(', ')}` : 'one tracker for every solve'
+  // The --by fields, named: `one tracker per site`, `one tracker per type, site combination`.
+  const by = result.by ?? ['type']
+  const per = by.length > 1 ? `${by.join(', ')} combination` : by[0]
+  const kinds = result.byType ? `one tracker per ${per}: ${result.trackers.map((t) => t.name).join(', ')}` : 'one tracker for every solve'
   const out = [
     `Replay of ${result.input} (${result.format === 'csv' ? 'CSV' : 'JSON Lines'}): ${int(result.lines)} lines, ${int(result.events)} solves, ${int(result.badLineCount)} bad lines`,
     `  ${result.from} → ${result.to} (${span(result.durationMs)}), ${kinds}`,
