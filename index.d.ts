@@ -533,7 +533,7 @@ export interface BudgetFamilyConfig<L extends string = string> extends Omit<Trac
   maxChildren?: number
   /** The `name` label of the family's Prometheus series. Default `'default'`. */
   name?: string
-  /** Autosave of the whole family: restored from `path` on start when it exists, written every `intervalMs` (default 60 000), on `close()` and at exit. */
+  /** Autosave of the whole family: restored from `path` on start when it exists, written every `intervalMs` (default 60 000), on `close()` and at exit. One family owns a path (`<path>.lock`): a second throws `ERR_PERSIST_LOCKED`. */
   persist?: PersistConfig
   /**
    * Every child's budget shared by the fleet through Redis, one script call per

@@ -71,6 +71,7 @@ class BudgetFamily {
   #closed = false
   #persist = null
   #persistTimer = null
+  #lock = null
   #exitHook = null
   #fleet = null
   #probe = null
@@ -126,9 +127,17 @@ class BudgetFamily {
     new Tracker({ ...base, [errors.ARGUMENT_NAME]: `${where}: options` }).close()
     this.#base = Object.freeze({ ...base })
     this.#manual = base.clock === 'manual'
-    if (restoring) restoreChildren(this, restoring)
-    else if (this.#persist && fs.existsSync(this.#persist.path)) {
-      restoreChildren(this, readFamilySnapshot(this.#persist.path, { clock: base.clock }))
+    // One owner per persist path, taken before the file is read (released if the constructor throws).
+    if (this.#persist) this.#lock = takeLock(this.#persist.path)
+    try {
+      if (restoring) restoreChildren(this, restoring)
+      else if (this.#persist && fs.existsSync(this.#persist.path)) {
+        restoreChildren(this, readFamilySnapshot(this.#persist.path, { clock: base.clock }))
+      }
+    } catch (err) {
+      releaseLock(this.#lock)
+      this.#lock = null
+      throw err
     }
     if (this.#persist) this.#startAutosave()
     if (fleetOptions) this.#startFleet(fleetOptions)
@@ -385,6 +394,8 @@ class BudgetFamily {
       this.save() // throws ERR_PERSIST_WRITE and leaves the family open when it fails
       clearInterval(this.#persistTimer)
       process.removeListener('exit', this.#exitHook)
+      releaseLock(this.#lock)
+      this.#lock = null
     }
     this.#closed = true
     if (this.#fleet) {
@@ -417,6 +428,7 @@ class BudgetFamily {
       } catch (err) {
         process.stderr.write(`captcha-error-budget: family final save failed: ${err.message}\n`)
       }
+      releaseLock(family.#lock)
     }
     process.on('exit', this.#exitHook)
   }
@@ -637,6 +649,96 @@ function writeAtomically(file, text) {
     } catch {}
     throw Object.assign(new Error(`persist: cannot write ${file}: ${err.message}`), { code: 'ERR_PERSIST_WRITE', cause: err })
   }
+}
+
+// The lock files (`<path>.lock`) the families of this process hold.
+const lockedPaths = new Set()
+
+function lockPathOf(file) {
+  // Through symlinks, as the tracker's lock: two links to one file share one lock.
+  let target
+  try {
+    target = fs.realpathSync(file)
+  } catch {
+    try {
+      target = path.join(fs.realpathSync(path.dirname(path.resolve(file))), path.basename(file))
+    } catch {
+      target = path.resolve(file)
+    }
+  }
+  return `${target}.lock`
+}
+
+function lockOwner(lockPath) {
+  try {
+    const pid = Number(fs.readFileSync(lockPath, 'utf8').trim())
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : null
+  } catch {
+    return null
+  }
+}
+
+function isRunning(pid) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return err.code !== 'ESRCH' // EPERM: it runs, as another user
+  }
+}
+
+function lockedError(file, lockPath, owner) {
+  const err = new Error(
+    `persist: ${file}: is in use by ${owner} (lock ${lockPath}): one family owns a persist path; close() the other first, or give each family its own path`,
+  )
+  err.code = 'ERR_PERSIST_LOCKED'
+  return err
+}
+
+/**
+ * Takes `<path>.lock` (created with 'wx', holding this process's pid), or throws
+ * ERR_PERSIST_LOCKED naming its owner. A lock of a pid that no longer runs is
+ * taken over. Where no lock file can be made (a missing or read-only directory)
+ * the path is used unlocked: reading and writing it fail on their own.
+ * @returns {string | null} the lock file's path, for releaseLock()
+ */
+function takeLock(file) {
+  const lockPath = lockPathOf(file)
+  if (lockedPaths.has(lockPath)) throw lockedError(file, lockPath, 'another family of this process')
+  for (let i = 0; i < 16; i++) {
+    let fd
+    try {
+      fd = fs.openSync(lockPath, 'wx')
+    } catch (err) {
+      if (err.code !== 'EEXIST') return null
+      const pid = lockOwner(lockPath)
+      if (pid === process.pid) throw lockedError(file, lockPath, 'another tracker of this process')
+      if (pid !== null && isRunning(pid)) throw lockedError(file, lockPath, `process ${pid}`)
+      // Stale (its owner is gone): taken over, unless someone else did so meanwhile.
+      if (lockOwner(lockPath) === pid) {
+        try {
+          fs.unlinkSync(lockPath)
+        } catch {}
+      }
+      continue
+    }
+    try {
+      fs.writeSync(fd, `${process.pid}\n`)
+    } finally {
+      fs.closeSync(fd)
+    }
+    lockedPaths.add(lockPath)
+    return lockPath
+  }
+  throw Object.assign(new Error(`persist: cannot lock ${file}: ${lockPath} keeps being replaced`), { code: 'ERR_PERSIST_LOCKED' })
+}
+
+function releaseLock(lockPath) {
+  if (lockPath === null || !lockedPaths.has(lockPath)) return
+  lockedPaths.delete(lockPath)
+  try {
+    if (lockOwner(lockPath) === process.pid) fs.unlinkSync(lockPath)
+  } catch {}
 }
 
 function checkPersist(persist, where) {
