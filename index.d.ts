@@ -589,8 +589,8 @@ export declare class BudgetFamily<const L extends string = string> implements Di
   /**
    * The child for `labels` (exactly `labelNames`, string values: else a TypeError
    * with a code, and nothing is created), created on first use, the same object
-   * afterwards. At `maxChildren` an empty child without listeners of its own is
-   * evicted (closed); if none can be, a RangeError `ERR_OUT_OF_RANGE`.
+   * afterwards. At `maxChildren` an empty child without listeners of its own and
+   * without a `guard()` in flight is evicted (closed); if none can be, a RangeError `ERR_OUT_OF_RANGE`.
    */
   labels(labels: FamilyLabels<L>): ErrorBudgetTracker
   /** `labels(labels).record(success, atMs)`; bad arguments create no child. */

@@ -343,3 +343,33 @@ test('persist: one family owns a path (<path>.lock with its pid); a second owner
     fs.rmSync(dir, { recursive: true, force: true })
   }
 })
+
+test('a child with a guard() in flight is not evicted: its outcome is recorded on it', async (t) => {
+  const family = manualFamily({ maxChildren: 1 })
+  const child = family.labels({ type: 'a', site: 'a' })
+  let release
+  const pending = child.guard(() => new Promise((resolve) => (release = resolve)))
+  const err = t.throws(() => family.labels({ type: 'b', site: 'b' }), { code: 'ERR_OUT_OF_RANGE' })
+  t.regex(err.message, /guard\(\) in flight/)
+  t.false(child.closed)
+  t.is(family.size, 1)
+  release('token')
+  t.is(await pending, 'token')
+  t.is(child.successes, 1)
+  // Settled (and, its window emptied, the child idle), it may go.
+  family.advanceTo(1000 + 3_600_000 + 1000)
+  const next = family.labels({ type: 'b', site: 'b' })
+  t.true(child.closed)
+  t.is(family.children()[0].tracker, next)
+  family.close()
+})
+
+test('a guard() that timed out or was rejected no longer keeps its child from eviction', async (t) => {
+  const family = manualFamily({ maxChildren: 1 })
+  const child = family.labels({ type: 'a', site: 'a' })
+  await t.throwsAsync(child.guard(async () => Promise.reject(new Error('nope')), { countsAsFailure: () => false }), { message: 'nope' })
+  t.is(child.total, 0)
+  family.labels({ type: 'b', site: 'b' })
+  t.true(child.closed)
+  family.close()
+})

@@ -7,6 +7,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const errors = require('./errors.js')
 const { STATUSES } = require('./fast-report.js')
+const { inFlight } = require('./guard.js')
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/
 // Labels the Prometheus series set themselves (lib/metrics.js): a label name of the same name would clash.
@@ -446,7 +447,7 @@ class BudgetFamily {
     if (this.#children.size >= this.#maxChildren && !this.#evictOne()) {
       const err = new RangeError(
         `family.labels(${showLabels(copy)}): the family holds maxChildren (${this.#maxChildren}) children and none can be evicted ` +
-          '(each has solves in its window or a listener of its own); nothing was created',
+          '(each has solves in its window, a listener of its own or a guard() in flight); nothing was created',
       )
       err.code = 'ERR_OUT_OF_RANGE'
       throw err
@@ -528,10 +529,10 @@ class BudgetFamily {
     Tracker.prototype.on.call(child, event, dispatcher)
   }
 
-  // The oldest child whose window is empty and that has no listener of its own.
+  // The oldest child whose window is empty, that has no listener of its own and no guard() in flight.
   #evictOne() {
     for (const [child, entry] of this.#children) {
-      if (entry.own.length === 0 && child.total === 0) {
+      if (entry.own.length === 0 && child.total === 0 && !inFlight.has(child)) {
         this.#remove(child)
         return true
       }
