@@ -525,7 +525,7 @@ export type FamilyChildConfig = Omit<TrackerConfig, 'clock' | 'persist' | 'snaps
 
 /** The config of `new BudgetFamily()`: the family's own options plus every tracker option, for each child. */
 export interface BudgetFamilyConfig<L extends string = string> extends Omit<TrackerConfig, 'persist' | 'snapshot' | 'now' | 'shared' | 'fleet'> {
-  /** Prometheus-style label names (not `name`, `outcome`, `window`, `status`, `alert`, `severity`, `job`, `instance`), fixed per family. */
+  /** Prometheus-style label names, fixed per family; not `name`, `outcome`, `window`, `status`, `alert`, `severity`, `decision`, `state`, `job`, `instance`, `slo`, `pair`, `alertname`, `alertstate`, `objective`, `period`, `description` (the names `slo.grouping` refuses too). */
   labelNames: readonly L[]
   /** Per-child overrides of the tracker options, called once when a child is created. */
   childConfig?: (labels: FamilyLabels<L>) => FamilyChildConfig | null | undefined | void

@@ -373,3 +373,20 @@ test('a guard() that timed out or was rejected no longer keeps its child from ev
   t.true(child.closed)
   family.close()
 })
+
+test('labelNames and rules --grouping refuse the same reserved names, the throttle series\' decision and state among them', (t) => {
+  const { prometheusRules } = require('..')
+  const slo = { name: 'solves', targetRate: 0.95, windowMs: 86_400_000 }
+  // Set by the series (tracker, throttle), by the rules and alerts, or by the scrape.
+  const reserved = ['name', 'outcome', 'window', 'status', 'alert', 'severity', 'decision', 'state', 'job', 'instance']
+  reserved.push('slo', 'pair', 'alertname', 'alertstate', 'objective', 'period', 'description')
+  for (const label of reserved) {
+    const err = t.throws(() => new BudgetFamily({ labelNames: ['type', label] }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_VALUE' }, label)
+    t.regex(err.message, new RegExp(`'${label}' is reserved`))
+    t.throws(() => prometheusRules({ ...slo, grouping: ['type', label] }), { code: 'ERR_INVALID_ARG_VALUE', message: new RegExp(`'${label}' is set by the rules or the scrape`) }, label)
+  }
+  // Others are labels of both.
+  const family = new BudgetFamily({ labelNames: ['type', 'site', 'provider'] })
+  family.close()
+  t.regex(prometheusRules({ ...slo, grouping: ['type', 'site', 'provider'] }), /sum by \(name, type, site, provider\)/)
+})

@@ -10,8 +10,15 @@ const { STATUSES } = require('./fast-report.js')
 const { inFlight } = require('./guard.js')
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/
-// Labels the Prometheus series set themselves (lib/metrics.js): a label name of the same name would clash.
-const RESERVED_LABELS = ['name', 'outcome', 'window', 'status', 'alert', 'severity', 'job', 'instance']
+/**
+ * Label names a family's labels may not use: those its Prometheus series set (lib/metrics.js: the tracker's and the
+ * throttle's `decision` and `state`), those its rules and alerts set (lib/rules.js) and the scrape's. One list for
+ * `labelNames` and `slo.grouping` (`rules --grouping`, lib/rules.js), so that one accepts what the other does.
+ */
+const RESERVED_LABELS = Object.freeze([
+  'name', 'outcome', 'window', 'status', 'alert', 'severity', 'decision', 'state', 'job', 'instance',
+  'slo', 'pair', 'alertname', 'alertstate', 'objective', 'period', 'description',
+])
 /** The family's own options; every other key is a tracker option for each child. */
 const FAMILY_KEYS = ['labelNames', 'childConfig', 'maxChildren', 'name', 'persist', 'fleet', 'shared']
 /** Tracker options a family does not pass on to its children. */
