@@ -390,3 +390,42 @@ test('labelNames and rules --grouping refuse the same reserved names, the thrott
   family.close()
   t.regex(prometheusRules({ ...slo, grouping: ['type', 'site', 'provider'] }), /sum by \(name, type, site, provider\)/)
 })
+
+test('BudgetFamily.restore(): a snapshot with the same labels twice, or a bad value of its own, is ERR_SNAPSHOT_INVALID', (t) => {
+  const family = manualFamily({ maxChildren: 5 })
+  feed(family, { type: 'a', site: 'a' }, 1, 0)
+  feed(family, { type: 'b', site: 'b' }, 0, 1)
+  const snap = JSON.parse(family.snapshot())
+  family.close()
+  const restore = (edit, options) => {
+    const copy = structuredClone(snap)
+    edit(copy)
+    return () => BudgetFamily.restore(JSON.stringify(copy), options)
+  }
+  const twice = t.throws(
+    restore((s) => s.children.push(structuredClone(s.children[1]))),
+    { code: 'ERR_SNAPSHOT_INVALID' },
+  )
+  t.regex(twice.message, /children\[2\]\.labels \{"type":"b","site":"b"\} are those of children\[1\]/)
+  for (const [edit, message] of [
+    [(s) => (s.options.targetRate = 5), /BudgetFamily\.restore\(json\): the snapshot's options\.targetRate must be in \(0, 1\], got 5/],
+    [(s) => (s.options.maxChildren = 0), /the snapshot's options\.maxChildren cannot be there/],
+    [(s) => (s.options.name = 'other'), /the snapshot's options\.name cannot be there/],
+    [(s) => (s.options.snapshot = '{}'), /the snapshot's options\.snapshot cannot be there/],
+    [(s) => (s.maxChildren = 0), /the snapshot's maxChildren must be an integer in \[1, 1000000\], got 0/],
+    [(s) => (s.name = 7), /the snapshot's name must be a non-empty string, got number/],
+    [(s) => { s.labelNames = ['name']; s.children = [] }, /the snapshot's labelNames: 'name' is reserved/],
+  ]) {
+    const err = t.throws(restore(edit), { code: 'ERR_SNAPSHOT_INVALID', message })
+    t.is(err.constructor, Error)
+  }
+  // The restore's own options are still the caller's: a TypeError naming them.
+  t.throws(restore(() => {}, { childConfig: 5 }), {
+    instanceOf: TypeError,
+    code: 'ERR_INVALID_ARG_TYPE',
+    message: /^BudgetFamily\.restore\(json, options\): options\.childConfig must be a function/,
+  })
+  const copy = BudgetFamily.restore(JSON.stringify(snap), { clock: 'manual' })
+  t.is(copy.size, 2)
+  copy.close()
+})

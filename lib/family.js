@@ -578,7 +578,13 @@ class BudgetFamily {
   static restore(json, options) {
     if (typeof json !== 'string') throw errors.invalidArgType(`BudgetFamily.restore(json): json must be a string, got ${errors.describe(json)}`)
     const opts = errors.checkOptionsObject(options ?? undefined, RESTORE_OPTIONS, 'BudgetFamily.restore(json, options): options')
+    if (opts.childConfig !== undefined && typeof opts.childConfig !== 'function') {
+      throw errors.invalidArgType(
+        `BudgetFamily.restore(json, options): options.childConfig must be a function (labels) => config, got ${errors.describe(opts.childConfig)}`,
+      )
+    }
     const parsed = parseFamilySnapshot(json, opts)
+    checkSnapshotContent(parsed)
     return new BudgetFamily({
       labelNames: parsed.labelNames,
       name: parsed.name,
@@ -600,9 +606,13 @@ function restoreChildren(family, parsed) {
     throw snapshotInvalid(`labelNames [${parsed.labelNames}] differ from the family's [${family.labelNames}]`)
   }
   const restored = []
+  const seen = new Map() // each child's labels (as JSON, in labelNames order) → its index
   try {
     for (const [i, { labels, snapshot }] of parsed.children.entries()) {
       const copy = checkLabels(labels, parsed.labelNames, `children[${i}].labels`, snapshotInvalid)
+      const key = JSON.stringify(copy)
+      if (seen.has(key)) throw snapshotInvalid(`children[${i}].labels ${key} are those of children[${seen.get(key)}]: each label set is one child`)
+      seen.set(key, i)
       const opts = { clock: parsed.clock }
       if (parsed.now !== undefined) opts.now = parsed.now
       restored.push([copy, Tracker.restore(JSON.stringify(snapshot), opts)])
@@ -628,6 +638,31 @@ function parseFamilySnapshot(json, opts) {
     throw snapshotInvalid('labelNames, options and children are required')
   }
   return { ...parsed, clock: opts.clock ?? parsed.options.clock, now: opts.now }
+}
+
+/**
+ * What restore() takes from the snapshot itself (labelNames, name, maxChildren,
+ * the children's options), checked before anything is created: a bad value is
+ * the document's fault, ERR_SNAPSHOT_INVALID, not a TypeError of the caller's.
+ */
+function checkSnapshotContent(parsed) {
+  const where = "the snapshot's"
+  try {
+    checkLabelNames(parsed.labelNames, `${where} labelNames`)
+    errors.integerOption(parsed.maxChildren, `${where} maxChildren`, 1, MAX_CHILDREN_LIMIT, DEFAULT_MAX_CHILDREN)
+    if (parsed.name !== undefined && (typeof parsed.name !== 'string' || parsed.name === '')) {
+      throw errors.invalidArgType(`${where} name must be a non-empty string, got ${parsed.name === '' ? "''" : errors.describe(parsed.name)}`)
+    }
+    for (const key of [...FAMILY_KEYS, ...Object.keys(NOT_FOR_CHILDREN)]) {
+      if (Object.hasOwn(parsed.options, key)) {
+        throw errors.invalidArgValue(`${where} options.${key} cannot be there: they are the children's tracker options, and ${key} is the family's or one a family refuses`)
+      }
+    }
+    new Tracker({ ...parsed.options, [errors.ARGUMENT_NAME]: `${where} options` }).close()
+  } catch (err) {
+    if (err.code === 'ERR_SNAPSHOT_INVALID') throw err
+    throw Object.assign(snapshotInvalid(err.message), { cause: err })
+  }
 }
 
 function readFamilySnapshot(file, opts) {
