@@ -527,7 +527,7 @@ export type FamilyChildConfig = Omit<TrackerConfig, 'clock' | 'persist' | 'snaps
 export interface BudgetFamilyConfig<L extends string = string> extends Omit<TrackerConfig, 'persist' | 'snapshot' | 'now' | 'shared' | 'fleet'> {
   /** Prometheus-style label names, fixed per family; not `name`, `outcome`, `window`, `status`, `alert`, `severity`, `decision`, `state`, `job`, `instance`, `slo`, `pair`, `alertname`, `alertstate`, `objective`, `period`, `description` (the names `slo.grouping` refuses too). */
   labelNames: readonly L[]
-  /** Per-child overrides of the tracker options, called once when a child is created. */
+  /** Per-child overrides of the tracker options, called once when a child is created; synchronous (a Promise is a TypeError), and it cannot create children itself (`ERR_INVALID_STATE`). */
   childConfig?: (labels: FamilyLabels<L>) => FamilyChildConfig | null | undefined | void
   /** The bound on the number of children, an integer in [1, 1 000 000]. Default 10 000. */
   maxChildren?: number

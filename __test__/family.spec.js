@@ -429,3 +429,29 @@ test('BudgetFamily.restore(): a snapshot with the same labels twice, or a bad va
   t.is(copy.size, 2)
   copy.close()
 })
+
+test('childConfig(labels) must answer synchronously, and cannot create children itself: clear errors, nothing created', (t) => {
+  const asyncFamily = manualFamily({ childConfig: async () => ({ targetRate: 0.5 }) })
+  const err = t.throws(() => asyncFamily.labels({ type: 'a', site: 'a' }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE' })
+  t.regex(err.message, /^childConfig\(\{"type":"a","site":"a"\}\) returned a Promise/)
+  t.is(asyncFamily.size, 0)
+  asyncFamily.close()
+
+  let family
+  family = manualFamily({
+    maxChildren: 2,
+    childConfig: (labels) => {
+      if (labels.site === 'nested') family.labels({ type: labels.type, site: `${labels.site}-again` })
+      if (labels.site === 'known') family.labels({ type: 'old', site: 'old' }) // an existing child: fine
+      return undefined
+    },
+  })
+  const old = family.labels({ type: 'old', site: 'old' })
+  const nested = t.throws(() => family.labels({ type: 'a', site: 'nested' }), { code: 'ERR_INVALID_STATE' })
+  t.regex(nested.message, /family\.labels\(\{"type":"a","site":"nested-again"\}\) inside childConfig\(\{"type":"a","site":"nested"\}\)/)
+  t.is(family.size, 1)
+  t.false(old.closed)
+  t.is(family.labels({ type: 'b', site: 'known' }).closed, false)
+  t.is(family.size, 2)
+  family.close()
+})

@@ -71,6 +71,8 @@ class BudgetFamily {
   #children = new Map()
   #base
   #childConfig
+  /** The labels childConfig is being called for, while it runs (it may not create children). */
+  #configuring = null
   #maxChildren
   #name
   #manual
@@ -451,6 +453,14 @@ class BudgetFamily {
       if (node === undefined) break
     }
     if (node !== undefined) return node
+    if (this.#configuring !== null) {
+      const err = new Error(
+        `family.labels(${showLabels(copy)}) inside childConfig(${showLabels(this.#configuring)}): childConfig cannot create a child ` +
+          '(it runs while one is being created); nothing was created',
+      )
+      err.code = 'ERR_INVALID_STATE'
+      throw err
+    }
     if (this.#children.size >= this.#maxChildren && !this.#evictOne()) {
       const err = new RangeError(
         `family.labels(${showLabels(copy)}): the family holds maxChildren (${this.#maxChildren}) children and none can be evicted ` +
@@ -465,8 +475,19 @@ class BudgetFamily {
   #configFor(labels) {
     let override = {}
     if (this.#childConfig) {
-      override = this.#childConfig({ ...labels })
+      this.#configuring = labels
+      try {
+        override = this.#childConfig({ ...labels })
+      } finally {
+        this.#configuring = null
+      }
       if (override == null) override = {}
+      if (typeof override.then === 'function') {
+        Promise.resolve(override).catch(() => {}) // its rejection is not the process's: the TypeError says what is wrong
+        throw errors.invalidArgType(
+          `childConfig(${showLabels(labels)}) returned a Promise (an async function?): it must return the child's config object (or undefined) synchronously`,
+        )
+      }
       if (!isPlainObject(override)) {
         throw errors.invalidArgType(`childConfig(${showLabels(labels)}) must return an object (or undefined), got ${errors.describe(override)}`)
       }
