@@ -56,7 +56,7 @@ test('the family checks its own options and each tracker option before anything 
     [{ labelNames: ['type'], childConfig: {} }, 'ERR_INVALID_ARG_TYPE', /childConfig must be a function/],
     [{ labelNames: ['type'], targetRate: 2 }, 'ERR_OUT_OF_RANGE', /new BudgetFamily\(options\): options\.targetRate must be in \(0, 1\], got 2/],
     [{ labelNames: ['type'], windowMs: '1h' }, 'ERR_INVALID_ARG_TYPE', /options\.windowMs/],
-    [{ labelNames: ['type'], colour: 'red' }, 'ERR_INVALID_ARG_VALUE', /unknown config key 'colour'/],
+    [{ labelNames: ['type'], colour: 'red' }, 'ERR_INVALID_ARG_VALUE', /unknown key 'colour' in new BudgetFamily\(options\): options; known keys: labelNames, childConfig, maxChildren/],
     [{ labelNames: ['type'], shared: 7 }, 'ERR_INVALID_ARG_TYPE', /options\.shared must be a non-empty string, got number/],
     [{ labelNames: ['type'], snapshot: '{}' }, 'ERR_INVALID_ARG_VALUE', /BudgetFamily\.restore/],
   ]
@@ -454,4 +454,35 @@ test('childConfig(labels) must answer synchronously, and cannot create children 
   t.is(family.labels({ type: 'b', site: 'known' }).closed, false)
   t.is(family.size, 2)
   family.close()
+})
+
+test('messages: unknown keys list the family\'s keys, a call without new has a code, record() after close() names record()', (t) => {
+  const unknown = t.throws(() => new BudgetFamily({ labelNames: ['s'], labelname: ['x'] }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_VALUE' })
+  t.regex(unknown.message, /^unknown key 'labelname' in new BudgetFamily\(options\): options; known keys: /)
+  const known = unknown.message.split('known keys: ')[1].split(', ')
+  for (const key of ['labelNames', 'childConfig', 'maxChildren', 'name', 'persist', 'fleet', 'shared', 'targetRate', 'windowMs', 'alerts', 'clock']) {
+    t.true(known.includes(key), key)
+  }
+  for (const key of ['snapshot', 'now']) t.false(known.includes(key), key)
+  t.is(known.length, new Set(known).size, 'each key once')
+
+  for (const call of [() => BudgetFamily({ labelNames: ['s'] }), () => BudgetFamily.call({}, { labelNames: ['s'] })]) {
+    const err = t.throws(call, { instanceOf: TypeError, code: 'ERR_CONSTRUCT_CALL_REQUIRED' })
+    t.regex(err.message, /new BudgetFamily\(options\)/)
+  }
+  // new, subclasses and instanceof work as before.
+  class Mine extends BudgetFamily {}
+  const mine = new Mine({ labelNames: ['s'] })
+  t.true(mine instanceof BudgetFamily)
+  t.true(mine instanceof Mine)
+  t.is(Object.getPrototypeOf(mine.labels({ s: 'a' })), ErrorBudgetTracker.prototype)
+  mine.close()
+
+  const family = manualFamily()
+  family.record({ type: 'a', site: 'a' }, true, 1000)
+  family.close()
+  for (const labels of [{ type: 'a', site: 'a' }, { type: 'new', site: 'new' }]) {
+    t.throws(() => family.record(labels, true), { code: 'ERR_TRACKER_CLOSED', message: 'record() after close(): the family is closed' })
+  }
+  t.throws(() => family.labels({ type: 'a', site: 'a' }), { code: 'ERR_TRACKER_CLOSED', message: 'labels() after close(): the family is closed' })
 })

@@ -50,6 +50,21 @@ function snapshotInvalid(message) {
   return err
 }
 
+/**
+ * The tracker's "unknown config key" error of a family's options, as the family's
+ * own: its keys listed (the family's, then the tracker options it passes on to its
+ * children, not those it refuses); undefined for another error.
+ */
+function unknownFamilyKey(err, where) {
+  const match = /^unknown config key '(.*)'; known keys: (.*)$/s.exec(err?.message ?? '')
+  if (match === null) return undefined
+  const trackerKeys = match[2].split(', ').filter((key) => !FAMILY_KEYS.includes(key) && !Object.hasOwn(NOT_FOR_CHILDREN, key))
+  const known = [...FAMILY_KEYS, ...trackerKeys]
+  const mine = errors.invalidArgValue(`unknown key '${match[1]}' in ${where}: options; known keys: ${known.join(', ')}`)
+  mine.cause = err
+  return mine
+}
+
 function isPlainObject(value) {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
@@ -134,7 +149,11 @@ class BudgetFamily {
       }
     }
     // The children's options are checked once here, by the tracker's own checks (nothing is kept).
-    new Tracker({ ...base, [errors.ARGUMENT_NAME]: `${where}: options` }).close()
+    try {
+      new Tracker({ ...base, [errors.ARGUMENT_NAME]: `${where}: options` }).close()
+    } catch (err) {
+      throw unknownFamilyKey(err, where) ?? err
+    }
     this.#base = Object.freeze({ ...base })
     this.#manual = base.clock === 'manual'
     // One owner per persist path, taken before the file is read (released if the constructor throws).
@@ -268,6 +287,7 @@ class BudgetFamily {
    * creates no child.
    */
   record(labels, success, atMs) {
+    if (this.#closed) throw closedError('record()')
     if (typeof success !== 'boolean') {
       throw errors.invalidArgType(`family.record(labels, success): success must be a boolean, got ${errors.describe(success)}`)
     }
@@ -918,7 +938,19 @@ function ownListeners(child, entry) {
  */
 function familyClass(ErrorBudgetTracker) {
   Tracker = ErrorBudgetTracker
-  return BudgetFamily
+  return ExportedFamily
 }
 
-module.exports = { familyClass, BudgetFamily, RESERVED_LABELS }
+// The exported class: BudgetFamily itself for `new`, `extends`, `instanceof` and its
+// statics; a call without new (or .call/.apply) is a TypeError with a code, as the tracker's.
+const ExportedFamily = new Proxy(BudgetFamily, {
+  apply() {
+    const err = new TypeError(
+      'BudgetFamily is a class: create families with new BudgetFamily(options); calling it without new, or on an existing object (.call/.apply), is refused',
+    )
+    err.code = 'ERR_CONSTRUCT_CALL_REQUIRED'
+    throw err
+  },
+})
+
+module.exports = { familyClass, BudgetFamily: ExportedFamily, RESERVED_LABELS }
