@@ -525,15 +525,15 @@ export type FamilyChildConfig = Omit<TrackerConfig, 'clock' | 'persist' | 'snaps
 
 /** The config of `new BudgetFamily()`: the family's own options plus every tracker option, for each child. */
 export interface BudgetFamilyConfig<L extends string = string> extends Omit<TrackerConfig, 'persist' | 'snapshot' | 'now' | 'shared' | 'fleet'> {
-  /** Prometheus-style label names (not `name`, `outcome`, `window`, `status`, `alert`, `severity`, `job`, `instance`), fixed per family. */
+  /** Prometheus-style label names, fixed per family; not `name`, `outcome`, `window`, `status`, `alert`, `severity`, `decision`, `state`, `job`, `instance`, `slo`, `pair`, `alertname`, `alertstate`, `objective`, `period`, `description` (the names `slo.grouping` refuses too). */
   labelNames: readonly L[]
-  /** Per-child overrides of the tracker options, called once when a child is created. */
+  /** Per-child overrides of the tracker options, called once when a child is created; synchronous (a Promise is a TypeError), and it cannot create children itself (`ERR_INVALID_STATE`). */
   childConfig?: (labels: FamilyLabels<L>) => FamilyChildConfig | null | undefined | void
   /** The bound on the number of children, an integer in [1, 1 000 000]. Default 10 000. */
   maxChildren?: number
   /** The `name` label of the family's Prometheus series. Default `'default'`. */
   name?: string
-  /** Autosave of the whole family: restored from `path` on start when it exists, written every `intervalMs` (default 60 000), on `close()` and at exit. */
+  /** Autosave of the whole family: restored from `path` on start when it exists, written every `intervalMs` (default 60 000), on `close()` and at exit. One family owns a path (`<path>.lock`): a second throws `ERR_PERSIST_LOCKED`. */
   persist?: PersistConfig
   /**
    * Every child's budget shared by the fleet through Redis, one script call per
@@ -592,8 +592,8 @@ export declare class BudgetFamily<const L extends string = string> implements Di
   /**
    * The child for `labels` (exactly `labelNames`, string values: else a TypeError
    * with a code, and nothing is created), created on first use, the same object
-   * afterwards. At `maxChildren` an empty child without listeners of its own is
-   * evicted (closed); if none can be, a RangeError `ERR_OUT_OF_RANGE`.
+   * afterwards. At `maxChildren` an empty child without listeners of its own and
+   * without a `guard()` in flight is evicted (closed); if none can be, a RangeError `ERR_OUT_OF_RANGE`.
    */
   labels(labels: FamilyLabels<L>): ErrorBudgetTracker
   /** `labels(labels).record(success, atMs)`; bad arguments create no child. */

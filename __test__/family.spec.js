@@ -56,7 +56,7 @@ test('the family checks its own options and each tracker option before anything 
     [{ labelNames: ['type'], childConfig: {} }, 'ERR_INVALID_ARG_TYPE', /childConfig must be a function/],
     [{ labelNames: ['type'], targetRate: 2 }, 'ERR_OUT_OF_RANGE', /new BudgetFamily\(options\): options\.targetRate must be in \(0, 1\], got 2/],
     [{ labelNames: ['type'], windowMs: '1h' }, 'ERR_INVALID_ARG_TYPE', /options\.windowMs/],
-    [{ labelNames: ['type'], colour: 'red' }, 'ERR_INVALID_ARG_VALUE', /unknown config key 'colour'/],
+    [{ labelNames: ['type'], colour: 'red' }, 'ERR_INVALID_ARG_VALUE', /unknown key 'colour' in new BudgetFamily\(options\): options; known keys: labelNames, childConfig, maxChildren/],
     [{ labelNames: ['type'], shared: 7 }, 'ERR_INVALID_ARG_TYPE', /options\.shared must be a non-empty string, got number/],
     [{ labelNames: ['type'], snapshot: '{}' }, 'ERR_INVALID_ARG_VALUE', /BudgetFamily\.restore/],
   ]
@@ -306,4 +306,183 @@ test('close() closes every child; afterwards labels(), record() and on() throw E
   t.throws(() => family.labels({ type: 'a', site: 'a' }), { code: 'ERR_TRACKER_CLOSED' })
   t.throws(() => family.record({ type: 'a', site: 'a' }, true), { code: 'ERR_TRACKER_CLOSED' })
   t.throws(() => family.on('warning', () => {}), { code: 'ERR_TRACKER_CLOSED' })
+})
+
+test('persist: one family owns a path (<path>.lock with its pid); a second owner gets ERR_PERSIST_LOCKED until close()', (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'family-'))
+  const file = path.join(dir, 'family.json')
+  const lock = `${file}.lock`
+  try {
+    const first = manualFamily({ persist: { path: file } })
+    t.is(fs.readFileSync(lock, 'utf8').trim(), String(process.pid))
+    first.record({ type: 'a', site: 'a' }, true, 1000)
+    const err = t.throws(() => manualFamily({ persist: { path: file } }), { code: 'ERR_PERSIST_LOCKED' })
+    t.regex(err.message, /another family of this process/)
+    t.regex(err.message, /family\.json\.lock/)
+    first.close()
+    t.false(fs.existsSync(lock))
+    const second = manualFamily({ persist: { path: file } })
+    t.is(second.labels({ type: 'a', site: 'a' }).total, 1)
+    second.close()
+    // A lock of a live process (this one's parent) keeps the path; nothing is read or created.
+    fs.writeFileSync(lock, `${process.ppid}\n`)
+    const other = t.throws(() => manualFamily({ persist: { path: file } }), { code: 'ERR_PERSIST_LOCKED' })
+    t.regex(other.message, new RegExp(`process ${process.ppid}\\b`))
+    t.is(fs.readFileSync(lock, 'utf8').trim(), String(process.ppid))
+    // A lock of a pid that no longer runs is taken over.
+    const dead = Number(require('node:child_process').execFileSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }))
+    fs.writeFileSync(lock, `${dead}\n`)
+    const third = manualFamily({ persist: { path: file } })
+    t.is(fs.readFileSync(lock, 'utf8').trim(), String(process.pid))
+    third.close()
+    // A constructor that throws releases the lock it took.
+    t.throws(() => manualFamily({ labelNames: ['other'], persist: { path: file } }), { code: 'ERR_SNAPSHOT_INVALID' })
+    t.false(fs.existsSync(lock))
+    manualFamily({ persist: { path: file } }).close()
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('a child with a guard() in flight is not evicted: its outcome is recorded on it', async (t) => {
+  const family = manualFamily({ maxChildren: 1 })
+  const child = family.labels({ type: 'a', site: 'a' })
+  let release
+  const pending = child.guard(() => new Promise((resolve) => (release = resolve)))
+  const err = t.throws(() => family.labels({ type: 'b', site: 'b' }), { code: 'ERR_OUT_OF_RANGE' })
+  t.regex(err.message, /guard\(\) in flight/)
+  t.false(child.closed)
+  t.is(family.size, 1)
+  release('token')
+  t.is(await pending, 'token')
+  t.is(child.successes, 1)
+  // Settled (and, its window emptied, the child idle), it may go.
+  family.advanceTo(1000 + 3_600_000 + 1000)
+  const next = family.labels({ type: 'b', site: 'b' })
+  t.true(child.closed)
+  t.is(family.children()[0].tracker, next)
+  family.close()
+})
+
+test('a guard() that timed out or was rejected no longer keeps its child from eviction', async (t) => {
+  const family = manualFamily({ maxChildren: 1 })
+  const child = family.labels({ type: 'a', site: 'a' })
+  await t.throwsAsync(child.guard(async () => Promise.reject(new Error('nope')), { countsAsFailure: () => false }), { message: 'nope' })
+  t.is(child.total, 0)
+  family.labels({ type: 'b', site: 'b' })
+  t.true(child.closed)
+  family.close()
+})
+
+test('labelNames and rules --grouping refuse the same reserved names, the throttle series\' decision and state among them', (t) => {
+  const { prometheusRules } = require('..')
+  const slo = { name: 'solves', targetRate: 0.95, windowMs: 86_400_000 }
+  // Set by the series (tracker, throttle), by the rules and alerts, or by the scrape.
+  const reserved = ['name', 'outcome', 'window', 'status', 'alert', 'severity', 'decision', 'state', 'job', 'instance']
+  reserved.push('slo', 'pair', 'alertname', 'alertstate', 'objective', 'period', 'description')
+  for (const label of reserved) {
+    const err = t.throws(() => new BudgetFamily({ labelNames: ['type', label] }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_VALUE' }, label)
+    t.regex(err.message, new RegExp(`'${label}' is reserved`))
+    t.throws(() => prometheusRules({ ...slo, grouping: ['type', label] }), { code: 'ERR_INVALID_ARG_VALUE', message: new RegExp(`'${label}' is set by the rules or the scrape`) }, label)
+  }
+  // Others are labels of both.
+  const family = new BudgetFamily({ labelNames: ['type', 'site', 'provider'] })
+  family.close()
+  t.regex(prometheusRules({ ...slo, grouping: ['type', 'site', 'provider'] }), /sum by \(name, type, site, provider\)/)
+})
+
+test('BudgetFamily.restore(): a snapshot with the same labels twice, or a bad value of its own, is ERR_SNAPSHOT_INVALID', (t) => {
+  const family = manualFamily({ maxChildren: 5 })
+  feed(family, { type: 'a', site: 'a' }, 1, 0)
+  feed(family, { type: 'b', site: 'b' }, 0, 1)
+  const snap = JSON.parse(family.snapshot())
+  family.close()
+  const restore = (edit, options) => {
+    const copy = structuredClone(snap)
+    edit(copy)
+    return () => BudgetFamily.restore(JSON.stringify(copy), options)
+  }
+  const twice = t.throws(
+    restore((s) => s.children.push(structuredClone(s.children[1]))),
+    { code: 'ERR_SNAPSHOT_INVALID' },
+  )
+  t.regex(twice.message, /children\[2\]\.labels \{"type":"b","site":"b"\} are those of children\[1\]/)
+  for (const [edit, message] of [
+    [(s) => (s.options.targetRate = 5), /BudgetFamily\.restore\(json\): the snapshot's options\.targetRate must be in \(0, 1\], got 5/],
+    [(s) => (s.options.maxChildren = 0), /the snapshot's options\.maxChildren cannot be there/],
+    [(s) => (s.options.name = 'other'), /the snapshot's options\.name cannot be there/],
+    [(s) => (s.options.snapshot = '{}'), /the snapshot's options\.snapshot cannot be there/],
+    [(s) => (s.maxChildren = 0), /the snapshot's maxChildren must be an integer in \[1, 1000000\], got 0/],
+    [(s) => (s.name = 7), /the snapshot's name must be a non-empty string, got number/],
+    [(s) => { s.labelNames = ['name']; s.children = [] }, /the snapshot's labelNames: 'name' is reserved/],
+  ]) {
+    const err = t.throws(restore(edit), { code: 'ERR_SNAPSHOT_INVALID', message })
+    t.is(err.constructor, Error)
+  }
+  // The restore's own options are still the caller's: a TypeError naming them.
+  t.throws(restore(() => {}, { childConfig: 5 }), {
+    instanceOf: TypeError,
+    code: 'ERR_INVALID_ARG_TYPE',
+    message: /^BudgetFamily\.restore\(json, options\): options\.childConfig must be a function/,
+  })
+  const copy = BudgetFamily.restore(JSON.stringify(snap), { clock: 'manual' })
+  t.is(copy.size, 2)
+  copy.close()
+})
+
+test('childConfig(labels) must answer synchronously, and cannot create children itself: clear errors, nothing created', (t) => {
+  const asyncFamily = manualFamily({ childConfig: async () => ({ targetRate: 0.5 }) })
+  const err = t.throws(() => asyncFamily.labels({ type: 'a', site: 'a' }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE' })
+  t.regex(err.message, /^childConfig\(\{"type":"a","site":"a"\}\) returned a Promise/)
+  t.is(asyncFamily.size, 0)
+  asyncFamily.close()
+
+  let family
+  family = manualFamily({
+    maxChildren: 2,
+    childConfig: (labels) => {
+      if (labels.site === 'nested') family.labels({ type: labels.type, site: `${labels.site}-again` })
+      if (labels.site === 'known') family.labels({ type: 'old', site: 'old' }) // an existing child: fine
+      return undefined
+    },
+  })
+  const old = family.labels({ type: 'old', site: 'old' })
+  const nested = t.throws(() => family.labels({ type: 'a', site: 'nested' }), { code: 'ERR_INVALID_STATE' })
+  t.regex(nested.message, /family\.labels\(\{"type":"a","site":"nested-again"\}\) inside childConfig\(\{"type":"a","site":"nested"\}\)/)
+  t.is(family.size, 1)
+  t.false(old.closed)
+  t.is(family.labels({ type: 'b', site: 'known' }).closed, false)
+  t.is(family.size, 2)
+  family.close()
+})
+
+test('messages: unknown keys list the family\'s keys, a call without new has a code, record() after close() names record()', (t) => {
+  const unknown = t.throws(() => new BudgetFamily({ labelNames: ['s'], labelname: ['x'] }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_VALUE' })
+  t.regex(unknown.message, /^unknown key 'labelname' in new BudgetFamily\(options\): options; known keys: /)
+  const known = unknown.message.split('known keys: ')[1].split(', ')
+  for (const key of ['labelNames', 'childConfig', 'maxChildren', 'name', 'persist', 'fleet', 'shared', 'targetRate', 'windowMs', 'alerts', 'clock']) {
+    t.true(known.includes(key), key)
+  }
+  for (const key of ['snapshot', 'now']) t.false(known.includes(key), key)
+  t.is(known.length, new Set(known).size, 'each key once')
+
+  for (const call of [() => BudgetFamily({ labelNames: ['s'] }), () => BudgetFamily.call({}, { labelNames: ['s'] })]) {
+    const err = t.throws(call, { instanceOf: TypeError, code: 'ERR_CONSTRUCT_CALL_REQUIRED' })
+    t.regex(err.message, /new BudgetFamily\(options\)/)
+  }
+  // new, subclasses and instanceof work as before.
+  class Mine extends BudgetFamily {}
+  const mine = new Mine({ labelNames: ['s'] })
+  t.true(mine instanceof BudgetFamily)
+  t.true(mine instanceof Mine)
+  t.is(Object.getPrototypeOf(mine.labels({ s: 'a' })), ErrorBudgetTracker.prototype)
+  mine.close()
+
+  const family = manualFamily()
+  family.record({ type: 'a', site: 'a' }, true, 1000)
+  family.close()
+  for (const labels of [{ type: 'a', site: 'a' }, { type: 'new', site: 'new' }]) {
+    t.throws(() => family.record(labels, true), { code: 'ERR_TRACKER_CLOSED', message: 'record() after close(): the family is closed' })
+  }
+  t.throws(() => family.labels({ type: 'a', site: 'a' }), { code: 'ERR_TRACKER_CLOSED', message: 'labels() after close(): the family is closed' })
 })

@@ -7,10 +7,18 @@ const fs = require('node:fs')
 const path = require('node:path')
 const errors = require('./errors.js')
 const { STATUSES } = require('./fast-report.js')
+const { inFlight } = require('./guard.js')
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/
-// Labels the Prometheus series set themselves (lib/metrics.js): a label name of the same name would clash.
-const RESERVED_LABELS = ['name', 'outcome', 'window', 'status', 'alert', 'severity', 'job', 'instance']
+/**
+ * Label names a family's labels may not use: those its Prometheus series set (lib/metrics.js: the tracker's and the
+ * throttle's `decision` and `state`), those its rules and alerts set (lib/rules.js) and the scrape's. One list for
+ * `labelNames` and `slo.grouping` (`rules --grouping`, lib/rules.js), so that one accepts what the other does.
+ */
+const RESERVED_LABELS = Object.freeze([
+  'name', 'outcome', 'window', 'status', 'alert', 'severity', 'decision', 'state', 'job', 'instance',
+  'slo', 'pair', 'alertname', 'alertstate', 'objective', 'period', 'description',
+])
 /** The family's own options; every other key is a tracker option for each child. */
 const FAMILY_KEYS = ['labelNames', 'childConfig', 'maxChildren', 'name', 'persist', 'fleet', 'shared']
 /** Tracker options a family does not pass on to its children. */
@@ -42,6 +50,21 @@ function snapshotInvalid(message) {
   return err
 }
 
+/**
+ * The tracker's "unknown config key" error of a family's options, as the family's
+ * own: its keys listed (the family's, then the tracker options it passes on to its
+ * children, not those it refuses); undefined for another error.
+ */
+function unknownFamilyKey(err, where) {
+  const match = /^unknown config key '(.*)'; known keys: (.*)$/s.exec(err?.message ?? '')
+  if (match === null) return undefined
+  const trackerKeys = match[2].split(', ').filter((key) => !FAMILY_KEYS.includes(key) && !Object.hasOwn(NOT_FOR_CHILDREN, key))
+  const known = [...FAMILY_KEYS, ...trackerKeys]
+  const mine = errors.invalidArgValue(`unknown key '${match[1]}' in ${where}: options; known keys: ${known.join(', ')}`)
+  mine.cause = err
+  return mine
+}
+
 function isPlainObject(value) {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
@@ -63,6 +86,8 @@ class BudgetFamily {
   #children = new Map()
   #base
   #childConfig
+  /** The labels childConfig is being called for, while it runs (it may not create children). */
+  #configuring = null
   #maxChildren
   #name
   #manual
@@ -71,6 +96,7 @@ class BudgetFamily {
   #closed = false
   #persist = null
   #persistTimer = null
+  #lock = null
   #exitHook = null
   #fleet = null
   #probe = null
@@ -123,12 +149,24 @@ class BudgetFamily {
       }
     }
     // The children's options are checked once here, by the tracker's own checks (nothing is kept).
-    new Tracker({ ...base, [errors.ARGUMENT_NAME]: `${where}: options` }).close()
+    try {
+      new Tracker({ ...base, [errors.ARGUMENT_NAME]: `${where}: options` }).close()
+    } catch (err) {
+      throw unknownFamilyKey(err, where) ?? err
+    }
     this.#base = Object.freeze({ ...base })
     this.#manual = base.clock === 'manual'
-    if (restoring) restoreChildren(this, restoring)
-    else if (this.#persist && fs.existsSync(this.#persist.path)) {
-      restoreChildren(this, readFamilySnapshot(this.#persist.path, { clock: base.clock }))
+    // One owner per persist path, taken before the file is read (released if the constructor throws).
+    if (this.#persist) this.#lock = takeLock(this.#persist.path)
+    try {
+      if (restoring) restoreChildren(this, restoring)
+      else if (this.#persist && fs.existsSync(this.#persist.path)) {
+        restoreChildren(this, readFamilySnapshot(this.#persist.path, { clock: base.clock }))
+      }
+    } catch (err) {
+      releaseLock(this.#lock)
+      this.#lock = null
+      throw err
     }
     if (this.#persist) this.#startAutosave()
     if (fleetOptions) this.#startFleet(fleetOptions)
@@ -249,6 +287,7 @@ class BudgetFamily {
    * creates no child.
    */
   record(labels, success, atMs) {
+    if (this.#closed) throw closedError('record()')
     if (typeof success !== 'boolean') {
       throw errors.invalidArgType(`family.record(labels, success): success must be a boolean, got ${errors.describe(success)}`)
     }
@@ -385,6 +424,8 @@ class BudgetFamily {
       this.save() // throws ERR_PERSIST_WRITE and leaves the family open when it fails
       clearInterval(this.#persistTimer)
       process.removeListener('exit', this.#exitHook)
+      releaseLock(this.#lock)
+      this.#lock = null
     }
     this.#closed = true
     if (this.#fleet) {
@@ -417,6 +458,7 @@ class BudgetFamily {
       } catch (err) {
         process.stderr.write(`captcha-error-budget: family final save failed: ${err.message}\n`)
       }
+      releaseLock(family.#lock)
     }
     process.on('exit', this.#exitHook)
   }
@@ -431,10 +473,18 @@ class BudgetFamily {
       if (node === undefined) break
     }
     if (node !== undefined) return node
+    if (this.#configuring !== null) {
+      const err = new Error(
+        `family.labels(${showLabels(copy)}) inside childConfig(${showLabels(this.#configuring)}): childConfig cannot create a child ` +
+          '(it runs while one is being created); nothing was created',
+      )
+      err.code = 'ERR_INVALID_STATE'
+      throw err
+    }
     if (this.#children.size >= this.#maxChildren && !this.#evictOne()) {
       const err = new RangeError(
         `family.labels(${showLabels(copy)}): the family holds maxChildren (${this.#maxChildren}) children and none can be evicted ` +
-          '(each has solves in its window or a listener of its own); nothing was created',
+          '(each has solves in its window, a listener of its own or a guard() in flight); nothing was created',
       )
       err.code = 'ERR_OUT_OF_RANGE'
       throw err
@@ -445,8 +495,19 @@ class BudgetFamily {
   #configFor(labels) {
     let override = {}
     if (this.#childConfig) {
-      override = this.#childConfig({ ...labels })
+      this.#configuring = labels
+      try {
+        override = this.#childConfig({ ...labels })
+      } finally {
+        this.#configuring = null
+      }
       if (override == null) override = {}
+      if (typeof override.then === 'function') {
+        Promise.resolve(override).catch(() => {}) // its rejection is not the process's: the TypeError says what is wrong
+        throw errors.invalidArgType(
+          `childConfig(${showLabels(labels)}) returned a Promise (an async function?): it must return the child's config object (or undefined) synchronously`,
+        )
+      }
       if (!isPlainObject(override)) {
         throw errors.invalidArgType(`childConfig(${showLabels(labels)}) must return an object (or undefined), got ${errors.describe(override)}`)
       }
@@ -516,10 +577,10 @@ class BudgetFamily {
     Tracker.prototype.on.call(child, event, dispatcher)
   }
 
-  // The oldest child whose window is empty and that has no listener of its own.
+  // The oldest child whose window is empty, that has no listener of its own and no guard() in flight.
   #evictOne() {
     for (const [child, entry] of this.#children) {
-      if (entry.own.length === 0 && child.total === 0) {
+      if (entry.own.length === 0 && child.total === 0 && !inFlight.has(child)) {
         this.#remove(child)
         return true
       }
@@ -558,7 +619,13 @@ class BudgetFamily {
   static restore(json, options) {
     if (typeof json !== 'string') throw errors.invalidArgType(`BudgetFamily.restore(json): json must be a string, got ${errors.describe(json)}`)
     const opts = errors.checkOptionsObject(options ?? undefined, RESTORE_OPTIONS, 'BudgetFamily.restore(json, options): options')
+    if (opts.childConfig !== undefined && typeof opts.childConfig !== 'function') {
+      throw errors.invalidArgType(
+        `BudgetFamily.restore(json, options): options.childConfig must be a function (labels) => config, got ${errors.describe(opts.childConfig)}`,
+      )
+    }
     const parsed = parseFamilySnapshot(json, opts)
+    checkSnapshotContent(parsed)
     return new BudgetFamily({
       labelNames: parsed.labelNames,
       name: parsed.name,
@@ -580,9 +647,13 @@ function restoreChildren(family, parsed) {
     throw snapshotInvalid(`labelNames [${parsed.labelNames}] differ from the family's [${family.labelNames}]`)
   }
   const restored = []
+  const seen = new Map() // each child's labels (as JSON, in labelNames order) → its index
   try {
     for (const [i, { labels, snapshot }] of parsed.children.entries()) {
       const copy = checkLabels(labels, parsed.labelNames, `children[${i}].labels`, snapshotInvalid)
+      const key = JSON.stringify(copy)
+      if (seen.has(key)) throw snapshotInvalid(`children[${i}].labels ${key} are those of children[${seen.get(key)}]: each label set is one child`)
+      seen.set(key, i)
       const opts = { clock: parsed.clock }
       if (parsed.now !== undefined) opts.now = parsed.now
       restored.push([copy, Tracker.restore(JSON.stringify(snapshot), opts)])
@@ -608,6 +679,31 @@ function parseFamilySnapshot(json, opts) {
     throw snapshotInvalid('labelNames, options and children are required')
   }
   return { ...parsed, clock: opts.clock ?? parsed.options.clock, now: opts.now }
+}
+
+/**
+ * What restore() takes from the snapshot itself (labelNames, name, maxChildren,
+ * the children's options), checked before anything is created: a bad value is
+ * the document's fault, ERR_SNAPSHOT_INVALID, not a TypeError of the caller's.
+ */
+function checkSnapshotContent(parsed) {
+  const where = "the snapshot's"
+  try {
+    checkLabelNames(parsed.labelNames, `${where} labelNames`)
+    errors.integerOption(parsed.maxChildren, `${where} maxChildren`, 1, MAX_CHILDREN_LIMIT, DEFAULT_MAX_CHILDREN)
+    if (parsed.name !== undefined && (typeof parsed.name !== 'string' || parsed.name === '')) {
+      throw errors.invalidArgType(`${where} name must be a non-empty string, got ${parsed.name === '' ? "''" : errors.describe(parsed.name)}`)
+    }
+    for (const key of [...FAMILY_KEYS, ...Object.keys(NOT_FOR_CHILDREN)]) {
+      if (Object.hasOwn(parsed.options, key)) {
+        throw errors.invalidArgValue(`${where} options.${key} cannot be there: they are the children's tracker options, and ${key} is the family's or one a family refuses`)
+      }
+    }
+    new Tracker({ ...parsed.options, [errors.ARGUMENT_NAME]: `${where} options` }).close()
+  } catch (err) {
+    if (err.code === 'ERR_SNAPSHOT_INVALID') throw err
+    throw Object.assign(snapshotInvalid(err.message), { cause: err })
+  }
 }
 
 function readFamilySnapshot(file, opts) {
@@ -637,6 +733,96 @@ function writeAtomically(file, text) {
     } catch {}
     throw Object.assign(new Error(`persist: cannot write ${file}: ${err.message}`), { code: 'ERR_PERSIST_WRITE', cause: err })
   }
+}
+
+// The lock files (`<path>.lock`) the families of this process hold.
+const lockedPaths = new Set()
+
+function lockPathOf(file) {
+  // Through symlinks, as the tracker's lock: two links to one file share one lock.
+  let target
+  try {
+    target = fs.realpathSync(file)
+  } catch {
+    try {
+      target = path.join(fs.realpathSync(path.dirname(path.resolve(file))), path.basename(file))
+    } catch {
+      target = path.resolve(file)
+    }
+  }
+  return `${target}.lock`
+}
+
+function lockOwner(lockPath) {
+  try {
+    const pid = Number(fs.readFileSync(lockPath, 'utf8').trim())
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : null
+  } catch {
+    return null
+  }
+}
+
+function isRunning(pid) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return err.code !== 'ESRCH' // EPERM: it runs, as another user
+  }
+}
+
+function lockedError(file, lockPath, owner) {
+  const err = new Error(
+    `persist: ${file}: is in use by ${owner} (lock ${lockPath}): one family owns a persist path; close() the other first, or give each family its own path`,
+  )
+  err.code = 'ERR_PERSIST_LOCKED'
+  return err
+}
+
+/**
+ * Takes `<path>.lock` (created with 'wx', holding this process's pid), or throws
+ * ERR_PERSIST_LOCKED naming its owner. A lock of a pid that no longer runs is
+ * taken over. Where no lock file can be made (a missing or read-only directory)
+ * the path is used unlocked: reading and writing it fail on their own.
+ * @returns {string | null} the lock file's path, for releaseLock()
+ */
+function takeLock(file) {
+  const lockPath = lockPathOf(file)
+  if (lockedPaths.has(lockPath)) throw lockedError(file, lockPath, 'another family of this process')
+  for (let i = 0; i < 16; i++) {
+    let fd
+    try {
+      fd = fs.openSync(lockPath, 'wx')
+    } catch (err) {
+      if (err.code !== 'EEXIST') return null
+      const pid = lockOwner(lockPath)
+      if (pid === process.pid) throw lockedError(file, lockPath, 'another tracker of this process')
+      if (pid !== null && isRunning(pid)) throw lockedError(file, lockPath, `process ${pid}`)
+      // Stale (its owner is gone): taken over, unless someone else did so meanwhile.
+      if (lockOwner(lockPath) === pid) {
+        try {
+          fs.unlinkSync(lockPath)
+        } catch {}
+      }
+      continue
+    }
+    try {
+      fs.writeSync(fd, `${process.pid}\n`)
+    } finally {
+      fs.closeSync(fd)
+    }
+    lockedPaths.add(lockPath)
+    return lockPath
+  }
+  throw Object.assign(new Error(`persist: cannot lock ${file}: ${lockPath} keeps being replaced`), { code: 'ERR_PERSIST_LOCKED' })
+}
+
+function releaseLock(lockPath) {
+  if (lockPath === null || !lockedPaths.has(lockPath)) return
+  lockedPaths.delete(lockPath)
+  try {
+    if (lockOwner(lockPath) === process.pid) fs.unlinkSync(lockPath)
+  } catch {}
 }
 
 function checkPersist(persist, where) {
@@ -752,7 +938,19 @@ function ownListeners(child, entry) {
  */
 function familyClass(ErrorBudgetTracker) {
   Tracker = ErrorBudgetTracker
-  return BudgetFamily
+  return ExportedFamily
 }
 
-module.exports = { familyClass, BudgetFamily, RESERVED_LABELS }
+// The exported class: BudgetFamily itself for `new`, `extends`, `instanceof` and its
+// statics; a call without new (or .call/.apply) is a TypeError with a code, as the tracker's.
+const ExportedFamily = new Proxy(BudgetFamily, {
+  apply() {
+    const err = new TypeError(
+      'BudgetFamily is a class: create families with new BudgetFamily(options); calling it without new, or on an existing object (.call/.apply), is refused',
+    )
+    err.code = 'ERR_CONSTRUCT_CALL_REQUIRED'
+    throw err
+  },
+})
+
+module.exports = { familyClass, BudgetFamily: ExportedFamily, RESERVED_LABELS }

@@ -16,6 +16,10 @@ const {
 } = require('./errors')
 const throttles = require('./throttle')
 
+// The guard() calls of each tracker whose fn has not settled (nor timed out) yet:
+// a family never evicts a child with one (lib/family.js), its outcome would be lost.
+const inFlight = new WeakMap()
+
 const GUARD_OPTIONS = ['timeoutMs', 'critical', 'countsAsFailure', 'whenExhausted', 'minSolves', 'probeIntervalMs']
 // setTimeout's limit: a longer delay would fire at once (with a warning).
 const MAX_TIMEOUT_MS = 2 ** 31 - 1
@@ -76,9 +80,13 @@ function attempt(tracker, fn, { timeoutMs, countsAsFailure, probeIntervalMs }, t
       if (settled) return // the loser of the race: already recorded and settled
       settled = true
       clearTimeout(timer)
+      const left = inFlight.get(tracker) - 1
+      if (left === 0) inFlight.delete(tracker)
+      else inFlight.set(tracker, left)
       recordOutcome()
       settle()
     }
+    inFlight.set(tracker, (inFlight.get(tracker) ?? 0) + 1)
     if (timeoutMs !== undefined) {
       timer = setTimeout(() => {
         const timeout = new GuardTimeoutError(timeoutMs)
@@ -155,4 +163,4 @@ function makeGuard(Tracker) {
   return guard
 }
 
-module.exports = { makeGuard }
+module.exports = { makeGuard, inFlight }

@@ -29,8 +29,9 @@ function pascal(name) {
     .join('')
 }
 
-// Labels the rules set or read themselves: a grouping label of that name would clash.
-const NOT_GROUPING = ['slo', 'name', 'pair', 'window', 'outcome', 'severity', 'alertname', 'alertstate', 'objective', 'period', 'description', 'job', 'instance']
+// Labels the series, the rules or the scrape set themselves: a grouping label of that name would clash.
+// The family's list (a grouping is a BudgetFamily's labelNames): one accepts what the other does.
+const { RESERVED_LABELS: NOT_GROUPING } = require('./family.js')
 
 /**
  * `slo.grouping` (Pyrra's): the label names the SLO is judged per set of, a
