@@ -941,16 +941,22 @@ function familyClass(ErrorBudgetTracker) {
   return ExportedFamily
 }
 
-// The exported class: BudgetFamily itself for `new`, `extends`, `instanceof` and its
-// statics; a call without new (or .call/.apply) is a TypeError with a code, as the tracker's.
-const ExportedFamily = new Proxy(BudgetFamily, {
-  apply() {
+// The exported class: a constructor function in front of BudgetFamily (no Proxy, as
+// for the tracker), so that a call without new (or .call/.apply) is a TypeError with a
+// code; `new`, `extends`, `instanceof`, the statics and `constructor` are BudgetFamily's.
+function ExportedFamily(options) {
+  if (new.target === undefined) {
     const err = new TypeError(
       'BudgetFamily is a class: create families with new BudgetFamily(options); calling it without new, or on an existing object (.call/.apply), is refused',
     )
     err.code = 'ERR_CONSTRUCT_CALL_REQUIRED'
     throw err
-  },
-})
+  }
+  return Reflect.construct(BudgetFamily, [options], new.target)
+}
+Object.defineProperty(ExportedFamily, 'name', { value: 'BudgetFamily' })
+Object.setPrototypeOf(ExportedFamily, BudgetFamily)
+ExportedFamily.prototype = BudgetFamily.prototype
+Object.defineProperty(BudgetFamily.prototype, 'constructor', { value: ExportedFamily, writable: true, configurable: true })
 
 module.exports = { familyClass, BudgetFamily: ExportedFamily, RESERVED_LABELS }
