@@ -53,11 +53,17 @@ for (const scenario of SCENARIOS) {
       const goal = resetGoal(scenario)
       if (r.resetMs > goal) {
         // Allowed only if the solves between the end and the goal failed above
-        // the SLO's allowance, one failure aside: not yet a recovery.
+        // the SLO's allowance: not yet a recovery. One failure is set aside as
+        // noise only when they are enough solves for one failure alone to be
+        // within the allowance (n × (1 − target) ≥ 1), as the policy does
+        // (docs/alert-policy.md): 1 failure in 23 solves at 95.9 % is 4.3 %,
+        // above the 4.1 % allowed.
         const end = scenario.windowMs + scenario.incident.ms
         const { successes, failures } = countsBetween(scenario, seed, end, end + goal)
+        const allowance = (successes + failures) * (1 - scenario.targetRate)
+        const aside = failures > 0 && allowance >= 1 ? 1 : 0
         t.true(
-          failures - 1 > (successes + failures) * (1 - scenario.targetRate),
+          failures - aside > allowance,
           `reset ${r.resetMs} ms > ${goal} ms after ${failures} failures in ${successes + failures} solves:\n${log}`,
         )
       }

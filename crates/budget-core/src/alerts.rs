@@ -132,11 +132,22 @@ pub const RECOVERY_SPANS_MS: [i64; 3] = [600_000, 3_300_000, 7_200_000];
 /// fewer cannot tell a recovery from a lull between failures.
 pub const RECOVERY_MIN_SOLVES: u64 = 10;
 
+/// Whether a recovery span's `counts` may set one failure aside as noise: only
+/// when the span holds enough solves that one failure alone burns at or below
+/// the gate's resolve rate (n ≥ 1/((1 − target) · resolve rate): 27 solves for
+/// a 95 % SLO's `budget-leak`, resolving at 0.75×). Fewer, and one failure is
+/// the SLO's whole evidence — 1 in 10 is a 10 % failure rate, not noise.
+pub fn sets_failure_aside(counts: Counts, target_rate: f64, gate: AlertGate) -> bool {
+  let one = Counts { successes: counts.total().saturating_sub(1), failures: 1 };
+  counts.failures > 0 && counts.total() > 0 && burn_rate(one, target_rate) <= gate.resolve_burn_rate
+}
+
 /// Whether a recovery span's `counts` say a held pair has recovered: its burn
-/// rate, one failure aside (a single failure among a dozen solves is noise,
-/// not an incident), is at or below the gate's resolve rate.
+/// rate is at or below the gate's resolve rate, with one failure set aside
+/// when the span holds enough solves for that ([`sets_failure_aside`]).
 pub fn recovered(counts: Counts, target_rate: f64, gate: AlertGate) -> bool {
-  let less_one = Counts { failures: counts.failures.saturating_sub(1), ..counts };
+  let aside = u64::from(sets_failure_aside(counts, target_rate, gate));
+  let less_one = Counts { failures: counts.failures - aside, ..counts };
   burn_rate(less_one, target_rate) <= gate.resolve_burn_rate
 }
 

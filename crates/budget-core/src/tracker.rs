@@ -127,8 +127,13 @@ impl FiringAlert {
     } else if held && recovered {
       let recovery =
         span(e.recovery.failures, e.recovery.total(), e.recovery_window_ms, round_js(e.recovery_burn_rate, 2));
+      // One failure was set aside (`alerts::sets_failure_aside`) when it alone
+      // burns at or below the resolve rate: the span's burn per failure.
+      let f = e.recovery.failures;
+      let aside =
+        if f > 0 && e.recovery_burn_rate / f as f64 <= e.gate.resolve_burn_rate { " (one failure aside)" } else { "" };
       format!(
-        "{} resolved: {recovery}: at or below {}× (one failure aside) over at least {} solves (it fired above {}×)",
+        "{} resolved: {recovery}: at or below {}×{aside} over at least {} solves (it fired above {}×)",
         self.name,
         e.gate.resolve_burn_rate,
         alerts::RECOVERY_MIN_SOLVES,

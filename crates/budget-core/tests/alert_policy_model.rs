@@ -18,8 +18,9 @@
 //! holds successes and no failure, or the shortest recovery span
 //! (alerts::recovery_spans: 10 min, 55 min, 2 h, at most the window) no longer
 //! than the time since the pair fired and holding at least RECOVERY_MIN_SOLVES
-//! solves burns at or below the resolve rate with one of its failures set
-//! aside; a pair that resolved may fire again only from its resolve time plus
+//! solves burns at or below the resolve rate, with one of its failures set
+//! aside only if that one failure alone burns at or below the resolve rate over
+//! the span's solves (n ≥ 1/((1 − target) · resolve)); a pair that resolved may fire again only from its resolve time plus
 //! its short window on, and until its resolve time plus its long window only
 //! with at least twice min_failures failures in its short window (time gates, like
 //! the warm-up). The decision depends on the firing state, so the model evaluates at
@@ -94,7 +95,12 @@ impl Model {
           .filter(|&&span| span <= now - self.fired_at[i])
           .map(|&span| self.counts(now, span))
           .find(|c| c.0 + c.1 >= RECOVERY_MIN_SOLVES)
-          .is_some_and(|c| self.burn((c.0, c.1.saturating_sub(1))) <= gate.resolve_burn_rate);
+          .is_some_and(|c| {
+            // One failure is set aside only when it alone burns at or below
+            // the resolve rate over the span's solves.
+            let aside = c.1 > 0 && self.burn((c.0 + c.1 - 1, 1)) <= gate.resolve_burn_rate;
+            self.burn((c.0, c.1 - u64::from(aside))) <= gate.resolve_burn_rate
+          });
         enough && !((long.0 + long.1 > 0 && self.burn(long) <= gate.resolve_burn_rate) || lull_over || recovered)
       } else {
         enough
@@ -305,4 +311,25 @@ fn a_fresh_tracker_warms_up() {
   // (buckets after 0) holds 11 failures of 11, burn 20 over both windows.
   t.record(8_300, 8_300, 0, 1, &mut events);
   assert_eq!(alert_log(&events), [(true, "slow-burn".to_string(), 8_300)]);
+}
+
+/// Issue 25's "no fire/resolve/fire within an incident": a steady 10 % failure
+/// rate (burn 2 on 95 %) for 48 h at one solve a minute, on a 24 h window.
+/// budget-leak (resolves at 0.75×) fires once and holds: each 10-minute
+/// recovery span holds 10 solves with 1 failure, burn 2 — too few solves to set
+/// that failure aside (one alone burns 2 > 0.75; it takes 27 solves).
+#[test]
+fn a_steady_ten_percent_failure_rate_fires_the_ticket_once_and_holds() {
+  // The default resolution for 24 h: 24 h / 43 200 = 2 s.
+  let config = Config { target_rate: 0.95, window_ms: 24 * 3_600_000, resolution_ms: 2_000, ..Config::default() };
+  let mut t = Tracker::new(config, 0).unwrap();
+  let mut events: Vec<Event> = Vec::new();
+  for i in 0..48 * 60_i64 {
+    let failed = u64::from(i % 10 == 0);
+    t.record(i * 60_000, i * 60_000, 1 - failed, failed, &mut events);
+  }
+  let leak: Vec<_> = alert_log(&events).into_iter().filter(|(_, name, _)| name == "budget-leak").collect();
+  assert_eq!(leak.len(), 1, "{leak:?}");
+  assert!(leak[0].0, "{leak:?}");
+  assert!(t.alert_snapshot().firing.iter().any(|a| a.name == "budget-leak"));
 }

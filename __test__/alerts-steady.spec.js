@@ -1,0 +1,40 @@
+// Issue 25's "no fire/resolve/fire within an incident": a steady failure rate
+// above the ticket's threshold keeps it firing. A recovery span sets one
+// failure aside as noise only when it holds enough solves that one failure
+// alone burns at or below the resolve rate (docs/alert-policy.md).
+const test = require('ava')
+const { ErrorBudgetTracker } = require('..')
+
+const MIN = 60_000
+
+test('a steady 10 % failure rate for 48 h fires budget-leak once and never resolves it', async (t) => {
+  // 95 %, 24 h, default policy: 10 % failures burn 2× > budget-leak's 1.5×
+  // (6 h / 30 min, warm-up 6 h, resolves at 0.75×). At 1 solve a minute the
+  // 10-minute recovery span holds 10 solves and 1 failure: burn 2×, and 10
+  // solves are too few to set that failure aside (one alone burns 2× > 0.75×;
+  // it takes 27): no recovery. Before the fix it resolved at 06:10 and fired
+  // again at 12:10, 7 times in 48 h.
+  const tracker = new ErrorBudgetTracker({ targetRate: 0.95, windowMs: 24 * 3_600_000, clock: 'manual' })
+  const start = Date.parse('2025-11-30T00:00:00Z')
+  const log = []
+  tracker.on('alert', (e) => e.name === 'budget-leak' && log.push(['alert', e.at - start]))
+  tracker.on('resolve', (e) => e.name === 'budget-leak' && log.push(['resolve', e.at - start, e.reason]))
+  for (let i = 0; i < 48 * 60; i++) tracker.record(i % 10 !== 0, start + i * MIN)
+  const end = tracker.now
+  t.is(tracker.status, 'exhausted')
+  const firingAtEnd = tracker.report().alerts.map((a) => a.name)
+  // Listeners run later, on the event loop: then a transition that must be
+  // delivered last — the window emptied, then failures (→ exhausted) at a known
+  // instant — and only what came up to the end of the feed is judged.
+  const sentinel = end + 25 * 3_600_000
+  const done = new Promise((resolve) => tracker.on('exhausted', (r) => r.at === sentinel && resolve()))
+  tracker.advanceTo(sentinel)
+  tracker.recordMany(0, 100)
+  await done
+  log.splice(0, log.length, ...log.filter((e) => e[1] <= end - start))
+  t.is(log.length, 1, JSON.stringify(log))
+  t.deepEqual(log[0][0], 'alert')
+  t.true(log[0][1] >= 6 * 60 * MIN && log[0][1] <= 6 * 60 * MIN + 10 * MIN, JSON.stringify(log))
+  t.true(firingAtEnd.includes('budget-leak'), JSON.stringify(firingAtEnd))
+  tracker.close()
+})
