@@ -132,6 +132,13 @@ pub const RECOVERY_SPANS_MS: [i64; 3] = [600_000, 3_300_000, 7_200_000];
 /// fewer cannot tell a recovery from a lull between failures.
 pub const RECOVERY_MIN_SOLVES: u64 = 10;
 
+/// Solves a recovery span must hold before it may end a held pair under
+/// `gate` for an SLO of `target_rate`: the one place the tracker and the
+/// Prometheus rules read this from.
+pub fn recovery_min_solves(_target_rate: f64, _gate: AlertGate) -> u64 {
+  RECOVERY_MIN_SOLVES
+}
+
 /// Whether a recovery span's `counts` may set one failure aside as noise: only
 /// when the span holds enough solves that one failure alone burns at or below
 /// the gate's resolve rate (n ≥ 1/((1 − target) · resolve rate): 27 solves for

@@ -81,6 +81,8 @@ pub struct Evidence {
   pub recovery_burn_rate: f64,
   /// Whether the recovery span says the pair has recovered (`alerts::recovered`).
   pub recovery_recovered: bool,
+  /// Solves a recovery span must hold to judge (`alerts::recovery_min_solves`).
+  pub recovery_min_solves: u64,
 }
 
 /// A firing alert pair and its burn rates (to 2 decimals) at one moment.
@@ -136,7 +138,7 @@ impl FiringAlert {
         "{} resolved: {recovery}: at or below {}×{aside} over at least {} solves (it fired above {}×)",
         self.name,
         e.gate.resolve_burn_rate,
-        alerts::RECOVERY_MIN_SOLVES,
+        e.recovery_min_solves,
         self.threshold
       )
     } else if held {
@@ -614,6 +616,7 @@ impl Tracker {
         recovery: recovery.map_or(Counts::default(), |(_, c)| c),
         recovery_burn_rate: recovery.map_or(0.0, |(_, c)| alerts::burn_rate(c, self.config.target_rate)),
         recovery_recovered: recovery.is_some_and(|(_, c)| alerts::recovered(c, self.config.target_rate, r.gate)),
+        recovery_min_solves: alerts::recovery_min_solves(self.config.target_rate, r.gate),
       },
     }
   }
@@ -629,7 +632,7 @@ impl Tracker {
       .iter()
       .filter(|&&(ms, _)| ms <= since)
       .map(|&(ms, span)| (ms, self.window.span_counts(span)))
-      .find(|(_, c)| c.total() >= alerts::RECOVERY_MIN_SOLVES)
+      .find(|(_, c)| c.total() >= alerts::recovery_min_solves(self.config.target_rate, r.gate))
   }
 
   /// Whether pair `r` fires at the current counts, given whether it fires now.
