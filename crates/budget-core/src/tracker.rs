@@ -136,10 +136,7 @@ impl FiringAlert {
         if f > 0 && e.recovery_burn_rate / f as f64 <= e.gate.resolve_burn_rate { " (one failure aside)" } else { "" };
       format!(
         "{} resolved: {recovery}: at or below {}×{aside} over at least {} solves (it fired above {}×)",
-        self.name,
-        e.gate.resolve_burn_rate,
-        e.recovery_min_solves,
-        self.threshold
+        self.name, e.gate.resolve_burn_rate, e.recovery_min_solves, self.threshold
       )
     } else if held {
       format!(
