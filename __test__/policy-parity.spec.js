@@ -1,0 +1,136 @@
+// Issue 24.3: one alert policy for the tracker and the Prometheus rules. The
+// same solves — a healthy stretch, an outage, a recovery, a slow burn — go
+// through a tracker on the manual clock and, as counters sampled at the
+// scrape interval, through the rules in `promtool test rules`; each pair must
+// start and stop firing within two evaluation intervals of the other.
+//
+// The tracker is the reference here: its firing intervals are read from
+// report().alerts after each solve; what Prometheus must show is derived from
+// them (firing at every evaluation more than two intervals from a tracker
+// transition, as the tracker; the same number of firing episodes). No figure of
+// the policy is written here: both sides take it from the core.
+const test = require('ava')
+const fs = require('node:fs')
+const path = require('node:path')
+const { ErrorBudgetTracker, prometheusRules } = require('..')
+const { toYaml } = require('../lib/rules.js')
+const { promtool, withBinary, tempDir, run } = require('./fixtures/prometheus-tools')
+
+const HOUR = 3_600_000
+const DAY = 24 * HOUR
+const SCRAPE_MS = 15_000
+const EVAL_MS = 60_000
+const TOLERANCE_MS = 2 * EVAL_MS
+const ALERT = { 'fast-burn': 'CaptchaBudgetFastBurn', 'budget-spend': 'CaptchaBudgetBudgetSpend', 'slow-burn': 'CaptchaBudgetSlowBurn', 'budget-leak': 'CaptchaBudgetBudgetLeak' }
+
+// One solve every 6 s (10 a minute), the k-th at 3 s + 6 s × k (never on a
+// scrape's instant). Whether solve k fails, by phase of a 23-hour day:
+//   0–8 h     healthy: 1 % (every 100th)
+//   8–8.5 h   outage: every solve
+//   8.5–15 h  recovery, healthy
+//   15–18 h   slow burn: 20 % (every 5th), 4× a 95 % SLO's budget
+//   18–23 h   healthy
+const SOLVE_MS = 6000
+const END_MS = 23 * HOUR
+function fails(k, at) {
+  if (at >= 8 * HOUR && at < 8.5 * HOUR) return true
+  if (at >= 15 * HOUR && at < 18 * HOUR) return k % 5 === 0
+  return k % 100 === 0
+}
+const solves = []
+for (let k = 0, at = 3000; at < END_MS; k++, at += SOLVE_MS) solves.push([at, fails(k, at)])
+
+const SLO = { name: 'parity', id: 'parity', targetRate: 0.95, windowMs: DAY }
+
+/** The tracker's firing intervals per pair: { pair: [[start, stop], …] } (stop Infinity if still firing). */
+function trackerIntervals() {
+  const tracker = new ErrorBudgetTracker({ targetRate: SLO.targetRate, windowMs: SLO.windowMs, clock: 'manual' })
+  const intervals = {}
+  const firing = new Set()
+  try {
+    for (const [at, failed] of solves) {
+      tracker.advanceTo(at)
+      tracker.record(!failed)
+      const now = new Set(tracker.report().alerts.map((a) => a.name))
+      for (const name of now) {
+        if (!firing.has(name)) (intervals[name] ??= []).push([at, Infinity])
+      }
+      for (const name of firing) {
+        if (!now.has(name)) intervals[name].at(-1)[1] = at
+      }
+      firing.clear()
+      for (const name of now) firing.add(name)
+    }
+    return { intervals, policy: tracker.alertPolicy.map((p) => p.name) }
+  } finally {
+    tracker.close()
+  }
+}
+
+/** The counters sampled every SCRAPE_MS from 0 to END_MS: input_series for promtool. */
+function inputSeries() {
+  const ok = []
+  const failed = []
+  let i = 0
+  let s = 0
+  let f = 0
+  for (let at = 0; at <= END_MS; at += SCRAPE_MS) {
+    while (i < solves.length && solves[i][0] <= at) {
+      if (solves[i][1]) f++
+      else s++
+      i++
+    }
+    ok.push(s)
+    failed.push(f)
+  }
+  return [
+    { series: `captcha_budget_solves_total{name="${SLO.name}",outcome="success",instance="a"}`, values: ok.join(' ') },
+    { series: `captcha_budget_solves_total{name="${SLO.name}",outcome="failure",instance="a"}`, values: failed.join(' ') },
+  ]
+}
+
+const firingAt = (intervals, at) => intervals.some(([start, stop]) => at >= start && at < stop)
+const nearTransition = (intervals, at) => intervals.some(([start, stop]) => Math.abs(at - start) <= TOLERANCE_MS || Math.abs(at - stop) <= TOLERANCE_MS)
+
+const withPromtool = withBinary(test, promtool)
+
+withPromtool('each pair starts and stops firing in Prometheus within two evaluation intervals of the tracker', async (t) => {
+  t.timeout(300_000)
+  const { intervals, policy } = trackerIntervals()
+  // The scenario exercises every pair of the policy: the outage pages on all four, the slow burn on two.
+  t.deepEqual(policy, Object.keys(ALERT))
+  t.deepEqual(
+    Object.keys(intervals).sort(),
+    Object.keys(ALERT).sort(),
+    JSON.stringify(intervals),
+  )
+  t.true(intervals['slow-burn'].length === 2 && intervals['budget-leak'].length === 2, JSON.stringify(intervals))
+  for (const list of Object.values(intervals)) for (const [, stop] of list) t.true(stop < END_MS - HOUR, JSON.stringify(intervals))
+
+  const tests = []
+  for (const [pair, alertname] of Object.entries(ALERT)) {
+    const list = intervals[pair]
+    for (let at = EVAL_MS; at <= END_MS; at += EVAL_MS) {
+      if (nearTransition(list, at)) continue
+      tests.push({
+        expr: `count(ALERTS{alertname="${alertname}",alertstate="firing",slo="${SLO.id}"})`,
+        eval_time: `${at / 1000}s`,
+        exp_samples: firingAt(list, at) ? [{ labels: '{}', value: 1 }] : [],
+      })
+    }
+    // As many firing episodes: evaluations at which it fires and did not one interval before.
+    const started = `ALERTS{alertname="${alertname}",alertstate="firing",slo="${SLO.id}"}`
+    tests.push({
+      expr: `count_over_time((${started} unless ${started} offset 1m)[${END_MS / 1000}s:1m])`,
+      eval_time: `${END_MS / 1000}s`,
+      exp_samples: [{ labels: `{alertname="${alertname}",alertstate="firing",name="${SLO.name}",pair="${pair}",severity="${pair === 'budget-leak' ? 'ticket' : 'page'}",slo="${SLO.id}"}`, value: list.length }],
+    })
+  }
+
+  const dir = tempDir(t)
+  fs.writeFileSync(path.join(dir, 'rules.yml'), prometheusRules(SLO, { scrapeIntervalMs: SCRAPE_MS, evaluationIntervalMs: EVAL_MS }))
+  const file = { rule_files: ['rules.yml'], evaluation_interval: `${EVAL_MS / 1000}s`, tests: [{ interval: `${SCRAPE_MS / 1000}s`, input_series: inputSeries(), promql_expr_test: tests }] }
+  fs.writeFileSync(path.join(dir, 'test.yml'), toYaml(file) + '\n')
+  const result = await run(promtool, ['test', 'rules', path.join(dir, 'test.yml')], { timeout: 280_000 })
+  t.is(result.code, 0, (result.stdout + result.stderr).slice(0, 6000))
+})
