@@ -155,8 +155,8 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   const resolveBudget = num(Number((pair.resolveBurnRate * budgetOf(slo.targetRate)).toPrecision(12)))
   // A span's failures, one set aside from asideMinSolves solves, against resolve × (1 − target) × solves.
   const spanOk = (w) => {
-    const counted = recovery.asideMinSolves < 0 ? failures(w) : `(${failures(w)} - clamp_max(${failures(w)}, 1) * (${solves(w)} >= bool ${recovery.asideMinSolves}))`
-    return `${counted} <= ${resolveBudget} * ${solves(w)}`
+    const counted = recovery.asideMinSolves < 0 ? failures(w) : `${failures(w)} - clamp_max(${failures(w)}, 1) * (${solves(w)} >= bool ${recovery.asideMinSolves})`
+    return `(${counted}) <= ${resolveBudget} * ${solves(w)}`
   }
   const spans = recoverySpansMs.map(promDuration)
   // A span judges once it holds minSolves solves and the alert has fired for at least its length.

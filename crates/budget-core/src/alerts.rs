@@ -329,12 +329,30 @@ pub struct ScrapePolicy {
   pub recovery_spans_ms: Vec<i64>,
 }
 
-/// The fewest solves `n` for which a span of `n` solves with one failure may
-/// set that failure aside under `gate` ([`sets_failure_aside`], which grows
-/// more lenient with more solves); `u64::MAX` if no count up to 10^15 does.
+/// The most failures a span of `n` solves may hold and still burn at or below
+/// `gate`'s resolve rate, by the burn rate alone (no failure set aside).
+fn failures_within_resolve(n: u64, target_rate: f64, gate: AlertGate) -> u64 {
+  let within = |f: u64| burn_rate(Counts { successes: n - f, failures: f }, target_rate) <= gate.resolve_burn_rate;
+  let mut f = ((gate.resolve_burn_rate * (1.0 - target_rate) * n as f64).floor().max(0.0) as u64).min(n);
+  while f > 0 && !within(f) {
+    f -= 1;
+  }
+  while f < n && within(f + 1) {
+    f += 1;
+  }
+  f
+}
+
+/// The fewest solves `n` from which [`recovered`] accepts one failure more
+/// than the burn rate alone would (one failure set aside as noise);
+/// `u64::MAX` if it never does (for no `n` up to 10^12). Read from
+/// [`recovered`] itself, so that the Prometheus rules follow whatever it decides.
 pub fn aside_min_solves(target_rate: f64, gate: AlertGate) -> u64 {
-  let aside = |n: u64| sets_failure_aside(Counts { successes: n - 1, failures: 1 }, target_rate, gate);
-  const MOST: u64 = 1_000_000_000_000_000;
+  let aside = |n: u64| {
+    let f = failures_within_resolve(n, target_rate, gate) + 1;
+    f <= n && recovered(Counts { successes: n - f, failures: f }, target_rate, gate)
+  };
+  const MOST: u64 = 1_000_000_000_000;
   if !aside(MOST) {
     return u64::MAX;
   }
@@ -605,10 +623,17 @@ mod tests {
     assert_eq!(p.recovery_spans_ms, [600_000, 3_300_000, 7_200_000]);
     for pair in &p.pairs {
       assert_eq!(pair.recovery_min_solves, recovery_min_solves(0.95, pair.gate));
-      // The fewest solves that set one failure aside, and one fewer does not.
+      // The fewest solves from which `recovered` sets a failure aside (if any), and one fewer does not.
       let n = pair.aside_min_solves;
-      let one = |n: u64| sets_failure_aside(Counts { successes: n - 1, failures: 1 }, 0.95, pair.gate);
-      assert!(n > 1 && n < u64::MAX && one(n) && !one(n - 1), "{} {n}", pair.rule.name);
+      if n < u64::MAX {
+        let accepts = |n: u64, f: u64| recovered(Counts { successes: n - f, failures: f }, 0.95, pair.gate);
+        let over = |n: u64| failures_within_resolve(n, 0.95, pair.gate) + 1;
+        assert!(
+          n > 1 && accepts(n, over(n)) && (over(n - 1) > n - 1 || !accepts(n - 1, over(n - 1))),
+          "{} {n}",
+          pair.rule.name
+        );
+      }
     }
     // A 1 min scrape: 4 min at least; fast-burn's long window (2 min) lengthened to its short one.
     let p = of(&day, 60_000).unwrap();
@@ -648,15 +673,20 @@ mod tests {
   }
 
   #[test]
-  fn aside_min_solves_of_a_95_percent_slo() {
-    // One failure in n solves burns 1 / (0.05 n): at or below 0.75 from n = 27
-    // (1 / 1.35 = 0.74; 26 gives 0.77), at or below 7.2 from n = 3 (2.78 → 3).
+  fn aside_min_solves_follows_recovered() {
     let gate =
       |resolve| AlertGate { min_failures: 5, resolve_burn_rate: resolve, warm_up_ms: 0, min_budget_share: 0.0 };
-    let n = aside_min_solves(0.95, gate(0.75));
-    assert!(sets_failure_aside(Counts { successes: n - 1, failures: 1 }, 0.95, gate(0.75)));
-    assert!(!sets_failure_aside(Counts { successes: n - 2, failures: 1 }, 0.95, gate(0.75)));
-    // No count is enough at a resolve rate of 0.
+    // By the burn rate alone, a 95 % SLO's span of 100 solves at 0.75× holds
+    // 3 failures (3.75 allowed), of 40 solves 1 (1.5), of 10 none (0.375).
+    assert_eq!([100, 40, 10].map(|n| failures_within_resolve(n, 0.95, gate(0.75))), [3, 1, 0]);
+    for resolve in [0.75, 1.5, 7.2] {
+      let n = aside_min_solves(0.95, gate(resolve));
+      if n < u64::MAX {
+        let f = failures_within_resolve(n, 0.95, gate(resolve)) + 1;
+        assert!(recovered(Counts { successes: n - f, failures: f }, 0.95, gate(resolve)));
+      }
+    }
+    // Nothing is ever set aside at a resolve rate of 0.
     assert_eq!(aside_min_solves(0.95, gate(0.0)), u64::MAX);
   }
 
