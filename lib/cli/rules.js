@@ -3,7 +3,7 @@
 // judged across every worker that exposes tracker.metrics({ name }): one SLO
 // from the flags, or many from an OpenSLO / Sloth file (--spec).
 const fs = require('node:fs')
-const { writeOutput, UsageError, parseTarget, parseCount, parseDurationArg, parseAlerts } = require('../cli-values')
+const { writeOutput, UsageError, parseTarget, parseCount, parseDurationArg, parseAlerts, onceEach } = require('../cli-values')
 const { printable } = require('../errors')
 
 const BAD_INPUT = 2
@@ -11,7 +11,7 @@ const BAD_INPUT = 2
 const SLO_FLAGS = ['name', 'target', 'slo']
 
 function register(program) {
-  program
+  const command = program
     .command('rules')
     .description('write Prometheus recording rules and multiwindow burn-rate alerts for SLOs, fleet-wide (exit 2 on bad input)')
     .option('--spec <file>', "OpenSLO, Sloth or Pyrra SLO files (YAML, '-' for stdin), instead of --name/--target: docs/slo-ecosystem.md")
@@ -36,6 +36,8 @@ function register(program) {
     .action((options) => {
       process.exitCode = rules(options)
     })
+  // A single-value flag given twice is a usage error, not the last one silently.
+  onceEach(command)
 }
 
 /** The SLO described by the command-line options, checked; throws a UsageError. */
