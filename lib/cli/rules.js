@@ -26,7 +26,7 @@ function register(program) {
     .option('--resolution <duration>', 'as config.resolutionMs, if the workers set it: custom alert windows are rounded to it')
     .option('--scrape-interval <duration>', 'no alert window shorter than 4 scrape intervals (default windows are lengthened, custom ones refused)', '15s')
     .option('--evaluation-interval <duration>', "the rule group's interval, for --period-rules optimised", '1m')
-    .option('--period-rules <mode>', "'exact' (raw counters over the period) or 'optimised' (sums of recorded short-window increases)", 'exact')
+    .option('--period-rules <mode>', "'exact' (raw counters over the period; the default) or 'optimised' (sums of recorded short-window increases; the default for a Pyrra spec with performanceOverAccuracy: true)")
     .option('--format <format>', "'rules' (a rule file) or 'prometheus-operator' (a PrometheusRule object)", 'rules')
     .option('--namespace <namespace>', "metadata.namespace of the PrometheusRule (default: the spec's Kubernetes namespace)")
     .option('--compat <tool>', "'sloth': also write Sloth's series and info names (slo:sli_error:ratio_rate5m, sloth_slo_info, …) for its dashboards")
@@ -92,10 +92,10 @@ function rules(options) {
     const ruleOptions = {
       scrapeIntervalMs: parseDurationArg(options.scrapeInterval, '--scrape-interval'),
       evaluationIntervalMs: parseDurationArg(options.evaluationInterval, '--evaluation-interval'),
-      periodRules: options.periodRules,
+      periodRules: options.periodRules ?? metadata?.periodRules ?? 'exact',
       format: options.format,
     }
-    for (const [flag, value, choices] of [['--period-rules', options.periodRules, ['exact', 'optimised']], ['--format', options.format, ['rules', 'prometheus-operator']]]) {
+    for (const [flag, value, choices] of [['--period-rules', ruleOptions.periodRules, ['exact', 'optimised']], ['--format', options.format, ['rules', 'prometheus-operator']]]) {
       if (!choices.includes(value)) throw new UsageError(`${flag} must be one of ${choices.join(', ')}, got '${value}'`)
     }
     for (const [flag, ms] of [['--scrape-interval', ruleOptions.scrapeIntervalMs], ['--evaluation-interval', ruleOptions.evaluationIntervalMs]]) {
