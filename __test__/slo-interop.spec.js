@@ -11,7 +11,6 @@ const { promtool, withBinary, tempDir, run, cli } = require('./fixtures/promethe
 
 const EXAMPLES = path.join(__dirname, 'fixtures', 'slo-examples')
 const PLUGINS = 'is not supported: Sloth plugins are Go code that rewrites the generated rules'
-const LATENCY_NATIVE = 'spec.indicator.latencyNative is not supported: a native-histogram latency indicator'
 const TIMESLICES = 'spec.budgetingMethod must be Occurrences (the budget counts solves, not time slices)'
 
 // Every example file, and what the product does with it: the number of SLOs it
@@ -53,7 +52,7 @@ const CLAIMS = {
   'pyrra/prometheus-operator.yaml': 1,
   'pyrra/prometheus-probe-success.yaml': 'spec.indicator.bool_gauge is not supported: a boolean gauge (probe_success) is sampled, not counted',
   'pyrra/pyrra-connect-errors.yaml': 1,
-  'pyrra/pyrra-connect-latency.yaml': LATENCY_NATIVE,
+  'pyrra/pyrra-connect-latency.yaml': 1,
   'pyrra/pyrra-filesystem-errors.yaml': 1,
   'pyrra/pyrra-kubernetes-errors.yaml': 1,
   'pyrra/thanos-grpc.yaml': 1,
@@ -86,7 +85,7 @@ test('every example file is claimed, with each project\'s licence beside them', 
   t.deepEqual([count('sloth'), count('openslo'), count('pyrra')], [20, 5, 30])
   // As docs/slo-ecosystem.md counts them: accepted, refused.
   const accepted = (project) => Object.entries(CLAIMS).filter(([f, c]) => f.startsWith(`${project}/`) && typeof c === 'number').length
-  t.deepEqual([accepted('sloth'), accepted('openslo'), accepted('pyrra')], [10, 0, 28])
+  t.deepEqual([accepted('sloth'), accepted('openslo'), accepted('pyrra')], [10, 0, 29])
 })
 
 withBinary(test, promtool)('rules --spec takes every claimed example as written, and promtool check rules accepts the rules', async (t) => {
@@ -191,6 +190,32 @@ test("Pyrra's grouping: the SLI summed by its labels, so each handler is judged 
   const ratio = group.rules.find((r) => r.record.startsWith('captcha_budget:solve_error:ratio_rate'))
   const w = ratio.record.slice('captcha_budget:solve_error:ratio_rate'.length)
   t.is(ratio.expr, `(sum by (handler) (rate(prometheus_http_requests_total{handler=~"/api.*",code=~"5.."}[${w}])))\n/\n(sum by (handler) (rate(prometheus_http_requests_total{handler=~"/api.*"}[${w}])))`)
+})
+
+test("Pyrra's latencyNative: requests are the native histogram's count, errors those not under the latency (histogram_fraction), per grouping", async (t) => {
+  const res = await cli(['rules', '--spec', example('pyrra/pyrra-connect-latency.yaml')])
+  t.is(res.code, 0, res.stderr)
+  const [group] = groupsOf(res.stdout)
+  const ratio = group.rules.find((r) => r.record.startsWith('captcha_budget:solve_error:ratio_rate'))
+  const w = ratio.record.slice('captcha_budget:solve_error:ratio_rate'.length)
+  // latency: 200ms is 0.2 s; grouping service, method; the metric as written.
+  const rate = `sum by (service, method) (rate(connect_server_requests_duration_seconds{job="pyrra",code="ok"}[${w}]))`
+  const total = `histogram_count(${rate})`
+  t.is(ratio.expr, `((${total}) - (histogram_fraction(0, 0.2, ${rate}) * ${total}))\n/\n(${total})`)
+  t.like(group.rules.find((r) => r.record === 'captcha_budget:slo_info').labels, { slo: 'pyrra-connect-latency' })
+  // A latency that is no duration, a metric that is no selector: refused by field.
+  const dir = tempDir(t)
+  const text = fs.readFileSync(example('pyrra/pyrra-connect-latency.yaml'), 'utf8')
+  for (const [from, to, message] of [
+    ['latency: 200ms', 'latency: fast', 'spec.indicator.latencyNative.latency must be a duration like 200ms or 1s, got "fast"'],
+    ['metric: connect_server', 'metric: sum(connect_server', 'spec.indicator.latencyNative.total.metric must be a series selector (a native histogram)'],
+  ]) {
+    const file = path.join(dir, 'native.yaml')
+    fs.writeFileSync(file, text.replace(from, to))
+    const bad = await cli(['rules', '--spec', file])
+    t.is(bad.code, 2)
+    t.true(bad.stderr.startsWith(`captcha-budget rules: ${file}: document 1 (Pyrra "ServiceLevelObjective" "pyrra-connect-latency"): ${message}`), bad.stderr)
+  }
 })
 
 test('ids with spaces: an OpenSLO objective named by its displayName gets dashes; a given id with spaces names a valid PrometheusRule', async (t) => {

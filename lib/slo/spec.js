@@ -467,7 +467,26 @@ function pyrraGrouping(grouping, fail, field) {
   return grouping
 }
 
-/** The SLO of one Pyrra `ServiceLevelObjective` (a ratio or latency indicator), and its Kubernetes labels. */
+/**
+ * Pyrra's `latencyNative`: a native histogram's requests (histogram_count of its
+ * rate) and those faster than `latency` (histogram_fraction from 0 to it, times
+ * the count), as Pyrra computes them; errors are the total less those.
+ */
+function nativeLatencySli(indicator, grouping, fail, at) {
+  const metric = indicator.total?.metric
+  if (typeof metric !== 'string' || !SELECTOR.test(metric)) fail(`${at}.total.metric`, `must be a series selector (a native histogram), got ${printable(JSON.stringify(metric))}`)
+  let ms
+  try {
+    ms = parseDuration(indicator.latency, 'latency')
+  } catch {
+    fail(`${at}.latency`, `must be a duration like 200ms or 1s, got ${printable(JSON.stringify(indicator.latency))}`)
+  }
+  const summed = `sum${grouping.length ? ` by (${grouping.join(', ')})` : ''} (rate(${metric.trim()}[${WINDOW}]))`
+  const total = `histogram_count(${summed})`
+  return { sli: { errorQuery: `(${total}) - (histogram_fraction(0, ${ms / 1000}, ${summed}) * ${total})`, totalQuery: total } }
+}
+
+/** The SLO of one Pyrra `ServiceLevelObjective` (a ratio, latency or native-histogram latency indicator), and its Kubernetes labels. */
 function readPyrra(doc, fail) {
   const { meta, spec } = namedDocument(doc, fail)
   onlyKnown(spec, ['target', 'window', 'description', 'indicator', 'alerting', 'performanceOverAccuracy'], fail, 'spec')
@@ -483,27 +502,30 @@ function readPyrra(doc, fail) {
   }
   const ind = spec.indicator
   if (!isObject(ind)) fail('spec.indicator', 'is required: a ratio indicator')
-  onlyKnown(ind, ['ratio', 'latency'], fail, 'spec.indicator', {
-    latencyNative: 'is not supported: a native-histogram latency indicator has no error and total series to rate',
+  onlyKnown(ind, ['ratio', 'latency', 'latencyNative'], fail, 'spec.indicator', {
     bool_gauge: 'is not supported: a boolean gauge (probe_success) is sampled, not counted: its ratio is a raw one (the share of samples at 1), with no event counts; the rules need error and total counters',
   })
   // A latency indicator is a ratio too: errors are the total less the requests under the bucket (success).
-  const latency = ind.latency !== undefined
-  const kind = latency ? 'latency' : 'ratio'
+  const kind = ['ratio', 'latency', 'latencyNative'].find((k) => ind[k] !== undefined) ?? 'ratio'
   const ratio = ind[kind]
-  if (!isObject(ratio)) fail(`spec.indicator.${kind}`, latency ? 'must be a map: success and total' : 'is required: errors and total (or a latency indicator)')
-  const counted = latency ? 'success' : 'errors'
-  onlyKnown(ratio, [counted, 'total', 'grouping'], fail, `spec.indicator.${kind}`)
-  const grouping = pyrraGrouping(ratio.grouping, fail, `spec.indicator.${kind}.grouping`)
-  const sli = readSli({
-    counted: ratio[counted]?.metric,
-    total: ratio.total?.metric,
-    good: latency,
-    countedField: `spec.indicator.${kind}.${counted}.metric`,
-    totalField: `spec.indicator.${kind}.total.metric`,
-    wrap: (q, f) => rateTemplate(q, fail, f, grouping),
-  }, fail)
-  if (sli.name && grouping.length) fail(`spec.indicator.${kind}.grouping`, 'on the solve counter: give the counter with a PromQL SLI, or use rules --grouping')
+  if (!isObject(ratio)) {
+    fail(`spec.indicator.${kind}`, { ratio: 'is required: errors and total (or a latency indicator)', latency: 'must be a map: success and total', latencyNative: 'must be a map: latency and total' }[kind])
+  }
+  const at = `spec.indicator.${kind}`
+  const counted = { ratio: 'errors', latency: 'success', latencyNative: 'latency' }[kind]
+  onlyKnown(ratio, [counted, 'total', 'grouping'], fail, at)
+  const grouping = pyrraGrouping(ratio.grouping, fail, `${at}.grouping`)
+  const sli = kind === 'latencyNative'
+    ? nativeLatencySli(ratio, grouping, fail, at)
+    : readSli({
+      counted: ratio[counted]?.metric,
+      total: ratio.total?.metric,
+      good: kind === 'latency',
+      countedField: `${at}.${counted}.metric`,
+      totalField: `${at}.total.metric`,
+      wrap: (q, f) => rateTemplate(q, fail, f, grouping),
+    }, fail)
+  if (sli.name && grouping.length) fail(`${at}.grouping`, 'on the solve counter: give the counter with a PromQL SLI, or use rules --grouping')
   const { prometheus, kubernetes } = pyrraLabels(meta.labels, fail)
   const slo = { id: meta.name, ...sli, targetRate, windowMs }
   if (prometheus && Object.keys(prometheus).length) slo.labels = prometheus
