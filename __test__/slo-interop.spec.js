@@ -88,6 +88,26 @@ test('every example file is claimed, with each project\'s licence beside them', 
   t.deepEqual([accepted('sloth'), accepted('openslo'), accepted('pyrra')], [10, 0, 29])
 })
 
+test('docs/slo-ecosystem.md lists every example file with the verdict the spec checks, and the counts', (t) => {
+  const doc = fs.readFileSync(path.join(__dirname, '..', 'docs', 'slo-ecosystem.md'), 'utf8')
+  const section = doc.slice(doc.indexOf('### The public examples'), doc.indexOf("## Sloth's series names"))
+  const rows = section.split('\n').filter((l) => l.startsWith('| `'))
+  for (const [file, claim] of Object.entries(CLAIMS)) {
+    const slos = /\/kubernetes\/manifests\/slos\/(slo-[^/]+)\.yaml$/.exec(file)
+    const row = rows.find((r) => (slos ? r.startsWith('| `pyrra/kubernetes/manifests/slos/`') && r.includes(`\`${slos[1]}\``) : r.startsWith(`| \`${file}\` |`)))
+    t.truthy(row, file)
+    if (!row) continue
+    if (typeof claim === 'number') t.regex(row, new RegExp(`\\| accepted: ${claim} SLOs?( each)?\\b`), file)
+    else t.true(row.includes(`| refused: \`${claim.split(' ')[0]}\``), `${file}: ${row}`)
+  }
+  t.is(rows.length, Object.keys(CLAIMS).length - 13, 'one row per file, the 14 Kubernetes SLOs in one')
+  for (const [project, name] of [['sloth', 'Sloth'], ['openslo', 'OpenSLO'], ['pyrra', 'Pyrra']]) {
+    const claims = Object.entries(CLAIMS).filter(([f]) => f.startsWith(`${project}/`))
+    const accepted = claims.filter(([, c]) => typeof c === 'number').length
+    t.true(section.includes(`| ${name} | ${claims.length} | ${accepted} | ${claims.length - accepted}`), name)
+  }
+})
+
 withBinary(test, promtool)('rules --spec takes every claimed example as written, and promtool check rules accepts the rules', async (t) => {
   t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
   if (!promtool) return
