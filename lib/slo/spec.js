@@ -249,13 +249,8 @@ function openSloIndicator(ind, at, fail, dataSources) {
     fail(`${at}.thresholdMetric`, 'is not supported: a threshold (latency) indicator compares values, not error and total events; give a ratioMetric of events (e.g. requests over the latency bucket vs all)')
   }
   onlyKnown(ind, ['ratioMetric', 'description'], fail, at)
-  const ratio = ind.ratioMetric
   const rf = `${at}.ratioMetric`
-  if (!isObject(ratio)) fail(rf, 'is required: a ratio of events (good or bad, and total)')
-  if (ratio.raw !== undefined) fail(`${rf}.raw`, 'is not supported: a precomputed ratio has no events to count; give good or bad with total')
-  if (ratio.counter === false) fail(`${rf}.counter`, 'false (gauges) is not supported: the rules take rate() of counters')
-  onlyKnown(ratio, ['counter', 'good', 'bad', 'total'], fail, rf)
-  const query = (part) => {
+  const query = (ratio, part) => {
     const field = `${rf}.${part}.metricSource`
     const ms = ratio[part]?.metricSource
     if (!isObject(ms)) fail(field, 'is required')
@@ -267,15 +262,28 @@ function openSloIndicator(ind, at, fail, dataSources) {
     }
     return ms.spec?.query
   }
+  return openSloRatio(ind.ratioMetric, rf, fail, query, (part) => `${rf}.${part}.metricSource.spec.query`)
+}
+
+/**
+ * An OpenSLO ratio of events (v1's `ratioMetric`, v1alpha's `ratioMetrics`),
+ * good or bad with total, as an SLI: `query(ratio, part)` reads a part's query
+ * (checking its source), `queryField(part)` names it.
+ */
+function openSloRatio(ratio, rf, fail, query, queryField) {
+  if (!isObject(ratio)) fail(rf, 'is required: a ratio of events (good or bad, and total)')
+  if (ratio.raw !== undefined) fail(`${rf}.raw`, 'is not supported: a precomputed ratio has no events to count; give good or bad with total')
+  if (ratio.counter === false) fail(`${rf}.counter`, 'false (gauges) is not supported: the rules take rate() of counters')
+  onlyKnown(ratio, ['counter', 'good', 'bad', 'total'], fail, rf)
   const hasGood = ratio.good !== undefined
   if (hasGood === (ratio.bad !== undefined)) fail(rf, 'must have exactly one of good and bad, with total')
   const part = hasGood ? 'good' : 'bad'
   return readSli({
-    counted: query(part),
-    total: query('total'),
+    counted: query(ratio, part),
+    total: query(ratio, 'total'),
     good: hasGood,
-    countedField: `${rf}.${part}.metricSource.spec.query`,
-    totalField: `${rf}.total.metricSource.spec.query`,
+    countedField: queryField(part),
+    totalField: queryField('total'),
     wrap: (q, f) => rateTemplate(q, fail, f),
   }, fail)
 }
@@ -340,14 +348,7 @@ function readOpenSloAlpha(doc, fail, { windowMs: period }) {
   const sliOf = (objective, field) => {
     onlyKnown(objective, ['ratioMetrics', 'target', 'targetPercent', 'displayName', 'name', 'value', 'op'], fail, field)
     if (objective.op !== undefined) fail(`${field}.op`, 'is not supported: a threshold (latency) objective compares values, not error and total events')
-    const ratio = objective.ratioMetrics
-    if (!isObject(ratio)) fail(`${field}.ratioMetrics`, 'is required: a ratio of events (good or bad, and total)')
-    if (ratio.counter === false) fail(`${field}.ratioMetrics.counter`, 'false (gauges) is not supported: the rules take rate() of counters')
-    onlyKnown(ratio, ['counter', 'good', 'bad', 'total'], fail, `${field}.ratioMetrics`)
-    const hasGood = ratio.good !== undefined
-    if (hasGood === (ratio.bad !== undefined)) fail(`${field}.ratioMetrics`, 'must have exactly one of good and bad, with total')
-    const part = hasGood ? 'good' : 'bad'
-    const query = (p) => {
+    const query = (ratio, p) => {
       const q = ratio[p]
       if (!isObject(q)) fail(`${field}.ratioMetrics.${p}`, 'is required: source, queryType and query')
       if (q.source !== undefined && String(q.source).toLowerCase() !== 'prometheus') {
@@ -356,14 +357,7 @@ function readOpenSloAlpha(doc, fail, { windowMs: period }) {
       if (q.queryType !== undefined && String(q.queryType).toLowerCase() !== 'promql') fail(`${field}.ratioMetrics.${p}.queryType`, `must be promql, got ${printable(JSON.stringify(q.queryType))}`)
       return q.query
     }
-    return readSli({
-      counted: query(part),
-      total: query('total'),
-      good: hasGood,
-      countedField: `${field}.ratioMetrics.${part}.query`,
-      totalField: `${field}.ratioMetrics.total.query`,
-      wrap: (q, f) => rateTemplate(q, fail, f),
-    }, fail)
+    return openSloRatio(objective.ratioMetrics, `${field}.ratioMetrics`, fail, query, (p) => `${field}.ratioMetrics.${p}.query`)
   }
   return openSloObjectives({ meta, spec, windowMs, sliOf }, fail)
 }
