@@ -380,7 +380,9 @@ withBinary(test, promtool)('OpenSLO v1 with an SLI document, a DataSource, sums 
   const [group] = groupsOf(fs.readFileSync(out, 'utf8'))
   t.is(group.name, 'captcha-budget-localhost-availability')
   const info = group.rules.find((r) => r.record === 'captcha_budget:slo_info')
-  t.like(info.labels, { slo: 'localhost-availability', objective: '0.99', period: '10d', team: 'web' })
+  t.like(info.labels, { slo: 'localhost-availability', objective: '0.99', period: '10d', team: 'web', service: 'localhost' })
+  // spec.service is the service label of every alert too, as Sloth reads OpenSLO.
+  for (const a of group.rules.filter((r) => r.alert)) t.like(a.labels, { service: 'localhost', team: 'web' }, a.alert)
   t.is(group.rules.find((r) => r.record === 'captcha_budget:period:seconds').expr, 'vector(864000)')
   // Errors are total − good, each the sum of the counter's rate over the window.
   const ratio = group.rules.find((r) => r.record.startsWith('captcha_budget:solve_error:ratio_rate'))

@@ -108,7 +108,7 @@ slos:
 test('OpenSLO: one SLO per objective, Service documents skipped, the counter read from the queries', (t) => {
   const { slos, where } = readSpec(OPENSLO, { file: 'slo.yaml' })
   t.deepEqual(slos, [
-    { id: 'turnstile-availability', name: 'turnstile', targetRate: 0.99, windowMs: 28 * DAY, labels: { team: 'captcha' }, description: 'Turnstile solves that succeed' },
+    { id: 'turnstile-availability', name: 'turnstile', targetRate: 0.99, windowMs: 28 * DAY, labels: { service: 'captcha-workers', team: 'captcha' }, description: 'Turnstile solves that succeed' },
     { id: 'image-tight', name: 'image', targetRate: 0.97, windowMs: 7 * DAY },
     { id: 'image-loose', name: 'image', targetRate: 0.9, windowMs: 7 * DAY },
   ])

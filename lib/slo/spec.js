@@ -201,14 +201,17 @@ function noAlertPolicies(spec, fail) {
  */
 function openSloObjectives({ meta, spec, windowMs, sli, sliOf }, fail) {
   if (!Array.isArray(spec.objectives) || spec.objectives.length === 0) fail('spec.objectives', 'must hold at least one objective')
-  const labels = readLabels(meta.labels, fail, 'metadata.labels')
+  // The SLO's service is a label, as in Sloth's specs (and Sloth's reading of OpenSLO); metadata.labels win.
+  if (spec.service !== undefined && (typeof spec.service !== 'string' || spec.service === '')) fail('spec.service', `must be a non-empty string, got ${printable(JSON.stringify(spec.service))}`)
+  const own = readLabels(meta.labels, fail, 'metadata.labels')
+  const labels = spec.service === undefined ? own : { service: spec.service, ...own }
   return spec.objectives.map((objective, i) => {
     const field = `spec.objectives[${i}]`
     if (!isObject(objective)) fail(field, 'must be a map')
-    const own = sliOf ? sliOf(objective, field) : sli
+    const indicator = sliOf ? sliOf(objective, field) : sli
     const target = openSloTarget(objective, fail, field)
     const suffix = spec.objectives.length > 1 ? `-${idPart(objective.name ?? objective.displayName ?? i)}` : ''
-    const slo = { id: `${meta.name}${suffix}`, ...own, targetRate: target, windowMs }
+    const slo = { id: `${meta.name}${suffix}`, ...indicator, targetRate: target, windowMs }
     if (labels) slo.labels = labels
     const description = spec.description ?? meta.displayName
     if (typeof description === 'string' && description !== '') slo.description = description
