@@ -1,8 +1,9 @@
 'use strict'
 // SLO documents from the ecosystem, read into the `slo` objects of
-// lib/rules.js: OpenSLO v1 and v1alpha `SLO` documents, Sloth `prometheus/v1`
-// specs and `sloth.slok.dev/v1` PrometheusServiceLevels, Pyrra
-// `ServiceLevelObjective`s, any number per YAML stream. An SLI on our counter
+// lib/rules.js: OpenSLO v1 and v1alpha `SLO` documents (with the v1 `SLI` and
+// `DataSource` documents they name), Sloth `prometheus/v1` specs and
+// `sloth.slok.dev/v1` PrometheusServiceLevels, Pyrra `ServiceLevelObjective`s,
+// any number per YAML stream. An SLI on our counter
 // (`captcha_budget_solves_total{name=…}`, lib/metrics.js) becomes `slo.name`;
 // any other error/total PromQL becomes `slo.sli`. What the rules cannot express
 // is refused, never dropped: every problem is an error naming the file, the
