@@ -213,7 +213,16 @@ ErrorBudgetTracker.restore = function restore(json, options) {
     }
   }
   // The constructor names a bad clock, now or persist the way the caller wrote it: options.<key>.
-  return new ErrorBudgetTracker({ ...options, snapshot: json, [errors.ARGUMENT_NAME]: 'restore(json, options): options' })
+  return new (ownClass(this))({ ...options, snapshot: json, [errors.ARGUMENT_NAME]: 'restore(json, options): options' })
+}
+
+/**
+ * The class a static was called on (`My.restore()` makes a `My`, as
+ * `Array.from` does): `this` when it is ErrorBudgetTracker or a subclass,
+ * else (the static called detached) ErrorBudgetTracker.
+ */
+function ownClass(receiver) {
+  return receiver === ErrorBudgetTracker || (typeof receiver === 'function' && receiver.prototype instanceof ErrorBudgetTracker) ? receiver : ErrorBudgetTracker
 }
 
 /**
@@ -231,7 +240,7 @@ ErrorBudgetTracker.shared = function shared(name, config) {
   if (config != null && (typeof config !== 'object' || Array.isArray(config))) {
     throw errors.invalidArgType(`shared(name, config): config must be an object, got ${errors.describe(config)}`)
   }
-  return new ErrorBudgetTracker({ ...config, shared: name })
+  return new (ownClass(this))({ ...config, shared: name })
 }
 
 module.exports = {
