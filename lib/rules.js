@@ -5,8 +5,9 @@
 // budget, fixed-name series for dashboards, then one multiwindow burn-rate
 // alert per pair and an alert on an absent source. Every series and alert
 // carries the SLO's identity (`slo`) next to its source (`name`), so two SLOs
-// on one counter stay apart. The SLO checks and the alert policy (built for
-// scrapes) are in lib/rules-slo.js.
+// on one counter stay apart. The alerts are the tracker's policy (pairs, gates,
+// the hold/resolve rule: pairExpr), asked of the core by lib/rules-slo.js,
+// which also checks the SLO.
 const YAML = require('yaml')
 const { outOfRange, invalidArgValue, invalidArgType, describe } = require('./errors')
 const { promDuration, approxDuration, threeDigits } = require('./duration')
