@@ -93,8 +93,11 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
     const firing = `ALERTS{alertname="${a.alert}",alertstate="firing",slo="${ID}"}`
     t.true(a.expr.includes(`captcha_budget:burn_rate:ratio_rate${long}{slo="${ID}"} and ignoring(alertname, alertstate, severity, pair) ${firing}\nunless (`), a.alert)
     t.true(a.expr.includes(`(captcha_budget:burn_rate:ratio_rate${long}{slo="${ID}"} <= ${resolve})`), a.alert)
-    // … or the recovery spans, shortest first, each once the alert has fired for its length.
-    for (const w of SPANS) t.true(a.expr.includes(`${firing} offset ${w})) and (captcha_budget:solve_failures:increase${w}{slo="${ID}"}`), `${a.alert} ${w}`)
+    // … or the recovery spans, shortest first, each once this firing episode is as old as it.
+    for (const [w, ms] of SPANS.map((w, i) => [w, policyOf(SLO, 15_000).recoverySpansMs[i]])) {
+      const since = `time() - ALERTS_FOR_STATE{alertname="${a.alert}",slo="${ID}"} >= ${ms / 1000}`
+      t.true(a.expr.includes(`${since})) and (captcha_budget:solve_failures:increase${w}{slo="${ID}"}`), `${a.alert} ${w}`)
+    }
   }
 })
 

@@ -124,7 +124,7 @@ function slothRecordings({ id, slo, windows, sel, ratioOf }) {
  * - a firing held pair (ALERTS) keeps firing until recovered: its long-window
  *   burn at or below `resolveBurnRate`, or its long window under `minFailures`
  *   failures with a clean short window, or the shortest recovery span that is
- *   no longer than the time since it fired and holds `recovery.minSolves`
+ *   no longer than the time since it fired (ALERTS_FOR_STATE) and holds `recovery.minSolves`
  *   solves burning at or below `resolveBurnRate` (one failure set aside from
  *   `recovery.asideMinSolves` solves).
  * Its value is the long window's burn rate.
@@ -159,10 +159,12 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
     const counted = recovery.asideMinSolves < 0 ? failures(w) : `${failures(w)} - clamp_max(${failures(w)}, 1) * (${solves(w)} >= bool ${recovery.asideMinSolves})`
     return `(${counted}) <= ${resolveBudget} * ${solves(w)}`
   }
-  const spans = recoverySpansMs.map(promDuration)
-  // A span judges once it holds minSolves solves and the alert has fired for at least its length.
-  const judges = (w) => `(${solves(w)} >= ${recovery.minSolves} and ${added} (${firing} offset ${w}))`
-  const bySpan = spans.map((w, i) => `(${judges(w)} and ${spanOk(w)}${spans.slice(0, i).map((v) => ` unless ${judges(v)}`).join('')})`)
+  const spans = recoverySpansMs.map((ms) => [promDuration(ms), ms])
+  // A span judges once it holds minSolves solves and this firing episode is at least its length old
+  // (ALERTS_FOR_STATE: when the alert became active, kept per episode as the tracker's fired_at).
+  const activeSince = `ALERTS_FOR_STATE{alertname=${JSON.stringify(alert)},slo=${JSON.stringify(labels.slo)}}`
+  const judges = (w, ms) => `(${solves(w)} >= ${recovery.minSolves} and ${added} (time() - ${activeSince} >= ${num(ms / 1000)}))`
+  const bySpan = spans.map(([w, ms], i) => `(${judges(w, ms)} and ${spanOk(w)}${spans.slice(0, i).map(([v, vms]) => ` unless ${judges(v, vms)}`).join('')})`)
   const recovered = [
     `(${burn(long)} <= ${num(pair.resolveBurnRate)})`,
     `(${failures(long)} < ${minFailures} and ${failures(short)} == 0 and ${solves(short)} > 0)`,
