@@ -65,7 +65,9 @@ async function promtoolTest(t, rules, testCase) {
   fs.writeFileSync(path.join(dir, 'rules.yml'), rules)
   const file = { rule_files: ['rules.yml'], evaluation_interval: '1m', tests: [{ interval: '1m', ...testCase }] }
   fs.writeFileSync(path.join(dir, 'test.yml'), toYaml(file) + '\n')
-  const result = await run(promtool, ['test', 'rules', path.join(dir, 'test.yml')])
+  // Hours of minute samples over a dozen windows: 10–20 s on a quiet machine, more under load.
+  t.timeout(240_000)
+  const result = await run(promtool, ['test', 'rules', path.join(dir, 'test.yml')], { timeout: 200_000 })
   return { code: result.code, output: result.stdout + result.stderr }
 }
 
