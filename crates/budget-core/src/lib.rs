@@ -8,6 +8,7 @@ pub mod checked;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod lease;
 pub mod rule;
 pub mod tracker;
 pub mod tracker_clock;
@@ -20,7 +21,7 @@ pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use config::Config;
 pub use error::{BudgetError, ErrorKind, Result};
 pub use tracker::{
-  AlertSnapshot, Event, EventSink, Evidence, FiringAlert, FleetBucket, FleetLedger, Report, Snapshot, Tracker,
-  Transition,
+  AlertSnapshot, Event, EventSink, Evidence, FiringAlert, FleetBucket, FleetLedger, QuietLease, Report, Snapshot,
+  Tracker, Transition,
 };
 pub use window::Placement;
