@@ -37,12 +37,24 @@ declare module './native' {
      * is ignored). A corrupt, truncated, wrong-version or inconsistent snapshot
      * throws `ERR_SNAPSHOT_INVALID`.
      */
+    function restore<T extends abstract new (...args: any[]) => ErrorBudgetTracker>(
+      this: T,
+      json: string,
+      options?: RestoreOptions | null,
+    ): InstanceType<T>
+    /** Called detached from its class (`const r = ErrorBudgetTracker.restore`): an `ErrorBudgetTracker`. */
     function restore(json: string, options?: RestoreOptions | null): ErrorBudgetTracker
     /**
      * A handle on the process-wide tracker `name`, shared by every worker thread:
      * created with `config` on first use; without `config`, attaches. A config that
      * differs from the existing tracker's throws a TypeError (`ERR_INVALID_ARG_VALUE`) naming the fields.
      */
+    function shared<T extends abstract new (...args: any[]) => ErrorBudgetTracker>(
+      this: T,
+      name: string,
+      config?: Omit<TrackerConfig, 'shared' | 'persist' | 'snapshot' | 'now'> | null,
+    ): InstanceType<T>
+    /** Called detached from its class: an `ErrorBudgetTracker`. */
     function shared(name: string, config?: Omit<TrackerConfig, 'shared' | 'persist' | 'snapshot' | 'now'> | null): ErrorBudgetTracker
   }
 }

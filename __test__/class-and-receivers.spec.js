@@ -55,6 +55,29 @@ test('the class called on another object (.call({}), Reflect.construct with anot
   sub.close()
 })
 
+test('restore() and shared() called on a subclass make an instance of it; detached, an ErrorBudgetTracker', (t) => {
+  class Mine extends ErrorBudgetTracker {
+    constructor(config) {
+      super(config)
+      this.made = 'by Mine'
+    }
+  }
+  const source = new ErrorBudgetTracker({ clock: 'manual', targetRate: 0.9, windowMs: 60_000 })
+  source.record(false, 1000)
+  const restored = Mine.restore(source.snapshot(), { clock: 'manual', now: 1000 })
+  t.true(restored instanceof Mine)
+  t.is(restored.constructor, Mine)
+  t.is(restored.made, 'by Mine')
+  t.is(restored.report().failures, 1)
+  const shared = Mine.shared('restore-subclass-spec', { clock: 'manual' })
+  t.true(shared instanceof Mine)
+  const { restore } = ErrorBudgetTracker
+  const detached = restore(source.snapshot(), { clock: 'manual', now: 1000 })
+  t.is(Object.getPrototypeOf(detached), ErrorBudgetTracker.prototype)
+  t.is(Object.getPrototypeOf(ErrorBudgetTracker.restore(source.snapshot(), { clock: 'manual', now: 1000 })), ErrorBudgetTracker.prototype)
+  for (const tracker of [source, restored, shared, detached]) tracker.close()
+})
+
 nativeOnly('the fast report() (reportInto) is native-only: on WASI report() is the native method itself')('reportInto refuses a Float64Array over a SharedArrayBuffer and writes nothing into it', (t) => {
   const tracker = trackerWith(97, 3)
   const shared = new Float64Array(new SharedArrayBuffer(8 * 64)).fill(7)

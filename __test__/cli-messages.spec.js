@@ -140,3 +140,28 @@ test('generate-sample-log.js --help prints its usage and writes nothing; an unkn
   t.regex(bad.stderr, /generate-sample-log\.js: .*'--out'/)
   t.deepEqual(fs.readdirSync(dir), [])
 })
+
+test('a single-value option given twice is a usage error naming it, exit 2, nothing written (no longer the last one silently)', async (t) => {
+  const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'cli-twice-'))
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const out = path.join(dir, 'out')
+  const cases = [
+    [['rules', '--name', 'x', '--target', '0.9', '--target', '0.95', '--window', '30d', '-o', out], "option '--target <rate>'"],
+    [['rules', '--name', 'x', '--target', '0.9', '--window', '30d', '-o', out, '--output', `${out}2`], "option '-o, --output <file>'"],
+    [['dashboard', '--uid', 'a', '--uid', 'b', '-o', out], "option '--uid <uid>'"],
+    [['replay', '--top', '2', '--top', '3', '--by', 'type', path.join(ROOT, 'sample', 'solves.jsonl')], "option '--top <n>'"],
+    // A URL's credentials are not echoed.
+    [['gate', '--prometheus', 'http://user:s3cret@127.0.0.1:1', '--prometheus', 'http://127.0.0.1:2', '--slo', 'x'], "option '--prometheus <url>'"],
+  ]
+  for (const [args, option] of cases) {
+    const res = await run(CLI, args)
+    t.is(res.code, 2, args.join(' '))
+    t.true(res.stderr.startsWith(`error: ${option} given twice: give it once\n`), res.stderr)
+    t.false(res.stderr.includes('s3cret'))
+    t.is(res.stdout, '')
+    t.false(fs.existsSync(out), args.join(' '))
+  }
+  // What may repeat still does: replay's --target per type, and flags.
+  const ok = await run(CLI, ['replay', '--by', 'type', '--target', 'turnstile=0.9', '--target', 'image=0.8', '--json', '--json', path.join(ROOT, 'sample', 'solves.jsonl')])
+  t.is(ok.code, 0, ok.stderr)
+})

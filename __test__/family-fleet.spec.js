@@ -247,3 +247,34 @@ test.serial('a corrupt stored count is a FleetSyncError naming the child and the
   t.is(await redis.hget(hash, field), '9007199254740991')
   a.close()
 })
+
+test.serial("'fleet-error' listeners of a family throwing a Symbol or a null-prototype object: the others still run, the warnings show the values, sync() rejects with FleetSyncError", async (t) => {
+  const key = 'family-listeners'
+  const first = worker(await client(), key)
+  await first.sync()
+  // Another SLO on the same key: every sync of `other` is refused.
+  const other = worker(await client(), key, { targetRate: 0.99 })
+  const warnings = []
+  const onWarning = (w) => w.code === 'CAPTCHA_BUDGET_FLEET' && w.message.includes('listener threw') && warnings.push(w.message)
+  process.on('warning', onWarning)
+  t.teardown(() => process.off('warning', onWarning))
+  const ran = []
+  other.on('fleet-error', () => {
+    ran.push(1)
+    throw Symbol('boom')
+  })
+  other.on('fleet-error', () => {
+    ran.push(2)
+    throw Object.assign(Object.create(null), { why: 'odd' })
+  })
+  other.on('fleet-error', (err) => ran.push(err.name))
+  const err = await t.throwsAsync(other.sync(), { instanceOf: FleetSyncError, code: 'ERR_FLEET_SYNC' })
+  t.regex(err.message, /the fleet's SLO is/)
+  t.deepEqual(ran, [1, 2, 'FleetSyncError'])
+  await new Promise(setImmediate)
+  t.deepEqual(warnings, [
+    "fleet 'family-listeners': a 'fleet-error' listener threw Symbol(boom)",
+    "fleet 'family-listeners': a 'fleet-error' listener threw [Object: null prototype] { why: 'odd' }",
+  ])
+  for (const f of [first, other]) f.close()
+})

@@ -476,6 +476,17 @@ test('messages: unknown keys list the family\'s keys, a call without new has a c
   t.true(mine instanceof BudgetFamily)
   t.true(mine instanceof Mine)
   t.is(Object.getPrototypeOf(mine.labels({ s: 'a' })), ErrorBudgetTracker.prototype)
+  // Mine.restore() makes a Mine (its children stay plain trackers); detached, a BudgetFamily.
+  mine.record({ s: 'a' }, false)
+  const again = Mine.restore(mine.snapshot())
+  t.is(Object.getPrototypeOf(again), Mine.prototype)
+  t.is(again.labels({ s: 'a' }).report().failures, 1)
+  t.is(Object.getPrototypeOf(again.labels({ s: 'a' })), ErrorBudgetTracker.prototype)
+  const { restore } = BudgetFamily
+  const plain = restore(mine.snapshot())
+  t.is(Object.getPrototypeOf(plain), BudgetFamily.prototype)
+  again.close()
+  plain.close()
   mine.close()
 
   const family = manualFamily()

@@ -11,7 +11,6 @@ const { promtool, withBinary, tempDir, run, cli } = require('./fixtures/promethe
 
 const EXAMPLES = path.join(__dirname, 'fixtures', 'slo-examples')
 const PLUGINS = 'is not supported: Sloth plugins are Go code that rewrites the generated rules'
-const LATENCY_NATIVE = 'spec.indicator.latencyNative is not supported: a native-histogram latency indicator'
 const TIMESLICES = 'spec.budgetingMethod must be Occurrences (the budget counts solves, not time slices)'
 
 // Every example file, and what the product does with it: the number of SLOs it
@@ -37,10 +36,13 @@ const CLAIMS = {
   'sloth/raw-home-wifi.yml': 'slos[0].sli.raw is not supported: a raw error ratio has no event counts',
   'sloth/windows/7d.yaml': 'kind must be PrometheusServiceLevel: "AlertWindows" is not an SLO',
   'sloth/windows/custom-30d.yaml': 'kind must be PrometheusServiceLevel: "AlertWindows" is not an SLO',
+  'openslo/README/foo-slo.yaml': 'spec.indicator.spec.ratioMetric.good.metricSource.type must be Prometheus: the rules are PromQL, got "Datadog"',
   'openslo/budgeting-method/occurences-slo.yaml': 'spec.indicator.spec.thresholdMetric is not supported: a threshold (latency) indicator',
   'openslo/budgeting-method/ratio-timeslices.yaml': `${TIMESLICES}, got "RatioTimeslices"`,
   'openslo/budgeting-method/timeslices-slo.yaml': `${TIMESLICES}, got "Timeslices"`,
   'openslo/treat-low-traffic-as-equally-important/timeslices-slo.yaml': `${TIMESLICES}, got "Timeslices"`,
+  'pyrra/README/pyrra-api-errors.yaml': 1,
+  'pyrra/docs/performance-mode.yaml': 1,
   'pyrra/caddy-response-latency.yaml': 1,
   'pyrra/docker-compose/pyrra/prometheus-http.yaml': 1,
   'pyrra/mimir/example-slo.yaml': 1,
@@ -50,7 +52,7 @@ const CLAIMS = {
   'pyrra/prometheus-operator.yaml': 1,
   'pyrra/prometheus-probe-success.yaml': 'spec.indicator.bool_gauge is not supported: a boolean gauge (probe_success) is sampled, not counted',
   'pyrra/pyrra-connect-errors.yaml': 1,
-  'pyrra/pyrra-connect-latency.yaml': LATENCY_NATIVE,
+  'pyrra/pyrra-connect-latency.yaml': 1,
   'pyrra/pyrra-filesystem-errors.yaml': 1,
   'pyrra/pyrra-kubernetes-errors.yaml': 1,
   'pyrra/thanos-grpc.yaml': 1,
@@ -78,9 +80,32 @@ test('every example file is claimed, with each project\'s licence beside them', 
   walk(EXAMPLES)
   t.deepEqual(files.sort(), Object.keys(CLAIMS).sort())
   for (const project of ['sloth', 'openslo', 'pyrra']) t.regex(fs.readFileSync(path.join(EXAMPLES, project, 'LICENSE'), 'utf8'), /Apache License\s+Version 2\.0/)
-  // 20 of Sloth's, 4 of OpenSLO's (and Sloth's 2 OpenSLO v1alpha ones), 28 of Pyrra's.
-  t.is(files.filter((f) => f.startsWith('sloth/')).length, 20)
-  t.is(files.filter((f) => f.startsWith('pyrra/')).length, 28)
+  // Sloth's 20 (2 of them OpenSLO v1alpha); OpenSLO's 4 and its README's SLO; Pyrra's 28 and the SLOs of its README and docs.
+  const count = (project) => files.filter((f) => f.startsWith(`${project}/`)).length
+  t.deepEqual([count('sloth'), count('openslo'), count('pyrra')], [20, 5, 30])
+  // As docs/slo-ecosystem.md counts them: accepted, refused.
+  const accepted = (project) => Object.entries(CLAIMS).filter(([f, c]) => f.startsWith(`${project}/`) && typeof c === 'number').length
+  t.deepEqual([accepted('sloth'), accepted('openslo'), accepted('pyrra')], [10, 0, 29])
+})
+
+test('docs/slo-ecosystem.md lists every example file with the verdict the spec checks, and the counts', (t) => {
+  const doc = fs.readFileSync(path.join(__dirname, '..', 'docs', 'slo-ecosystem.md'), 'utf8')
+  const section = doc.slice(doc.indexOf('### The public examples'), doc.indexOf("## Sloth's series names"))
+  const rows = section.split('\n').filter((l) => l.startsWith('| `'))
+  for (const [file, claim] of Object.entries(CLAIMS)) {
+    const slos = /\/kubernetes\/manifests\/slos\/(slo-[^/]+)\.yaml$/.exec(file)
+    const row = rows.find((r) => (slos ? r.startsWith('| `pyrra/kubernetes/manifests/slos/`') && r.includes(`\`${slos[1]}\``) : r.startsWith(`| \`${file}\` |`)))
+    t.truthy(row, file)
+    if (!row) continue
+    if (typeof claim === 'number') t.regex(row, new RegExp(`\\| accepted: ${claim} SLOs?( each)?\\b`), file)
+    else t.true(row.includes(`| refused: \`${claim.split(' ')[0]}\``), `${file}: ${row}`)
+  }
+  t.is(rows.length, Object.keys(CLAIMS).length - 13, 'one row per file, the 14 Kubernetes SLOs in one')
+  for (const [project, name] of [['sloth', 'Sloth'], ['openslo', 'OpenSLO'], ['pyrra', 'Pyrra']]) {
+    const claims = Object.entries(CLAIMS).filter(([f]) => f.startsWith(`${project}/`))
+    const accepted = claims.filter(([, c]) => typeof c === 'number').length
+    t.true(section.includes(`| ${name} | ${claims.length} | ${accepted} | ${claims.length - accepted}`), name)
+  }
 })
 
 withBinary(test, promtool)('rules --spec takes every claimed example as written, and promtool check rules accepts the rules', async (t) => {
@@ -187,6 +212,32 @@ test("Pyrra's grouping: the SLI summed by its labels, so each handler is judged 
   t.is(ratio.expr, `(sum by (handler) (rate(prometheus_http_requests_total{handler=~"/api.*",code=~"5.."}[${w}])))\n/\n(sum by (handler) (rate(prometheus_http_requests_total{handler=~"/api.*"}[${w}])))`)
 })
 
+test("Pyrra's latencyNative: requests are the native histogram's count, errors those not under the latency (histogram_fraction), per grouping", async (t) => {
+  const res = await cli(['rules', '--spec', example('pyrra/pyrra-connect-latency.yaml')])
+  t.is(res.code, 0, res.stderr)
+  const [group] = groupsOf(res.stdout)
+  const ratio = group.rules.find((r) => r.record.startsWith('captcha_budget:solve_error:ratio_rate'))
+  const w = ratio.record.slice('captcha_budget:solve_error:ratio_rate'.length)
+  // latency: 200ms is 0.2 s; grouping service, method; the metric as written.
+  const rate = `sum by (service, method) (rate(connect_server_requests_duration_seconds{job="pyrra",code="ok"}[${w}]))`
+  const total = `histogram_count(${rate})`
+  t.is(ratio.expr, `((${total}) - (histogram_fraction(0, 0.2, ${rate}) * ${total}))\n/\n(${total})`)
+  t.like(group.rules.find((r) => r.record === 'captcha_budget:slo_info').labels, { slo: 'pyrra-connect-latency' })
+  // A latency that is no duration, a metric that is no selector: refused by field.
+  const dir = tempDir(t)
+  const text = fs.readFileSync(example('pyrra/pyrra-connect-latency.yaml'), 'utf8')
+  for (const [from, to, message] of [
+    ['latency: 200ms', 'latency: fast', 'spec.indicator.latencyNative.latency must be a duration like 200ms or 1s, got "fast"'],
+    ['metric: connect_server', 'metric: sum(connect_server', 'spec.indicator.latencyNative.total.metric must be a series selector (a native histogram)'],
+  ]) {
+    const file = path.join(dir, 'native.yaml')
+    fs.writeFileSync(file, text.replace(from, to))
+    const bad = await cli(['rules', '--spec', file])
+    t.is(bad.code, 2)
+    t.true(bad.stderr.startsWith(`captcha-budget rules: ${file}: document 1 (Pyrra "ServiceLevelObjective" "pyrra-connect-latency"): ${message}`), bad.stderr)
+  }
+})
+
 test('ids with spaces: an OpenSLO objective named by its displayName gets dashes; a given id with spaces names a valid PrometheusRule', async (t) => {
   const dir = tempDir(t)
   const file = path.join(dir, 'openslo.yaml')
@@ -270,4 +321,114 @@ test('prometheusRules: a bad slo.sli, compat or metadata is refused with the fie
     t.is(err.code, 'ERR_INVALID_ARG_VALUE', message)
     t.true(err.message.startsWith(message), err.message)
   }
+})
+
+// OpenSLO v1 as its specification writes it: a DataSource, an SLI document named
+// by the SLO's indicatorRef, metric sources by metricSourceRef, the README's
+// ratioMetric queries (a sum of a counter, and a bare counter), and no
+// timeWindow or budgetingMethod (the period is --window; Occurrences).
+const OPENSLO_V1 = `apiVersion: openslo/v1
+kind: DataSource
+metadata:
+  name: prometheus-datasource
+spec:
+  type: Prometheus
+  connectionDetails:
+    url: http://prometheus:9090
+---
+apiVersion: openslo/v1
+kind: SLO
+metadata:
+  name: localhost-availability
+  labels:
+    team: web
+spec:
+  service: localhost
+  indicatorRef: localhost-requests
+  objectives:
+    - displayName: Good requests
+      target: 0.99
+---
+apiVersion: openslo/v1
+kind: SLI
+metadata:
+  name: localhost-requests
+spec:
+  ratioMetric:
+    counter: true
+    good:
+      metricSource:
+        metricSourceRef: prometheus-datasource
+        spec:
+          query: sum(localhost_server_requests{code=~"2xx|3xx",host="*",instance="127.0.0.1:9090"})
+    total:
+      metricSource:
+        metricSourceRef: prometheus-datasource
+        spec:
+          query: localhost_server_requests{code="total",host="*",instance="127.0.0.1:9090"}
+`
+
+withBinary(test, promtool)('OpenSLO v1 with an SLI document, a DataSource, sums of counters and no timeWindow: read, and promtool accepts the rules', async (t) => {
+  t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
+  if (!promtool) return
+  const dir = tempDir(t)
+  const file = path.join(dir, 'openslo.yaml')
+  fs.writeFileSync(file, OPENSLO_V1)
+  const out = path.join(dir, 'rules.yml')
+  const res = await cli(['rules', '--spec', file, '--window', '10d', '-o', out])
+  t.is(res.code, 0, res.stderr)
+  const [group] = groupsOf(fs.readFileSync(out, 'utf8'))
+  t.is(group.name, 'captcha-budget-localhost-availability')
+  const info = group.rules.find((r) => r.record === 'captcha_budget:slo_info')
+  t.like(info.labels, { slo: 'localhost-availability', objective: '0.99', period: '10d', team: 'web', service: 'localhost' })
+  // spec.service is the service label of every alert too, as Sloth reads OpenSLO.
+  for (const a of group.rules.filter((r) => r.alert)) t.like(a.labels, { service: 'localhost', team: 'web' }, a.alert)
+  t.is(group.rules.find((r) => r.record === 'captcha_budget:period:seconds').expr, 'vector(864000)')
+  // Errors are total − good, each the sum of the counter's rate over the window.
+  const ratio = group.rules.find((r) => r.record.startsWith('captcha_budget:solve_error:ratio_rate'))
+  const w = ratio.record.slice('captcha_budget:solve_error:ratio_rate'.length)
+  const total = `sum (rate(localhost_server_requests{code="total",host="*",instance="127.0.0.1:9090"}[${w}]))`
+  const good = `sum (rate(localhost_server_requests{code=~"2xx|3xx",host="*",instance="127.0.0.1:9090"}[${w}]))`
+  t.is(ratio.expr, `((${total}) - (${good}))\n/\n(${total})`)
+  const checked = await run(promtool, ['check', 'rules', out])
+  t.is(checked.code, 0, checked.stdout + checked.stderr)
+})
+
+test('OpenSLO v1: what the rules cannot honour is refused with the field named — a DataSource of another type, a missing SLI, alert policies, composites', async (t) => {
+  const dir = tempDir(t)
+  const cases = [
+    [OPENSLO_V1.replace('type: Prometheus', 'type: CloudWatch'),
+      'document 2 (OpenSLO SLO "localhost-availability"): spec.indicatorRef (SLI "localhost-requests") spec.ratioMetric.good.metricSource.type must be Prometheus (the type of DataSource "prometheus-datasource"): the rules are PromQL, got "CloudWatch"'],
+    [OPENSLO_V1.replace('indicatorRef: localhost-requests', 'indicatorRef: other'),
+      'document 2 (OpenSLO SLO "localhost-availability"): spec.indicatorRef must name an SLI document of this file (kind: SLI, openslo/v1), got "other"'],
+    [OPENSLO_V1.replace('      target: 0.99\n', '      target: 0.99\n  alertPolicies:\n    - alertPolicyRef: page-on-burn\n'),
+      'document 2 (OpenSLO SLO "localhost-availability"): spec.alertPolicies is not supported: the rules alert with their own multiwindow burn-rate pairs (see --alerts)'],
+    [OPENSLO_V1.replace('      target: 0.99\n', '      target: 0.99\n      indicatorRef: localhost-requests\n      compositeWeight: 2\n'),
+      'document 2 (OpenSLO SLO "localhost-availability"): spec.objectives[0].indicatorRef is not supported: a composite SLO\'s combined budget is not computed'],
+    [OPENSLO_V1.replace('  service: localhost\n', '  service: localhost\n  budgetingMethod: RatioTimeslices\n'),
+      'document 2 (OpenSLO SLO "localhost-availability"): spec.budgetingMethod must be Occurrences (the budget counts solves, not time slices), got "RatioTimeslices"'],
+    [OPENSLO_V1.replace('  service: localhost\n', '  service: localhost\n  sloPolicy: strict\n'),
+      'document 2 (OpenSLO SLO "localhost-availability"): spec.sloPolicy is not supported (known here: description, service, indicator, indicatorRef, timeWindow, budgetingMethod, objectives, alertPolicies)'],
+  ]
+  for (const [text, message] of cases) {
+    const file = path.join(dir, 'openslo.yaml')
+    fs.writeFileSync(file, text)
+    const res = await cli(['rules', '--spec', file])
+    t.is(res.code, 2, message)
+    t.is(res.stdout, '')
+    t.true(res.stderr.startsWith(`captcha-budget rules: ${file}: ${message}`), res.stderr)
+  }
+})
+
+test("Pyrra's performanceOverAccuracy: true gives the optimised period rules; --period-rules exact still wins", async (t) => {
+  const performance = await cli(['rules', '--spec', example('pyrra/docs/performance-mode.yaml')])
+  t.is(performance.code, 0, performance.stderr)
+  // Optimised period rules sum recorded increases, so the group states the evaluation interval they assume (1m).
+  t.is(groupsOf(performance.stdout)[0].interval, '1m')
+  const exact = await cli(['rules', '--spec', example('pyrra/docs/performance-mode.yaml'), '--period-rules', 'exact'])
+  t.is(exact.code, 0, exact.stderr)
+  t.is(groupsOf(exact.stdout)[0].interval, undefined)
+  // Without it: exact.
+  const plain = await cli(['rules', '--spec', example('pyrra/README/pyrra-api-errors.yaml')])
+  t.is(groupsOf(plain.stdout)[0].interval, undefined)
 })

@@ -108,7 +108,7 @@ slos:
 test('OpenSLO: one SLO per objective, Service documents skipped, the counter read from the queries', (t) => {
   const { slos, where } = readSpec(OPENSLO, { file: 'slo.yaml' })
   t.deepEqual(slos, [
-    { id: 'turnstile-availability', name: 'turnstile', targetRate: 0.99, windowMs: 28 * DAY, labels: { team: 'captcha' }, description: 'Turnstile solves that succeed' },
+    { id: 'turnstile-availability', name: 'turnstile', targetRate: 0.99, windowMs: 28 * DAY, labels: { service: 'captcha-workers', team: 'captcha' }, description: 'Turnstile solves that succeed' },
     { id: 'image-tight', name: 'image', targetRate: 0.97, windowMs: 7 * DAY },
     { id: 'image-loose', name: 'image', targetRate: 0.9, windowMs: 7 * DAY },
   ])
@@ -183,15 +183,16 @@ const bad = [
     'document 1 (OpenSLO SLO "turnstile-availability"): spec.objectives[0].target must be a number in (0, 1) (or targetPercent in (0, 100)), got 99'],
   [OPENSLO.replace('{name="turnstile",outcome="failure"}', '{name="turnstile"}'),
     'document 1 (OpenSLO SLO "turnstile-availability"): spec.indicator.spec.ratioMetric.bad.metricSource.spec.query must select outcome="failure"'],
-  [OPENSLO.replace('query: captcha_budget_solves_total{name="turnstile"}', 'query: sum(http_requests_total{job="api"})'),
-    'document 1 (OpenSLO SLO "turnstile-availability"): spec.indicator.spec.ratioMetric.total.metricSource.spec.query must be a series selector (its rate() over each alert window is taken) or PromQL with {{.window}} as its range, got "sum(http_requests_total{job=\\"api\\"})"'],
+  // A sum of a selector is taken (sum(rate(…)) over each window), a rate over a fixed range is not.
+  [OPENSLO.replace('query: captcha_budget_solves_total{name="turnstile"}', 'query: sum(rate(http_requests_total{job="api"}[5m]))'),
+    'document 1 (OpenSLO SLO "turnstile-availability"): spec.indicator.spec.ratioMetric.total.metricSource.spec.query must be a series selector or a sum of one (its rate() over each alert window is taken), or PromQL with {{.window}} as its range, got "sum(rate(http_requests_total{job=\\"api\\"}[5m]))"'],
   [OPENSLO.replace('{name="image"}', '{name="images"}'),
     'document 3 (OpenSLO SLO "image"): spec.indicator.spec.ratioMetric good and total must select the same name, got "image" and "images"'],
   [OPENSLO.replace('counter: true', 'counter: false'),
     'document 1 (OpenSLO SLO "turnstile-availability"): spec.indicator.spec.ratioMetric.counter false (gauges) is not supported: the rules take rate() of counters'],
   [OPENSLO.replace('type: Prometheus', 'type: Datadog'),
-    'document 1 (OpenSLO SLO "turnstile-availability"): spec.indicator.spec.ratioMetric.bad.metricSource.type must be Prometheus, got "Datadog"'],
-  [OPENSLO.replace('metadata:\n  name: image\n', 'metadata:\n  displayName: Image\n'), 'document 3 (OpenSLO SLO undefined): metadata.name is required'],
+    'document 1 (OpenSLO SLO "turnstile-availability"): spec.indicator.spec.ratioMetric.bad.metricSource.type must be Prometheus: the rules are PromQL, got "Datadog"'],
+  [OPENSLO.replace('metadata:\n  name: image\n', 'metadata:\n  displayName: Image\n'), 'document 3 (OpenSLO SLO): metadata.name is required'],
   [OPENSLO.replace('    team: captcha', '    app.kubernetes.io/team: captcha'),
     'document 1 (OpenSLO SLO "turnstile-availability"): metadata.labels.app.kubernetes.io/team is not a Prometheus label name'],
   [SLOTH.replace('objective: 96.2', 'objective: 0.962x'), 'document 1 (Sloth service "captcha"): slos[0].objective must be a percentage in (0, 100), got "0.962x"'],

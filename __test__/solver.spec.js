@@ -233,6 +233,7 @@ const badSolvers = [
   // [options, error class, message]
   [undefined, TypeError, 'createSolver(options): options must be an object, got undefined'],
   [{ tracker }, TypeError, 'createSolver options.apiKey must be a non-empty string, got undefined'],
+  [{ tracker, apiKey: '' }, TypeError, "createSolver options.apiKey must be a non-empty string, got ''", 'ERR_INVALID_ARG_VALUE'],
   [{ apiKey: 'k' }, TypeError, 'createSolver options.tracker must be an ErrorBudgetTracker, got undefined'],
   [{ ...good, tracker: {} }, TypeError, 'createSolver options.tracker must be an ErrorBudgetTracker, got object'],
   [{ ...good, baseUrl: 'ocr.captchaai.com' }, TypeError, "options.baseUrl must be an absolute http(s) URL, got 'ocr.captchaai.com'"],

@@ -105,4 +105,25 @@ function writeOutput(command, file, text) {
   return 0
 }
 
-module.exports = { writeOutput, UsageError, parseTarget, parseHysteresis, parseCount, parseDurationArg, parseAlerts }
+/**
+ * Refuses a single-value option given twice (`--target 0.9 --target 0.95`):
+ * commander would keep the last one silently. A usage error naming the option,
+ * exit 2 (the command's exitOverride). Options that collect repeats (their own
+ * argParser, e.g. replay's `--target type=rate`) and flags are left as they are.
+ * Call it once every option of `command` is declared.
+ * @param {import('commander').Command} command
+ */
+function onceEach(command) {
+  for (const option of command.options) {
+    if (!(option.required || option.optional) || option.variadic || option.parseArg) continue
+    const key = option.attributeName()
+    option.argParser((value) => {
+      // The values are not quoted: a URL may hold credentials (--prometheus, --redis).
+      if (command.getOptionValueSource(key) === 'cli') command.error(`error: option '${option.flags}' given twice: give it once`, { exitCode: 2, code: 'captcha-budget.repeatedOption' })
+      return value
+    })
+  }
+  return command
+}
+
+module.exports = { writeOutput, UsageError, parseTarget, parseHysteresis, parseCount, parseDurationArg, parseAlerts, onceEach }

@@ -626,7 +626,9 @@ class BudgetFamily {
     }
     const parsed = parseFamilySnapshot(json, opts)
     checkSnapshotContent(parsed)
-    return new BudgetFamily({
+    // `My.restore()` makes a `My` (a subclass's constructor runs); detached, a BudgetFamily.
+    const Family = typeof this === 'function' && (this === BudgetFamily || this.prototype instanceof BudgetFamily) ? this : BudgetFamily
+    return new Family({
       labelNames: parsed.labelNames,
       name: parsed.name,
       maxChildren: parsed.maxChildren,

@@ -181,9 +181,9 @@ function serviceError({ body, httpStatus }, stage, taskId, apiKey) {
 function createSolver(options) {
   if (options === undefined) throw invalidArgType('createSolver(options): options must be an object, got undefined')
   const opts = checkOptionsObject(options, SOLVER_OPTIONS, 'createSolver options')
-  if (typeof opts.apiKey !== 'string' || opts.apiKey === '') {
-    throw invalidArgType(`createSolver options.apiKey must be a non-empty string, got ${describe(opts.apiKey)}`)
-  }
+  if (typeof opts.apiKey !== 'string') throw invalidArgType(`createSolver options.apiKey must be a non-empty string, got ${describe(opts.apiKey)}`)
+  // A string of the wrong value (no key at all), not of the wrong type.
+  if (opts.apiKey === '') throw invalidArgValue("createSolver options.apiKey must be a non-empty string, got ''")
   if (opts.tracker === null || typeof opts.tracker !== 'object' || typeof opts.tracker.guard !== 'function') {
     throw invalidArgType(`createSolver options.tracker must be an ErrorBudgetTracker, got ${describe(opts.tracker)}`)
   }

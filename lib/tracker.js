@@ -187,8 +187,9 @@ for (const [key, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(
 }
 
 // --- the statics -----------------------------------------------------------------
-/** The options `restore()` takes; the config itself comes from the snapshot. */
-const RESTORE_OPTIONS = ['clock', 'now', 'persist']
+/** The options `restore()` takes (the config fields that may go with a snapshot: the core's table); read on first use. */
+let restoreKeys = null
+const restoreOptions = () => (restoreKeys ??= native.configFields().filter((f) => f.withSnapshot).map((f) => f.name))
 
 /**
  * Rebuilds a tracker from `snapshot()` JSON, aged to now: its config comes from
@@ -205,14 +206,23 @@ ErrorBudgetTracker.restore = function restore(json, options) {
   // The keys are checked here: the constructor would blame config keys the caller never wrote
   // ("config.windowMs cannot be given with config.snapshot").
   for (const key of Object.keys(options ?? {})) {
-    if (!RESTORE_OPTIONS.includes(key)) {
+    if (!restoreOptions().includes(key)) {
       throw errors.invalidArgValue(
-        `restore(json, options): options.${key} is not an option of restore (the config comes from the snapshot); known options: ${RESTORE_OPTIONS.join(', ')}`,
+        `restore(json, options): options.${key} is not an option of restore (the config comes from the snapshot); known options: ${restoreOptions().join(', ')}`,
       )
     }
   }
   // The constructor names a bad clock, now or persist the way the caller wrote it: options.<key>.
-  return new ErrorBudgetTracker({ ...options, snapshot: json, [errors.ARGUMENT_NAME]: 'restore(json, options): options' })
+  return new (ownClass(this))({ ...options, snapshot: json, [errors.ARGUMENT_NAME]: 'restore(json, options): options' })
+}
+
+/**
+ * The class a static was called on (`My.restore()` makes a `My`, as
+ * `Array.from` does): `this` when it is ErrorBudgetTracker or a subclass,
+ * else (the static called detached) ErrorBudgetTracker.
+ */
+function ownClass(receiver) {
+  return receiver === ErrorBudgetTracker || (typeof receiver === 'function' && receiver.prototype instanceof ErrorBudgetTracker) ? receiver : ErrorBudgetTracker
 }
 
 /**
@@ -230,7 +240,7 @@ ErrorBudgetTracker.shared = function shared(name, config) {
   if (config != null && (typeof config !== 'object' || Array.isArray(config))) {
     throw errors.invalidArgType(`shared(name, config): config must be an object, got ${errors.describe(config)}`)
   }
-  return new ErrorBudgetTracker({ ...config, shared: name })
+  return new (ownClass(this))({ ...config, shared: name })
 }
 
 module.exports = {

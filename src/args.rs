@@ -7,13 +7,7 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 
 /// A number as JavaScript prints it where Rust differs (`Infinity`, not `inf`).
-pub fn js_number(n: f64) -> String {
-  match n {
-    f64::INFINITY => "Infinity".into(),
-    f64::NEG_INFINITY => "-Infinity".into(),
-    n => n.to_string(),
-  }
-}
+pub use budget_core::field::js_number;
 
 /// `typeof`-style name of a JS value type, for messages. Where the value itself
 /// is at hand use [`describe`], which also tells arrays apart.

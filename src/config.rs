@@ -1,62 +1,22 @@
-//! Reads and checks the JS config object before anything is created.
+//! Reads and checks the JS config object before anything is created, driven
+//! by the core's table of config fields (`budget_core::config::FIELDS`): the
+//! keys, their types, ranges, defaults and combination rules all come from
+//! it. What is written here by hand is what a special type needs: the alert
+//! rules, `persist`, the clock, the shared name's Unicode check.
+//!
+//! The checks run in this order: each key given and its type (in the
+//! caller's order); the combination rules; the strings (`clock`, `shared`);
+//! the numbers, converted then range-checked in table order (the alert rules
+//! read between the two); the snapshot, `now` and `persist`.
 
 use budget_core::alerts::DEFAULT_ALERT_MIN_EVENTS;
-use budget_core::config::{default_resolution_ms, MAX_SAFE_INTEGER};
-use budget_core::{AlertRule, BudgetError, Config, Severity, Snapshot};
+use budget_core::config::{check_combination, check_texts, known_keys, Field, Slot, FIELDS};
+use budget_core::field::{DefaultValue, Kind, Range, FINITE, NON_NEGATIVE, POSITIVE_MS};
+use budget_core::{AlertRule, BudgetError, Config, Settings, Severity, Snapshot};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::args::{describe, js_number, type_name};
-
-/// Configuration of an `ErrorBudgetTracker`. Every field is optional; `0` is a
-/// value like any other, never "use the default". Unknown keys are a `TypeError`.
-#[napi(object, object_to_js = false)]
-#[derive(Default)]
-pub struct TrackerConfig {
-  /// Fraction of solves that must succeed, in (0, 1]. Default 0.95.
-  pub target_rate: Option<f64>,
-  /// Rolling window length in ms, a positive integer. Default 3 600 000 (1 h, the
-  /// article's); most pipelines want 24 h (docs/choosing-an-slo.md).
-  pub window_ms: Option<f64>,
-  /// Remaining-budget fraction below which the status is `warning`, in [0, 1]. Default 0.5.
-  pub warning_threshold: Option<f64>,
-  /// Remaining-budget fraction below which the status is `critical`, in [0, 1],
-  /// at most `warningThreshold`. Default 0.1.
-  pub critical_threshold: Option<f64>,
-  /// Below this many events in the window the tracker reports `healthy` and burn
-  /// rate 0: a non-negative integer. Default 0; ~100 suits low-volume pipelines.
-  pub min_events: Option<f64>,
-  /// Bucket width of the window in ms: a positive integer ≤ `windowMs`, at most
-  /// 1 000 000 buckets per window. Default `max(1, floor(windowMs / 43200))`,
-  /// so the shortest default alert window (`windowMs / 8640`) spans 5 buckets.
-  pub resolution_ms: Option<f64>,
-  /// The multiwindow burn-rate alert policy; omitted, the default one derived
-  /// from `windowMs` (see docs/alert-policy.md); `[]` for none.
-  pub alerts: Option<Vec<AlertRuleConfig>>,
-  /// Status hysteresis, in [0, 1): a status gets worse as soon as the remaining
-  /// fraction crosses its threshold, better only once it is this far past it
-  /// (e.g. 0.05: back to `healthy` at `warningThreshold + 0.05`). Default 0, the
-  /// reference's exact semantics. Not kept in snapshots.
-  pub hysteresis: Option<f64>,
-  /// `'monotonic'` (default): real time from a monotonic clock, reported in epoch
-  /// ms. `'manual'`: time moves only through `record(…, atMs)` and `advanceTo()`.
-  #[napi(ts_type = "'monotonic' | 'manual'")]
-  pub clock: Option<String>,
-  /// Restore from this `snapshot()` JSON instead of starting empty (what
-  /// `ErrorBudgetTracker.restore()` does): the config comes from the snapshot,
-  /// so only `clock`, `now` and `persist` may be given with it.
-  pub snapshot: Option<String>,
-  /// With `snapshot` and the manual clock: the time to restore at (epoch ms,
-  /// not earlier than the snapshot's `savedAt`, which is the default).
-  pub now: Option<f64>,
-  /// Autosave: write a snapshot to `path` atomically every `intervalMs` and on
-  /// `close()`, and restore from it on start when it exists.
-  pub persist: Option<PersistConfig>,
-  /// The name of a process-wide tracker shared by every thread (what
-  /// `ErrorBudgetTracker.shared(name, config?)` passes): well-formed Unicode
-  /// (a lone surrogate is a `TypeError`, `ERR_INVALID_ARG_VALUE`).
-  pub shared: Option<String>,
-}
+use crate::args::{describe, type_name};
 
 /// Where and how often a tracker saves itself.
 #[napi(object, object_to_js = false)]
@@ -120,67 +80,6 @@ pub enum ClockKind {
   Manual,
 }
 
-/// What a config key's value must be, as `parse` checks it before conversion.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-  /// A number (its range is checked when the config is built).
-  Number,
-  /// A string.
-  String,
-  /// `config.shared`: a string, well-formed Unicode.
-  Name,
-  /// `config.clock`: `'monotonic'` or `'manual'`.
-  Clock,
-  /// `config.alerts`: an array of rules (`check_alerts`).
-  Alerts,
-  /// `config.persist`: an object (`check_persist`).
-  Persist,
-  /// Taken off by the JavaScript before the native constructor (`config.fleet`,
-  /// lib/fleet/): a known key, but unknown here.
-  JavaScript,
-}
-
-/// One key of the config: its name, what it must be, and whether `restore()`
-/// may give it beside `snapshot`.
-struct Field {
-  name: &'static str,
-  kind: Kind,
-  restore: bool,
-}
-
-const fn field(name: &'static str, kind: Kind) -> Field {
-  Field { name, kind, restore: false }
-}
-
-/// Every config key, in the order messages list them: the one table the key
-/// and type checks, the known-keys message and the restore rule read.
-const FIELDS: [Field; 14] = [
-  field("targetRate", Kind::Number),
-  field("windowMs", Kind::Number),
-  field("warningThreshold", Kind::Number),
-  field("criticalThreshold", Kind::Number),
-  field("minEvents", Kind::Number),
-  field("resolutionMs", Kind::Number),
-  field("hysteresis", Kind::Number),
-  Field { name: "clock", kind: Kind::Clock, restore: true },
-  field("alerts", Kind::Alerts),
-  field("snapshot", Kind::String),
-  Field { name: "now", kind: Kind::Number, restore: true },
-  Field { name: "persist", kind: Kind::Persist, restore: true },
-  field("shared", Kind::Name),
-  field("fleet", Kind::JavaScript),
-];
-
-/// "targetRate, windowMs, …": the known keys, for messages.
-fn known_keys() -> String {
-  FIELDS.iter().map(|f| f.name).collect::<Vec<_>>().join(", ")
-}
-
-/// The keys `restore()` may give beside `snapshot`.
-fn restore_keys() -> Vec<&'static str> {
-  FIELDS.iter().filter(|f| f.restore).map(|f| f.name).collect()
-}
-
 /// The TypeError for a value of the wrong type: "must be a number, got string".
 fn wrong_type(key: &str, expected: ValueType, value: &Unknown) -> BudgetError {
   let article = if expected == ValueType::Object { "an" } else { "a" };
@@ -189,80 +88,111 @@ fn wrong_type(key: &str, expected: ValueType, value: &Unknown) -> BudgetError {
 const RULE_KEYS: &str = "name, severity, longWindowMs, shortWindowMs, burnRate, minEvents";
 const PERSIST_KEYS: &str = "path, intervalMs";
 
-/// Checks keys and types of `raw`, then builds and validates the core config.
+/// One config value, of its field's kind, read once.
+enum Value {
+  Number(f64),
+  Text(String),
+  Alerts(Vec<AlertRuleConfig>),
+  Persist(PersistConfig),
+}
+
+/// The fields given (with a value other than `undefined`), in the caller's order.
+#[derive(Default)]
+struct Given(Vec<(&'static Field, Value)>);
+
+impl Given {
+  fn get(&self, name: &str) -> Option<&Value> {
+    self.0.iter().find(|(f, _)| f.name == name).map(|(_, v)| v)
+  }
+
+  fn number(&self, name: &str) -> Option<f64> {
+    match self.get(name) {
+      Some(Value::Number(n)) => Some(*n),
+      _ => None,
+    }
+  }
+
+  fn text(&self, name: &str) -> Option<&str> {
+    match self.get(name) {
+      Some(Value::Text(s)) => Some(s),
+      _ => None,
+    }
+  }
+
+  fn names(&self) -> Vec<&'static str> {
+    self.0.iter().map(|(f, _)| f.name).collect()
+  }
+}
+
+/// Checks keys and types of `raw`, the combination rules and the strings,
+/// then builds and validates the core settings.
 pub fn parse(raw: Option<Object>) -> std::result::Result<Plan, BudgetError> {
-  let Some(raw) = raw else {
-    return build(TrackerConfig::default());
+  let given = match raw {
+    Some(raw) => read(&raw)?,
+    None => Given::default(),
   };
+  check_combination(&given.names(), given.text("clock") == Some("manual"))?;
+  check_texts(|name| given.text(name))?;
+  build(given)
+}
+
+/// Each key of `raw` checked against the table (known, of its field's kind),
+/// then its value read.
+fn read(raw: &Object) -> std::result::Result<Given, BudgetError> {
+  let err = |e: napi::Error| BudgetError::invalid_type(e.reason);
   // Every property is read once, here: a getter cannot pass the checks below
   // with one value and be converted with another.
-  let raw = read_once(&raw).map_err(|e| BudgetError::invalid_type(e.reason))?;
-  // Keys set to `undefined` are not given: they take their defaults.
-  let mut keys = Vec::new();
-  for key in Object::keys(&raw).map_err(|e| BudgetError::invalid_type(e.reason))? {
+  let raw = read_once(raw).map_err(err)?;
+  let mut fields = Vec::new();
+  for key in Object::keys(&raw).map_err(err)? {
     let unknown = || BudgetError::invalid_value(format!("unknown config key '{key}'; known keys: {}", known_keys()));
     if key.contains('\0') {
       return Err(unknown());
     }
-    let value: Unknown = raw.get_named_property(&key).map_err(|e| BudgetError::invalid_type(e.reason))?;
-    let ty = value.get_type().map_err(|e| BudgetError::invalid_type(e.reason))?;
+    let value: Unknown = raw.get_named_property(&key).map_err(err)?;
+    let ty = value.get_type().map_err(err)?;
+    // Keys set to `undefined` are not given: they take their defaults.
     if ty == ValueType::Undefined {
       continue;
     }
-    keys.push(key.clone());
-    // An array is an object to `typeof`, but never what a config field wants.
-    let is_array = value.is_array().map_err(|e| BudgetError::invalid_type(e.reason))?;
     let Some(field) = FIELDS.iter().find(|f| f.name == key) else {
       return Err(unknown());
     };
+    // An array is an object to `typeof`, but never what a config field wants.
+    let is_array = value.is_array().map_err(err)?;
     match field.kind {
       Kind::Number if ty != ValueType::Number => return Err(wrong_type(&key, ValueType::Number, &value)),
-      Kind::String if ty != ValueType::String => return Err(wrong_type(&key, ValueType::String, &value)),
-      Kind::Name if ty != ValueType::String => return Err(wrong_type(&key, ValueType::String, &value)),
+      Kind::String | Kind::Name if ty != ValueType::String => return Err(wrong_type(&key, ValueType::String, &value)),
       Kind::Name => well_formed(field.name, value)?,
       Kind::Persist if ty != ValueType::Object || is_array => return Err(wrong_type(&key, ValueType::Object, &value)),
       Kind::Persist => check_persist(value)?,
       Kind::Alerts => check_alerts(value)?,
-      Kind::Clock if ty != ValueType::String => {
-        return Err(
-          BudgetError::invalid_type(format!("must be 'monotonic' or 'manual', got {}", describe(&value))).at("clock"),
-        )
+      Kind::Choice if ty != ValueType::String => {
+        let must_be = field.range.text();
+        return Err(BudgetError::invalid_type(format!("must be {must_be}, got {}", describe(&value))).at(field.name));
       }
       Kind::JavaScript => return Err(unknown()),
-      Kind::Number | Kind::String | Kind::Clock => {}
+      Kind::Number | Kind::String | Kind::Choice => {}
     }
+    fields.push((field, value));
   }
-  let input =
-    unsafe { TrackerConfig::from_napi_value(raw.env(), raw.raw()) }.map_err(|e| BudgetError::invalid_type(e.reason))?;
-  if input.snapshot.is_some() {
-    let restore = restore_keys();
-    if let Some(key) = keys.iter().find(|k| !restore.contains(&k.as_str()) && k.as_str() != "snapshot") {
-      return Err(
-        BudgetError::invalid_value(format!(
-          "cannot be given with snapshot: the config comes from the snapshot (only {} may)",
-          restore.join(", ")
-        ))
-        .at(key),
-      );
+  // Converted once every key has passed its checks.
+  let mut given = Given::default();
+  for (field, value) in fields {
+    let (env, raw) = (value.env(), value.raw());
+    // SAFETY: values of the current scope, each of the type its kind was checked for above.
+    let value = unsafe {
+      match field.kind {
+        Kind::Number => f64::from_napi_value(env, raw).map(Value::Number),
+        Kind::Alerts => Vec::<AlertRuleConfig>::from_napi_value(env, raw).map(Value::Alerts),
+        Kind::Persist => PersistConfig::from_napi_value(env, raw).map(Value::Persist),
+        _ => String::from_napi_value(env, raw).map(Value::Text),
+      }
     }
-  } else if input.now.is_some() {
-    return Err(BudgetError::invalid_value("is only for restoring: give it with snapshot").at("now"));
+    .map_err(err)?;
+    given.0.push((field, value));
   }
-  if let Some(name) = &input.shared {
-    if name.is_empty() {
-      return Err(BudgetError::invalid_value("must be a non-empty string").at("shared"));
-    }
-    if let Some(key) = ["persist", "snapshot"].into_iter().find(|k| keys.iter().any(|given| given == k)) {
-      return Err(
-        BudgetError::invalid_value(
-          "cannot be given to a shared tracker: save or restore it from one thread with a tracker of its own",
-        )
-        .at(key),
-      );
-    }
-  }
-  let given = keys.into_iter().filter(|k| k != "shared").collect();
-  build(input).map(|plan| Plan { given, ..plan })
+  Ok(given)
 }
 
 /// Checks the keys and types of `config.persist`.
@@ -448,54 +378,57 @@ fn check_alerts(value: Unknown) -> std::result::Result<(), BudgetError> {
   Ok(())
 }
 
-/// Rule `i` of `config.alerts`, its numbers checked.
+/// Rule `i` of `config.alerts`, its numbers converted (the core checks the
+/// policy's ranges: `CheckedConfig`).
 fn alert_rule(i: usize, input: AlertRuleConfig) -> std::result::Result<AlertRule, BudgetError> {
   let at = |field: &str| format!("alerts[{i}].{field}");
   let severity = Severity::parse(&input.severity).ok_or_else(|| {
     BudgetError::invalid_value(format!("must be 'page' or 'ticket', got '{}'", input.severity)).at(&at("severity"))
   })?;
+  let min_events = match input.min_events {
+    None => DEFAULT_ALERT_MIN_EVENTS,
+    Some(n) => checked(NON_NEGATIVE, &at("minEvents"), n)? as u64,
+  };
   Ok(AlertRule {
-    long_window_ms: integer(&at("longWindowMs"), Some(input.long_window_ms), 0, MS)?,
-    short_window_ms: integer(&at("shortWindowMs"), Some(input.short_window_ms), 0, MS)?,
-    burn_rate: finite(&at("burnRate"), Some(input.burn_rate), 0.0)?,
-    min_events: non_negative(&at("minEvents"), input.min_events, DEFAULT_ALERT_MIN_EVENTS)?,
+    long_window_ms: POSITIVE_MS.convert(&at("longWindowMs"), input.long_window_ms)? as i64,
+    short_window_ms: POSITIVE_MS.convert(&at("shortWindowMs"), input.short_window_ms)? as i64,
+    burn_rate: FINITE.convert(&at("burnRate"), input.burn_rate)?,
+    min_events,
     severity,
     name: input.name,
   })
 }
 
-fn build(input: TrackerConfig) -> std::result::Result<Plan, BudgetError> {
-  let defaults = Config::default();
-  let window_ms = integer("windowMs", input.window_ms, defaults.window_ms, MS)?;
-  let config = Config {
-    target_rate: finite("targetRate", input.target_rate, defaults.target_rate)?,
-    window_ms,
-    warning_threshold: finite("warningThreshold", input.warning_threshold, defaults.warning_threshold)?,
-    critical_threshold: finite("criticalThreshold", input.critical_threshold, defaults.critical_threshold)?,
-    min_events: non_negative("minEvents", input.min_events, 0)?,
-    resolution_ms: integer("resolutionMs", input.resolution_ms, default_resolution_ms(window_ms), MS)?,
-    alerts: input
-      .alerts
-      .map(|rules| rules.into_iter().enumerate().map(|(i, r)| alert_rule(i, r)).collect())
-      .transpose()?,
-  };
-  config.validate()?;
-  let clock = match input.clock.as_deref() {
-    None | Some("monotonic") => ClockKind::Monotonic,
+/// `value` converted and checked against `range`, which has no `at_most` bound.
+fn checked(range: Range, field: &str, value: f64) -> std::result::Result<f64, BudgetError> {
+  let value = range.convert(field, value)?;
+  range.check_number(field, value, |_| f64::NAN)?;
+  Ok(value)
+}
+
+/// How often a tracker saves itself when `persist.intervalMs` is not given.
+const PERSIST_INTERVAL_MS: f64 = 60_000.0;
+
+fn build(mut given: Given) -> std::result::Result<Plan, BudgetError> {
+  let rules = given.0.iter().position(|(f, _)| f.kind == Kind::Alerts).map(|i| given.0.remove(i).1);
+  let settings = Settings::from_numbers(
+    |name| given.number(name),
+    || match rules {
+      Some(Value::Alerts(rules)) => {
+        rules.into_iter().enumerate().map(|(i, r)| alert_rule(i, r)).collect::<std::result::Result<_, _>>().map(Some)
+      }
+      _ => Ok(None),
+    },
+  )?;
+  let clock = match given.text("clock") {
     Some("manual") => ClockKind::Manual,
-    Some(other) => {
-      return Err(BudgetError::invalid_value(format!("must be 'monotonic' or 'manual', got '{other}'")).at("clock"))
-    }
+    _ => ClockKind::Monotonic,
   };
-  let snapshot = input.snapshot.as_deref().map(Snapshot::parse).transpose()?;
-  if input.now.is_some() && clock != ClockKind::Manual {
-    return Err(
-      BudgetError::invalid_value("needs clock: 'manual' (a real clock restores at the current time)").at("now"),
-    );
-  }
-  let manual_start_ms = match (&snapshot, input.now) {
+  let snapshot = given.text("snapshot").map(Snapshot::parse).transpose()?;
+  let manual_start_ms = match (&snapshot, given.number("now")) {
     (Some(s), Some(now)) => {
-      let now = integer("now", Some(now), 0, "an integer of epoch ms")?;
+      let range = budget_core::config::field("now").map_or(Range::Any, |f| f.range);
+      let now = range.convert("now", now)? as i64;
       if now < s.saved_at_ms {
         // A tracker cannot un-age: the snapshot already holds what came later.
         return Err(
@@ -511,49 +444,94 @@ fn build(input: TrackerConfig) -> std::result::Result<Plan, BudgetError> {
     (Some(s), None) => s.saved_at_ms,
     (None, _) => 0,
   };
-  let persist = input
-    .persist
-    .map(|p| -> std::result::Result<Persist, BudgetError> {
+  let persist = match given.get("persist") {
+    Some(Value::Persist(p)) => {
       if p.path.is_empty() {
         return Err(BudgetError::invalid_value("must be a non-empty string").at("persist.path"));
       }
-      let interval_ms = integer("persist.intervalMs", p.interval_ms, 60_000, MS)?;
-      if interval_ms < 1 {
-        return Err(BudgetError::out_of_range(format!("must be {MS}, got {interval_ms}")).at("persist.intervalMs"));
+      let interval_ms = checked(POSITIVE_MS, "persist.intervalMs", p.interval_ms.unwrap_or(PERSIST_INTERVAL_MS))?;
+      Some(Persist { path: p.path.clone().into(), interval_ms: interval_ms as u64 })
+    }
+    _ => None,
+  };
+  let config: Config = snapshot.as_ref().map_or(settings.config, |s| s.config.clone());
+  let shared = given.text("shared").map(str::to_string);
+  let given = given.names().into_iter().filter(|k| *k != "shared").map(str::to_string).collect();
+  Ok(Plan { config, hysteresis: settings.hysteresis, clock, snapshot, manual_start_ms, persist, shared, given })
+}
+
+/// One row of the config table, as `configFields()` gives it to JavaScript.
+#[napi(object, object_from_js = false)]
+pub struct ConfigField {
+  /// The key.
+  pub name: String,
+  /// `'number'`, `'string'`, `'name'` (a string, well-formed Unicode),
+  /// `'choice'` (one of `choices`), `'alerts'`, `'persist'` or `'javascript'`
+  /// (taken off by the JavaScript before the native constructor).
+  pub kind: String,
+  /// What a value must be, as messages and the docs say it (`in (0, 1]`); empty for any.
+  pub range: String,
+  /// The default, as the docs write it (`0.95`, `3 600 000`, `none`).
+  pub default: String,
+  /// The default when it is a number.
+  pub default_value: Option<f64>,
+  /// One line on what the field does.
+  pub doc: String,
+  /// The smallest value allowed, if any, and whether it is excluded.
+  pub min: Option<f64>,
+  pub min_open: bool,
+  /// The largest value allowed, if any, and whether it is excluded.
+  pub max: Option<f64>,
+  pub max_open: bool,
+  /// Whether the value must be an integer.
+  pub integer: bool,
+  /// The field this one may not exceed.
+  pub at_most: Option<String>,
+  /// The strings allowed, for a `'choice'`.
+  pub choices: Option<Vec<String>>,
+  /// Whether it may be given beside `snapshot` (what `restore()` accepts).
+  pub with_snapshot: bool,
+  /// Whether it may be given with `shared`.
+  pub with_shared: bool,
+  /// Whether a tracker's snapshot keeps it.
+  pub in_snapshot: bool,
+}
+
+/// The config table (`budget_core::config::FIELDS`), one object per field in
+/// table order: what `__test__/config-table.spec.js` holds the `.d.ts` and
+/// README's config table to. Internal: reached through `require('./native.js')`.
+#[napi(skip_typescript)]
+// Only JavaScript calls it: `cargo test` builds no registration, so Rust sees no caller.
+#[cfg_attr(test, allow(dead_code))]
+pub fn config_fields() -> Vec<ConfigField> {
+  FIELDS
+    .iter()
+    .map(|f| {
+      let (min, min_open, max, max_open) = f.range.bounds();
+      ConfigField {
+        name: f.name.into(),
+        kind: f.kind.name().into(),
+        range: f.range.text(),
+        default: f.default.text(),
+        default_value: match f.default {
+          DefaultValue::Number(n) => Some(n),
+          _ => None,
+        },
+        doc: f.doc.into(),
+        min,
+        min_open,
+        max,
+        max_open,
+        integer: matches!(f.range, Range::Integer { .. }),
+        at_most: f.range.at_most().map(str::to_string),
+        choices: match f.range {
+          Range::OneOf(choices) => Some(choices.iter().map(|c| c.to_string()).collect()),
+          _ => None,
+        },
+        with_snapshot: f.with_snapshot,
+        with_shared: f.with_shared,
+        in_snapshot: matches!(f.slot, Slot::Config { .. }) || f.kind == Kind::Alerts,
       }
-      Ok(Persist { path: p.path.into(), interval_ms: interval_ms as u64 })
     })
-    .transpose()?;
-  let config = snapshot.as_ref().map_or(config, |s| s.config.clone());
-  let hysteresis = finite("hysteresis", input.hysteresis, 0.0)?;
-  if !(0.0..1.0).contains(&hysteresis) {
-    return Err(BudgetError::out_of_range(format!("must be in [0, 1), got {}", js_number(hysteresis))).at("hysteresis"));
-  }
-  Ok(Plan { config, hysteresis, clock, snapshot, manual_start_ms, persist, shared: input.shared, given: Vec::new() })
-}
-
-/// What a duration field must be, for messages.
-const MS: &str = "a positive integer of milliseconds";
-
-fn finite(field: &str, value: Option<f64>, default: f64) -> std::result::Result<f64, BudgetError> {
-  match value {
-    None => Ok(default),
-    Some(v) if v.is_finite() => Ok(v),
-    Some(v) => Err(BudgetError::out_of_range(format!("must be a finite number, got {}", js_number(v))).at(field)),
-  }
-}
-
-/// An integer within JS's exact range; `must_be` says what the field must be.
-fn integer(field: &str, value: Option<f64>, default: i64, must_be: &str) -> std::result::Result<i64, BudgetError> {
-  match value {
-    None => Ok(default),
-    Some(v) if v.is_finite() && v.fract() == 0.0 && v.abs() <= MAX_SAFE_INTEGER as f64 => Ok(v as i64),
-    Some(v) => Err(BudgetError::out_of_range(format!("must be {must_be}, got {}", js_number(v))).at(field)),
-  }
-}
-
-fn non_negative(field: &str, value: Option<f64>, default: u64) -> std::result::Result<u64, BudgetError> {
-  const MUST_BE: &str = "a non-negative integer";
-  let n = integer(field, value, default as i64, MUST_BE)?;
-  u64::try_from(n).map_err(|_| BudgetError::out_of_range(format!("must be {MUST_BE}, got {n}")).at(field))
+    .collect()
 }

@@ -16,3 +16,77 @@ export type BudgetEvent = BudgetStatus | 'alert' | 'resolve'
 export type BudgetListener<E extends BudgetEvent> = (
   payload: E extends 'alert' | 'resolve' ? AlertEvent : BudgetReport,
 ) => void
+
+/**
+ * Configuration of an `ErrorBudgetTracker`. Every field is optional; `0` is a
+ * value like any other, never "use the default". Unknown keys are a `TypeError`.
+ * Written by hand from the core's table of config fields
+ * (`crates/budget-core/src/config.rs`, `FIELDS`): `__test__/config-table.spec.js`
+ * fails when a name, type, range or default here disagrees with it.
+ */
+export interface TrackerConfig {
+  /** Fraction of solves that must succeed, in (0, 1]. Default: 0.95. */
+  targetRate?: number
+  /**
+   * Rolling window length: a positive integer of milliseconds. Default: 3 600 000
+   * (1 h, the article's); most pipelines want 24 h (docs/choosing-an-slo.md).
+   */
+  windowMs?: number
+  /** Remaining-budget fraction below which the status is `warning`, in [0, 1]. Default: 0.5. */
+  warningThreshold?: number
+  /**
+   * Remaining-budget fraction below which the status is `critical`, in [0, 1],
+   * at most warningThreshold. Default: 0.1.
+   */
+  criticalThreshold?: number
+  /**
+   * Below this many events in the window the tracker reports `healthy` and burn
+   * rate 0: a non-negative integer. Default: 0; ~100 suits low-volume pipelines.
+   */
+  minEvents?: number
+  /**
+   * Bucket width of the window: a positive integer of milliseconds, at most
+   * windowMs, and at most 1 000 000 buckets per window. Default: max(1, floor(windowMs / 43200)),
+   * so the shortest default alert window (`windowMs / 8640`) spans 5 buckets.
+   */
+  resolutionMs?: number
+  /**
+   * Status hysteresis, in [0, 1): a status gets worse as soon as the remaining
+   * fraction crosses its threshold, better only once it is this far past it
+   * (e.g. 0.05: back to `healthy` at `warningThreshold + 0.05`). Default: 0, the
+   * reference's exact semantics. Not kept in snapshots.
+   */
+  hysteresis?: number
+  /**
+   * 'monotonic' or 'manual'. Default: 'monotonic': real time from a monotonic clock,
+   * reported in epoch ms. `'manual'`: time moves only through `record(…, atMs)` and `advanceTo()`.
+   */
+  clock?: 'monotonic' | 'manual'
+  /**
+   * The multiwindow burn-rate alert policy; `[]` for none. Default: the default policy,
+   * derived from `windowMs` (see docs/alert-policy.md).
+   */
+  alerts?: Array<AlertRuleConfig>
+  /**
+   * Restore from this `snapshot()` JSON instead of starting empty (what
+   * `ErrorBudgetTracker.restore()` does): the config comes from the snapshot,
+   * so only `clock`, `now` and `persist` may be given with it.
+   */
+  snapshot?: string
+  /**
+   * With `snapshot` and the manual clock: the time to restore at, an integer of epoch ms,
+   * not earlier than the snapshot's `savedAt`. Default: the snapshot's savedAt.
+   */
+  now?: number
+  /**
+   * Autosave: write a snapshot to `path` atomically every `intervalMs` and on
+   * `close()`, and restore from it on start when it exists. Not with `shared`.
+   */
+  persist?: PersistConfig
+  /**
+   * The name of a process-wide tracker shared by every thread (what
+   * `ErrorBudgetTracker.shared(name, config?)` passes): a non-empty string, well-formed Unicode
+   * (a lone surrogate is a `TypeError`, `ERR_INVALID_ARG_VALUE`). Not with `persist` or `snapshot`.
+   */
+  shared?: string
+}

@@ -22,7 +22,6 @@ mod sync;
 mod timer;
 mod tracker;
 
-pub use config::TrackerConfig;
 pub use report::{BudgetReport, BudgetStatus};
 pub use tracker::ErrorBudgetTracker;
 

@@ -63,6 +63,17 @@ ErrorBudgetTracker.restore({ version: 1 })
 // null is "no options", as at run time; the config comes from the snapshot.
 const restoreOptions: RestoreOptions = { persist: { path: 'budget.json', intervalMs: 60_000 } satisfies PersistConfig }
 void [ErrorBudgetTracker.restore(tracker.snapshot(), null), restoreOptions]
+// A subclass's statics return the subclass (lib/tracker.js builds with `this`).
+class CountingTracker extends ErrorBudgetTracker {
+  readonly kind = 'counting'
+}
+const sub: CountingTracker = CountingTracker.restore(tracker.snapshot(), { clock: 'manual' })
+const subShared: CountingTracker = CountingTracker.shared('counting-types', { targetRate: 0.97 })
+const detachedRestore = ErrorBudgetTracker.restore
+const base: ErrorBudgetTracker = detachedRestore(tracker.snapshot())
+// @ts-expect-error: the base class's restore is no CountingTracker
+const notSub: CountingTracker = ErrorBudgetTracker.restore(tracker.snapshot())
+void [sub, subShared, base, notSub]
 // @ts-expect-error: the config comes from the snapshot, not from restore's options
 ErrorBudgetTracker.restore(tracker.snapshot(), { windowMs: 60_000 })
 const counted: RecordedCounts = tracker.recorded

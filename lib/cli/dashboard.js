@@ -4,7 +4,7 @@
 const BAD_INPUT = 2
 
 function register(program) {
-  program
+  const command = program
     .command('dashboard')
     .description('write a Grafana dashboard (JSON) for the SLOs of `captcha-budget rules`, the SLO as a variable (exit 2 on bad input)')
     .option('--title <title>', 'the dashboard title', 'CAPTCHA error budgets')
@@ -15,6 +15,8 @@ function register(program) {
     .action((options) => {
       process.exitCode = dashboard(options)
     })
+  // A single-value flag given twice is a usage error, not the last one silently.
+  require('../cli-values').onceEach(command)
 }
 
 /** Runs the command; returns the exit code (0, or 2 on bad input). */

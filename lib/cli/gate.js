@@ -50,6 +50,8 @@ function register(program) {
         process.exitCode = gate(file, options)
       }
     })
+  // A single-value flag given twice is a usage error, not the last one silently.
+  require('../cli-values').onceEach(command)
 }
 
 function gate(file, options) {

@@ -17,7 +17,7 @@ const SHOWN_BAD_LINES = 20
 const collect = (value, previous) => previous.concat(value)
 
 function register(program) {
-  program
+  const command = program
     .command('replay')
     .description('replay a solve log through error-budget trackers: transitions, alerts, summary, baseline advice, chart (exit 2 on bad input)')
     .argument('[file]', "a JSON Lines or CSV solve log; '-' or nothing for stdin")
@@ -51,6 +51,8 @@ function register(program) {
     .action(async (file, options) => {
       process.exitCode = await replayCommand(file, options)
     })
+  // A single-value flag given twice is a usage error, not the last one silently (--target and --window collect theirs).
+  require('../cli-values').onceEach(command)
 }
 
 /** Runs the command; resolves to its exit code. */
@@ -148,10 +150,10 @@ function parseBy(text, fields, UsageError) {
   return by
 }
 
-/** `--top n`: a positive integer. */
+/** `--top n`: a positive integer (`0` and `-1` get the same message). */
 function parseTop(text, cliValues) {
-  const n = cliValues.parseCount(text, '--top')
-  if (n < 1) throw new cliValues.UsageError(`--top must be at least 1, got ${text}`)
+  const n = /^\d+$/.test(text) ? Number(text) : NaN
+  if (!(Number.isSafeInteger(n) && n >= 1)) throw new cliValues.UsageError(`--top must be a positive integer (at least 1), got '${text}'`)
   return n
 }
 

@@ -3,7 +3,7 @@
 // judged across every worker that exposes tracker.metrics({ name }): one SLO
 // from the flags, or many from an OpenSLO / Sloth file (--spec).
 const fs = require('node:fs')
-const { writeOutput, UsageError, parseTarget, parseCount, parseDurationArg, parseAlerts } = require('../cli-values')
+const { writeOutput, UsageError, parseTarget, parseCount, parseDurationArg, parseAlerts, onceEach } = require('../cli-values')
 const { printable } = require('../errors')
 
 const BAD_INPUT = 2
@@ -11,7 +11,7 @@ const BAD_INPUT = 2
 const SLO_FLAGS = ['name', 'target', 'slo']
 
 function register(program) {
-  program
+  const command = program
     .command('rules')
     .description('write Prometheus recording rules and multiwindow burn-rate alerts for SLOs, fleet-wide (exit 2 on bad input)')
     .option('--spec <file>', "OpenSLO, Sloth or Pyrra SLO files (YAML, '-' for stdin), instead of --name/--target: docs/slo-ecosystem.md")
@@ -26,7 +26,7 @@ function register(program) {
     .option('--resolution <duration>', 'as config.resolutionMs, if the workers set it: custom alert windows are rounded to it')
     .option('--scrape-interval <duration>', 'no alert window shorter than 4 scrape intervals (default windows are lengthened, custom ones refused)', '15s')
     .option('--evaluation-interval <duration>', "the rule group's interval, for --period-rules optimised", '1m')
-    .option('--period-rules <mode>', "'exact' (raw counters over the period) or 'optimised' (sums of recorded short-window increases)", 'exact')
+    .option('--period-rules <mode>', "'exact' (raw counters over the period; the default) or 'optimised' (sums of recorded short-window increases; the default for a Pyrra spec with performanceOverAccuracy: true)")
     .option('--format <format>', "'rules' (a rule file) or 'prometheus-operator' (a PrometheusRule object)", 'rules')
     .option('--namespace <namespace>', "metadata.namespace of the PrometheusRule (default: the spec's Kubernetes namespace)")
     .option('--compat <tool>', "'sloth': also write Sloth's series and info names (slo:sli_error:ratio_rate5m, sloth_slo_info, …) for its dashboards")
@@ -36,6 +36,8 @@ function register(program) {
     .action((options) => {
       process.exitCode = rules(options)
     })
+  // A single-value flag given twice is a usage error, not the last one silently.
+  onceEach(command)
 }
 
 /** The SLO described by the command-line options, checked; throws a UsageError. */
@@ -90,10 +92,10 @@ function rules(options) {
     const ruleOptions = {
       scrapeIntervalMs: parseDurationArg(options.scrapeInterval, '--scrape-interval'),
       evaluationIntervalMs: parseDurationArg(options.evaluationInterval, '--evaluation-interval'),
-      periodRules: options.periodRules,
+      periodRules: options.periodRules ?? metadata?.periodRules ?? 'exact',
       format: options.format,
     }
-    for (const [flag, value, choices] of [['--period-rules', options.periodRules, ['exact', 'optimised']], ['--format', options.format, ['rules', 'prometheus-operator']]]) {
+    for (const [flag, value, choices] of [['--period-rules', ruleOptions.periodRules, ['exact', 'optimised']], ['--format', options.format, ['rules', 'prometheus-operator']]]) {
       if (!choices.includes(value)) throw new UsageError(`${flag} must be one of ${choices.join(', ')}, got '${value}'`)
     }
     for (const [flag, ms] of [['--scrape-interval', ruleOptions.scrapeIntervalMs], ['--evaluation-interval', ruleOptions.evaluationIntervalMs]]) {

@@ -6,8 +6,7 @@
 // single-tracker sync (sync.js): a batch whose reply was lost goes again under
 // its number, the script applies a number once, and a failed sync leaves every
 // child with its last fleet view plus its own solves.
-const crypto = require('node:crypto')
-const os = require('node:os')
+const { FleetLoop } = require('./loop.js')
 const { FleetSyncError, syncError, MAX_COUNT } = require('./sync.js')
 const { excerpt } = require('./store.js')
 const { FIRST, familyKeysOf, runFamilyScript } = require('./family-store.js')
@@ -63,187 +62,71 @@ function replyChildren(key, reply) {
   return byChild
 }
 
-function within(promise, ms, timeoutError) {
-  let timer
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(timeoutError()), ms)
-    timer.unref()
-  })
-  promise.catch(() => {})
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
-}
-
-class FamilySync {
+class FamilySync extends FleetLoop {
   /**
    * @param {object} hooks `{ probe, probeLink, windowMs, configJson, now(), children(): Iterable<[child id, FleetLink]>, drained(): Iterable<[child id, drained counts]>, linkFor(child id): FleetLink | null }`
    * @param {ReturnType<import('./options.js').checkFleet>} options
    */
   constructor(hooks, options) {
+    const slo = { targetRate: JSON.parse(hooks.configJson).targetRate, windowMs: hooks.windowMs, bucketMs: hooks.probeLink.bucketMs, configJson: hooks.configJson }
+    super(options, slo, { owner: 'family', startedAt: hooks.now(), FleetSyncError })
     this.hooks = hooks
-    this.options = options
-    this.bucketMs = hooks.probeLink.bucketMs
-    this.ttlMs = hooks.windowMs + 2 * this.bucketMs
-    this.windowMs = hooks.windowMs
-    /** What every worker of the key must share (store.js's SLO JSON): refused by the store otherwise. */
-    this.sloJson = JSON.stringify({ targetRate: JSON.parse(hooks.configJson).targetRate, windowMs: hooks.windowMs, bucketMs: this.bucketMs })
-    // As sync.js: a tenth of the window, from 1 s to 60 s, unless given.
-    this.maxSkewMs = options.maxSkewMs ?? Math.min(60_000, Math.max(1000, Math.floor(hooks.windowMs / 10)))
     this.keys = familyKeysOf(options.key)
-    this.worker = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`
-    this.seq = 0
-    this.epoch = ''
-    this.version = 0
-    /** The drained batch not acknowledged yet: { seq, args }. */
-    this.pending = null
-    this.chain = Promise.resolve()
-    this.inFlight = false
-    this.closed = false
-    this.syncedAt = null
-    this.staleSince = hooks.now()
-    this.lastError = null
-    this.workers = 0
-    this.warned = false
-    this.errorListeners = []
-    this.timer = null
-    /** Redis calls made (the bench counts them per sync). */
-    this.calls = 0
   }
 
-  start() {
-    if (this.options.syncMs === 0) return
-    this.timer = setInterval(() => this.background(), this.options.syncMs)
-    this.timer.unref()
-    setImmediate(() => this.background()).unref()
+  now() {
+    return this.hooks.now()
   }
 
-  background() {
-    if (this.closed || this.inFlight) return
-    this.sync().catch(() => {})
-  }
-
-  sync() {
-    const run = this.chain.then(() => this.round())
-    this.chain = run.catch(() => {})
-    return run
-  }
-
-  async round() {
-    if (this.closed) throw new FleetSyncError(this.options.key, new Error('the family is closed'))
-    this.inFlight = true
-    try {
-      if (this.pending !== null) await this.exchange()
-      const quads = []
-      for (const [id, flat] of this.hooks.drained()) {
-        for (let i = 0; i < flat.length; i += 3) quads.push(id, String(flat[i]), String(flat[i + 1]), String(flat[i + 2]))
-      }
-      this.pending = { seq: ++this.seq, quads }
-      await this.exchange()
-      return this.info()
-    } finally {
-      this.inFlight = false
-    }
-  }
-
-  async exchange() {
-    const { options, pending, hooks } = this
-    const now = hooks.now()
-    const probe = hooks.probe
+  /** The oldest live bucket at `now`, read off the probe tracker moved there. */
+  oldestBucket(now) {
+    const { probe, probeLink } = this.hooks
     if (probe.now < now) probe.advanceTo(now)
-    const args = [
-      this.worker,
-      String(pending.seq),
-      String(this.bucketMs),
-      String(hooks.probeLink.oldestBucket),
-      String(this.ttlMs),
-      String(now),
-      String(Math.max(3 * options.syncMs, 3 * options.timeoutMs)),
-      hooks.configJson,
-      this.epoch,
-      String(this.version),
-      this.sloJson,
-      String(this.windowMs),
-      String(this.maxSkewMs),
-      ...pending.quads,
-    ]
-    if (args.length !== FIRST - 1 + pending.quads.length) throw new Error('fleet: the family script arguments and family-store.js FIRST disagree')
-    let reply
-    let byChild
-    try {
-      this.calls++
-      reply = await within(runFamilyScript(options.redis, options.kind, this.keys, args), options.timeoutMs, () => new Error(`no reply within ${options.timeoutMs} ms`))
-      // The buckets of each child, as its link takes them.
-      byChild = replyChildren(options.key, reply)
-    } catch (cause) {
-      throw this.failed(cause instanceof FleetSyncError ? cause : familyError(options.key, cause, this.maxSkewMs))
+    return probeLink.oldestBucket
+  }
+
+  /** The counts of every child recorded since its last drain, as (child id, bucket, successes, failures) quads. */
+  drain() {
+    const args = []
+    for (const [id, flat] of this.hooks.drained()) {
+      for (let i = 0; i < flat.length; i += 3) args.push(id, String(flat[i]), String(flat[i + 1]), String(flat[i + 2]))
     }
-    if (this.closed) return
+    return { args }
+  }
+
+  call(args) {
+    return runFamilyScript(this.options.redis, this.options.kind, this.keys, args)
+  }
+
+  /** The buckets of each child, as its link takes them. */
+  parse(reply) {
+    return replyChildren(this.options.key, reply)
+  }
+
+  refusal(cause) {
+    return familyError(this.options.key, cause, this.maxSkewMs)
+  }
+
+  install(reply, byChild) {
+    const { hooks } = this
     const complete = Number(reply[4]) === 1
-    try {
-      const known = new Set()
-      for (const [id, link] of hooks.children()) {
-        known.add(id)
-        const flat = byChild.get(id)
-        if (flat !== undefined) link.apply(flat, complete)
-        else if (complete) link.apply([], true)
-      }
-      // Children another worker created: every bucket of theirs is in the reply (each
-      // was changed after the version this worker saw), so they arrive whole.
-      for (const [id, flat] of byChild) {
-        if (known.has(id)) continue
-        const link = hooks.linkFor(id)
-        if (link !== null) link.apply(flat, true)
-      }
-    } catch (cause) {
-      // Counts a window cannot hold exactly (the native check): a refusal, not a RangeError.
-      throw this.failed(new FleetSyncError(options.key, cause, `${cause?.message ?? cause}; the key is corrupt`))
+    const known = new Set()
+    for (const [id, link] of hooks.children()) {
+      known.add(id)
+      const flat = byChild.get(id)
+      if (flat !== undefined) link.apply(flat, complete)
+      else if (complete) link.apply([], true)
     }
-    this.epoch = String(reply[2])
-    this.version = Number(reply[3])
-    this.pending = null
-    this.workers = Number(reply[1])
-    this.syncedAt = now
-    this.staleSince = null
-    this.lastError = null
-    this.warned = false
-  }
-
-  failed(err) {
-    if (this.staleSince === null) this.staleSince = this.hooks.now()
-    this.lastError = err
-    if (this.errorListeners.length > 0) {
-      for (const listener of [...this.errorListeners]) {
-        try {
-          listener(err)
-        } catch (thrown) {
-          process.emitWarning(`a 'fleet-error' listener threw: ${thrown?.message ?? thrown}`, { code: 'CAPTCHA_BUDGET_FLEET' })
-        }
-      }
-    } else if (!this.warned) {
-      this.warned = true
-      process.emitWarning(`${err.message}; the family counts locally until Redis answers`, { code: 'CAPTCHA_BUDGET_FLEET' })
+    // Children another worker created: every bucket of theirs is in the reply (each
+    // was changed after the version this worker saw), so they arrive whole.
+    for (const [id, flat] of byChild) {
+      if (known.has(id)) continue
+      const link = hooks.linkFor(id)
+      if (link !== null) link.apply(flat, true)
     }
-    return err
-  }
-
-  /** What `family.fleet` shows. */
-  info() {
-    return {
-      key: this.options.key,
-      worker: this.worker,
-      workers: this.workers,
-      bucketMs: this.bucketMs,
-      syncedAt: this.syncedAt,
-      stale: this.staleSince !== null,
-      staleSince: this.staleSince,
-      lastError: this.lastError === null ? null : this.lastError.message,
-    }
-  }
-
-  close() {
-    this.closed = true
-    if (this.timer !== null) clearInterval(this.timer)
-    this.timer = null
   }
 }
+
+FamilySync.prototype.FIRST = FIRST
 
 module.exports = { FamilySync }

@@ -5,9 +5,7 @@
 // same number until one reply comes back, and the script applies a number
 // once, so nothing is counted twice. Failures never reject in the background:
 // the tracker keeps its last view (stale) plus its own solves.
-const crypto = require('node:crypto')
-const os = require('node:os')
-const { inspect } = require('node:util')
+const { FleetLoop, describe } = require('./loop.js')
 const { approxDuration, humanDuration } = require('../duration.js')
 const { FIRST, keysOf, runScript, redact, excerpt } = require('./store.js')
 
@@ -25,21 +23,6 @@ class FleetSyncError extends Error {
   }
 }
 FleetSyncError.prototype.name = 'FleetSyncError'
-
-/** Any thrown value, readable: an Error's message, a string as is, anything else as util.inspect shows it (Symbol(x), null prototypes). */
-function describe(value) {
-  if (value instanceof Error) {
-    try {
-      return String(value.message)
-    } catch {}
-  }
-  if (typeof value === 'string') return value
-  try {
-    return inspect(value)
-  } catch {
-    return Object.prototype.toString.call(value)
-  }
-}
 
 /** A duration of `ms` (either sign) for the clock messages: "about 2h". */
 const about = (ms) => `about ${approxDuration(Math.abs(ms))}`
@@ -121,177 +104,64 @@ function replyBuckets(key, reply) {
 /** Where the buckets start in the script's reply (store.js). */
 const FIRST_REPLY = 6
 
-/** Rejects with `timeoutError()` if `promise` has not settled within `ms` (real time). */
-function within(promise, ms, timeoutError) {
-  let timer
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(timeoutError()), ms)
-    timer.unref()
-  })
-  // A late rejection of the losing promise is not an unhandled one.
-  promise.catch(() => {})
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
-}
-
-/** A listener's thrown value for a warning: an Error as `Name: message`, a string quoted, anything else as util.inspect shows it. */
-function describeThrown(value) {
-  if (value instanceof Error) return describe(value) === '' ? String(value.name) : `${value.name}: ${describe(value)}`
-  if (typeof value === 'string') return inspect(value)
-  return describe(value)
-}
-
-class FleetSync {
+class FleetSync extends FleetLoop {
   /**
    * @param {object} tracker the native tracker
    * @param {object} link its native FleetLink
    * @param {ReturnType<import('./options.js').checkFleet>} options
    */
   constructor(tracker, link, options) {
+    const { config } = JSON.parse(tracker.snapshot())
+    const slo = { targetRate: config.targetRate, windowMs: config.windowMs, bucketMs: link.bucketMs, configJson: JSON.stringify(config) }
+    super(options, slo, { owner: 'tracker', startedAt: tracker.now, FleetSyncError })
     this.tracker = tracker
     this.link = link
-    this.options = options
-    // The SLO config in force, stored with the counts for `captcha-budget gate --redis`.
-    const { config } = JSON.parse(tracker.snapshot())
-    this.configJson = JSON.stringify(config)
-    // The keys outlive the window by two buckets: a clock behind ours still reads them.
-    this.ttlMs = config.windowMs + 2 * link.bucketMs
-    this.windowMs = config.windowMs
-    /** What every worker of the key must share: refused by the store otherwise. */
-    this.sloJson = JSON.stringify({ targetRate: config.targetRate, windowMs: config.windowMs, bucketMs: link.bucketMs })
-    this.maxSkewMs = options.maxSkewMs ?? Math.min(60_000, Math.max(1000, Math.floor(config.windowMs / 10)))
     this.keys = keysOf(options.key)
-    this.worker = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`
-    this.seq = 0
-    /** The store's epoch and version as of the last apply: the next sync gets the buckets changed since. */
-    this.epoch = ''
-    this.version = 0
-    /** The drained batch not acknowledged yet: { seq, flat, successes, failures }. */
-    this.pending = null
     /** `tracker.recorded` at the last drain: what was recorded since is unsent too. */
     this.recordedAtDrain = tracker.recorded
-    this.chain = Promise.resolve()
-    this.inFlight = false
-    this.closed = false
-    this.syncedAt = null
-    this.staleSince = tracker.now
-    this.lastError = null
-    this.workers = 0
-    this.warned = false
-    this.errorListeners = []
-    this.timer = null
   }
 
-  /** Starts the background sync (every syncMs; none with syncMs 0): never keeps the process alive. */
-  start() {
-    if (this.options.syncMs === 0) return
-    this.timer = setInterval(() => this.background(), this.options.syncMs)
-    this.timer.unref()
-    setImmediate(() => this.background()).unref()
+  now() {
+    return this.tracker.now
   }
 
-  background() {
-    // A slow round (Redis unreachable) is not queued behind: the next tick retries.
-    if (this.closed || this.inFlight) return
-    this.sync().catch(() => {})
+  oldestBucket() {
+    return this.link.oldestBucket
   }
 
-  /** Syncs now, after any sync in progress; resolves to `info()`, rejects with a FleetSyncError. */
-  sync() {
-    const run = this.chain.then(() => this.round())
-    this.chain = run.catch(() => {})
-    return run
-  }
-
-  async round() {
-    if (this.closed) throw new FleetSyncError(this.options.key, new Error('the tracker is closed'))
-    this.inFlight = true
-    try {
-      // A batch whose reply never came goes again first, under its own number.
-      if (this.pending !== null) await this.exchange()
-      const recorded = this.tracker.recorded
-      const flat = this.link.drain()
-      let successes = 0
-      let failures = 0
-      for (let i = 0; i < flat.length; i += 3) {
-        successes += flat[i + 1]
-        failures += flat[i + 2]
-      }
-      this.pending = { seq: ++this.seq, flat, successes, failures }
-      this.recordedAtDrain = recorded
-      await this.exchange()
-      return this.info()
-    } finally {
-      this.inFlight = false
+  /** The counts recorded since the last drain, as (bucket, successes, failures) triples. */
+  drain() {
+    const recorded = this.tracker.recorded
+    const flat = this.link.drain()
+    let successes = 0
+    let failures = 0
+    for (let i = 0; i < flat.length; i += 3) {
+      successes += flat[i + 1]
+      failures += flat[i + 2]
     }
+    this.recordedAtDrain = recorded
+    return { args: flat.map(String), successes, failures }
   }
 
-  async exchange() {
-    const { options, pending } = this
-    const now = this.tracker.now
-    const args = [
-      this.worker,
-      String(pending.seq),
-      String(this.link.bucketMs),
-      String(this.link.oldestBucket),
-      String(this.ttlMs),
-      String(now),
-      String(Math.max(3 * options.syncMs, 3 * options.timeoutMs)),
-      this.configJson,
-      this.epoch,
-      String(this.version),
-      this.sloJson,
-      String(this.windowMs),
-      String(this.maxSkewMs),
-      ...pending.flat.map(String),
-    ]
-    if (args.length !== FIRST - 1 + pending.flat.length) throw new Error('fleet: the script arguments and store.js FIRST disagree')
-    let reply
-    let flat
-    try {
-      const call = runScript(options.redis, options.kind, this.keys, args)
-      reply = await within(call, options.timeoutMs, () => new Error(`no reply within ${options.timeoutMs} ms`))
-      flat = replyBuckets(options.key, reply)
-    } catch (cause) {
-      throw this.failed(cause instanceof FleetSyncError ? cause : syncError(options.key, cause, this.maxSkewMs))
-    }
-    if (this.closed) return
+  call(args) {
+    return runScript(this.options.redis, this.options.kind, this.keys, args)
+  }
+
+  parse(reply) {
+    return replyBuckets(this.options.key, reply)
+  }
+
+  refusal(cause) {
+    return syncError(this.options.key, cause, this.maxSkewMs)
+  }
+
+  install(reply, flat) {
     if (reply[5] !== '' && reply[5] != null) this.repaired(String(reply[5]))
-    try {
-      this.link.apply(flat, Number(reply[4]) === 1)
-    } catch (cause) {
-      // Counts the window cannot hold exactly (the native check, as for snapshots): nothing installed.
-      throw this.failed(new FleetSyncError(options.key, cause, `${describe(cause)}; the key is corrupt`))
-    }
-    this.epoch = String(reply[2])
-    this.version = Number(reply[3])
-    this.pending = null
-    this.workers = Number(reply[1])
-    this.syncedAt = this.tracker.now
-    this.staleSince = null
-    this.lastError = null
-    this.warned = false
+    this.link.apply(flat, Number(reply[4]) === 1)
   }
 
-  failed(err) {
-    if (this.staleSince === null) this.staleSince = this.tracker.now
-    this.lastError = err
-    if (this.errorListeners.length > 0) {
-      for (const listener of [...this.errorListeners]) {
-        try {
-          listener.call(this.tracker, err)
-        } catch (thrown) {
-          // Whatever it threw (a Symbol, a null-prototype object): shown, and the next listener runs.
-          try {
-            process.emitWarning(`fleet '${this.options.key}': a 'fleet-error' listener threw ${describeThrown(thrown)}`, { code: 'CAPTCHA_BUDGET_FLEET' })
-          } catch {}
-        }
-      }
-    } else if (!this.warned) {
-      // Once per outage (or refusal), when nobody listens: the tracker keeps working, stale.
-      this.warned = true
-      process.emitWarning(`${err.message}; the tracker counts locally until a sync succeeds`, { code: 'CAPTCHA_BUDGET_FLEET' })
-    }
-    return err
+  notify(listener, err) {
+    listener.call(this.tracker, err)
   }
 
   /** The store found some of the key's three keys missing (an eviction) and repaired them: said loudly, once per repair. */
@@ -307,31 +177,22 @@ class FleetSync {
     )
   }
 
-  /** What `report().fleet` shows. */
+  /** What `report().fleet` shows: the loop's figures and what is not sent yet. */
   info() {
+    const { lastError, ...common } = super.info()
     const recorded = this.tracker.recorded
     const pending = this.pending ?? { successes: 0, failures: 0 }
     return {
-      key: this.options.key,
-      worker: this.worker,
-      workers: this.workers,
-      bucketMs: this.link.bucketMs,
-      syncedAt: this.syncedAt,
-      stale: this.staleSince !== null,
-      staleSince: this.staleSince,
+      ...common,
       unsent: {
         successes: pending.successes + recorded.successes - this.recordedAtDrain.successes,
         failures: pending.failures + recorded.failures - this.recordedAtDrain.failures,
       },
-      lastError: this.lastError === null ? null : this.lastError.message,
+      lastError,
     }
   }
-
-  close() {
-    this.closed = true
-    if (this.timer !== null) clearInterval(this.timer)
-    this.timer = null
-  }
 }
+
+FleetSync.prototype.FIRST = FIRST
 
 module.exports = { FleetSync, FleetSyncError, syncError, MAX_COUNT }

@@ -1,8 +1,9 @@
 'use strict'
 // SLO documents from the ecosystem, read into the `slo` objects of
-// lib/rules.js: OpenSLO v1 and v1alpha `SLO` documents, Sloth `prometheus/v1`
-// specs and `sloth.slok.dev/v1` PrometheusServiceLevels, Pyrra
-// `ServiceLevelObjective`s, any number per YAML stream. An SLI on our counter
+// lib/rules.js: OpenSLO v1 and v1alpha `SLO` documents (with the v1 `SLI` and
+// `DataSource` documents they name), Sloth `prometheus/v1` specs and
+// `sloth.slok.dev/v1` PrometheusServiceLevels, Pyrra `ServiceLevelObjective`s,
+// any number per YAML stream. An SLI on our counter
 // (`captcha_budget_solves_total{name=…}`, lib/metrics.js) becomes `slo.name`;
 // any other error/total PromQL becomes `slo.sli`. What the rules cannot express
 // is refused, never dropped: every problem is an error naming the file, the
@@ -83,20 +84,37 @@ function onlyKnown(map, known, fail, field, why = {}) {
 }
 
 // A series selector alone (`metric{…}` or `{…}`): rate() over each window is taken of it.
-const SELECTOR = /^\s*(?:[a-zA-Z_:][a-zA-Z0-9_:]*\s*(?:\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*\})?|\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*\})\s*$/
+const SELECTOR_BODY = String.raw`(?:[a-zA-Z_:][a-zA-Z0-9_:]*\s*(?:\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*\})?|\{(?:[^{}"]|"(?:[^"\\]|\\.)*")*\})`
+const SELECTOR = new RegExp(String.raw`^\s*${SELECTOR_BODY}\s*$`)
+// A sum of a selector (`sum(metric{…})`, `sum by (a, b) (metric{…})`, `sum(metric{…}) by (a)`): OpenSLO's own
+// ratioMetric example. Of a counter that is the sum of its rates over each window.
+const BY = String.raw`by\s*\(\s*([a-zA-Z_][a-zA-Z0-9_]*(?:\s*,\s*[a-zA-Z_][a-zA-Z0-9_]*)*)?\s*,?\s*\)`
+const SUM_OF_SELECTOR = new RegExp(String.raw`^\s*sum\s*(?:${BY}\s*)?\(\s*(${SELECTOR_BODY})\s*\)\s*(?:${BY})?\s*$`)
 const WINDOW = '{{.window}}'
 
 /**
  * An OpenSLO or Pyrra query as a Sloth-style template: a bare selector becomes
- * `sum [by (…)] (rate(<selector>[{{.window}}]))`; PromQL with `{{.window}}` is kept.
+ * `sum [by (…)] (rate(<selector>[{{.window}}]))`, and so does a sum of one
+ * (`sum by (…) (<selector>)`); PromQL with `{{.window}}` is kept.
  */
 function rateTemplate(query, fail, field, grouping = []) {
   if (typeof query !== 'string' || query.trim() === '') fail(field, `must be a PromQL string, got ${query === undefined ? 'nothing' : JSON.stringify(query)}`)
   if (query.includes(WINDOW)) return query.trim()
-  if (!SELECTOR.test(query)) {
-    fail(field, `must be a series selector (its rate() over each alert window is taken) or PromQL with ${WINDOW} as its range, got ${printable(JSON.stringify(query))}`)
+  let selector = query.trim()
+  let by = grouping
+  const sum = SUM_OF_SELECTOR.exec(query)
+  if (sum) {
+    if (grouping.length) fail(field, `must be a series selector when the SLO has a grouping (the rules sum it by the grouping labels), got ${printable(JSON.stringify(query))}`)
+    selector = sum[2].trim()
+    const labels = sum[1] ?? sum[3]
+    by = labels === undefined ? [] : labels.split(',').map((l) => l.trim()).filter(Boolean)
+  } else if (!SELECTOR.test(query)) {
+    fail(
+      field,
+      `must be a series selector or a sum of one (its rate() over each alert window is taken), or PromQL with ${WINDOW} as its range, got ${printable(JSON.stringify(query))}`,
+    )
   }
-  return `sum${grouping.length ? ` by (${grouping.join(', ')})` : ''} (rate(${query.trim()}[${WINDOW}]))`
+  return `sum${by.length ? ` by (${by.join(', ')})` : ''} (rate(${selector}[${WINDOW}]))`
 }
 
 /**
@@ -151,72 +169,50 @@ function openSloTarget(objective, fail, field) {
   return target
 }
 
-/** The SLOs of one OpenSLO v1 `SLO` document. */
-function readOpenSlo(doc, fail) {
+/** A Kubernetes-style document's `metadata` (with a name) and `spec`. */
+function namedDocument(doc, fail) {
   const meta = doc.metadata
   if (!isObject(meta)) fail('metadata', 'is required (with metadata.name)')
   if (typeof meta.name !== 'string' || meta.name === '') fail('metadata.name', 'is required: a non-empty string')
   const spec = doc.spec
   if (!isObject(spec)) fail('spec', 'is required')
-  if (spec.budgetingMethod !== 'Occurrences') {
-    fail('spec.budgetingMethod', `must be Occurrences (the budget counts solves, not time slices), got ${JSON.stringify(spec.budgetingMethod)}`)
+  return { meta, spec }
+}
+
+/** OpenSLO's budgeting method: Occurrences (also when left out, as OpenSLO's own SLO example does). */
+function occurrences(spec, fail) {
+  if (spec.budgetingMethod !== undefined && spec.budgetingMethod !== null && spec.budgetingMethod !== 'Occurrences') {
+    fail('spec.budgetingMethod', `must be Occurrences (the budget counts solves, not time slices), got ${printable(JSON.stringify(spec.budgetingMethod))}`)
   }
-  const windows = spec.timeWindow
-  if (!Array.isArray(windows) || windows.length !== 1) fail('spec.timeWindow', 'must hold exactly one window')
-  const window = windows[0]
-  if (!isObject(window)) fail('spec.timeWindow[0]', 'must be a map with duration and isRolling')
-  if (window.isRolling !== true) fail('spec.timeWindow[0].isRolling', 'must be true: the budget is a rolling window (calendar windows are not supported)')
-  const dm = OPENSLO_DURATION.exec(String(window.duration ?? ''))
-  if (!dm) fail('spec.timeWindow[0].duration', `must be a duration like 28d, 24h or 1w, got ${JSON.stringify(window.duration)}`)
-  if ('MQY'.includes(dm[2])) fail('spec.timeWindow[0].duration', `${window.duration} is a calendar length; give a fixed one in days, e.g. 30d`)
-  let windowMs
-  try {
-    windowMs = parseDuration(window.duration, 'duration')
-  } catch {
-    // The form is right (checked above): zero, or more ms than JavaScript counts exactly.
-    fail('spec.timeWindow[0].duration', `must be a positive duration of at most 2^53 − 1 ms, got ${JSON.stringify(window.duration)}`)
-  }
-  if (spec.indicatorRef !== undefined) fail('spec.indicatorRef', 'is not supported: give the indicator inline (spec.indicator)')
-  const ind = spec.indicator?.spec
-  if (!isObject(ind)) fail('spec.indicator.spec', 'is required: an inline indicator with a ratioMetric')
-  if (ind.thresholdMetric !== undefined) {
-    fail('spec.indicator.spec.thresholdMetric', 'is not supported: a threshold (latency) indicator compares values, not error and total events; give a ratioMetric of events (e.g. requests over the latency bucket vs all)')
-  }
-  onlyKnown(ind, ['ratioMetric'], fail, 'spec.indicator.spec')
-  const ratio = ind.ratioMetric
-  if (!isObject(ratio)) fail('spec.indicator.spec.ratioMetric', 'is required: a ratio of events (good or bad, and total)')
-  if (ratio.raw !== undefined) fail('spec.indicator.spec.ratioMetric.raw', 'is not supported: a precomputed ratio has no events to count; give good or bad with total')
-  if (ratio.counter === false) fail('spec.indicator.spec.ratioMetric.counter', 'false (gauges) is not supported: the rules take rate() of counters')
-  onlyKnown(ratio, ['counter', 'good', 'bad', 'total'], fail, 'spec.indicator.spec.ratioMetric')
-  const query = (part) => {
-    const field = `spec.indicator.spec.ratioMetric.${part}.metricSource`
-    const ms = ratio[part]?.metricSource
-    if (!isObject(ms)) fail(field, 'is required')
-    if (ms.type !== undefined && ms.type !== 'Prometheus') fail(`${field}.type`, `must be Prometheus, got ${JSON.stringify(ms.type)}`)
-    return ms.spec?.query
-  }
-  const hasGood = ratio.good !== undefined
-  if (hasGood === (ratio.bad !== undefined)) fail('spec.indicator.spec.ratioMetric', 'must have exactly one of good and bad, with total')
-  const part = hasGood ? 'good' : 'bad'
-  const sli = readSli({
-    counted: query(part),
-    total: query('total'),
-    good: hasGood,
-    countedField: `spec.indicator.spec.ratioMetric.${part}.metricSource.spec.query`,
-    totalField: 'spec.indicator.spec.ratioMetric.total.metricSource.spec.query',
-    wrap: (q, f) => rateTemplate(q, fail, f),
-  }, fail)
+}
+
+/** OpenSLO's `alertPolicies`: none (left out, empty, or null as in OpenSLO's examples), never ignored. */
+function noAlertPolicies(spec, fail) {
+  const policies = spec.alertPolicies
+  if (policies === undefined || policies === null || (Array.isArray(policies) && policies.length === 0)) return
+  fail(
+    'spec.alertPolicies',
+    "is not supported: the rules alert with their own multiwindow burn-rate pairs (see --alerts), so an AlertPolicy's conditions would not be honoured; leave it out",
+  )
+}
+
+/**
+ * The SLOs of an OpenSLO document's objectives, one each, all with `sli`:
+ * `sliOf(objective, field)` for v1alpha's per-objective ratioMetrics.
+ */
+function openSloObjectives({ meta, spec, windowMs, sli, sliOf }, fail) {
   if (!Array.isArray(spec.objectives) || spec.objectives.length === 0) fail('spec.objectives', 'must hold at least one objective')
-  const labels = readLabels(meta.labels, fail, 'metadata.labels')
+  // The SLO's service is a label, as in Sloth's specs (and Sloth's reading of OpenSLO); metadata.labels win.
+  if (spec.service !== undefined && (typeof spec.service !== 'string' || spec.service === '')) fail('spec.service', `must be a non-empty string, got ${printable(JSON.stringify(spec.service))}`)
+  const own = readLabels(meta.labels, fail, 'metadata.labels')
+  const labels = spec.service === undefined ? own : { service: spec.service, ...own }
   return spec.objectives.map((objective, i) => {
     const field = `spec.objectives[${i}]`
     if (!isObject(objective)) fail(field, 'must be a map')
-    for (const key of ['timeSliceTarget', 'timeSliceWindow', 'op', 'value']) {
-      if (objective[key] !== undefined) fail(`${field}.${key}`, 'is not supported: it belongs to time slices or a threshold, the rules count events')
-    }
+    const indicator = sliOf ? sliOf(objective, field) : sli
     const target = openSloTarget(objective, fail, field)
     const suffix = spec.objectives.length > 1 ? `-${idPart(objective.name ?? objective.displayName ?? i)}` : ''
-    const slo = { id: `${meta.name}${suffix}`, ...sli, targetRate: target, windowMs }
+    const slo = { id: `${meta.name}${suffix}`, ...indicator, targetRate: target, windowMs }
     if (labels) slo.labels = labels
     const description = spec.description ?? meta.displayName
     if (typeof description === 'string' && description !== '') slo.description = description
@@ -224,66 +220,150 @@ function readOpenSlo(doc, fail) {
   })
 }
 
+const OPENSLO_SPEC_KEYS = ['description', 'service', 'indicator', 'indicatorRef', 'timeWindow', 'budgetingMethod', 'objectives', 'alertPolicies']
+const OPENSLO_OBJECTIVE_KEYS = ['displayName', 'name', 'target', 'targetPercent', 'op', 'value', 'timeSliceTarget', 'timeSliceWindow', 'indicator', 'indicatorRef', 'compositeWeight']
+
+/** An OpenSLO v1 `timeWindow`: its rolling duration, or `windowMs` (the period) when left out. */
+function openSloWindow(spec, fail, windowMs) {
+  const windows = spec.timeWindow
+  if (windows === undefined || windows === null) return windowMs
+  if (!Array.isArray(windows) || windows.length !== 1) fail('spec.timeWindow', 'must hold exactly one window')
+  const window = windows[0]
+  if (!isObject(window)) fail('spec.timeWindow[0]', 'must be a map with duration and isRolling')
+  if (window.isRolling !== true) fail('spec.timeWindow[0].isRolling', 'must be true: the budget is a rolling window (calendar windows are not supported)')
+  const dm = OPENSLO_DURATION.exec(String(window.duration ?? ''))
+  if (!dm) fail('spec.timeWindow[0].duration', `must be a duration like 28d, 24h or 1w, got ${printable(JSON.stringify(window.duration))}`)
+  if ('MQY'.includes(dm[2])) fail('spec.timeWindow[0].duration', `${window.duration} is a calendar length; give a fixed one in days, e.g. 30d`)
+  try {
+    return parseDuration(window.duration, 'duration')
+  } catch {
+    // The form is right (checked above): zero, or more ms than JavaScript counts exactly.
+    fail('spec.timeWindow[0].duration', `must be a positive duration of at most 2^53 − 1 ms, got ${JSON.stringify(window.duration)}`)
+  }
+}
+
+/**
+ * The SLI of an OpenSLO v1 indicator's `spec` (inline, or an SLI document's):
+ * a ratioMetric of events whose metric sources are Prometheus (their `type`,
+ * or the `type` of the DataSource document their `metricSourceRef` names).
+ */
+function openSloIndicator(ind, at, fail, dataSources) {
+  if (!isObject(ind)) fail(at, 'is required: an indicator with a ratioMetric')
+  if (ind.thresholdMetric !== undefined) {
+    fail(`${at}.thresholdMetric`, 'is not supported: a threshold (latency) indicator compares values, not error and total events; give a ratioMetric of events (e.g. requests over the latency bucket vs all)')
+  }
+  onlyKnown(ind, ['ratioMetric', 'description'], fail, at)
+  const rf = `${at}.ratioMetric`
+  const query = (ratio, part) => {
+    const field = `${rf}.${part}.metricSource`
+    const ms = ratio[part]?.metricSource
+    if (!isObject(ms)) fail(field, 'is required')
+    let type = ms.type
+    if (type === undefined && ms.metricSourceRef !== undefined && dataSources.has(ms.metricSourceRef)) type = dataSources.get(ms.metricSourceRef)
+    const named = ms.type === undefined && type !== undefined ? ` (the type of DataSource ${printable(JSON.stringify(ms.metricSourceRef))})` : ''
+    if (type !== undefined && String(type).toLowerCase() !== 'prometheus') {
+      fail(`${field}.type`, `must be Prometheus${named}: the rules are PromQL, got ${printable(JSON.stringify(type))}`)
+    }
+    return ms.spec?.query
+  }
+  return openSloRatio(ind.ratioMetric, rf, fail, query, (part) => `${rf}.${part}.metricSource.spec.query`)
+}
+
+/**
+ * An OpenSLO ratio of events (v1's `ratioMetric`, v1alpha's `ratioMetrics`),
+ * good or bad with total, as an SLI: `query(ratio, part)` reads a part's query
+ * (checking its source), `queryField(part)` names it.
+ */
+function openSloRatio(ratio, rf, fail, query, queryField) {
+  if (!isObject(ratio)) fail(rf, 'is required: a ratio of events (good or bad, and total)')
+  if (ratio.raw !== undefined) fail(`${rf}.raw`, 'is not supported: a precomputed ratio has no events to count; give good or bad with total')
+  if (ratio.counter === false) fail(`${rf}.counter`, 'false (gauges) is not supported: the rules take rate() of counters')
+  onlyKnown(ratio, ['counter', 'good', 'bad', 'total'], fail, rf)
+  const hasGood = ratio.good !== undefined
+  if (hasGood === (ratio.bad !== undefined)) fail(rf, 'must have exactly one of good and bad, with total')
+  const part = hasGood ? 'good' : 'bad'
+  return readSli({
+    counted: query(ratio, part),
+    total: query(ratio, 'total'),
+    good: hasGood,
+    countedField: queryField(part),
+    totalField: queryField('total'),
+    wrap: (q, f) => rateTemplate(q, fail, f),
+  }, fail)
+}
+
+/**
+ * The SLOs of one OpenSLO v1 `SLO` document. `refs` holds the file's SLI
+ * documents (for `indicatorRef`) and DataSource types (for `metricSourceRef`);
+ * `windowMs` is the period when `timeWindow` is left out.
+ */
+function readOpenSlo(doc, fail, { windowMs: period, refs }) {
+  const { meta, spec } = namedDocument(doc, fail)
+  onlyKnown(spec, OPENSLO_SPEC_KEYS, fail, 'spec')
+  occurrences(spec, fail)
+  const windowMs = openSloWindow(spec, fail, period)
+  const objectives = (Array.isArray(spec.objectives) ? spec.objectives : []).map((objective, i) => [objective, `spec.objectives[${i}]`]).filter(([o]) => isObject(o))
+  // Composite objectives first: they are why a document has no indicator of its own.
+  for (const [objective, field] of objectives) {
+    onlyKnown(objective, OPENSLO_OBJECTIVE_KEYS, fail, field)
+    for (const key of ['indicator', 'indicatorRef', 'compositeWeight']) {
+      if (objective[key] !== undefined) fail(`${field}.${key}`, "is not supported: a composite SLO's combined budget is not computed; write one SLO per indicator")
+    }
+  }
+  let sli
+  if (spec.indicatorRef !== undefined) {
+    if (spec.indicator !== undefined) fail('spec.indicatorRef', 'cannot be given with spec.indicator')
+    const ref = spec.indicatorRef
+    if (!refs.slis.has(ref)) fail('spec.indicatorRef', `must name an SLI document of this file (kind: SLI, openslo/v1), got ${printable(JSON.stringify(ref))}`)
+    sli = openSloIndicator(refs.slis.get(ref), `spec.indicatorRef (SLI ${printable(JSON.stringify(ref))}) spec`, fail, refs.dataSources)
+  } else {
+    sli = openSloIndicator(spec.indicator?.spec, 'spec.indicator.spec', fail, refs.dataSources)
+  }
+  for (const [objective, field] of objectives) {
+    for (const key of ['timeSliceTarget', 'timeSliceWindow', 'op', 'value']) {
+      if (objective[key] !== undefined) fail(`${field}.${key}`, 'is not supported: it belongs to time slices or a threshold, the rules count events')
+    }
+  }
+  noAlertPolicies(spec, fail)
+  return openSloObjectives({ meta, spec, windowMs, sli }, fail)
+}
+
 const V1ALPHA_UNITS = { Second: 1000, Minute: 60_000, Hour: 3_600_000, Day: 86_400_000, Week: 604_800_000 }
 
 /** The SLOs of one OpenSLO v1alpha `SLO` document (per-objective ratioMetrics, timeWindows of count and unit), as Sloth reads it. */
-function readOpenSloAlpha(doc, fail) {
-  const meta = doc.metadata
-  if (!isObject(meta)) fail('metadata', 'is required (with metadata.name)')
-  if (typeof meta.name !== 'string' || meta.name === '') fail('metadata.name', 'is required: a non-empty string')
-  const spec = doc.spec
-  if (!isObject(spec)) fail('spec', 'is required')
-  if (spec.budgetingMethod !== 'Occurrences') {
-    fail('spec.budgetingMethod', `must be Occurrences (the budget counts solves, not time slices), got ${JSON.stringify(spec.budgetingMethod)}`)
-  }
+function readOpenSloAlpha(doc, fail, { windowMs: period }) {
+  const { meta, spec } = namedDocument(doc, fail)
+  occurrences(spec, fail)
+  let windowMs = period
   const windows = spec.timeWindows
-  if (!Array.isArray(windows) || windows.length !== 1 || !isObject(windows[0])) fail('spec.timeWindows', 'must hold exactly one window (count and unit)')
-  const w = windows[0]
-  if (w.isRolling === false || w.calendar !== undefined) fail('spec.timeWindows[0].isRolling', 'must be true or left out: the budget is a rolling window (calendar windows are not supported)')
-  if (!Object.hasOwn(V1ALPHA_UNITS, w.unit)) {
-    fail('spec.timeWindows[0].unit', `must be one of ${Object.keys(V1ALPHA_UNITS).join(', ')} (Month, Quarter and Year are calendar lengths), got ${JSON.stringify(w.unit)}`)
+  if (windows !== undefined && windows !== null) {
+    if (!Array.isArray(windows) || windows.length !== 1 || !isObject(windows[0])) fail('spec.timeWindows', 'must hold exactly one window (count and unit)')
+    const w = windows[0]
+    if (w.isRolling === false || w.calendar !== undefined) fail('spec.timeWindows[0].isRolling', 'must be true or left out: the budget is a rolling window (calendar windows are not supported)')
+    if (!Object.hasOwn(V1ALPHA_UNITS, w.unit)) {
+      fail('spec.timeWindows[0].unit', `must be one of ${Object.keys(V1ALPHA_UNITS).join(', ')} (Month, Quarter and Year are calendar lengths), got ${printable(JSON.stringify(w.unit))}`)
+    }
+    if (!Number.isSafeInteger(w.count) || w.count < 1 || w.count * V1ALPHA_UNITS[w.unit] > Number.MAX_SAFE_INTEGER) {
+      fail('spec.timeWindows[0].count', `must be a positive whole number, got ${JSON.stringify(w.count)}`)
+    }
+    windowMs = w.count * V1ALPHA_UNITS[w.unit]
   }
-  if (!Number.isSafeInteger(w.count) || w.count < 1 || w.count * V1ALPHA_UNITS[w.unit] > Number.MAX_SAFE_INTEGER) {
-    fail('spec.timeWindows[0].count', `must be a positive whole number, got ${JSON.stringify(w.count)}`)
-  }
-  const windowMs = w.count * V1ALPHA_UNITS[w.unit]
-  if (!Array.isArray(spec.objectives) || spec.objectives.length === 0) fail('spec.objectives', 'must hold at least one objective')
-  const labels = readLabels(meta.labels, fail, 'metadata.labels')
-  return spec.objectives.map((objective, i) => {
-    const field = `spec.objectives[${i}]`
-    if (!isObject(objective)) fail(field, 'must be a map')
+  noAlertPolicies(spec, fail)
+  const sliOf = (objective, field) => {
     onlyKnown(objective, ['ratioMetrics', 'target', 'targetPercent', 'displayName', 'name', 'value', 'op'], fail, field)
     if (objective.op !== undefined) fail(`${field}.op`, 'is not supported: a threshold (latency) objective compares values, not error and total events')
-    const ratio = objective.ratioMetrics
-    if (!isObject(ratio)) fail(`${field}.ratioMetrics`, 'is required: a ratio of events (good or bad, and total)')
-    if (ratio.counter === false) fail(`${field}.ratioMetrics.counter`, 'false (gauges) is not supported: the rules take rate() of counters')
-    onlyKnown(ratio, ['counter', 'good', 'bad', 'total'], fail, `${field}.ratioMetrics`)
-    const hasGood = ratio.good !== undefined
-    if (hasGood === (ratio.bad !== undefined)) fail(`${field}.ratioMetrics`, 'must have exactly one of good and bad, with total')
-    const part = hasGood ? 'good' : 'bad'
-    const query = (p) => {
+    const query = (ratio, p) => {
       const q = ratio[p]
       if (!isObject(q)) fail(`${field}.ratioMetrics.${p}`, 'is required: source, queryType and query')
-      if (q.source !== undefined && String(q.source).toLowerCase() !== 'prometheus') fail(`${field}.ratioMetrics.${p}.source`, `must be prometheus, got ${JSON.stringify(q.source)}`)
-      if (q.queryType !== undefined && String(q.queryType).toLowerCase() !== 'promql') fail(`${field}.ratioMetrics.${p}.queryType`, `must be promql, got ${JSON.stringify(q.queryType)}`)
+      if (q.source !== undefined && String(q.source).toLowerCase() !== 'prometheus') {
+        fail(`${field}.ratioMetrics.${p}.source`, `must be prometheus: the rules are PromQL, got ${printable(JSON.stringify(q.source))}`)
+      }
+      if (q.queryType !== undefined && String(q.queryType).toLowerCase() !== 'promql') fail(`${field}.ratioMetrics.${p}.queryType`, `must be promql, got ${printable(JSON.stringify(q.queryType))}`)
       return q.query
     }
-    const sli = readSli({
-      counted: query(part),
-      total: query('total'),
-      good: hasGood,
-      countedField: `${field}.ratioMetrics.${part}.query`,
-      totalField: `${field}.ratioMetrics.total.query`,
-      wrap: (q, f) => rateTemplate(q, fail, f),
-    }, fail)
-    const target = openSloTarget(objective, fail, field)
-    const suffix = spec.objectives.length > 1 ? `-${idPart(objective.name ?? objective.displayName ?? i)}` : ''
-    const slo = { id: `${meta.name}${suffix}`, ...sli, targetRate: target, windowMs }
-    if (labels) slo.labels = labels
-    const description = spec.description ?? meta.displayName
-    if (typeof description === 'string' && description !== '') slo.description = description
-    return slo
-  })
+    return openSloRatio(objective.ratioMetrics, `${field}.ratioMetrics`, fail, query, (p) => `${field}.ratioMetrics.${p}.query`)
+  }
+  return openSloObjectives({ meta, spec, windowMs, sliOf }, fail)
 }
 
 const SLOTH_PLUGINS = 'is not supported: Sloth plugins are Go code that rewrites the generated rules, which this tool cannot run'
@@ -385,15 +465,33 @@ function pyrraGrouping(grouping, fail, field) {
   return grouping
 }
 
-/** The SLO of one Pyrra `ServiceLevelObjective` (a ratio or latency indicator), and its Kubernetes labels. */
+/**
+ * Pyrra's `latencyNative`: a native histogram's requests (histogram_count of its
+ * rate) and those faster than `latency` (histogram_fraction from 0 to it, times
+ * the count), as Pyrra computes them; errors are the total less those.
+ */
+function nativeLatencySli(indicator, grouping, fail, at) {
+  const metric = indicator.total?.metric
+  if (typeof metric !== 'string' || !SELECTOR.test(metric)) fail(`${at}.total.metric`, `must be a series selector (a native histogram), got ${printable(JSON.stringify(metric))}`)
+  let ms
+  try {
+    ms = parseDuration(indicator.latency, 'latency')
+  } catch {
+    fail(`${at}.latency`, `must be a duration like 200ms or 1s, got ${printable(JSON.stringify(indicator.latency))}`)
+  }
+  const summed = `sum${grouping.length ? ` by (${grouping.join(', ')})` : ''} (rate(${metric.trim()}[${WINDOW}]))`
+  const total = `histogram_count(${summed})`
+  return { sli: { errorQuery: `(${total}) - (histogram_fraction(0, ${ms / 1000}, ${summed}) * ${total})`, totalQuery: total } }
+}
+
+/** The SLO of one Pyrra `ServiceLevelObjective` (a ratio, latency or native-histogram latency indicator), and its Kubernetes labels. */
 function readPyrra(doc, fail) {
-  const meta = doc.metadata
-  if (!isObject(meta)) fail('metadata', 'is required (with metadata.name)')
-  if (typeof meta.name !== 'string' || meta.name === '') fail('metadata.name', 'is required: a non-empty string')
-  const spec = doc.spec
-  if (!isObject(spec)) fail('spec', 'is required')
-  onlyKnown(spec, ['target', 'window', 'description', 'indicator', 'alerting'], fail, 'spec')
+  const { meta, spec } = namedDocument(doc, fail)
+  onlyKnown(spec, ['target', 'window', 'description', 'indicator', 'alerting', 'performanceOverAccuracy'], fail, 'spec')
   const targetRate = percent(spec.target, fail, 'spec.target')
+  // Pyrra's cheaper period rules (sums of short increases) are this tool's --period-rules optimised.
+  const performance = spec.performanceOverAccuracy ?? false
+  if (typeof performance !== 'boolean') fail('spec.performanceOverAccuracy', `must be true or false, got ${printable(JSON.stringify(performance))}`)
   let windowMs
   try {
     windowMs = parseDuration(spec.window, 'duration')
@@ -402,27 +500,30 @@ function readPyrra(doc, fail) {
   }
   const ind = spec.indicator
   if (!isObject(ind)) fail('spec.indicator', 'is required: a ratio indicator')
-  onlyKnown(ind, ['ratio', 'latency'], fail, 'spec.indicator', {
-    latencyNative: 'is not supported: a native-histogram latency indicator has no error and total series to rate',
-    bool_gauge: 'is not supported: a boolean gauge (probe_success) is sampled, not counted; the rules need error and total counters',
+  onlyKnown(ind, ['ratio', 'latency', 'latencyNative'], fail, 'spec.indicator', {
+    bool_gauge: 'is not supported: a boolean gauge (probe_success) is sampled, not counted: its ratio is a raw one (the share of samples at 1), with no event counts; the rules need error and total counters',
   })
   // A latency indicator is a ratio too: errors are the total less the requests under the bucket (success).
-  const latency = ind.latency !== undefined
-  const kind = latency ? 'latency' : 'ratio'
+  const kind = ['ratio', 'latency', 'latencyNative'].find((k) => ind[k] !== undefined) ?? 'ratio'
   const ratio = ind[kind]
-  if (!isObject(ratio)) fail(`spec.indicator.${kind}`, latency ? 'must be a map: success and total' : 'is required: errors and total (or a latency indicator)')
-  const counted = latency ? 'success' : 'errors'
-  onlyKnown(ratio, [counted, 'total', 'grouping'], fail, `spec.indicator.${kind}`)
-  const grouping = pyrraGrouping(ratio.grouping, fail, `spec.indicator.${kind}.grouping`)
-  const sli = readSli({
-    counted: ratio[counted]?.metric,
-    total: ratio.total?.metric,
-    good: latency,
-    countedField: `spec.indicator.${kind}.${counted}.metric`,
-    totalField: `spec.indicator.${kind}.total.metric`,
-    wrap: (q, f) => rateTemplate(q, fail, f, grouping),
-  }, fail)
-  if (sli.name && grouping.length) fail(`spec.indicator.${kind}.grouping`, 'on the solve counter: give the counter with a PromQL SLI, or use rules --grouping')
+  if (!isObject(ratio)) {
+    fail(`spec.indicator.${kind}`, { ratio: 'is required: errors and total (or a latency indicator)', latency: 'must be a map: success and total', latencyNative: 'must be a map: latency and total' }[kind])
+  }
+  const at = `spec.indicator.${kind}`
+  const counted = { ratio: 'errors', latency: 'success', latencyNative: 'latency' }[kind]
+  onlyKnown(ratio, [counted, 'total', 'grouping'], fail, at)
+  const grouping = pyrraGrouping(ratio.grouping, fail, `${at}.grouping`)
+  const sli = kind === 'latencyNative'
+    ? nativeLatencySli(ratio, grouping, fail, at)
+    : readSli({
+      counted: ratio[counted]?.metric,
+      total: ratio.total?.metric,
+      good: kind === 'latency',
+      countedField: `${at}.${counted}.metric`,
+      totalField: `${at}.total.metric`,
+      wrap: (q, f) => rateTemplate(q, fail, f, grouping),
+    }, fail)
+  if (sli.name && grouping.length) fail(`${at}.grouping`, 'on the solve counter: give the counter with a PromQL SLI, or use rules --grouping')
   const { prometheus, kubernetes } = pyrraLabels(meta.labels, fail)
   const slo = { id: meta.name, ...sli, targetRate, windowMs }
   if (prometheus && Object.keys(prometheus).length) slo.labels = prometheus
@@ -436,7 +537,7 @@ function readPyrra(doc, fail) {
     if (a.disabled === true || a.burnrates === false) alerting.page = alerting.ticket = { disable: true }
     slo.alerting = alerting
   }
-  return { slos: [slo], kubernetes }
+  return { slos: [slo], kubernetes, optimised: performance }
 }
 
 /**
@@ -448,10 +549,11 @@ function readPyrra(doc, fail) {
  * files do not carry one). The `slo` objects are then checked by
  * `prometheusRules`, whose messages the caller prefixes with `where[i]`;
  * `metadata` is what the PrometheusRule takes from the file (its name,
- * Kubernetes labels, namespace).
+ * Kubernetes labels, namespace), and `periodRules: 'optimised'` when a Pyrra
+ * document sets `performanceOverAccuracy: true`.
  * @param {string} text
  * @param {{ file?: string, windowMs?: number }} [options]
- * @returns {{ slos: object[], where: string[], metadata: { name?: string, labels: object, namespace?: string } }}
+ * @returns {{ slos: object[], where: string[], metadata: { name?: string, labels: object, namespace?: string, periodRules?: 'optimised' } }}
  */
 function readSpec(text, { file = 'spec', windowMs = 30 * 86_400_000 } = {}) {
   const docs = YAML.parseAllDocuments(text)
@@ -460,6 +562,8 @@ function readSpec(text, { file = 'spec', windowMs = 30 * 86_400_000 } = {}) {
   const names = []
   const namespaces = new Set()
   const k8sLabels = {}
+  // 'optimised' when a Pyrra document asks for performanceOverAccuracy (the rules are one file's: all of them then).
+  let periodRules
   const add = (label, list) => {
     for (const slo of list) {
       slos.push(slo)
@@ -470,10 +574,21 @@ function readSpec(text, { file = 'spec', windowMs = 30 * 86_400_000 } = {}) {
   const kube = (doc) => {
     if (typeof doc.metadata?.namespace === 'string') namespaces.add(doc.metadata.namespace)
   }
-  docs.forEach((d, n) => {
+  const parsed = docs.map((d, n) => {
+    if (d.errors.length) throw new SpecError(`${file}: document ${n + 1}: not valid YAML: ${d.errors[0].message.split('\n')[0]}`)
+    return d.toJS()
+  })
+  // OpenSLO v1 SLI and DataSource documents, named by an SLO's indicatorRef and metricSourceRef (in any order).
+  const refs = { slis: new Map(), dataSources: new Map() }
+  for (const doc of parsed) {
+    if (!isObject(doc) || doc.apiVersion !== 'openslo/v1' || typeof doc.metadata?.name !== 'string') continue
+    if (doc.kind === 'SLI') refs.slis.set(doc.metadata.name, doc.spec)
+    if (doc.kind === 'DataSource' && doc.spec?.type !== undefined) refs.dataSources.set(doc.metadata.name, doc.spec.type)
+  }
+  // A document's kind and name, as far as it has them: `"AlertWindows"`, `"PrometheusServiceLevel" "svc"`.
+  const named = (...parts) => parts.filter((p) => p !== undefined).map((p) => printable(JSON.stringify(p))).join(' ')
+  parsed.forEach((doc, n) => {
     const at = `${file}: document ${n + 1}`
-    if (d.errors.length) throw new SpecError(`${at}: not valid YAML: ${d.errors[0].message.split('\n')[0]}`)
-    const doc = d.toJS()
     if (doc === null || doc === undefined) return
     if (!isObject(doc)) throw new SpecError(`${at}: must be a map (an OpenSLO, Sloth or Pyrra document)`)
     const failAt = (label) => (field, message) => {
@@ -485,7 +600,7 @@ function readSpec(text, { file = 'spec', windowMs = 30 * 86_400_000 } = {}) {
       add(label, readSloth(doc, failAt(label), windowMs))
       names.push(doc.service)
     } else if (api === 'sloth.slok.dev/v1') {
-      const label = `${at} (Sloth ${printable(JSON.stringify(doc.kind))} ${printable(JSON.stringify(doc.metadata?.name))})`
+      const label = `${at} (Sloth ${named(doc.kind, doc.metadata?.name)})`
       const fail = failAt(label)
       if (doc.kind !== 'PrometheusServiceLevel') {
         fail('kind', `must be PrometheusServiceLevel: ${JSON.stringify(doc.kind)} is not an SLO (AlertWindows, Sloth's own alert windows, are not supported: the rules use their own policy, see --alerts)`)
@@ -497,13 +612,14 @@ function readSpec(text, { file = 'spec', windowMs = 30 * 86_400_000 } = {}) {
       Object.assign(k8sLabels, doc.metadata?.labels ?? {})
     } else if (api === 'openslo/v1' || api === 'openslo/v1alpha') {
       if (doc.kind !== 'SLO') return
-      const label = `${at} (OpenSLO SLO ${printable(JSON.stringify(doc.metadata?.name))})`
-      add(label, (api === 'openslo/v1' ? readOpenSlo : readOpenSloAlpha)(doc, failAt(label)))
+      const label = `${at} (OpenSLO ${named('SLO', doc.metadata?.name).replace('"SLO"', 'SLO')})`
+      add(label, (api === 'openslo/v1' ? readOpenSlo : readOpenSloAlpha)(doc, failAt(label), { windowMs, refs }))
       names.push(doc.metadata?.name)
     } else if (api === 'pyrra.dev/v1alpha1') {
-      const label = `${at} (Pyrra ${printable(JSON.stringify(doc.kind))} ${printable(JSON.stringify(doc.metadata?.name))})`
+      const label = `${at} (Pyrra ${named(doc.kind, doc.metadata?.name)})`
       if (doc.kind !== 'ServiceLevelObjective') failAt(label)('kind', `must be ServiceLevelObjective, got ${printable(JSON.stringify(doc.kind))}`)
-      const { slos: list, kubernetes } = readPyrra(doc, failAt(label))
+      const { slos: list, kubernetes, optimised } = readPyrra(doc, failAt(label))
+      if (optimised) periodRules = 'optimised'
       add(label, list)
       kube(doc)
       names.push(doc.metadata.name)
@@ -524,6 +640,7 @@ function readSpec(text, { file = 'spec', windowMs = 30 * 86_400_000 } = {}) {
   if (name) metadata.name = name
   for (const [key, value] of Object.entries(k8sLabels)) metadata.labels[key] = String(value)
   if (namespaces.size === 1) metadata.namespace = [...namespaces][0]
+  if (periodRules) metadata.periodRules = periodRules
   return { slos, where, metadata }
 }
 

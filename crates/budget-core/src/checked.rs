@@ -3,8 +3,9 @@
 //! here, in one place.
 
 use crate::alerts::{gates_for, policy_for, scrape_policy, AlertGate};
-use crate::config::Config;
+use crate::config::{Config, Slot, FIELDS};
 use crate::error::Result;
+use crate::field::Kind;
 use crate::rule::AlertRule;
 
 /// A validated config and the alert policy in force for it (its own rules,
@@ -58,24 +59,18 @@ impl CheckedConfig {
   }
 
   /// The config fields in which two configs with their alert policies in force
-  /// differ (the policy as one field), named as in the JS config, in field
-  /// order: what a shared tracker or a persist file with another config is
+  /// differ (the policy as `alerts`), named as in the JS config, in the
+  /// table's order ([`FIELDS`]): what a shared tracker or a persist file with another config is
   /// refused for.
   pub fn differences(&self, other: &CheckedConfig) -> Vec<&'static str> {
-    let ((x, x_policy), (y, y_policy)) = ((&self.config, &self.policy), (&other.config, &other.policy));
-    [
-      ("targetRate", x.target_rate == y.target_rate),
-      ("windowMs", x.window_ms == y.window_ms),
-      ("warningThreshold", x.warning_threshold == y.warning_threshold),
-      ("criticalThreshold", x.critical_threshold == y.critical_threshold),
-      ("minEvents", x.min_events == y.min_events),
-      ("resolutionMs", x.resolution_ms == y.resolution_ms),
-      ("alerts", x_policy == y_policy),
-    ]
-    .into_iter()
-    .filter(|(_, same)| !same)
-    .map(|(name, _)| name)
-    .collect()
+    FIELDS
+      .iter()
+      .filter(|f| match f.slot {
+        Slot::Config { get, .. } => get(&self.config) != get(&other.config),
+        _ => f.kind == Kind::Alerts && self.policy != other.policy,
+      })
+      .map(|f| f.name)
+      .collect()
   }
 }
 

@@ -8,6 +8,7 @@ pub mod checked;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod field;
 pub mod lease;
 pub mod rule;
 pub mod tracker;
@@ -18,7 +19,7 @@ pub use alerts::{AlertGate, AlertRule, Severity};
 pub use budget::{Budget, Counts, Status};
 pub use checked::CheckedConfig;
 pub use clock::{Clock, ManualClock, MonotonicClock};
-pub use config::Config;
+pub use config::{Config, Settings};
 pub use error::{BudgetError, ErrorKind, Result};
 pub use tracker::{
   AlertSnapshot, Event, EventSink, Evidence, FiringAlert, FleetBucket, FleetLedger, QuietLease, Report, Snapshot,
