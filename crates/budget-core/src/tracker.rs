@@ -15,6 +15,7 @@ mod quiet;
 mod snapshot;
 pub use fleet::{FleetBucket, FleetLedger};
 use quiet::Quiet;
+pub use quiet::QuietLease;
 pub use snapshot::Snapshot;
 
 /// The report of a tracker at one moment, rounded as the reference rounds it.
