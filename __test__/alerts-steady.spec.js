@@ -1,7 +1,7 @@
 // Issue 25's "no fire/resolve/fire within an incident": a steady failure rate
-// above the ticket's threshold keeps it firing. A recovery span sets one
-// failure aside as noise only when it holds enough solves that one failure
-// alone burns at or below the resolve rate (docs/alert-policy.md).
+// above the ticket's threshold keeps it firing. A span may end a page only when
+// it holds the pair's statistical minimum of solves (docs/alert-policy.md,
+// "Reset time"; the random version of this: crates/budget-core/tests/steady_failure_rate.rs).
 const test = require('ava')
 const { ErrorBudgetTracker } = require('..')
 
@@ -9,10 +9,10 @@ const MIN = 60_000
 
 test('a steady 10 % failure rate for 48 h fires budget-leak once and never resolves it', async (t) => {
   // 95 %, 24 h, default policy: 10 % failures burn 2× > budget-leak's 1.5×
-  // (6 h / 30 min, warm-up 6 h, resolves at 0.75×). At 1 solve a minute the
-  // 10-minute recovery span holds 10 solves and 1 failure: burn 2×, and 10
-  // solves are too few to set that failure aside (one alone burns 2× > 0.75×;
-  // it takes 27): no recovery. Before the fix it resolved at 06:10 and fired
+  // (6 h / 30 min, warm-up 6 h, resolves at 0.75×). At 1 solve a minute a span
+  // must hold 246 solves to end it: the 8-hour recovery span (480 solves) and
+  // the 6-hour long window (360) do, and burn 2×. No recovery. Before that the
+  // 10-minute span's 10 solves with 1 failure resolved it at 06:10 and it fired
   // again at 12:10, 7 times in 48 h.
   const tracker = new ErrorBudgetTracker({ targetRate: 0.95, windowMs: 24 * 3_600_000, clock: 'manual' })
   const start = Date.parse('2025-11-30T00:00:00Z')
