@@ -189,9 +189,11 @@ pub fn recovery_min_solves(target_rate: f64, gate: AlertGate) -> u64 {
   (last_above + 1).max(RECOVERY_MIN_SOLVES)
 }
 
-/// Where [`recovery_min_solves`] stops looking (an SLO so close to 100 % that
-/// no span could hold that many solves anyway).
-const RECOVERY_SCAN_LIMIT: u64 = 1 << 26;
+/// Where [`recovery_min_solves`] stops looking, about 4 million solves (some
+/// 40 ms of work, once, when a pair first fires): an SLO so close to 100 % (a
+/// threshold failure rate under about 1 in 100 000) that no span could hold
+/// that many solves anyway; its pages end on the long window's lull.
+const RECOVERY_SCAN_LIMIT: u64 = 1 << 22;
 
 /// Whether a span's `counts` say a held pair has recovered: its burn rate is at
 /// or below the gate's resolve rate. No failure is set aside as noise (as
@@ -543,6 +545,11 @@ mod tests {
     let leak = gates_for(&day, &default_policy(&day))[3];
     assert!(recovered(Counts { successes: 237, failures: 9 }, 0.95, leak));
     assert!(!recovered(Counts { successes: 236, failures: 10 }, 0.95, leak));
+    // An SLO so close to 100 % that the scan stops at its limit: 99.9999 %,
+    // budget-leak's p = 1.5e-6 would need some 12 million solves.
+    let close = Config { target_rate: 0.999_999, ..day.clone() };
+    let leak = gates_for(&close, &default_policy(&close))[3];
+    assert_eq!(recovery_min_solves(0.999_999, leak), RECOVERY_SCAN_LIMIT + 1);
     // A threshold p the SLO cannot reach (here 2 × 14.4 × 0.05 = 1.44) gets the floor.
     assert_eq!(recovery_min_solves(0.95, AlertGate::plain(&default_policy(&day)[0])), 10);
   }
