@@ -81,7 +81,8 @@ pub struct Evidence {
   pub recovery_burn_rate: f64,
   /// Whether the recovery span says the pair has recovered (`alerts::recovered`).
   pub recovery_recovered: bool,
-  /// Solves a recovery span must hold to judge (`alerts::recovery_min_solves`).
+  /// Solves a recovery span (or the long window) must hold to end a held pair
+  /// (`alerts::recovery_min_solves`; 0: the pair is not held).
   pub recovery_min_solves: u64,
 }
 
@@ -631,9 +632,11 @@ impl Tracker {
       .find(|(_, c)| c.total() >= self.recovery_min_solves(r))
   }
 
-  /// Solves a recovery span must hold to end pair `r` (`alerts::recovery_min_solves`).
+  /// Solves a span must hold to end held pair `r` (`alerts::recovery_min_solves`,
+  /// kept from its first fire); 0 for a pair without hysteresis, which no span ends.
   fn recovery_min_solves(&self, r: &ArmedRule) -> u64 {
     match r.recovery_min_solves {
+      _ if !r.gate.holds(&r.rule) => 0,
       0 => alerts::recovery_min_solves(self.config.target_rate, r.gate),
       n => n,
     }
