@@ -42,7 +42,7 @@ test('a steady 10 % failure rate for 48 h fires budget-leak once and never resol
 // The random version, through the binding: Poisson arrivals at 1 solve a
 // minute (seeded, as bench:alerts), each failing with probability 0.1, for the
 // 6-hour warm-up plus 48 h. Before the statistical minimum, budget-leak fired and
-// resolved 8–9 times per run here (crates/budget-core/tests/steady_failure_rate.rs
+// resolved 9 times in seed 1's run (crates/budget-core/tests/steady_failure_rate.rs
 // runs more volumes and windows).
 test('a steady random 10 % failure rate fires budget-leak once and keeps it firing', async (t) => {
   const { prng, poisson } = require('../benchmark/alerts-scenarios')
