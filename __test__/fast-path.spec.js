@@ -86,6 +86,38 @@ test('the own record and the prototype method give the same figures and transiti
   t.deepEqual(proto, own)
 })
 
+test('records between two decisions are seen at once, and each decision comes at its exact record', async (t) => {
+  // Most records skip the lock (a lease on the quiet region, budget_core::lease):
+  // they must be invisible nowhere. 1 s buckets, no alert policy, 95 %: after
+  // 990 successes and 10 failures 0.2 of the budget is spent (healthy); the
+  // 16th failure more spends 26 / (1 016 × 0.05) = 0.512, past the warning's
+  // 0.5 (the 15th: 25 / (1 015 × 0.05) = 0.493).
+  const tracker = new ErrorBudgetTracker({ clock: 'manual', windowMs: 3_600_000, resolutionMs: 1000, alerts: [] })
+  const calls = []
+  tracker.on('warning', (r) => calls.push(r.total))
+  tracker.advanceTo(1500)
+  tracker.recordMany(990, 10)
+  const seen = []
+  for (let i = 1; i <= 16; i++) {
+    tracker.record(false)
+    seen.push([tracker.failures, tracker.status])
+  }
+  t.deepEqual(seen.slice(13), [[24, 'healthy'], [25, 'healthy'], [26, 'warning']])
+  t.deepEqual(seen.map(([failures]) => failures), Array.from({ length: 16 }, (_, i) => 11 + i))
+  // Without a read in between (reads settle the records: see lease.rs) and
+  // into the next bucket: the report and the counters see every one.
+  for (let i = 0; i < 500; i++) tracker.record(true)
+  tracker.advanceTo(2000)
+  for (let i = 0; i < 500; i++) tracker.record(true)
+  const report = tracker.report()
+  t.deepEqual([report.total, report.successes, report.failures], [2016, 1990, 26])
+  t.deepEqual(tracker.recorded, { successes: 1990, failures: 26 })
+  await waitForCalls(calls, 1)
+  t.deepEqual(calls, [1016])
+  tracker.close()
+  t.is(tracker.total, 2016)
+})
+
 test('the own record checks its arguments like the prototype method, in the same order', (t) => {
   const tracker = new ErrorBudgetTracker({ clock: 'manual' })
   const cases = [[], ['yes'], [1], [true, '1000'], [true, NaN], [true, Infinity], [false, 2 ** 60]]

@@ -164,9 +164,64 @@ function pick(e) {
   return { name: e.name, severity: e.severity, at: e.at, budgetRemaining: e.report.budgetRemaining, reason: e.reason }
 }
 
-/** The reset goal of a scenario (issue 25): 60 min; 2 h at 0.2 solves a minute, where an hour holds 12 solves. */
+/** The recovery spans of the default policy (alerts::RECOVERY_SPANS_MS), minutes. */
+const RECOVERY_SPANS_MIN = [10, 20, 30, 45, 60, 120, 240, 480]
+
+/**
+ * The solves a span must hold before it may end a default pair of `threshold`
+ * under `targetRate` (docs/alert-policy.md, "Reset time"), worked out here apart
+ * from the core: the fewest N from which on a span still failing at the
+ * threshold (p = threshold × (1 − targetRate)) burns at or below half the
+ * threshold with a chance of at most 1 % — P(Binomial(n, p) ≤ k(n)) ≤ 0.01 for
+ * every n ≥ N, k(n) the most failures burning at or below it — and at least 10.
+ * Each binomial sum is taken whole, from log-factorials.
+ */
+function recoveryMinSolves(targetRate, threshold) {
+  const b = 1 - targetRate
+  const resolve = threshold / 2
+  const p = threshold * b
+  if (p >= 1) return 10
+  const lnFact = [0]
+  const lnFactorial = (n) => {
+    while (lnFact.length <= n) lnFact.push(lnFact[lnFact.length - 1] + Math.log(lnFact.length))
+    return lnFact[n]
+  }
+  const tail = (n) => {
+    let k = n
+    while (k > 0 && !(k / (n * b) <= resolve)) k--
+    let sum = 0
+    for (let i = 0; i <= k; i++) sum += Math.exp(lnFactorial(n) - lnFactorial(i) - lnFactorial(n - i) + i * Math.log(p) + (n - i) * Math.log1p(-p))
+    return sum
+  }
+  let first = 1
+  while (tail(first) > 0.01) first++
+  let lastAbove = 0
+  for (let n = first; n <= 4 * first; n++) if (tail(n) > 0.01) lastAbove = n
+  return Math.max(lastAbove + 1, 10)
+}
+
+/**
+ * The reset goal of a scenario (issue 25): 60 minutes, or where the baseline
+ * volume cannot tell a recovery that soon, what it can. A page pair ends on
+ * the shortest recovery span that holds its N solves (`recoveryMinSolves`;
+ * counted as held when the baseline's mean is N plus three standard
+ * deviations), or once the incident's failures have left its long window and
+ * its short window holds a clean solve (the lull): the sooner of the two,
+ * the latest over the policy's page pairs.
+ */
 function resetGoal(scenario) {
-  return scenario.rate <= 0.2 ? 2 * HOUR : 60 * MIN
+  const { windowMs, targetRate, rate } = scenario
+  const tracker = new ErrorBudgetTracker({ windowMs, targetRate, clock: 'manual' })
+  const policy = tracker.alertPolicy
+  tracker.close()
+  let goal = 60 * MIN
+  for (const pair of policy.filter((p) => p.severity === 'page')) {
+    const n = recoveryMinSolves(targetRate, pair.burnRate)
+    const span = RECOVERY_SPANS_MIN.map((m) => Math.min(m * MIN, windowMs)).find((ms) => (rate * ms) / MIN >= n + 3 * Math.sqrt(n))
+    const lull = pair.longWindowMs + pair.shortWindowMs
+    goal = Math.max(goal, Math.min(span ?? Infinity, lull))
+  }
+  return goal
 }
 
 /**
@@ -218,11 +273,11 @@ function measure(scenario, { events, from, to, atStart, exhausted }) {
     maxPerPair: Math.max(0, ...Object.values(perPair)),
     maxTicketsPerPair: Math.max(0, ...Object.values(tickets)),
     resetMs: open.size > 0 ? null : lastResolve === null ? 0 : lastResolve - to,
-    /** The reset goal (issue 25, docs/alert-policy.md): 60 min, 2 h at 0.2 solves a minute. */
+    /** The reset goal (issue 25, docs/alert-policy.md, `resetGoal`): 60 min, or the time the volume needs to tell. */
     resetGoalMs: resetGoal(scenario),
     firstReason: first ? first.reason : null,
     events,
   }
 }
 
-module.exports = { SCENARIOS, stream, run, workbookPolicy, resetGoal, prng, poisson, MIN, HOUR, DAY }
+module.exports = { SCENARIOS, stream, run, workbookPolicy, resetGoal, recoveryMinSolves, RECOVERY_SPANS_MIN, prng, poisson, MIN, HOUR, DAY }

@@ -140,12 +140,14 @@ export async function fleetFigures({ workers = 100, seconds = 30 } = {}) {
 export async function familyFleetFigures({ workers = 4, children = 1000, syncs = 10 } = {}) {
   const server = await startRedis()
   const admin = await client(server.url)
+  // Simulated time starts at today's midnight (UTC), up to a day behind the
+  // Redis server's clock: the fleet's clock check allows a day here.
   const t0 = Math.floor(Date.now() / DAY) * DAY
   const redises = await Promise.all(Array.from({ length: workers }, () => client(server.url)))
   const families = redises.map((redis) => {
     // One-minute buckets: at the default resolution (43 200 buckets an hour) each
     // child's drain and install walks its whole ring, ≈1 ms a child (see docs/many-budgets.md).
-    const f = new BudgetFamily({ labelNames: ['type', 'site'], targetRate: 0.95, windowMs: 3_600_000, resolutionMs: 60_000, clock: 'manual', maxChildren: children, fleet: { redis, key: 'bench-family', syncMs: 0, timeoutMs: 60_000 } })
+    const f = new BudgetFamily({ labelNames: ['type', 'site'], targetRate: 0.95, windowMs: 3_600_000, resolutionMs: 60_000, clock: 'manual', maxChildren: children, fleet: { redis, key: 'bench-family', syncMs: 0, timeoutMs: 60_000, maxSkewMs: DAY } })
     f.advanceTo(t0)
     return f
   })

@@ -233,6 +233,7 @@ async function main() {
   const getters = Math.max(...GETTERS.map((g) => ratio.get(`addon .${g} getter`)))
   const targets = [
     ['record(success) ≤ 1.8 × floor, any window size, with listeners (worst of those rows)', record, 1.8, '×'],
+    ['… stretch: ≤ 1.5 × floor (the same rows)', record, 1.5, '×'],
     ['… at a call site cycling through 3 trackers, against the floor cycling through 3 functions', polymorphic, 2, '×'],
     ['recordMany: ≤ 2 ns per event', get('addon recordMany'), 2, 'ns'],
     ['report() ≤ 100 ns', get('addon report()'), 100, 'ns'],
@@ -245,7 +246,9 @@ async function main() {
   console.log('| --- | ---: | --- |')
   for (const [what, value, limit, unit, atLeast] of targets) {
     const met = atLeast ? value >= limit : value <= limit
-    console.log(`| ${what} | ${value >= 100 ? value.toFixed(0) : value.toFixed(2)} ${unit} | ${met ? 'met' : 'NOT met'} |`)
+    // A value that rounds to its limit shows a third decimal, so that "NOT met" never reads 1.50 against 1.5.
+    const shown = value >= 100 ? value.toFixed(0) : Number(value.toFixed(2)) === limit ? value.toFixed(3) : value.toFixed(2)
+    console.log(`| ${what} | ${shown} ${unit} | ${met ? 'met' : 'NOT met'} |`)
   }
   family.close()
   await fleet.stop()

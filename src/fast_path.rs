@@ -238,7 +238,13 @@ unsafe extern "C" fn record(env: sys::napi_env, info: sys::napi_callback_info) -
   };
   let mut success = false;
   // A failed read (not a boolean) returns a status and throws nothing.
-  if state.is_closed() || unsafe { sys::napi_get_value_bool(env, argv[0], &mut success) } != sys::Status::napi_ok {
+  let boolean = unsafe { sys::napi_get_value_bool(env, argv[0], &mut success) } == sys::Status::napi_ok;
+  // Most records: through the lease, no lock (`lease.rs`). A closed tracker's
+  // lease is closed (settled by `close()`), as is a shared one's (never granted).
+  if boolean && argc == 1 && state.tracker.lease.try_record(&state.tracker.clock, success) {
+    return ptr::null_mut();
+  }
+  if !boolean || state.is_closed() {
     return unsafe { slow(env, state, argv) };
   }
   let (successes, failures) = (success as u64, !success as u64);

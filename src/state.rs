@@ -7,6 +7,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::sync::Mutex;
+use budget_core::lease::Lease;
 use budget_core::{BudgetError, Config, Event, Placement, Snapshot, Tracker};
 
 use crate::clock::TrackerClock;
@@ -43,6 +44,9 @@ pub struct TrackerState {
   /// A closed tracker's state as of `close()`: its buckets are freed at once
   /// (`core` becomes a one-bucket placeholder) and reads rebuild it from here.
   frozen: Mutex<Option<Box<Snapshot>>>,
+  /// The owner thread's lock-free records (`lease.rs`): settled by whoever
+  /// takes `core` next, before anything else.
+  pub lease: Lease,
 }
 
 impl TrackerState {
@@ -61,6 +65,7 @@ impl TrackerState {
       persisted: OnceLock::new(),
       owner: Mutex::new(None),
       frozen: Mutex::new(None),
+      lease: Lease::default(),
     }
   }
 
@@ -131,6 +136,7 @@ impl TrackerState {
     if self.closed.swap(true, Ordering::AcqRel) {
       return None;
     }
+    self.lease.settle(&mut core, &mut events);
     let now = self.clock.now_ms();
     core.advance(now, &mut events);
     if !events.is_empty() {
@@ -224,6 +230,7 @@ impl TrackerState {
     f: impl FnOnce(&mut Tracker, i64, &mut Vec<Event>) -> R,
   ) -> R {
     let mut events = Vec::new();
+    self.lease.settle(&mut core, &mut events);
     let now = self.clock.now_ms();
     core.advance(now, &mut events);
     let result = f(&mut core, now, &mut events);
@@ -260,8 +267,10 @@ impl TrackerState {
   }
 
   /// Records at `at` (default now); wakes the timer if that brought the next
-  /// time-driven change closer. The hot path of `record()`: one lock, one
-  /// clock read, and usually no allocation (events are rare).
+  /// time-driven change closer; then, on a tracker only this thread records
+  /// into, leases the quiet region left (`lease.rs`) for the next records.
+  /// The locked path of `record()`: one lock, one clock read, and usually no
+  /// allocation (events are rare).
   /// `Ok`: the window's heap bytes after it (a field read under the lock), for
   /// the handle to follow in V8's external memory (`Handle::record`). `Err`
   /// (nothing recorded) when a counter would pass 2^53 − 1: the time the
@@ -270,6 +279,8 @@ impl TrackerState {
   #[inline]
   pub fn record_measured(&self, at: Option<i64>, successes: u64, failures: u64) -> Result<i64, i64> {
     let watched = self.watched.load(Ordering::Relaxed);
+    // A shared tracker records from several threads: no lease.
+    let lease = self.registry_name.get().is_none();
     // The hot path carries plain numbers out of the lock: the error of a
     // refusal (rare) is built after it, in `refusal`.
     let (closer, refused_at, bytes) = self.with_live_core(self.core.lock(), |core, now, out| {
@@ -279,6 +290,9 @@ impl TrackerState {
         return (None, Some(at), core.window_bytes());
       }
       let after = if watched { core.next_change_ms() } else { None };
+      if lease {
+        self.lease.grant(core);
+      }
       let closer = match (before, after) {
         (None, Some(a)) => Some(a - now),
         (Some(b), Some(a)) if a < b => Some(a - now),

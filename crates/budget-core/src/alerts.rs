@@ -120,46 +120,91 @@ impl AlertGate {
 }
 
 /// The recent spans a firing default pair's recovery is judged on, shortest
-/// first: 10 min, 55 min and 2 h. Recovery is a question about the present —
-/// are solves succeeding again at the SLO's rate? — so it is asked of the
-/// shortest of these that holds [`RECOVERY_MIN_SOLVES`] solves, not of the
-/// pair's long window (14 h for a 7-day SLO's slow pair): at high volume ten
-/// minutes tell, at 0.4 solves a minute 55 minutes do, at 0.2 only two hours
-/// hold enough solves (docs/alert-policy.md).
-pub const RECOVERY_SPANS_MS: [i64; 3] = [600_000, 3_300_000, 7_200_000];
+/// first: 10, 20, 30 and 45 min, 1, 2, 4 and 8 h. Recovery is a question about
+/// the present — are solves succeeding again at the SLO's rate? — so it is
+/// asked of the shortest of these that holds [`recovery_min_solves`] solves,
+/// not of the pair's long window (14 h for a 7-day SLO's slow pair): at high
+/// volume ten minutes tell; at lower volumes the span grows with the time it
+/// takes to collect that many solves (docs/alert-policy.md, "Reset time").
+pub const RECOVERY_SPANS_MS: [i64; 8] =
+  [600_000, 1_200_000, 1_800_000, 2_700_000, 3_600_000, 7_200_000, 14_400_000, 28_800_000];
 
-/// Solves a recovery span must hold before its burn rate may end a page:
-/// fewer cannot tell a recovery from a lull between failures.
+/// The fewest solves a recovery span must hold, whatever the pair: fewer
+/// cannot tell a recovery from a lull between failures.
 pub const RECOVERY_MIN_SOLVES: u64 = 10;
 
-/// Solves a recovery span must hold before it may end a held pair under
-/// `gate` for an SLO of `target_rate`: the one place the tracker and the
-/// Prometheus rules read this from.
-pub fn recovery_min_solves(_target_rate: f64, _gate: AlertGate) -> u64 {
-  RECOVERY_MIN_SOLVES
+/// The share of its threshold a default pair resolves at (hysteresis): half.
+pub const RESOLVE_SHARE: f64 = 0.5;
+
+/// The most a span of [`recovery_min_solves`] solves (or more) may wrongly
+/// end a page with: were the failure rate still at the pair's threshold, the
+/// chance that the span's burn is nevertheless at or below the resolve rate.
+/// 1 %: a span is judged at every solve, so over a steady burn of days a test
+/// at 5 % still ended pages (docs/alert-policy.md).
+pub const RECOVERY_ALPHA: f64 = 0.01;
+
+/// Solves a span must hold before its burn rate may end a held pair under
+/// `gate` for an SLO of `target_rate` (at least [`RECOVERY_MIN_SOLVES`]): the
+/// fewest n from which on, were the failure rate still at the pair's
+/// threshold p = resolve rate ÷ [`RESOLVE_SHARE`] × (1 − target), a span of n
+/// solves would burn at or below the resolve rate ([`recovered`]) with a
+/// chance of at most [`RECOVERY_ALPHA`]: P(Binomial(n, p) ≤ k(n)) ≤ α for every
+/// n ≥ N, k(n) the most failures `recovered` accepts in n solves. For a 95 %
+/// SLO: 10 (`fast-burn`), 183 (`budget-spend`), 121 (`slow-burn`) and 246
+/// (`budget-leak`). The one place the tracker and the Prometheus rules read
+/// this from. A gate whose p is 1 or more (a threshold out of the SLO's
+/// reach) gets the floor.
+pub fn recovery_min_solves(target_rate: f64, gate: AlertGate) -> u64 {
+  let p = gate.resolve_burn_rate / RESOLVE_SHARE * (1.0 - target_rate);
+  if !(p > 0.0 && p < 1.0) {
+    return RECOVERY_MIN_SOLVES;
+  }
+  let q = 1.0 - p;
+  let accepts = |n: u64, f: u64| recovered(Counts { successes: n - f, failures: f }, target_rate, gate);
+  // n = 0: P(X ≤ 0) = P(X = 0) = 1, k = 0. Each step adds one solve:
+  // P(X_n ≤ k) = P(X_{n−1} ≤ k) − p·P(X_{n−1} = k) and
+  // P(X_n = k) = P(X_{n−1} = k)·q·n / (n − k); then k grows to k(n) (it never
+  // shrinks: more solves allow more failures), each step adding P(X_n = k + 1)
+  // = P(X_n = k)·(n − k) / (k + 1)·p / q.
+  let (mut cdf, mut pmf, mut k) = (1.0_f64, 1.0_f64, 0_u64);
+  let (mut last_above, mut first_below) = (0_u64, None::<u64>);
+  let mut n = 0_u64;
+  // The chance falls with n in a sawtooth (up at each n where k(n) grows):
+  // scanned to three times the first n at or below α, past every later tooth above it.
+  while n < RECOVERY_SCAN_LIMIT && first_below.is_none_or(|f| n <= 3 * f + 10) {
+    n += 1;
+    cdf -= p * pmf;
+    pmf *= q * n as f64 / (n - k) as f64;
+    while k + 1 < n && accepts(n, k + 1) {
+      pmf *= (n - k) as f64 / (k + 1) as f64 * p / q;
+      k += 1;
+      cdf += pmf;
+    }
+    if cdf > RECOVERY_ALPHA {
+      last_above = n;
+    } else if first_below.is_none() {
+      first_below = Some(n);
+    }
+  }
+  (last_above + 1).max(RECOVERY_MIN_SOLVES)
 }
 
-/// Whether a recovery span's `counts` may set one failure aside as noise: only
-/// when the span holds enough solves that one failure alone burns at or below
-/// the gate's resolve rate (n ≥ 1/((1 − target) · resolve rate): 27 solves for
-/// a 95 % SLO's `budget-leak`, resolving at 0.75×). Fewer, and one failure is
-/// the SLO's whole evidence — 1 in 10 is a 10 % failure rate, not noise.
-pub fn sets_failure_aside(counts: Counts, target_rate: f64, gate: AlertGate) -> bool {
-  let one = Counts { successes: counts.total().saturating_sub(1), failures: 1 };
-  counts.failures > 0 && counts.total() > 0 && burn_rate(one, target_rate) <= gate.resolve_burn_rate
-}
+/// Where [`recovery_min_solves`] stops looking, about 4 million solves (some
+/// 40 ms of work, once, when a pair first fires): an SLO so close to 100 % (a
+/// threshold failure rate under about 1 in 100 000) that no span could hold
+/// that many solves anyway; its pages end on the long window's lull.
+const RECOVERY_SCAN_LIMIT: u64 = 1 << 22;
 
-/// Whether a recovery span's `counts` say a held pair has recovered: its burn
-/// rate is at or below the gate's resolve rate, with one failure set aside
-/// when the span holds enough solves for that ([`sets_failure_aside`]).
+/// Whether a span's `counts` say a held pair has recovered: its burn rate is at
+/// or below the gate's resolve rate. No failure is set aside as noise (as
+/// before 0.5): a span of [`recovery_min_solves`] solves already allows a few
+/// failures (9 in 246 solves for a 95 % SLO's `budget-leak`).
 pub fn recovered(counts: Counts, target_rate: f64, gate: AlertGate) -> bool {
-  let aside = u64::from(sets_failure_aside(counts, target_rate, gate));
-  let less_one = Counts { failures: counts.failures - aside, ..counts };
-  burn_rate(less_one, target_rate) <= gate.resolve_burn_rate
+  burn_rate(counts, target_rate) <= gate.resolve_burn_rate
 }
 
 /// [`RECOVERY_SPANS_MS`] for `config`: rounded to whole buckets, at most the
-/// window, without repeats (a 1-hour window judges on 10 min and 1 h).
+/// window, without repeats (a 1-hour window judges on 10, 20, 30, 45 min and 1 h).
 pub fn recovery_spans(config: &Config) -> Vec<i64> {
   let mut spans: Vec<i64> = Vec::new();
   for ms in RECOVERY_SPANS_MS {
@@ -183,7 +228,7 @@ pub fn default_gates(policy: &[AlertRule], window_ms: i64) -> Vec<AlertGate> {
       let pair = DEFAULT_PAIRS.iter().find(|p| p.0 == r.name);
       AlertGate {
         min_failures: DEFAULT_MIN_FAILURES,
-        resolve_burn_rate: r.burn_rate / 2.0,
+        resolve_burn_rate: r.burn_rate * RESOLVE_SHARE,
         warm_up_ms: match pair {
           Some(p) if p.5 > 0 => window_ms / p.5,
           _ => r.long_window_ms,
@@ -540,6 +585,34 @@ mod tests {
       [(0, 14.4), (0, 2.0), (0, 3.0), (0, 1.5)]
     );
     assert!(plain.iter().zip(default_policy(&day).iter()).all(|(g, r)| !g.holds(r)));
+  }
+
+  #[test]
+  fn recovery_min_solves_is_a_one_percent_binomial_bound() {
+    // Worked out apart (an exact binomial sum per n, in Python): the fewest N
+    // from which on P(Binomial(n, p) ≤ ⌊R·(1 − t)·n⌋) ≤ 0.01, p = 2R·(1 − t).
+    // 95 %: fast-burn p = 0.72, budget-spend 0.1, slow-burn 0.15, budget-leak 0.075.
+    let day = config(86_400_000);
+    let n_of = |target: f64| {
+      let c = Config { target_rate: target, ..day.clone() };
+      let policy = default_policy(&c);
+      gates_for(&c, &policy).into_iter().map(|g| recovery_min_solves(target, g)).collect::<Vec<_>>()
+    };
+    assert_eq!(n_of(0.95), [10, 183, 121, 246]);
+    assert_eq!(n_of(0.967), [24, 280, 185, 375]);
+    assert_eq!(n_of(0.99), [126, 1003, 622, 1338]);
+    // budget-leak at 95 %: 246 solves allow ⌊0.0375 × 246⌋ = 9 failures; at
+    // 245 a span of solves still failing at 7.5 % would pass more than 1 % of the time.
+    let leak = gates_for(&day, &default_policy(&day))[3];
+    assert!(recovered(Counts { successes: 237, failures: 9 }, 0.95, leak));
+    assert!(!recovered(Counts { successes: 236, failures: 10 }, 0.95, leak));
+    // An SLO so close to 100 % that the scan stops at its limit: 99.9999 %,
+    // budget-leak's p = 1.5e-6 would need some 12 million solves.
+    let close = Config { target_rate: 0.999_999, ..day.clone() };
+    let leak = gates_for(&close, &default_policy(&close))[3];
+    assert_eq!(recovery_min_solves(0.999_999, leak), RECOVERY_SCAN_LIMIT + 1);
+    // A threshold p the SLO cannot reach (here 2 × 14.4 × 0.05 = 1.44) gets the floor.
+    assert_eq!(recovery_min_solves(0.95, AlertGate::plain(&default_policy(&day)[0])), 10);
   }
 
   #[test]

@@ -9,6 +9,7 @@ pub mod clock;
 pub mod config;
 pub mod error;
 pub mod field;
+pub mod lease;
 pub mod rule;
 pub mod tracker;
 pub mod tracker_clock;
@@ -21,7 +22,7 @@ pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use config::{Config, Settings};
 pub use error::{BudgetError, ErrorKind, Result};
 pub use tracker::{
-  AlertSnapshot, Event, EventSink, Evidence, FiringAlert, FleetBucket, FleetLedger, Report, Snapshot, Tracker,
-  Transition,
+  AlertSnapshot, Event, EventSink, Evidence, FiringAlert, FleetBucket, FleetLedger, QuietLease, Report, Snapshot,
+  Tracker, Transition,
 };
 pub use window::Placement;

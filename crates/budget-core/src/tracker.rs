@@ -15,6 +15,7 @@ mod quiet;
 mod snapshot;
 pub use fleet::{FleetBucket, FleetLedger};
 use quiet::Quiet;
+pub use quiet::QuietLease;
 pub use snapshot::Snapshot;
 
 /// The report of a tracker at one moment, rounded as the reference rounds it.
@@ -72,7 +73,7 @@ pub struct Evidence {
   /// The pair's gate: failures needed to fire, burn rate it resolves at.
   pub gate: AlertGate,
   /// The recovery span a held pair's resolution is judged on: the shortest of
-  /// `alerts::RECOVERY_SPANS_MS` holding `RECOVERY_MIN_SOLVES` solves, ms (0:
+  /// `alerts::RECOVERY_SPANS_MS` holding `alerts::recovery_min_solves` solves, ms (0:
   /// none does, or the pair is not held).
   pub recovery_window_ms: i64,
   /// Successes and failures in the recovery span.
@@ -81,7 +82,8 @@ pub struct Evidence {
   pub recovery_burn_rate: f64,
   /// Whether the recovery span says the pair has recovered (`alerts::recovered`).
   pub recovery_recovered: bool,
-  /// Solves a recovery span must hold to judge (`alerts::recovery_min_solves`).
+  /// Solves a recovery span (or the long window) must hold to end a held pair
+  /// (`alerts::recovery_min_solves`; 0: the pair is not held).
   pub recovery_min_solves: u64,
 }
 
@@ -129,19 +131,14 @@ impl FiringAlert {
     } else if held && recovered {
       let recovery =
         span(e.recovery.failures, e.recovery.total(), e.recovery_window_ms, round_js(e.recovery_burn_rate, 2));
-      // One failure was set aside (`alerts::sets_failure_aside`) when it alone
-      // burns at or below the resolve rate: the span's burn per failure.
-      let f = e.recovery.failures;
-      let aside =
-        if f > 0 && e.recovery_burn_rate / f as f64 <= e.gate.resolve_burn_rate { " (one failure aside)" } else { "" };
       format!(
-        "{} resolved: {recovery}: at or below {}×{aside} over at least {} solves (it fired above {}×)",
+        "{} resolved: {recovery}: at or below {}× over at least {} solves (it fired above {}×)",
         self.name, e.gate.resolve_burn_rate, e.recovery_min_solves, self.threshold
       )
     } else if held {
       format!(
-        "{} resolved: {long}: at or below {}× or fewer than {} failures (it fired above {}×)",
-        self.name, e.gate.resolve_burn_rate, e.gate.min_failures, self.threshold
+        "{} resolved: {long}: at or below {}× over at least {} solves, or fewer than {} failures (it fired above {}×)",
+        self.name, e.gate.resolve_burn_rate, e.recovery_min_solves, e.gate.min_failures, self.threshold
       )
     } else {
       let short = span(e.short.failures, e.short.total(), e.short_window_ms, self.burn_rate_short);
@@ -231,6 +228,9 @@ struct ArmedRule {
   /// When the pair last started firing: a recovery span is evidence only once
   /// it holds nothing from before (the healthy solves the incident broke).
   fired_at_ms: i64,
+  /// `alerts::recovery_min_solves` for this pair, worked out when it first
+  /// fires (0 until then): only a firing held pair reads it.
+  recovery_min_solves: u64,
 }
 
 /// Window + budget + status + alerts of one SLO.
@@ -290,6 +290,7 @@ impl Tracker {
         rearm_ms: i64::MIN,
         fresh_until_ms: i64::MIN,
         fired_at_ms: i64::MIN,
+        recovery_min_solves: 0,
       })
       .collect();
     let recovery: Vec<(i64, usize)> = if rules.iter().any(|r| r.gate.holds(&r.rule)) {
@@ -613,14 +614,14 @@ impl Tracker {
         recovery: recovery.map_or(Counts::default(), |(_, c)| c),
         recovery_burn_rate: recovery.map_or(0.0, |(_, c)| alerts::burn_rate(c, self.config.target_rate)),
         recovery_recovered: recovery.is_some_and(|(_, c)| alerts::recovered(c, self.config.target_rate, r.gate)),
-        recovery_min_solves: alerts::recovery_min_solves(self.config.target_rate, r.gate),
+        recovery_min_solves: self.recovery_min_solves(r),
       },
     }
   }
 
   /// The recovery span a held pair's resolution is judged on now: the shortest
   /// no longer than the time since the pair fired (so that it holds only what
-  /// came after) that holds `RECOVERY_MIN_SOLVES` solves, as (ms, counts);
+  /// came after) that holds `alerts::recovery_min_solves` solves, as (ms, counts);
   /// `None` if none does.
   fn recovery_evidence(&self, r: &ArmedRule) -> Option<(i64, Counts)> {
     let since = self.now_ms().saturating_sub(r.fired_at_ms);
@@ -629,28 +630,41 @@ impl Tracker {
       .iter()
       .filter(|&&(ms, _)| ms <= since)
       .map(|&(ms, span)| (ms, self.window.span_counts(span)))
-      .find(|(_, c)| c.total() >= alerts::recovery_min_solves(self.config.target_rate, r.gate))
+      .find(|(_, c)| c.total() >= self.recovery_min_solves(r))
+  }
+
+  /// Solves a span must hold to end held pair `r` (`alerts::recovery_min_solves`,
+  /// kept from its first fire); 0 for a pair without hysteresis, which no span ends.
+  fn recovery_min_solves(&self, r: &ArmedRule) -> u64 {
+    match r.recovery_min_solves {
+      _ if !r.gate.holds(&r.rule) => 0,
+      0 => alerts::recovery_min_solves(self.config.target_rate, r.gate),
+      n => n,
+    }
   }
 
   /// Whether pair `r` fires at the current counts, given whether it fires now.
   /// Not firing (or without hysteresis): enough events and failures, and both
-  /// burn rates above the threshold. Firing with hysteresis: until the
-  /// long-window burn rate is at or below the resolve rate, or the long window
-  /// holds fewer than `min_failures` failures (the incident's have aged out).
+  /// burn rates above the threshold. Firing with hysteresis: until a span
+  /// holding `alerts::recovery_min_solves` solves — the shortest recovery span
+  /// that does, or the long window — burns at or below the resolve rate, or the
+  /// long window holds fewer than `min_failures` failures (the incident's have
+  /// aged out) while the short window holds solves and no failure.
   fn fires(&self, r: &ArmedRule) -> bool {
     let (long, short) = self.burn_rates(r);
     let long_failures = self.window.span_counts(r.long_span).failures;
     if r.firing && r.gate.holds(&r.rule) {
       let s = self.window.span_counts(r.short_span);
-      // Over once the burn is down, or once the incident's failures have left
-      // the long window and solves succeed again; a lull with no solves at
-      // all (an empty long window burns 0) is not a recovery.
+      // Over once the burn is down over enough solves to tell (a span of
+      // fewer could be a failure rate still at the threshold that happened to
+      // fail less: `alerts::recovery_min_solves`), or once the incident's
+      // failures have left the long window and solves succeed again; a lull
+      // with no solves at all is not a recovery.
       let long_total = self.window.span_counts(r.long_span).total();
-      // Or once the present says so: the shortest recovery span with enough
-      // solves burns at or below the resolve rate.
+      // The present: the shortest recovery span with enough solves.
       let recovered =
         self.recovery_evidence(r).is_some_and(|(_, c)| alerts::recovered(c, self.config.target_rate, r.gate));
-      let over = (long_total > 0 && long <= r.gate.resolve_burn_rate)
+      let over = (long_total >= self.recovery_min_solves(r) && long <= r.gate.resolve_burn_rate)
         || (long_failures < r.gate.min_failures && s.failures == 0 && s.successes > 0)
         || recovered;
       return self.counts().total() >= self.config.min_events && !over;
@@ -710,6 +724,9 @@ impl Tracker {
         let r = &mut self.rules[i];
         if fire {
           r.fired_at_ms = now;
+          if r.recovery_min_solves == 0 && r.gate.holds(&r.rule) {
+            r.recovery_min_solves = alerts::recovery_min_solves(self.config.target_rate, r.gate);
+          }
         } else if r.gate.holds(&r.rule) {
           r.rearm_ms = now.saturating_add(r.rule.short_window_ms);
           r.fresh_until_ms = now.saturating_add(r.rule.long_window_ms);

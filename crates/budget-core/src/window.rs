@@ -438,6 +438,21 @@ impl Window {
     self.spans.iter().map(|s| s.floor_k * self.resolution_ms + s.span_ms).min().unwrap_or(i64::MAX)
   }
 
+  /// The first instant after the newest bucket (where the next one starts).
+  #[inline]
+  pub fn newest_end_ms(&self) -> i64 {
+    self.newest_start_ms + self.resolution_ms
+  }
+
+  /// Whether the newest bucket (the one `now` is in) holds events: then more
+  /// events at now change neither the layout's entries nor the next expiry.
+  pub fn newest_holds_events(&self) -> bool {
+    match &self.store {
+      Store::Dense { successes, failures, .. } => successes[self.newest_slot] != 0 || failures[self.newest_slot] != 0,
+      Store::Sparse(ring) => ring.back().is_some_and(|e| key_of(self.spans[0].floor_k, e) == self.newest_k),
+    }
+  }
+
   /// Whether an event at `at` would be counted (not older than the window).
   #[inline]
   pub fn accepts(&self, at: i64) -> bool {

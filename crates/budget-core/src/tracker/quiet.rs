@@ -19,7 +19,7 @@
 //! bit for bit. Near a threshold the region is empty and every record is
 //! evaluated in full, exactly as before.
 
-use crate::budget::{status_for, Counts, Status};
+use crate::budget::{status_for, Counts, Status, MAX_COUNT};
 
 use super::Tracker;
 
@@ -50,6 +50,54 @@ impl Quiet {
     } else {
       false
     }
+  }
+}
+
+/// A share of the quiet region handed to a caller that records on its own
+/// (the binding's lock-free `record()`): recording at most `successes`
+/// successes and `failures` failures, `events` in all, stamped `at_ms`, while
+/// time is before `until_ms`, changes no status and no alert, no layout and no
+/// next expiry, and passes no count limit. Its events reach the tracker later,
+/// in one `record(now_ms(), at_ms, …)` that the region then covers (so nothing
+/// is re-evaluated), before the tracker moves in time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QuietLease {
+  /// The most successes.
+  pub successes: u64,
+  /// The most failures.
+  pub failures: u64,
+  /// The most events, successes and failures together.
+  pub events: u64,
+  /// The time its events are recorded at: the tracker's now, in its newest bucket.
+  pub at_ms: i64,
+  /// The lease holds while time is before this: the end of the newest bucket,
+  /// the next expiry of a non-empty bucket and the next end of a warm-up or
+  /// re-arm period, whichever comes first.
+  pub until_ms: i64,
+}
+
+impl Tracker {
+  /// The quiet region left at now as a [`QuietLease`]; `None` when it is empty
+  /// or when the newest bucket holds no events yet (a first event there would
+  /// change the next expiry).
+  pub fn quiet_lease(&mut self) -> Option<QuietLease> {
+    let q = self.quiet;
+    if q.events == 0 || !self.window.newest_holds_events() {
+      return None;
+    }
+    // A count that would pass MAX_COUNT is refused by `record`: never leased.
+    let successes = q.successes.min(MAX_COUNT - self.recorded.successes);
+    let failures = q.failures.min(MAX_COUNT - self.recorded.failures);
+    let until_ms =
+      self.window.next_expiry_ms().unwrap_or(i64::MAX).min(self.warm_up_end_ms).min(self.window.newest_end_ms());
+    let now = self.now_ms();
+    (until_ms > now && (successes > 0 || failures > 0)).then_some(QuietLease {
+      successes,
+      failures,
+      events: q.events,
+      at_ms: now,
+      until_ms,
+    })
   }
 }
 
@@ -296,6 +344,7 @@ fn settle(mut guess: u64, holds: impl Fn(u64) -> bool) -> u64 {
 mod tests {
   use super::*;
   use crate::config::Config;
+  use crate::tracker::Event;
 
   #[test]
   fn regions_stop_short_of_each_threshold() {
@@ -356,6 +405,30 @@ mod tests {
     assert_eq!(q, Quiet { successes: 1, failures: 0, events: 0 });
   }
 
+  #[test]
+  fn a_lease_ends_with_its_bucket_or_the_next_expiry_and_stays_below_max_count() {
+    // 1 s buckets over 10 s; the default policy's windows are far longer than
+    // the window, so only the window's own expiry matters.
+    let config = Config { window_ms: 10_000, resolution_ms: 1_000, alerts: Some(vec![]), ..Config::default() };
+    let mut t = Tracker::new(config, 0).unwrap();
+    // Nothing in the newest bucket yet: a first event there would set the next expiry.
+    assert_eq!(t.quiet_lease(), None);
+    t.record(500, 500, 1, 0, &mut Vec::<Event>::new());
+    // 1 success: healthy whatever the successes, no failure allowed (one
+    // failure in two events spends the budget: exhausted).
+    let lease = t.quiet_lease().unwrap();
+    assert_eq!((lease.successes, lease.failures, lease.at_ms, lease.until_ms), (CAP, 0, 500, 1_000));
+    // At 9 700 the bucket of 500 leaves the window at 10 000 < the bucket's end.
+    t.record(9_700, 9_700, 1, 0, &mut Vec::<Event>::new());
+    t.record(9_700, 9_700, 0, 0, &mut Vec::<Event>::new());
+    assert_eq!(t.quiet_lease().map(|l| l.until_ms), Some(10_000));
+    // Near MAX_COUNT the lease stops where `record` would refuse.
+    t.recorded.successes = MAX_COUNT - 3;
+    assert_eq!(t.quiet_lease().map(|l| l.successes), Some(3));
+    t.recorded.successes = MAX_COUNT;
+    assert_eq!(t.quiet_lease(), None);
+  }
+
   /// The quiet region changes speed only: a tracker using it and one that
   /// re-evaluates every record (its region emptied before each operation)
   /// emit the same events and agree on everything after every operation.
@@ -363,6 +436,7 @@ mod tests {
     use super::super::super::{Event, Tracker};
     use super::*;
     use crate::alerts::{AlertRule, Severity};
+    use crate::window::Placement;
     use proptest::prelude::*;
 
     #[derive(Debug, Clone)]
@@ -372,6 +446,9 @@ mod tests {
       /// A run of single events at now: count, failure every `n`th (0: none).
       Run(u32, u32),
       Advance(i64),
+      /// Single events at now through a quiet lease (as many as it allows),
+      /// reaching the tracker in one record: count, failure every `n`th.
+      Leased(u32, u32),
     }
 
     fn op() -> impl Strategy<Value = Op> {
@@ -387,6 +464,7 @@ mod tests {
         5 => (step, back, batch).prop_map(|(t, b, (s, f))| Op::Record(t, b, s, f)),
         3 => (1u32..400, prop_oneof![Just(0u32), 1u32..40]).prop_map(|(n, k)| Op::Run(n, k)),
         1 => (0i64..2500).prop_map(Op::Advance),
+        3 => (1u32..400, prop_oneof![Just(0u32), 1u32..40]).prop_map(|(n, k)| Op::Leased(n, k)),
       ]
     }
 
@@ -478,6 +556,26 @@ mod tests {
               full.quiet = Quiet::default();
               fast.advance(now, &mut a);
               full.advance(now, &mut b);
+            }
+            Op::Leased(n, every) => {
+              let Some(lease) = fast.quiet_lease() else { continue };
+              prop_assert_eq!(lease.at_ms, now);
+              prop_assert!(lease.until_ms > now);
+              prop_assert!(lease.until_ms <= (now.div_euclid(50) + 1) * 50, "past the bucket: {:?}", lease);
+              prop_assert!(fast.next_change_ms().is_none_or(|t| lease.until_ms <= t), "past an expiry: {:?}", lease);
+              let (mut s, mut f) = (0u64, 0u64);
+              for i in 1..=n {
+                let failed = every != 0 && i % every == 0;
+                let fits = s + f < lease.events && if failed { f < lease.failures } else { s < lease.successes };
+                if !fits {
+                  break;
+                }
+                if failed { f += 1 } else { s += 1 }
+                full.quiet = Quiet::default();
+                full.record(now, now, !failed as u64, failed as u64, &mut b);
+              }
+              prop_assert_eq!(fast.record(fast.now_ms(), lease.at_ms, s, f, &mut a), Placement::Counted);
+              prop_assert!(a.is_empty(), "a leased record changed something: {:?}", a);
             }
           }
           prop_assert_eq!(&a, &b);
