@@ -102,6 +102,8 @@ withBinary(test, promtool)('promtool test rules: the alerts fire for the failing
     ],
   }
   fs.writeFileSync(path.join(dir, 'test.yml'), toYaml({ rule_files: ['rules.yml'], evaluation_interval: '1m', tests: [testCase] }) + '\n')
-  const result = await run(promtool, ['test', 'rules', path.join(dir, 'test.yml')])
+  // Seven and a half hours of minute samples over every window: 20 s on a quiet machine, more under load.
+  t.timeout(240_000)
+  const result = await run(promtool, ['test', 'rules', path.join(dir, 'test.yml')], { timeout: 200_000 })
   t.is(result.code, 0, result.stdout + result.stderr)
 })

@@ -32,7 +32,8 @@ const ALERT = { 'fast-burn': 'CaptchaBudgetFastBurn', 'budget-spend': 'CaptchaBu
 //   low volume, one every 50 s, 30 h: healthy at 2 % (every 50th) to 8 h; an
 //     outage to 10 h; healthy to 16 h; 25 % failing (every 4th) to 22 h; healthy to
 //     the end. fast-burn never fires (its 2 min window never holds the 10 solves a
-//     long window must), the others do; recovery is judged on spans of few solves.
+//     long window must), the others do; recovery waits for spans long enough to
+//     hold a pair's minimum of solves.
 //     Not one a minute: a 2 h window would hold 120 solves, 3× would be exactly 18
 //     failures, and a tracker (which drops its oldest solve when time advances,
 //     before the next arrives) fires on 18 of 119 for an instant no evaluation
@@ -117,7 +118,8 @@ const withPromtool = withBinary(test, promtool)
 
 for (const scenario of SCENARIOS) {
   withPromtool(`${scenario.title}: each pair starts and stops firing in Prometheus within two evaluation intervals of the tracker`, async (t) => {
-    t.timeout(300_000)
+    // A day of 15 s samples through every window, a minute at a time: 30–100 s, more under load.
+    t.timeout(600_000)
     const solves = solvesOf(scenario)
     const END_MS = scenario.endMs
     const { intervals, policy } = trackerIntervals(solves)
@@ -150,7 +152,7 @@ for (const scenario of SCENARIOS) {
     fs.writeFileSync(path.join(dir, 'rules.yml'), prometheusRules(SLO, { scrapeIntervalMs: SCRAPE_MS, evaluationIntervalMs: EVAL_MS }))
     const file = { rule_files: ['rules.yml'], evaluation_interval: `${EVAL_MS / 1000}s`, tests: [{ interval: `${SCRAPE_MS / 1000}s`, input_series: inputSeries(solves, END_MS), promql_expr_test: tests }] }
     fs.writeFileSync(path.join(dir, 'test.yml'), toYaml(file) + '\n')
-    const result = await run(promtool, ['test', 'rules', path.join(dir, 'test.yml')], { timeout: 280_000 })
+    const result = await run(promtool, ['test', 'rules', path.join(dir, 'test.yml')], { timeout: 580_000 })
     t.is(result.code, 0, (result.stdout + result.stderr).slice(0, 6000))
   })
 }

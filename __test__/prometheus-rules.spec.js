@@ -92,7 +92,7 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
   for (const [a, long, resolve] of [[pairs[0], '1h', 7.2], [pairs[1], '10h', 1], [pairs[2], '60h', 1.5], [pairs[3], '180h', 0.75]]) {
     const firing = `ALERTS{alertname="${a.alert}",alertstate="firing",slo="${ID}"}`
     t.true(a.expr.includes(`captcha_budget:burn_rate:ratio_rate${long}{slo="${ID}"} and ignoring(alertname, alertstate, severity, pair) ${firing}\nunless (`), a.alert)
-    t.true(a.expr.includes(`(captcha_budget:burn_rate:ratio_rate${long}{slo="${ID}"} <= ${resolve})`), a.alert)
+    t.true(a.expr.includes(`(captcha_budget:burn_rate:ratio_rate${long}{slo="${ID}"} <= ${resolve} and captcha_budget:solves:increase${long}{slo="${ID}"} >= `), a.alert)
     // … or the recovery spans, shortest first, each once this firing episode is as old as it.
     for (const [w, ms] of SPANS.map((w, i) => [w, policyOf(SLO, 15_000).recoverySpansMs[i]])) {
       const since = `time() - ALERTS_FOR_STATE{alertname="${a.alert}",slo="${ID}"} >= ${ms / 1000}`

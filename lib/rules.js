@@ -122,7 +122,7 @@ function slothRecordings({ id, slo, windows, sel, ratioOf }) {
  *   again only after its short window, and until its long window has passed
  *   only on `2 × minFailures` failures in its short window;
  * - a firing held pair (ALERTS) keeps firing until recovered: its long-window
- *   burn at or below `resolveBurnRate`, or its long window under `minFailures`
+ *   burn at or below `resolveBurnRate` over `recovery.minSolves` solves, or its long window under `minFailures`
  *   failures with a clean short window, or the shortest recovery span that is
  *   no longer than the time since it fired (ALERTS_FOR_STATE) and holds `recovery.minSolves`
  *   solves burning at or below `resolveBurnRate` (one failure set aside from
@@ -166,7 +166,7 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   const judges = (w, ms) => `(${solves(w)} >= ${recovery.minSolves} and ${added} (time() - ${activeSince} >= ${num(ms / 1000)}))`
   const bySpan = spans.map(([w, ms], i) => `(${judges(w, ms)} and ${spanOk(w)}${spans.slice(0, i).map(([v, vms]) => ` unless ${judges(v, vms)}`).join('')})`)
   const recovered = [
-    `(${burn(long)} <= ${num(pair.resolveBurnRate)})`,
+    `(${burn(long)} <= ${num(pair.resolveBurnRate)} and ${solves(long)} >= ${recovery.minSolves})`,
     `(${failures(long)} < ${minFailures} and ${failures(short)} == 0 and ${solves(short)} > 0)`,
     ...bySpan,
   ].join('\nor\n')
