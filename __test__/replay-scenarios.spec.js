@@ -156,14 +156,16 @@ test('without --by, one tracker takes every type', async (t) => {
 
 test('alert options: --alerts none fires nothing; a custom pair fires by its own rule', async (t) => {
   const files = tempFiles({ 'outage.jsonl': toJsonl(outage()) })
-  const none = await replayJson([files['outage.jsonl'], ...ARGS, '--alerts', 'none'])
+  // ARGS without its own --alerts: an option given twice is a usage error.
+  const ARGS_BUT_ALERTS = ARGS.slice(0, ARGS.indexOf('--alerts'))
+  const none = await replayJson([files['outage.jsonl'], ...ARGS_BUT_ALERTS, '--alerts', 'none'])
   t.deepEqual(none.timeline.map((e) => e.kind), ['status', 'status', 'status'])
   // A 20 s / 2 s pair at burn 10: its 20 s long window holds 20 solves, burn j / 1 > 10
   // → the 11th failure, t = 610 s (the 10th: 10 / 1.0000000000000009, not above 10).
   // It resolves as soon as its 2 s short window holds one failure in two, 1 / 0.1 = 10,
   // not above 10: t = 660 s.
   const pair = JSON.stringify([{ name: 'outage', severity: 'page', longWindowMs: 20_000, shortWindowMs: 2000, burnRate: 10 }])
-  const custom = await replayJson([files['outage.jsonl'], ...ARGS, '--alerts', pair])
+  const custom = await replayJson([files['outage.jsonl'], ...ARGS_BUT_ALERTS, '--alerts', pair])
   t.deepEqual(custom.timeline.filter((e) => e.kind !== 'status').map((e) => [e.kind, e.name, e.at]), [
     ['alert', 'outage', at(610)],
     ['resolve', 'outage', at(660)],
