@@ -330,11 +330,11 @@ export interface PrometheusRulesOptions {
   targetRate: number
   /** The SLO period in ms. */
   windowMs: number
-  /** Custom alert pairs (default: the Prometheus default policy for `windowMs`). */
+  /** Custom alert pairs (default: the tracker's default policy for `windowMs`, with its gates and hold/resolve rule). */
   alerts?: Array<AlertRuleConfig>
   /** No alert while the period holds fewer solves. Default 0. */
   minEvents?: number
-  /** No pair fires with fewer failures in its long window. Default 10. */
+  /** No pair fires with fewer failures in its long window. Default: the policy's, as the tracker's (5 for the default pairs, 0 for custom ones). */
   minFailures?: number
   /** The workers' `resolutionMs`, if they set it: custom alert windows are rounded to it. */
   resolutionMs?: number

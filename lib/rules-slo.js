@@ -117,7 +117,6 @@ const ABSENT_FOR_MS = 600_000
 const num = (x) => String(x)
 // 1 − target without float noise (1 − 0.95 is 0.050000000000000044).
 const budgetOf = (targetRate) => Number((1 - targetRate).toPrecision(12))
-const ceilSecond = (ms) => Math.ceil(ms / 1000) * 1000
 
 /** The default `slo.id`: source, target in percent, period (`turnstile-99.5-30d`). */
 function defaultId({ name, targetRate, windowMs }) {
@@ -353,14 +352,13 @@ function checkMetadata(metadata) {
 }
 
 /**
- * The alert pairs the Prometheus rules use and the failures a pair's long
- * window must hold by default, from the core: the custom `alerts` as the
- * tracker reads them (a window under 4 scrape intervals refused), or else the
- * workbook's table for the period made to fire at a scrape (no window under 4
- * scrape intervals: lengthened; no burn rate out of reach, above 1 / (1 −
- * target): lowered to 80 % of it). The core's errors name the fields as the
- * caller wrote them: `slo.<field>`.
- * @returns {{ pairs: Array<{ name: string, severity: string, longWindowMs: number, shortWindowMs: number, burnRate: number, minEvents: number }>, minFailures: number }}
+ * The alert policy the Prometheus rules implement, from the core: the
+ * tracker's policy in force for the SLO, pair for pair — the custom `alerts`
+ * as the tracker reads them (a window under 4 scrape intervals refused), or
+ * the default policy with its gates (a window under 4 scrape intervals
+ * lengthened to 4) — with how each held pair recovers and the recovery spans.
+ * The core's errors name the fields as the caller wrote them: `slo.<field>`.
+ * @returns {{ pairs: Array<{ name: string, severity: string, longWindowMs: number, shortWindowMs: number, burnRate: number, minEvents: number, minFailures: number, resolveBurnRate: number, warmUpMs: number, minBudgetShare: number }>, recovery: Array<{ minSolves: number, asideMinSolves: number }>, recoverySpansMs: number[] }}
  */
 function policyOf({ targetRate, windowMs, alerts, minEvents = 0, resolutionMs }, scrapeIntervalMs) {
   const config = { targetRate, windowMs, minEvents, [ARGUMENT_NAME]: `${WHERE}slo` }
@@ -385,7 +383,6 @@ module.exports = {
   policyOf,
   defaultId,
   budgetOf,
-  ceilSecond,
   num,
   SLO_KEYS,
   WHERE,

@@ -5,16 +5,14 @@
 // budget, fixed-name series for dashboards, then one multiwindow burn-rate
 // alert per pair and an alert on an absent source. Every series and alert
 // carries the SLO's identity (`slo`) next to its source (`name`), so two SLOs
-// on one counter stay apart. The SLO checks and the alert policy (built for
-// scrapes) are in lib/rules-slo.js.
+// on one counter stay apart. The alerts are the tracker's policy (pairs, gates,
+// the hold/resolve rule: pairExpr), asked of the core by lib/rules-slo.js,
+// which also checks the SLO.
 const YAML = require('yaml')
 const { outOfRange, invalidArgValue, invalidArgType, describe } = require('./errors')
 const { promDuration, approxDuration, threeDigits } = require('./duration')
-const { checkSlo, checkOptions, prometheusPolicy, policyOf, defaultId, budgetOf, ceilSecond, num, WHERE, ABSENT_FOR_MS } = require('./rules-slo')
+const { checkSlo, checkOptions, prometheusPolicy, policyOf, defaultId, budgetOf, num, WHERE, ABSENT_FOR_MS } = require('./rules-slo')
 const { WINDOW } = require('./rules-slo')
-
-/** The longest a page may keep firing after an incident's end (issue 25): one hour. */
-const PAGE_RESET_MS = 3_600_000
 
 // The PromQL selector of the SLO's counter (lib/metrics.js): its name label, and an outcome.
 function selector(name, outcome) {
@@ -113,6 +111,70 @@ function slothRecordings({ id, slo, windows, sel, ratioOf }) {
 }
 
 /**
+ * The expression of one pair's alert: the tracker's firing condition and its
+ * hold/resolve rule (crates/budget-core/src/tracker.rs, `fires`), every figure
+ * from the core's policy (`scrapePolicy`):
+ * - fires when both burn rates are above the threshold, the long window holds
+ *   `minFailures` failures and `minEvents` solves, the period `slo.minEvents`,
+ *   the long window's failures are `minBudgetShare` of the period's budget, and
+ *   the source has been scraped for `warmUpMs` (not expressed for a PromQL SLI);
+ * - a held pair (`resolveBurnRate` below the threshold) that resolved fires
+ *   again only after its short window, and until its long window has passed
+ *   only on `2 × minFailures` failures in its short window;
+ * - a firing held pair (ALERTS) keeps firing until recovered: its long-window
+ *   burn at or below `resolveBurnRate` over `recovery.minSolves` solves, or its long window under `minFailures`
+ *   failures with a clean short window, or the shortest recovery span that is
+ *   no longer than the time since it fired (ALERTS_FOR_STATE) and holds `recovery.minSolves`
+ *   solves burning at or below `resolveBurnRate` (one failure set aside from
+ *   `recovery.asideMinSolves` solves).
+ * Its value is the long window's burn rate.
+ */
+function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures, minEvents, slo, sel, by, period }) {
+  const long = promDuration(pair.longWindowMs)
+  const short = promDuration(pair.shortWindowMs)
+  const burn = (w) => `captcha_budget:burn_rate:ratio_rate${w}${sel}`
+  const solves = (w) => `captcha_budget:solves:increase${w}${sel}`
+  const failures = (w) => `captcha_budget:solve_failures:increase${w}${sel}`
+  const fire = [`${burn(long)} > ${num(pair.burnRate)}`, `${burn(short)} > ${num(pair.burnRate)}`]
+  if (minFailures > 0) fire.push(`${failures(long)} >= ${minFailures}`)
+  if (pair.minEvents > 0) fire.push(`${solves(long)} >= ${pair.minEvents}`)
+  if (minEvents > 0) fire.push(`${solves(period)} >= ${minEvents}`)
+  // failures ≥ share × the period's allowed failures (solves × (1 − target)), as the tracker's budgetTotal.
+  if (pair.minBudgetShare > 0) fire.push(`${failures(long)} >= ${num(pair.minBudgetShare)} * ${num(budgetOf(slo.targetRate))} * ${solves(period)}`)
+  // The warm-up: some instance exposed the counter warmUpMs ago.
+  if (pair.warmUpMs > 0 && !slo.sli) fire.push(`ignoring(slo) sum by (${by}) (${selector(slo.name)} offset ${promDuration(pair.warmUpMs)})`)
+  const fires = fire.join('\nand\n')
+  if (!(pair.resolveBurnRate < pair.burnRate)) return fires
+
+  // The alert's own series and the labels the rules add to it, which the recordings lack.
+  const firing = `ALERTS{alertname=${JSON.stringify(alert)},alertstate="firing",slo=${JSON.stringify(labels.slo)}}`
+  const added = `ignoring(${['alertname', 'alertstate', ...Object.keys(labels).filter((l) => l !== 'slo')].join(', ')})`
+  const rearm = [
+    `unless ${added} present_over_time(${firing}[${short}])`,
+    `unless ${added} (present_over_time(${firing}[${long}]) unless ${added} ${failures(short)} >= ${2 * minFailures})`,
+  ]
+  const resolveBudget = num(Number((pair.resolveBurnRate * budgetOf(slo.targetRate)).toPrecision(12)))
+  // A span's failures, one set aside from asideMinSolves solves, against resolve × (1 − target) × solves.
+  const spanOk = (w) => {
+    const counted = recovery.asideMinSolves < 0 ? failures(w) : `${failures(w)} - clamp_max(${failures(w)}, 1) * (${solves(w)} >= bool ${recovery.asideMinSolves})`
+    return `(${counted}) <= ${resolveBudget} * ${solves(w)}`
+  }
+  const spans = recoverySpansMs.map((ms) => [promDuration(ms), ms])
+  // A span judges once it holds minSolves solves and this firing episode is at least its length old
+  // (ALERTS_FOR_STATE: when the alert became active, kept per episode as the tracker's fired_at).
+  const activeSince = `ALERTS_FOR_STATE{alertname=${JSON.stringify(alert)},slo=${JSON.stringify(labels.slo)}}`
+  const judges = (w, ms) => `(${solves(w)} >= ${recovery.minSolves} and ${added} (time() - ${activeSince} >= ${num(ms / 1000)}))`
+  const bySpan = spans.map(([w, ms], i) => `(${judges(w, ms)} and ${spanOk(w)}${spans.slice(0, i).map(([v, vms]) => ` unless ${judges(v, vms)}`).join('')})`)
+  const recovered = [
+    `(${burn(long)} <= ${num(pair.resolveBurnRate)} and ${solves(long)} >= ${recovery.minSolves})`,
+    `(${failures(long)} < ${minFailures} and ${failures(short)} == 0 and ${solves(short)} > 0)`,
+    ...bySpan,
+  ].join('\nor\n')
+  const held = [`${burn(long)} and ${added} ${firing}`, ...(minEvents > 0 ? [`and ${solves(period)} >= ${minEvents}`] : []), `unless (\n${recovered}\n)`].join('\n')
+  return `(\n${fires}\n${rearm.join('\n')}\n)\nor\n(\n${held}\n)`
+}
+
+/**
  * The rule group (a plain object) of one SLO, and the policy its alerts implement.
  * With `slo.grouping`, every recording sums `by (name, <grouping>)`: each label
  * set is judged on its own, and each alert fires per label set.
@@ -132,14 +194,14 @@ function compileOne(slo, options) {
   const by = ['name', ...grouping].join(', ')
   // In the alerts' text: which label set burns.
   const which = grouping.length ? ` (${grouping.map((l) => `${l}={{ $labels.${l} }}`).join(', ')})` : ''
-  const { pairs: policy, minFailures: defaultMinFailures } = policyOf(slo, options.scrapeIntervalMs)
-  const { name, targetRate, windowMs, minEvents = 0, minFailures = defaultMinFailures } = slo
+  const { pairs: policy, recovery, recoverySpansMs } = policyOf(slo, options.scrapeIntervalMs)
+  const { name, targetRate, windowMs, minEvents = 0 } = slo
   const id = slo.id ?? defaultId(slo)
   const period = promDuration(windowMs)
   const sel = `{slo=${JSON.stringify(id)}}`
   const ids = { slo: id }
   const alertWindows = [...new Set(policy.flatMap((r) => [r.shortWindowMs, r.longWindowMs]))].sort((a, b) => a - b)
-  const windows = [...new Set([...alertWindows, windowMs])].sort((a, b) => a - b)
+  const windows = [...new Set([...alertWindows, ...recoverySpansMs, windowMs])].sort((a, b) => a - b)
   const shortest = windows[0]
   const optimised = options.periodRules === 'optimised' && windowMs !== shortest
 
@@ -222,34 +284,25 @@ function compileOne(slo, options) {
       throw invalidArgValue(`${WHERE}slo.alerts: the pair '${pair.name}' gives the alert name ${alert}, which is empty or taken: rename the pair`)
     }
     alertNames.add(alert)
-    const conditions = [
-      `captcha_budget:burn_rate:ratio_rate${long}${sel} > ${num(pair.burnRate)}`,
-      `captcha_budget:burn_rate:ratio_rate${short}${sel} > ${num(pair.burnRate)}`,
-    ]
-    if (minFailures > 0) conditions.push(`captcha_budget:solve_failures:increase${long}${sel} >= ${minFailures}`)
-    if (pair.minEvents > 0) conditions.push(`captcha_budget:solves:increase${long}${sel} >= ${pair.minEvents}`)
-    if (minEvents > 0) conditions.push(`captcha_budget:solves:increase${period}${sel} >= ${minEvents}`)
+    // The tracker's gate, unless the SLO sets its own failure minimum.
+    const minFailures = slo.minFailures ?? pair.minFailures
+    const labels = { slo: id, severity: pair.severity, pair: pair.name, ...sloLabels, ...alerting.labels, ...(route?.labels ?? {}) }
+    const expr = pairExpr({ pair, recovery: recovery[policy.indexOf(pair)], recoverySpansMs, alert, labels, minFailures, minEvents, slo, sel, by, period })
     const spent = (100 * pair.burnRate * pair.longWindowMs) / windowMs
-    // A page resolves at most a short window after the incident (the window
-    // empties) plus keep_firing_for: capped so that the two stay within
-    // PAGE_RESET_MS, the tracker's reset goal (docs/alert-policy.md).
-    const keepMs = pair.severity === 'page' ? Math.min(pair.shortWindowMs, PAGE_RESET_MS - pair.shortWindowMs) : pair.shortWindowMs
+    const failuresText = minFailures > 0 ? `, with at least ${minFailures} failures in ${long}` : ''
     alerts.push({
       alert,
-      expr: conditions.join('\nand\n'),
-      // `for:` ignores a condition true for less than a fifth of the short
-      // window; keep_firing_for holds a firing alert through dips of up to a
-      // short window, so one incident is one page (fire/resolve/fire damped).
-      for: promDuration(Math.max(ceilSecond(pair.shortWindowMs / 5), 1000)),
-      ...(keepMs >= 1000 ? { keep_firing_for: promDuration(ceilSecond(keepMs)) } : {}),
+      // No `for:` and no keep_firing_for: the tracker fires at once and holds a
+      // page until it has recovered (pairExpr), and so do the rules.
+      expr,
       // slo also comes from the expression; on the rule too, two SLOs' alerts on one source differ
       // for promtool's duplicate check and for anyone reading the rule file.
-      labels: { slo: id, severity: pair.severity, pair: pair.name, ...sloLabels, ...alerting.labels, ...(route?.labels ?? {}) },
+      labels,
       annotations: {
         summary: `{{ $labels.slo }}${which}: the CAPTCHA error budget burns {{ $value | humanize }}x the sustainable rate (${pair.name}, threshold ${threeDigits(pair.burnRate)}x)`,
         description:
           `The burn rate of {{ $labels.slo }}${which} (${source}, SLO ${threeDigits(targetRate * 100)}% over ${period}) is {{ $value | humanize }} over ${long} ` +
-          `and above ${threeDigits(pair.burnRate)} over ${short}, across all instances, with at least ${minFailures} failures in ${long}: ` +
+          `and above ${threeDigits(pair.burnRate)} over ${short}, across all instances${failuresText}: ` +
           `at ${threeDigits(pair.burnRate)}x, ${threeDigits(spent)}% of the budget goes in ${long}, all of it in ${approxDuration(windowMs / pair.burnRate)}.`,
         ...alerting.annotations,
         ...(route?.annotations ?? {}),

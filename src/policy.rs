@@ -3,7 +3,6 @@
 //! implement at a scrape interval (lib/rules-slo.js). Internal: left out of
 //! the package's types, reached through `require('./native.js')`.
 
-use budget_core::alerts::{AlertGate, PROMETHEUS_MIN_FAILURES};
 use budget_core::{BudgetError, CheckedConfig};
 use napi::bindgen_prelude::*;
 use napi::Env;
@@ -14,15 +13,27 @@ use crate::config;
 use crate::error::throw_in;
 use crate::report::AlertRuleInfo;
 
-/// The policy of the Prometheus rules for one SLO.
+/// How a held pair of the Prometheus rules' policy resolves (the tracker's rule).
+#[napi(object, object_from_js = false)]
+pub struct ScrapeRecovery {
+  /// Solves a recovery span must hold to end the pair (`recovery_min_solves`
+  /// in the core); 0: the pair is not held (a custom policy).
+  pub min_solves: f64,
+  /// The fewest solves a recovery span must hold for one failure in it to be
+  /// set aside as noise (`sets_failure_aside`); -1: never.
+  pub aside_min_solves: f64,
+}
+
+/// The policy of the Prometheus rules for one SLO: the tracker's.
 #[napi(object, object_from_js = false)]
 pub struct ScrapePolicy {
-  /// The pairs: the custom ones as the tracker rounds them, or the workbook
-  /// table in whole seconds, no window under four scrapes.
+  /// The pairs and their gates as the tracker has them, a window under four
+  /// scrapes lengthened to four (the default policy; a custom one is refused).
   pub pairs: Vec<AlertRuleInfo>,
-  /// Failures a pair's long window must hold before it may fire, unless the
-  /// SLO sets its own `minFailures`.
-  pub min_failures: f64,
+  /// How each pair resolves, in the order of `pairs`.
+  pub recovery: Vec<ScrapeRecovery>,
+  /// The recovery spans, ms, shortest first (empty when no pair is held).
+  pub recovery_spans_ms: Vec<f64>,
 }
 
 /// Checks `config` (a tracker config: `targetRate`, `windowMs`, `alerts`, …)
@@ -38,10 +49,18 @@ pub fn scrape_policy(env: Env, config: Object, scrape_interval_ms: f64) -> Resul
   let root = root.as_deref().unwrap_or("config");
   let policy = (|| -> std::result::Result<ScrapePolicy, BudgetError> {
     let checked = CheckedConfig::new(config::parse(Some(config))?.config)?;
-    let pairs = checked.scrape_policy(scrape_interval_ms as i64)?;
+    let policy = checked.scrape_policy(scrape_interval_ms as i64)?;
     Ok(ScrapePolicy {
-      pairs: pairs.iter().map(|r| AlertRuleInfo::new(r, &AlertGate::plain(r))).collect(),
-      min_failures: PROMETHEUS_MIN_FAILURES as f64,
+      pairs: policy.pairs.iter().map(|p| AlertRuleInfo::new(&p.rule, &p.gate)).collect(),
+      recovery: policy
+        .pairs
+        .iter()
+        .map(|p| ScrapeRecovery {
+          min_solves: p.recovery_min_solves as f64,
+          aside_min_solves: if p.aside_min_solves == u64::MAX { -1.0 } else { p.aside_min_solves as f64 },
+        })
+        .collect(),
+      recovery_spans_ms: policy.recovery_spans_ms.iter().map(|&ms| ms as f64).collect(),
     })
   })();
   policy.map_err(|e| throw_in(&env, e, root))

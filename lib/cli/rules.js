@@ -20,9 +20,9 @@ function register(program) {
     .option('--window <duration>', "the SLO period, as windowMs: e.g. 30d, 24h, 90m (with --spec: the period of Sloth's SLOs, default 30d)")
     .option('--grouping <labels>', "judge the SLO per label set, e.g. 'type,site' (a BudgetFamily's labelNames): sum by these labels, alerts per set")
     .option('--slo <id>', 'the SLO identity label (default <name>-<target %>-<window>, e.g. turnstile-95-30d)')
-    .option('--alerts <spec>', "alert pairs: 'default' (the Prometheus default policy), 'none', inline JSON like config.alerts, or a JSON file")
+    .option('--alerts <spec>', "alert pairs: 'default' (the tracker's default policy), 'none', inline JSON like config.alerts, or a JSON file")
     .option('--min-events <n>', 'as config.minEvents: no alert while the period holds fewer solves', '0')
-    .option('--min-failures <n>', "no pair fires with fewer failures in its long window", '10')
+    .option('--min-failures <n>', "no pair fires with fewer failures in its long window (default: the policy's, as the tracker's)")
     .option('--resolution <duration>', 'as config.resolutionMs, if the workers set it: custom alert windows are rounded to it')
     .option('--scrape-interval <duration>', 'no alert window shorter than 4 scrape intervals (default windows are lengthened, custom ones refused)', '15s')
     .option('--evaluation-interval <duration>', "the rule group's interval, for --period-rules optimised", '1m')
@@ -81,7 +81,7 @@ function rules(options) {
   let text
   try {
     const { slos, where, metadata } = options.spec !== undefined ? specSlos(options) : { slos: [sloOf(options)], where: [null] }
-    const shared = { minEvents: parseCount(options.minEvents, '--min-events'), minFailures: parseCount(options.minFailures, '--min-failures') }
+    const shared = { minEvents: parseCount(options.minEvents, '--min-events'), ...(options.minFailures !== undefined ? { minFailures: parseCount(options.minFailures, '--min-failures') } : {}) }
     const alerts = parseAlerts(options.alerts)
     if (alerts !== undefined) shared.alerts = alerts
     if (options.resolution !== undefined) shared.resolutionMs = parseDurationArg(options.resolution, '--resolution')

@@ -342,23 +342,86 @@ pub fn validate_policy(rules: Vec<AlertRule>, config: &Config) -> Result<Vec<Ale
   Ok(rules)
 }
 
-/// Failures a Prometheus rule's long window must hold before it may fire,
-/// unless the SLO sets `minFailures` (about ten tell an incident from noise).
-pub const PROMETHEUS_MIN_FAILURES: u64 = 10;
-
 /// The fewest scrape intervals an alert window of the Prometheus rules spans:
 /// a shorter `rate()` range holds too few samples to ever fire.
 pub const MIN_SCRAPES_PER_WINDOW: i64 = 4;
 
+/// One pair of the policy the Prometheus rules implement: the tracker's pair
+/// (windows lengthened to [`MIN_SCRAPES_PER_WINDOW`] scrapes where shorter),
+/// its gate, and what its recovery is judged on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScrapePair {
+  /// The pair as the tracker has it, windows made scrape-able.
+  pub rule: AlertRule,
+  /// Its gate, as the tracker's ([`gates_for`]).
+  pub gate: AlertGate,
+  /// Solves a recovery span must hold to end the pair ([`recovery_min_solves`]);
+  /// 0 for a pair that is not held (a custom policy).
+  pub recovery_min_solves: u64,
+  /// The fewest solves a recovery span must hold for one failure in it to be
+  /// set aside ([`sets_failure_aside`]); `u64::MAX`: never (or not held).
+  pub aside_min_solves: u64,
+}
+
+/// The policy the Prometheus rules implement: the tracker's, pair for pair.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScrapePolicy {
+  /// The pairs in policy order.
+  pub pairs: Vec<ScrapePair>,
+  /// The recovery spans ([`recovery_spans`]) shortest first, lengthened to
+  /// [`MIN_SCRAPES_PER_WINDOW`] scrapes where shorter (no repeats); empty when
+  /// no pair is held.
+  pub recovery_spans_ms: Vec<i64>,
+}
+
+/// The most failures a span of `n` solves may hold and still burn at or below
+/// `gate`'s resolve rate, by the burn rate alone (no failure set aside).
+fn failures_within_resolve(n: u64, target_rate: f64, gate: AlertGate) -> u64 {
+  let within = |f: u64| burn_rate(Counts { successes: n - f, failures: f }, target_rate) <= gate.resolve_burn_rate;
+  let mut f = ((gate.resolve_burn_rate * (1.0 - target_rate) * n as f64).floor().max(0.0) as u64).min(n);
+  while f > 0 && !within(f) {
+    f -= 1;
+  }
+  while f < n && within(f + 1) {
+    f += 1;
+  }
+  f
+}
+
+/// The fewest solves `n` from which [`recovered`] accepts one failure more
+/// than the burn rate alone would (one failure set aside as noise);
+/// `u64::MAX` if it never does (for no `n` up to 10^12). Read from
+/// [`recovered`] itself, so that the Prometheus rules follow whatever it decides.
+pub fn aside_min_solves(target_rate: f64, gate: AlertGate) -> u64 {
+  let aside = |n: u64| {
+    let f = failures_within_resolve(n, target_rate, gate) + 1;
+    f <= n && recovered(Counts { successes: n - f, failures: f }, target_rate, gate)
+  };
+  const MOST: u64 = 1_000_000_000_000;
+  if !aside(MOST) {
+    return u64::MAX;
+  }
+  let (mut lo, mut hi) = (1, MOST); // aside(hi) holds; the answer is in [lo, hi]
+  while lo < hi {
+    let mid = lo + (hi - lo) / 2;
+    if aside(mid) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  lo
+}
+
 /// The policy the Prometheus rules implement for `config` (already checked)
-/// and its policy in force `policy`, scraped every `scrape_interval_ms`.
-/// A custom policy (`config.alerts`) is used as checked, bucket-rounded, and
-/// refused if a window is shorter than [`MIN_SCRAPES_PER_WINDOW`] scrapes; the
-/// default is the workbook's table ([`workbook_policy`]'s proportions) made to
-/// fire at a scrape: windows in whole seconds (rounded up), none under four
-/// scrapes (lengthened), and a threshold out of reach (at or above
-/// 1 / (1 − target)) lowered to 80 % of the most the SLO can burn.
-pub fn scrape_policy(config: &Config, policy: &[AlertRule], scrape_interval_ms: i64) -> Result<Vec<AlertRule>> {
+/// and its policy in force `policy`, scraped every `scrape_interval_ms`: the
+/// tracker's own pairs and gates, so that the rules and an in-process tracker
+/// of the same SLO fire and resolve together. A custom policy
+/// (`config.alerts`) is refused if a window is shorter than
+/// [`MIN_SCRAPES_PER_WINDOW`] scrapes; in the default one such a window is
+/// lengthened to four scrapes (a short window first, then the long one to at
+/// least the short), as are the recovery spans.
+pub fn scrape_policy(config: &Config, policy: &[AlertRule], scrape_interval_ms: i64) -> Result<ScrapePolicy> {
   let min_window = MIN_SCRAPES_PER_WINDOW * scrape_interval_ms;
   if config.window_ms < min_window {
     return Err(
@@ -382,35 +445,33 @@ pub fn scrape_policy(config: &Config, policy: &[AlertRule], scrape_interval_ms: 
         .at(&format!("alerts[{i}].shortWindowMs")),
       );
     }
-    return Ok(policy.to_vec());
   }
-  let max = max_burn_rate(config.target_rate);
-  let ceil_second = |ms: f64| (ms / 1000.0).ceil() as i64 * 1000;
-  Ok(
-    WORKBOOK_PAIRS
-      .iter()
-      .map(|&(name, severity, share, divisor)| {
-        let workbook = significant(share * divisor as f64, 12);
-        let burn_rate = if workbook < max { workbook } else { significant(0.8 * max, 3) };
-        let long = config.window_ms as f64 / divisor as f64;
-        let short = ceil_second(long / 12.0).max(min_window);
-        let long = ceil_second(long).max(short).min(config.window_ms);
-        AlertRule {
-          name: name.to_string(),
-          severity,
-          long_window_ms: long,
-          short_window_ms: short.min(long),
-          burn_rate,
-          min_events: 0,
-        }
-      })
-      .collect(),
-  )
-}
-
-/// `x` to `digits` significant digits, as JavaScript's `Number(x.toPrecision(digits))`.
-fn significant(x: f64, digits: usize) -> f64 {
-  format!("{:.*e}", digits - 1, x).parse().unwrap_or(x)
+  let gates = gates_for(config, policy);
+  let held = policy.iter().zip(&gates).any(|(r, g)| g.holds(r));
+  let pairs = policy
+    .iter()
+    .zip(gates)
+    .map(|(r, gate)| {
+      let short = r.short_window_ms.max(min_window);
+      let holds = gate.holds(r);
+      ScrapePair {
+        rule: AlertRule { short_window_ms: short, long_window_ms: r.long_window_ms.max(short), ..r.clone() },
+        gate,
+        recovery_min_solves: if holds { recovery_min_solves(config.target_rate, gate) } else { 0 },
+        aside_min_solves: if holds { aside_min_solves(config.target_rate, gate) } else { u64::MAX },
+      }
+    })
+    .collect();
+  let mut recovery_spans_ms: Vec<i64> = Vec::new();
+  if held {
+    for span in recovery_spans(config) {
+      let span = span.max(min_window);
+      if !recovery_spans_ms.contains(&span) {
+        recovery_spans_ms.push(span);
+      }
+    }
+  }
+  Ok(ScrapePolicy { pairs, recovery_spans_ms })
 }
 
 /// A duration as Prometheus writes it: the largest unit that divides it
@@ -615,24 +676,64 @@ mod tests {
   }
 
   #[test]
-  fn scrape_policy_of_the_workbook_table() {
-    // 24 h at a 15 s scrape: 2 min & 10 s → 2 min & 1 min (4 scrapes); 12 min & 1 min; 144 min & 12 min.
+  fn scrape_policy_is_the_trackers_policy() {
     let day = config(86_400_000);
-    let summary_of = |c: &Config, scrape| {
-      let policy = policy_for(c).unwrap();
-      scrape_policy(c, &policy, scrape)
-        .map(|p| p.iter().map(|r| (r.long_window_ms / 1000, r.short_window_ms / 1000, r.burn_rate)).collect::<Vec<_>>())
+    let of = |c: &Config, scrape| scrape_policy(c, &policy_for(c).unwrap(), scrape);
+    let windows = |p: &ScrapePolicy| {
+      p.pairs
+        .iter()
+        .map(|p| (p.rule.long_window_ms / 1000, p.rule.short_window_ms / 1000, p.rule.burn_rate))
+        .collect::<Vec<_>>()
     };
-    assert_eq!(summary_of(&day, 15_000).unwrap(), [(120, 60, 14.4), (720, 60, 6.0), (8640, 720, 1.0)]);
-    // A 1 min scrape: short windows 4 min, long ones at least that.
-    assert_eq!(summary_of(&day, 60_000).unwrap(), [(240, 240, 14.4), (720, 240, 6.0), (8640, 720, 1.0)]);
-    // 90 %: at most 10×, so 14.4 is lowered to 80 % of 10.
+    // 24 h at a 15 s scrape: the default pairs (2 min & 10 s, 20 min & 100 s, 2 h &
+    // 10 min, 6 h & 30 min); only fast-burn's 10 s is under 4 scrapes: 1 min.
+    let p = of(&day, 15_000).unwrap();
+    assert_eq!(windows(&p), [(120, 60, 14.4), (1200, 100, 2.0), (7200, 600, 3.0), (21_600, 1800, 1.5)]);
+    // The tracker's gates, unchanged (warm-ups of the tracker's own long windows).
+    assert_eq!(p.pairs.iter().map(|p| p.gate).collect::<Vec<_>>(), gates_for(&day, &default_policy(&day)));
+    assert_eq!(p.pairs.iter().map(|p| p.rule.min_events).collect::<Vec<_>>(), [10, 10, 10, 10]);
+    // The tracker's recovery spans (another change's to tune), none under 4 scrapes.
+    let spans = recovery_spans(&day);
+    assert!(spans[0] >= 60_000);
+    assert_eq!(p.recovery_spans_ms, spans);
+    for pair in &p.pairs {
+      assert_eq!(pair.recovery_min_solves, recovery_min_solves(0.95, pair.gate));
+      // The fewest solves from which `recovered` sets a failure aside (if any), and one fewer does not.
+      let n = pair.aside_min_solves;
+      if n < u64::MAX {
+        let accepts = |n: u64, f: u64| recovered(Counts { successes: n - f, failures: f }, 0.95, pair.gate);
+        let over = |n: u64| failures_within_resolve(n, 0.95, pair.gate) + 1;
+        assert!(
+          n > 1 && accepts(n, over(n)) && (over(n - 1) > n - 1 || !accepts(n - 1, over(n - 1))),
+          "{} {n}",
+          pair.rule.name
+        );
+      }
+    }
+    // A 1 min scrape: 4 min at least; fast-burn's long window (2 min) lengthened to its short one.
+    let p = of(&day, 60_000).unwrap();
+    assert_eq!(windows(&p), [(240, 240, 14.4), (1200, 240, 2.0), (7200, 600, 3.0), (21_600, 1800, 1.5)]);
+    assert_eq!(p.recovery_spans_ms, spans);
+    // A 5 min scrape: 20 min at least; a shorter recovery span becomes 20 min, once.
+    let mut longer: Vec<i64> = Vec::new();
+    for ms in spans.iter().map(|&ms| ms.max(1_200_000)) {
+      if !longer.contains(&ms) {
+        longer.push(ms);
+      }
+    }
+    assert!(spans[0] >= 1_200_000 || longer != spans);
+    assert_eq!(of(&day, 300_000).unwrap().recovery_spans_ms, longer);
+    // 90 %: at most 10×: the 14.4× page is left out, as the tracker leaves it out.
     let ninety = Config { target_rate: 0.9, ..config(30 * 86_400_000) };
-    assert_eq!(summary_of(&ninety, 15_000).unwrap().iter().map(|p| p.2).collect::<Vec<_>>(), [8.0, 6.0, 1.0]);
-    // 99.9 % of 30 d: the workbook's own 1 h & 5 min, 6 h & 30 min, 3 d & 6 h.
+    let names = of(&ninety, 15_000).unwrap().pairs.into_iter().map(|p| p.rule.name).collect::<Vec<_>>();
+    assert_eq!(names, ["budget-spend", "slow-burn", "budget-leak"]);
+    // 30 d (60 s buckets): 1 h & 5 min, 10 h & 50 min, 60 h & 5 h, 180 h & 15 h.
     let month = Config { target_rate: 0.999, ..config(30 * 86_400_000) };
-    assert_eq!(summary_of(&month, 15_000).unwrap(), [(3600, 300, 14.4), (21_600, 1800, 6.0), (259_200, 21_600, 1.0)]);
-    let short = summary_of(&config(30_000), 15_000).unwrap_err().render("slo");
+    assert_eq!(
+      windows(&of(&month, 15_000).unwrap()),
+      [(3600, 300, 14.4), (36_000, 3000, 2.0), (216_000, 18_000, 3.0), (648_000, 54_000, 1.5)]
+    );
+    let short = of(&config(30_000), 15_000).unwrap_err().render("slo");
     assert_eq!(short, "slo.windowMs (30s) must be at least 4 scrape intervals (1m)");
     let hour = Config {
       window_ms: 3_600_000,
@@ -641,11 +742,34 @@ mod tests {
       ..Config::default()
     };
     assert_eq!(
-      summary_of(&hour, 15_000).unwrap_err().render("slo"),
+      of(&hour, 15_000).unwrap_err().render("slo"),
       "slo.alerts[0].shortWindowMs (5s) must be at least 4 scrape intervals (1m): a shorter rate() range holds too \
        few samples to ever fire"
     );
-    assert_eq!(summary_of(&hour, 1000).unwrap(), [(60, 5, 10.0)]);
+    // A custom policy: as checked, plain gates, nothing held, no recovery spans.
+    let p = of(&hour, 1000).unwrap();
+    assert_eq!(windows(&p), [(60, 5, 10.0)]);
+    assert_eq!((p.pairs[0].gate.min_failures, p.pairs[0].gate.resolve_burn_rate), (0, 10.0));
+    assert_eq!((p.pairs[0].recovery_min_solves, p.pairs[0].aside_min_solves), (0, u64::MAX));
+    assert!(p.recovery_spans_ms.is_empty());
+  }
+
+  #[test]
+  fn aside_min_solves_follows_recovered() {
+    let gate =
+      |resolve| AlertGate { min_failures: 5, resolve_burn_rate: resolve, warm_up_ms: 0, min_budget_share: 0.0 };
+    // By the burn rate alone, a 95 % SLO's span of 100 solves at 0.75× holds
+    // 3 failures (3.75 allowed), of 40 solves 1 (1.5), of 10 none (0.375).
+    assert_eq!([100, 40, 10].map(|n| failures_within_resolve(n, 0.95, gate(0.75))), [3, 1, 0]);
+    for resolve in [0.75, 1.5, 7.2] {
+      let n = aside_min_solves(0.95, gate(resolve));
+      if n < u64::MAX {
+        let f = failures_within_resolve(n, 0.95, gate(resolve)) + 1;
+        assert!(recovered(Counts { successes: n - f, failures: f }, 0.95, gate(resolve)));
+      }
+    }
+    // Nothing is ever set aside at a resolve rate of 0.
+    assert_eq!(aside_min_solves(0.95, gate(0.0)), u64::MAX);
   }
 
   #[test]

@@ -2,7 +2,7 @@
 //! from and what configs are compared by. Validation and `policy_for` run
 //! here, in one place.
 
-use crate::alerts::{gates_for, policy_for, scrape_policy, AlertGate};
+use crate::alerts::{gates_for, policy_for, scrape_policy, AlertGate, ScrapePolicy};
 use crate::config::{Config, Slot, FIELDS};
 use crate::error::Result;
 use crate::field::Kind;
@@ -47,9 +47,9 @@ impl CheckedConfig {
   }
 
   /// The policy the Prometheus rules implement for this config at a scrape
-  /// every `scrape_interval_ms` ([`scrape_policy`]): the one table the rules
-  /// read, checked here as the tracker's policy is.
-  pub fn scrape_policy(&self, scrape_interval_ms: i64) -> Result<Vec<AlertRule>> {
+  /// every `scrape_interval_ms` ([`scrape_policy`]): the tracker's own pairs,
+  /// gates and recovery spans, checked here as the tracker's policy is.
+  pub fn scrape_policy(&self, scrape_interval_ms: i64) -> Result<ScrapePolicy> {
     scrape_policy(&self.config, &self.policy, scrape_interval_ms)
   }
 
