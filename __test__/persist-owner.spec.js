@@ -23,7 +23,7 @@ const locked = (file, owner) => ({
   message: `${file}: is in use by ${owner} (lock ${file}.lock): one tracker owns a persist path; close() the other first, or give each tracker its own path`,
 })
 
-test('a second tracker on one persist path in this process is refused until the first closes', (t) => {
+require('./helpers/binding').nativeOnly('WASI has no file locks: a persist path is not locked there')('a second tracker on one persist path in this process is refused until the first closes', (t) => {
   const file = path.join(tempDir(t), 'state.json')
   const first = persisted(file)
   first.recordMany(99, 1)
@@ -43,7 +43,7 @@ test('a second tracker on one persist path in this process is refused until the 
   second.close()
 })
 
-test('a second process is refused, naming the owner; after a kill -9 the lock is taken over and the last save read', async (t) => {
+require('./helpers/binding').nativeOnly('WASI has no file locks: a persist path is not locked there')('a second process is refused, naming the owner; after a kill -9 the lock is taken over and the last save read', async (t) => {
   const file = path.join(tempDir(t), 'state.json')
   const child = fork(OWNER, [file, 'hold'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
   t.teardown(() => child.kill('SIGKILL'))

@@ -26,16 +26,51 @@ function hostSuffix() {
   return `${process.platform}-${process.arch}`
 }
 
+/** Whether the WASI package resolves from this package (installed, or linked in a clone). */
+function wasiInstalled(name) {
+  try {
+    require.resolve(`${name}-wasm32-wasi/package.json`, { paths: [root] })
+    return true
+  } catch {
+    return false
+  }
+}
+
 /**
  * The Error for an addon that cannot be loaded (`code` ERR_MODULE_NOT_FOUND, the
  * loader's error as `cause`).
  * @param {unknown} cause
- * @param {{ suffix?: string, clone?: boolean }} [where] this host, unless given (for the specs)
+ * @param {{ suffix?: string, clone?: boolean, forcedWasi?: boolean }} [where] this host, unless
+ *   given (for the specs); `forcedWasi`: the loader was told to load only the WASI build
+ *   (NAPI_RS_FORCE_WASI=error) and could not
  */
-function addonMissing(cause, { suffix = hostSuffix(), clone = fs.existsSync(path.join(root, 'Cargo.toml')) } = {}) {
+function addonMissing(
+  cause,
+  {
+    suffix = hostSuffix(),
+    clone = fs.existsSync(path.join(root, 'Cargo.toml')),
+    forcedWasi = cause instanceof Error && /^WASI binding not found/.test(cause.message),
+  } = {},
+) {
   const { name, version, napi } = require('../package.json')
   const wanted = `${name}-${suffix}`
-  const wasi = `npm install ${name}@${version} ${name}-wasm32-wasi@${version} --cpu=wasm32`
+  // --cpu applies to optional dependencies only: npm then takes the wasm32 package of
+  // the main package's optionalDependencies and skips the native ones. Naming the WASI
+  // package itself makes it a regular dependency, which npm checks against the real
+  // CPU and refuses (EBADPLATFORM).
+  const wasi = `npm install ${name}@${version} --cpu=wasm32`
+  const again = 'npm decides optional packages again on every install: pass --cpu=wasm32 to later `npm install` and `npm ci` too, or put cpu=wasm32 in the project\'s .npmrc'
+  if (forcedWasi) {
+    const lines = [`${name} could not load its WebAssembly build, which NAPI_RS_FORCE_WASI=error asks for.`]
+    if (wasiInstalled(name)) {
+      lines.push(`${name}-wasm32-wasi is installed but failed to load (the loader's error is the cause); it needs Node 20.19, 22.13 or >= 23.5.`)
+    } else if (clone) {
+      lines.push('In a clone of the repository, build it (npm run artifacts -- wasm32-wasi) and link it into node_modules: see docs/building-targets.md.')
+    } else {
+      lines.push(`${name}-wasm32-wasi@${version} is not installed: npm skips it unless told the CPU is wasm32:`, `  ${wasi}`, `(${again}).`)
+    }
+    return coded(lines, cause)
+  }
   const lines = [`${name} could not load its native addon for ${suffix}.`]
   if (clone) {
     lines.push('In a clone of the repository, build it from source: npm run build (needs Rust; see CONTRIBUTING.md).')
@@ -45,11 +80,21 @@ function addonMissing(cause, { suffix = hostSuffix(), clone = fs.existsSync(path
       'dependencies with --omit=optional (or --no-optional), and a tarball made by a plain `npm pack` of the',
       'repository has none (the packages are made with `npm run pack:all`). Install it:',
       `  npm install ${wanted}@${version}`,
-      `or the WebAssembly build, which runs anywhere (slower): ${wasi}`,
+      `or the WebAssembly build, which runs anywhere (slower), in place of it: ${wasi}`,
+      `(${again}).`,
     )
   } else {
-    lines.push(`No prebuilt binary exists for ${suffix}; install the WebAssembly build (npm skips it unless asked):`, `  ${wasi}`)
+    lines.push(
+      `No prebuilt binary exists for ${suffix}; install the WebAssembly build, which npm skips unless told the CPU is wasm32:`,
+      `  ${wasi}`,
+      `(${again}).`,
+    )
   }
+  return coded(lines, cause)
+}
+
+/** @param {string[]} lines @param {unknown} cause */
+function coded(lines, cause) {
   const err = new Error(lines.join('\n'))
   err.code = 'ERR_MODULE_NOT_FOUND'
   err.cause = cause

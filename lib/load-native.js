@@ -5,8 +5,9 @@
 try {
   module.exports = require('../native.js')
 } catch (err) {
-  // Only a missing loader or binary; an addon that loads and then throws is reported as is.
+  // Only a missing loader or binary (or the WASI build that NAPI_RS_FORCE_WASI=error
+  // asks for); an addon that loads and then throws is reported as is.
   const loaderMissing = err?.code === 'MODULE_NOT_FOUND' && /native\.js'/.test(err.message)
-  if (!loaderMissing && !/^(Cannot find|Failed to load) native binding/.test(err?.message ?? '')) throw err
+  if (!loaderMissing && !/^((Cannot find|Failed to load) native binding|WASI binding not found)/.test(err?.message ?? '')) throw err
   throw require('./addon-missing.js').addonMissing(err)
 }
