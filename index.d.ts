@@ -655,7 +655,16 @@ export declare class BudgetFamily<const L extends string = string> implements Di
   readonly closed: boolean
   /** Manual clock: the family's time, epoch ms; otherwise `Date.now()`. */
   readonly now: number
-  /** Rebuilds a family from `snapshot()` JSON; `ERR_SNAPSHOT_INVALID` when it cannot. */
+  /**
+   * Rebuilds a family from `snapshot()` JSON; `ERR_SNAPSHOT_INVALID` when it cannot.
+   * Called on a subclass (`MyFamily.restore(json)`), an instance of it.
+   */
+  static restore<T extends abstract new (...args: any[]) => BudgetFamily<any>>(
+    this: T,
+    json: string,
+    options?: FamilyRestoreOptions<InstanceType<T> extends BudgetFamily<infer L> ? L : string> | null,
+  ): InstanceType<T>
+  /** Called detached from its class, or with the label names spelled: a `BudgetFamily<L>`. */
   static restore<L extends string = string>(json: string, options?: FamilyRestoreOptions<L> | null): BudgetFamily<L>
 }
 

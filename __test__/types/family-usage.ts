@@ -18,6 +18,17 @@ family.on('alert', (event: AlertEvent, labels) => seen.push(event.name, labels.t
 const rows: FamilyReport<'type' | 'site'>[] = family.report()
 seen.push(rows[0]?.labels.site, family.size, family.metrics(), family.snapshot())
 const copy = BudgetFamily.restore(family.snapshot(), { clock: 'manual' })
+// A subclass's restore returns the subclass; label names can still be spelled.
+class SiteFamily extends BudgetFamily<'type' | 'site'> {
+  readonly kind = 'sites'
+}
+const sites: SiteFamily = SiteFamily.restore(family.snapshot(), { clock: 'manual' })
+const spelled: BudgetFamily<'type' | 'site'> = BudgetFamily.restore<'type' | 'site'>(family.snapshot())
+const detachedFamilyRestore = BudgetFamily.restore
+const plain: BudgetFamily = detachedFamilyRestore(family.snapshot())
+// @ts-expect-error: the base class's restore is no SiteFamily
+const notSites: SiteFamily = BudgetFamily.restore(family.snapshot())
+void [sites, spelled, plain, notSites]
 declare const registry: PromClientRegistry
 const unregister: () => void = registerMetrics(copy, registry, { labels: { region: 'eu' } })
 unregister()
