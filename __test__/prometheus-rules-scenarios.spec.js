@@ -78,8 +78,8 @@ const SCENARIOS = [
     // above 14.4 from x = 44 (43: 14.33×), its 5 min one 20×: firing at 404.
     // y minutes after the end (480 + y) it is held until recovered: the 10 min
     // recovery span holds 60 (10 − y) failures of 600 solves, at y = 4 a 0.6 error
-    // ratio (12×), above half the threshold (7.2×, 0.36) whatever failure is set
-    // aside; at y = 10 none: resolved by 490, well within the hour of issue 25, and
+    // ratio (12×), above half the threshold (7.2×, 0.36); at y = 10 none:
+    // resolved by 490, well within the hour of issue 25, and
     // nothing fires again.
     title: 'outage: the fast page at 44 min, held through the outage, resolved within 10 minutes of its end (issue 25: within 60)',
     slo: TURNSTILE,

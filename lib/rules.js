@@ -125,8 +125,7 @@ function slothRecordings({ id, slo, windows, sel, ratioOf }) {
  *   burn at or below `resolveBurnRate` over `recovery.minSolves` solves, or its long window under `minFailures`
  *   failures with a clean short window, or the shortest recovery span that is
  *   no longer than the time since it fired (ALERTS_FOR_STATE) and holds `recovery.minSolves`
- *   solves burning at or below `resolveBurnRate` (one failure set aside from
- *   `recovery.asideMinSolves` solves).
+ *   solves burning at or below `resolveBurnRate`.
  * Its value is the long window's burn rate.
  */
 function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures, minEvents, slo, sel, by, period }) {
@@ -154,11 +153,8 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
     `unless ${added} (present_over_time(${firing}[${long}]) unless ${added} ${failures(short)} >= ${2 * minFailures})`,
   ]
   const resolveBudget = num(Number((pair.resolveBurnRate * budgetOf(slo.targetRate)).toPrecision(12)))
-  // A span's failures, one set aside from asideMinSolves solves, against resolve × (1 − target) × solves.
-  const spanOk = (w) => {
-    const counted = recovery.asideMinSolves < 0 ? failures(w) : `${failures(w)} - clamp_max(${failures(w)}, 1) * (${solves(w)} >= bool ${recovery.asideMinSolves})`
-    return `(${counted}) <= ${resolveBudget} * ${solves(w)}`
-  }
+  // A span's failures against resolve × (1 − target) × solves: its burn at or below the resolve rate.
+  const spanOk = (w) => `(${failures(w)}) <= ${resolveBudget} * ${solves(w)}`
   const spans = recoverySpansMs.map((ms) => [promDuration(ms), ms])
   // A span judges once it holds minSolves solves and this firing episode is at least its length old
   // (ALERTS_FOR_STATE: when the alert became active, kept per episode as the tracker's fired_at).

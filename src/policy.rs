@@ -19,9 +19,6 @@ pub struct ScrapeRecovery {
   /// Solves a recovery span must hold to end the pair (`recovery_min_solves`
   /// in the core); 0: the pair is not held (a custom policy).
   pub min_solves: f64,
-  /// The fewest solves a recovery span must hold for one failure in it to be
-  /// set aside as noise (`sets_failure_aside`); -1: never.
-  pub aside_min_solves: f64,
 }
 
 /// The policy of the Prometheus rules for one SLO: the tracker's.
@@ -52,14 +49,7 @@ pub fn scrape_policy(env: Env, config: Object, scrape_interval_ms: f64) -> Resul
     let policy = checked.scrape_policy(scrape_interval_ms as i64)?;
     Ok(ScrapePolicy {
       pairs: policy.pairs.iter().map(|p| AlertRuleInfo::new(&p.rule, &p.gate)).collect(),
-      recovery: policy
-        .pairs
-        .iter()
-        .map(|p| ScrapeRecovery {
-          min_solves: p.recovery_min_solves as f64,
-          aside_min_solves: if p.aside_min_solves == u64::MAX { -1.0 } else { p.aside_min_solves as f64 },
-        })
-        .collect(),
+      recovery: policy.pairs.iter().map(|p| ScrapeRecovery { min_solves: p.recovery_min_solves as f64 }).collect(),
       recovery_spans_ms: policy.recovery_spans_ms.iter().map(|&ms| ms as f64).collect(),
     })
   })();

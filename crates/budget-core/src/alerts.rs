@@ -358,9 +358,6 @@ pub struct ScrapePair {
   /// Solves a recovery span must hold to end the pair ([`recovery_min_solves`]);
   /// 0 for a pair that is not held (a custom policy).
   pub recovery_min_solves: u64,
-  /// The fewest solves a recovery span must hold for one failure in it to be
-  /// set aside ([`sets_failure_aside`]); `u64::MAX`: never (or not held).
-  pub aside_min_solves: u64,
 }
 
 /// The policy the Prometheus rules implement: the tracker's, pair for pair.
@@ -372,45 +369,6 @@ pub struct ScrapePolicy {
   /// [`MIN_SCRAPES_PER_WINDOW`] scrapes where shorter (no repeats); empty when
   /// no pair is held.
   pub recovery_spans_ms: Vec<i64>,
-}
-
-/// The most failures a span of `n` solves may hold and still burn at or below
-/// `gate`'s resolve rate, by the burn rate alone (no failure set aside).
-fn failures_within_resolve(n: u64, target_rate: f64, gate: AlertGate) -> u64 {
-  let within = |f: u64| burn_rate(Counts { successes: n - f, failures: f }, target_rate) <= gate.resolve_burn_rate;
-  let mut f = ((gate.resolve_burn_rate * (1.0 - target_rate) * n as f64).floor().max(0.0) as u64).min(n);
-  while f > 0 && !within(f) {
-    f -= 1;
-  }
-  while f < n && within(f + 1) {
-    f += 1;
-  }
-  f
-}
-
-/// The fewest solves `n` from which [`recovered`] accepts one failure more
-/// than the burn rate alone would (one failure set aside as noise);
-/// `u64::MAX` if it never does (for no `n` up to 10^12). Read from
-/// [`recovered`] itself, so that the Prometheus rules follow whatever it decides.
-pub fn aside_min_solves(target_rate: f64, gate: AlertGate) -> u64 {
-  let aside = |n: u64| {
-    let f = failures_within_resolve(n, target_rate, gate) + 1;
-    f <= n && recovered(Counts { successes: n - f, failures: f }, target_rate, gate)
-  };
-  const MOST: u64 = 1_000_000_000_000;
-  if !aside(MOST) {
-    return u64::MAX;
-  }
-  let (mut lo, mut hi) = (1, MOST); // aside(hi) holds; the answer is in [lo, hi]
-  while lo < hi {
-    let mid = lo + (hi - lo) / 2;
-    if aside(mid) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
-    }
-  }
-  lo
 }
 
 /// The policy the Prometheus rules implement for `config` (already checked)
@@ -458,7 +416,6 @@ pub fn scrape_policy(config: &Config, policy: &[AlertRule], scrape_interval_ms: 
         rule: AlertRule { short_window_ms: short, long_window_ms: r.long_window_ms.max(short), ..r.clone() },
         gate,
         recovery_min_solves: if holds { recovery_min_solves(config.target_rate, gate) } else { 0 },
-        aside_min_solves: if holds { aside_min_solves(config.target_rate, gate) } else { u64::MAX },
       }
     })
     .collect();
@@ -698,17 +655,6 @@ mod tests {
     assert_eq!(p.recovery_spans_ms, spans);
     for pair in &p.pairs {
       assert_eq!(pair.recovery_min_solves, recovery_min_solves(0.95, pair.gate));
-      // The fewest solves from which `recovered` sets a failure aside (if any), and one fewer does not.
-      let n = pair.aside_min_solves;
-      if n < u64::MAX {
-        let accepts = |n: u64, f: u64| recovered(Counts { successes: n - f, failures: f }, 0.95, pair.gate);
-        let over = |n: u64| failures_within_resolve(n, 0.95, pair.gate) + 1;
-        assert!(
-          n > 1 && accepts(n, over(n)) && (over(n - 1) > n - 1 || !accepts(n - 1, over(n - 1))),
-          "{} {n}",
-          pair.rule.name
-        );
-      }
     }
     // A 1 min scrape: 4 min at least; fast-burn's long window (2 min) lengthened to its short one.
     let p = of(&day, 60_000).unwrap();
@@ -750,26 +696,8 @@ mod tests {
     let p = of(&hour, 1000).unwrap();
     assert_eq!(windows(&p), [(60, 5, 10.0)]);
     assert_eq!((p.pairs[0].gate.min_failures, p.pairs[0].gate.resolve_burn_rate), (0, 10.0));
-    assert_eq!((p.pairs[0].recovery_min_solves, p.pairs[0].aside_min_solves), (0, u64::MAX));
+    assert_eq!(p.pairs[0].recovery_min_solves, 0);
     assert!(p.recovery_spans_ms.is_empty());
-  }
-
-  #[test]
-  fn aside_min_solves_follows_recovered() {
-    let gate =
-      |resolve| AlertGate { min_failures: 5, resolve_burn_rate: resolve, warm_up_ms: 0, min_budget_share: 0.0 };
-    // By the burn rate alone, a 95 % SLO's span of 100 solves at 0.75× holds
-    // 3 failures (3.75 allowed), of 40 solves 1 (1.5), of 10 none (0.375).
-    assert_eq!([100, 40, 10].map(|n| failures_within_resolve(n, 0.95, gate(0.75))), [3, 1, 0]);
-    for resolve in [0.75, 1.5, 7.2] {
-      let n = aside_min_solves(0.95, gate(resolve));
-      if n < u64::MAX {
-        let f = failures_within_resolve(n, 0.95, gate(resolve)) + 1;
-        assert!(recovered(Counts { successes: n - f, failures: f }, 0.95, gate(resolve)));
-      }
-    }
-    // Nothing is ever set aside at a resolve rate of 0.
-    assert_eq!(aside_min_solves(0.95, gate(0.0)), u64::MAX);
   }
 
   #[test]
