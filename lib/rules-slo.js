@@ -358,7 +358,7 @@ function checkMetadata(metadata) {
  * the default policy with its gates (a window under 4 scrape intervals
  * lengthened to 4) — with how each held pair recovers and the recovery spans.
  * The core's errors name the fields as the caller wrote them: `slo.<field>`.
- * @returns {{ pairs: Array<{ name: string, severity: string, longWindowMs: number, shortWindowMs: number, burnRate: number, minEvents: number, minFailures: number, resolveBurnRate: number, warmUpMs: number, minBudgetShare: number }>, recovery: Array<{ minSolves: number }>, recoverySpansMs: number[] }}
+ * @returns {{ pairs: Array<{ name: string, severity: string, longWindowMs: number, shortWindowMs: number, burnRate: number, minEvents: number, minFailures: number, resolveBurnRate: number, warmUpMs: number, minBudgetShare: number }>, recovery: Array<{ minSolves: number, failureSteps: number[], burnAloneFrom: number }>, recoverySpansMs: number[] }}
  */
 function policyOf({ targetRate, windowMs, alerts, minEvents = 0, resolutionMs }, scrapeIntervalMs) {
   const config = { targetRate, windowMs, minEvents, [ARGUMENT_NAME]: `${WHERE}slo` }

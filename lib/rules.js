@@ -121,11 +121,13 @@ function slothRecordings({ id, slo, windows, sel, ratioOf }) {
  * - a held pair (`resolveBurnRate` below the threshold) that resolved fires
  *   again only after its short window, and until its long window has passed
  *   only on `2 × minFailures` failures in its short window;
- * - a firing held pair (ALERTS) keeps firing until recovered: its long-window
- *   burn at or below `resolveBurnRate` over `recovery.minSolves` solves, or its long window under `minFailures`
- *   failures with a clean short window, or the shortest recovery span that is
- *   no longer than the time since it fired (ALERTS_FOR_STATE) and holds `recovery.minSolves`
- *   solves burning at or below `resolveBurnRate`.
+ * - a firing held pair (ALERTS) keeps firing until recovered: its long window
+ *   passing the recovery test over `recovery.minSolves` solves or more (burn at
+ *   or below `resolveBurnRate`, and below `recovery.burnAloneFrom` solves no
+ *   more failures than `recovery.failureSteps` allows), or its long window under `minFailures`
+ *   failures with a clean short window, or any recovery span that is no
+ *   longer than the time since it fired (ALERTS_FOR_STATE) and holds `recovery.minSolves`
+ *   solves passing it.
  * Its value is the long window's burn rate.
  */
 function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures, minEvents, slo, sel, by, period }) {
@@ -154,15 +156,24 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   ]
   const resolveBudget = num(Number((pair.resolveBurnRate * budgetOf(slo.targetRate)).toPrecision(12)))
   // A span's failures against resolve × (1 − target) × solves: its burn at or below the resolve rate.
-  const spanOk = (w) => `(${failures(w)}) <= ${resolveBudget} * ${solves(w)}`
+  const burnOk = (w) => `(${failures(w)}) <= ${resolveBudget} * ${solves(w)}`
+  // Below burnAloneFrom solves, the binomial test too: as many failures as failureSteps entries ≤ the
+  // solves (counts rounded: increase() extrapolates).
+  const testOk = (w) => {
+    const n = `round(${solves(w)})`
+    const allowed = recovery.failureSteps.length === 0 ? '0' : recovery.failureSteps.map((step) => `(${n} >= bool ${step})`).join(' + ')
+    return `(${n} >= ${recovery.burnAloneFrom} or round(${failures(w)}) <= ${allowed})`
+  }
+  const spanOk = (w) => (recovery.burnAloneFrom > recovery.minSolves ? `(${burnOk(w)} and ${testOk(w)})` : burnOk(w))
   const spans = recoverySpansMs.map((ms) => [promDuration(ms), ms])
   // A span judges once it holds minSolves solves and this firing episode is at least its length old
   // (ALERTS_FOR_STATE: when the alert became active, kept per episode as the tracker's fired_at).
   const activeSince = `ALERTS_FOR_STATE{alertname=${JSON.stringify(alert)},slo=${JSON.stringify(labels.slo)}}`
   const judges = (w, ms) => `(${solves(w)} >= ${recovery.minSolves} and ${added} (time() - ${activeSince} >= ${num(ms / 1000)}))`
-  const bySpan = spans.map(([w, ms], i) => `(${judges(w, ms)} and ${spanOk(w)}${spans.slice(0, i).map(([v, vms]) => ` unless ${judges(v, vms)}`).join('')})`)
+  // Any span that judges may end it, as the tracker asks each.
+  const bySpan = spans.map(([w, ms]) => `(${judges(w, ms)} and ${spanOk(w)})`)
   const recovered = [
-    `(${burn(long)} <= ${num(pair.resolveBurnRate)} and ${solves(long)} >= ${recovery.minSolves})`,
+    `(${solves(long)} >= ${recovery.minSolves} and ${spanOk(long)})`,
     `(${failures(long)} < ${minFailures} and ${failures(short)} == 0 and ${solves(short)} > 0)`,
     ...bySpan,
   ].join('\nor\n')

@@ -13,12 +13,18 @@ use crate::config;
 use crate::error::throw_in;
 use crate::report::AlertRuleInfo;
 
-/// How a held pair of the Prometheus rules' policy resolves (the tracker's rule).
+/// How a held pair of the Prometheus rules' policy resolves (the tracker's
+/// rule: `RecoveryTest` in the core).
 #[napi(object, object_from_js = false)]
 pub struct ScrapeRecovery {
-  /// Solves a recovery span must hold to end the pair (`recovery_min_solves`
-  /// in the core); 0: the pair is not held (a custom policy).
+  /// Solves a recovery span must hold to be judged; 0: the pair is not held
+  /// (a custom policy).
   pub min_solves: f64,
+  /// Below `burnAloneFrom` solves, a span of n may hold as many failures as
+  /// there are entries ≤ n here (the binomial test as a step function).
+  pub failure_steps: Vec<f64>,
+  /// From this many solves on, the burn rate alone decides.
+  pub burn_alone_from: f64,
 }
 
 /// The policy of the Prometheus rules for one SLO: the tracker's.
@@ -49,7 +55,15 @@ pub fn scrape_policy(env: Env, config: Object, scrape_interval_ms: f64) -> Resul
     let policy = checked.scrape_policy(scrape_interval_ms as i64)?;
     Ok(ScrapePolicy {
       pairs: policy.pairs.iter().map(|p| AlertRuleInfo::new(&p.rule, &p.gate)).collect(),
-      recovery: policy.pairs.iter().map(|p| ScrapeRecovery { min_solves: p.recovery_min_solves as f64 }).collect(),
+      recovery: policy
+        .pairs
+        .iter()
+        .map(|p| ScrapeRecovery {
+          min_solves: p.recovery.min_solves as f64,
+          failure_steps: p.recovery.failure_steps.iter().map(|&n| n as f64).collect(),
+          burn_alone_from: p.recovery.burn_alone_from as f64,
+        })
+        .collect(),
       recovery_spans_ms: policy.recovery_spans_ms.iter().map(|&ms| ms as f64).collect(),
     })
   })();

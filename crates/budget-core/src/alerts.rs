@@ -120,14 +120,18 @@ impl AlertGate {
 }
 
 /// The recent spans a firing default pair's recovery is judged on, shortest
-/// first: 10, 20, 30 and 45 min, 1, 2, 4 and 8 h. Recovery is a question about
-/// the present — are solves succeeding again at the SLO's rate? — so it is
-/// asked of the shortest of these that holds [`recovery_min_solves`] solves,
-/// not of the pair's long window (14 h for a 7-day SLO's slow pair): at high
+/// first: 10, 20, 30 and 45 min, 1, 1.5, 2, 3, 4, 6 and 8 h. Recovery is a
+/// question about the present — are solves succeeding again at the SLO's
+/// rate? — so it is asked of each of these that holds the pair's
+/// [`RecoveryTest::min_solves`] and nothing from before the pair fired, not
+/// only of the pair's long window (14 h for a 7-day SLO's slow pair): at high
 /// volume ten minutes tell; at lower volumes the span grows with the time it
-/// takes to collect that many solves (docs/alert-policy.md, "Reset time").
-pub const RECOVERY_SPANS_MS: [i64; 8] =
-  [600_000, 1_200_000, 1_800_000, 2_700_000, 3_600_000, 7_200_000, 14_400_000, 28_800_000];
+/// takes to collect that many solves, in steps of at most 1.5×
+/// (docs/alert-policy.md, "Reset time").
+pub const RECOVERY_SPANS_MS: [i64; 11] = [
+  600_000, 1_200_000, 1_800_000, 2_700_000, 3_600_000, 5_400_000, 7_200_000, 10_800_000, 14_400_000, 21_600_000,
+  28_800_000,
+];
 
 /// The fewest solves a recovery span must hold, whatever the pair: fewer
 /// cannot tell a recovery from a lull between failures.
@@ -136,31 +140,135 @@ pub const RECOVERY_MIN_SOLVES: u64 = 10;
 /// The share of its threshold a default pair resolves at (hysteresis): half.
 pub const RESOLVE_SHARE: f64 = 0.5;
 
-/// The most a span of [`recovery_min_solves`] solves (or more) may wrongly
-/// end a page with: were the failure rate still at the pair's threshold, the
-/// chance that the span's burn is nevertheless at or below the resolve rate.
-/// 1 %: a span is judged at every solve, so over a steady burn of days a test
-/// at 5 % still ended pages (docs/alert-policy.md).
-pub const RECOVERY_ALPHA: f64 = 0.01;
+/// The most a recovery test ([`RecoveryTest`]) may wrongly end a page with on
+/// one span: were the failure rate still at the pair's threshold, the chance
+/// that a span passes. 0.01 %: a span is judged at every solve, every span at
+/// once, for as long as a page fires, so over two days of a steady burn just
+/// above a threshold (20 % failing against `slow-burn`'s 15 %, 10 % against
+/// `budget-leak`'s 7.5 %) a test at 0.1 % ended pages in 13 of 840 seeded
+/// runs, at 0.01 % in 1 (`crates/budget-core/tests/steady_failure_rate.rs`).
+pub const RECOVERY_ALPHA: f64 = 0.000_1;
 
-/// Solves a span must hold before its burn rate may end a held pair under
-/// `gate` for an SLO of `target_rate` (at least [`RECOVERY_MIN_SOLVES`]): the
-/// fewest n from which on, were the failure rate still at the pair's
-/// threshold p = resolve rate ÷ [`RESOLVE_SHARE`] × (1 − target), a span of n
-/// solves would burn at or below the resolve rate ([`recovered`]) with a
-/// chance of at most [`RECOVERY_ALPHA`]: P(Binomial(n, p) ≤ k(n)) ≤ α for every
-/// n ≥ N, k(n) the most failures `recovered` accepts in n solves. For a 95 %
-/// SLO: 10 (`fast-burn`), 183 (`budget-spend`), 121 (`slow-burn`) and 246
-/// (`budget-leak`). The one place the tracker and the Prometheus rules read
-/// this from. A gate whose p is 1 or more (a threshold out of the SLO's
+/// How a held pair's recovery is judged on a span of solves, worked out once
+/// per pair ([`recovery_test`]): a span of n solves holding f failures says
+/// the pair has recovered when n ≥ `min_solves`, its burn rate is at or below
+/// the resolve rate, and an exact one-sided binomial test rejects "still
+/// failing at the threshold": P(Binomial(n, p) ≤ f) ≤ [`RECOVERY_ALPHA`], p the
+/// threshold's failure rate (a span of 93 solves on a 96 % SLO's `slow-burn`
+/// may hold 1 failure, not the 5 its burn would allow). From `burn_alone_from`
+/// solves on, the burn rate at or below the resolve rate implies the test
+/// ([`recovery_min_solves`]): both are worked out up to there only.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RecoveryTest {
+  /// The burn rate a span must be at or below (the gate's resolve rate).
+  pub resolve_burn_rate: f64,
+  /// Solves a span must hold to be judged: the fewest with which the test can
+  /// pass at all (no failure), at least [`RECOVERY_MIN_SOLVES`].
+  pub min_solves: u64,
+  /// The test as a step function of n: below `burn_alone_from` solves, a span
+  /// of n may hold as many failures as there are entries ≤ n here (none with
+  /// fewer solves than the first), ascending.
+  pub failure_steps: Vec<u64>,
+  /// From this many solves on, the burn rate alone decides ([`recovery_min_solves`]).
+  pub burn_alone_from: u64,
+}
+
+impl RecoveryTest {
+  /// Whether a span's `counts` say the pair has recovered, on an SLO of `target_rate`.
+  pub fn recovered(&self, counts: Counts, target_rate: f64) -> bool {
+    let n = counts.total();
+    n >= self.min_solves
+      && burn_rate(counts, target_rate) <= self.resolve_burn_rate
+      && (n >= self.burn_alone_from || counts.failures <= self.allowed_failures(n))
+  }
+
+  /// The most failures the test lets a span of `n` solves hold (below `burn_alone_from`).
+  pub fn allowed_failures(&self, n: u64) -> u64 {
+    self.failure_steps.iter().take_while(|&&step| step <= n).count() as u64
+  }
+}
+
+/// The recovery test of a held pair under `gate` for an SLO of `target_rate`
+/// ([`RecoveryTest`]). For a 95 % SLO it judges spans of 10 (`fast-burn`), 88
+/// (`budget-spend`), 57 (`slow-burn`) and 119 (`budget-leak`) solves or more. A
+/// gate whose threshold is out of the SLO's reach (p ≥ 1) is judged on its burn
+/// rate over [`RECOVERY_MIN_SOLVES`] solves.
+pub fn recovery_test(target_rate: f64, gate: AlertGate) -> RecoveryTest {
+  let burn_alone_from = recovery_min_solves(target_rate, gate);
+  let p = threshold_failure_rate(target_rate, gate);
+  let mut test = RecoveryTest {
+    resolve_burn_rate: gate.resolve_burn_rate,
+    min_solves: burn_alone_from,
+    failure_steps: Vec::new(),
+    burn_alone_from,
+  };
+  if !(p > 0.0 && p < 1.0) {
+    return test;
+  }
+  test.min_solves = fewest_solves_passing(p, 0, burn_alone_from).max(RECOVERY_MIN_SOLVES).min(burn_alone_from);
+  for failures in 1.. {
+    let n = fewest_solves_passing(p, failures, burn_alone_from);
+    if n >= burn_alone_from {
+      break;
+    }
+    test.failure_steps.push(n);
+  }
+  test
+}
+
+/// The failure rate at a held gate's threshold: twice its resolve rate, in
+/// failures per solve.
+fn threshold_failure_rate(target_rate: f64, gate: AlertGate) -> f64 {
+  gate.resolve_burn_rate / RESOLVE_SHARE * (1.0 - target_rate)
+}
+
+/// The fewest n (at most `limit`) with P(Binomial(n, p) ≤ failures) ≤
+/// [`RECOVERY_ALPHA`]: that chance falls as n grows, so a binary search.
+fn fewest_solves_passing(p: f64, failures: u64, limit: u64) -> u64 {
+  let (mut lo, mut hi) = (failures + 1, limit.max(failures + 1));
+  if binomial_cdf(hi, p, failures) > RECOVERY_ALPHA {
+    return hi;
+  }
+  while lo < hi {
+    let mid = lo + (hi - lo) / 2;
+    if binomial_cdf(mid, p, failures) <= RECOVERY_ALPHA {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  lo
+}
+
+/// P(Binomial(n, p) ≤ k), summed term by term from P(X = 0) = (1 − p)^n.
+fn binomial_cdf(n: u64, p: f64, k: u64) -> f64 {
+  let q = 1.0 - p;
+  let mut pmf = (n as f64 * q.ln()).exp();
+  let mut cdf = pmf;
+  for i in 0..k.min(n) {
+    pmf *= (n - i) as f64 / (i + 1) as f64 * p / q;
+    cdf += pmf;
+  }
+  cdf
+}
+
+/// From how many solves on a span whose burn is at or below `gate`'s resolve
+/// rate also passes the binomial test of [`RecoveryTest`] (at least
+/// [`RECOVERY_MIN_SOLVES`]): the fewest N from which on, were the failure rate
+/// still at the pair's threshold p = resolve rate ÷ [`RESOLVE_SHARE`] × (1 −
+/// target), P(Binomial(n, p) ≤ k(n)) ≤ [`RECOVERY_ALPHA`] for every n ≥ N, k(n)
+/// the most failures that burn allows in n solves. For a 95 % SLO: 26
+/// (`fast-burn`), 441 (`budget-spend`), 281 (`slow-burn`) and 592
+/// (`budget-leak`). A gate whose p is 1 or more (a threshold out of the SLO's
 /// reach) gets the floor.
 pub fn recovery_min_solves(target_rate: f64, gate: AlertGate) -> u64 {
-  let p = gate.resolve_burn_rate / RESOLVE_SHARE * (1.0 - target_rate);
+  let p = threshold_failure_rate(target_rate, gate);
   if !(p > 0.0 && p < 1.0) {
     return RECOVERY_MIN_SOLVES;
   }
   let q = 1.0 - p;
-  let accepts = |n: u64, f: u64| recovered(Counts { successes: n - f, failures: f }, target_rate, gate);
+  let accepts =
+    |n: u64, f: u64| burn_rate(Counts { successes: n - f, failures: f }, target_rate) <= gate.resolve_burn_rate;
   // n = 0: P(X ≤ 0) = P(X = 0) = 1, k = 0. Each step adds one solve:
   // P(X_n ≤ k) = P(X_{n−1} ≤ k) − p·P(X_{n−1} = k) and
   // P(X_n = k) = P(X_{n−1} = k)·q·n / (n − k); then k grows to k(n) (it never
@@ -194,14 +302,6 @@ pub fn recovery_min_solves(target_rate: f64, gate: AlertGate) -> u64 {
 /// threshold failure rate under about 1 in 100 000) that no span could hold
 /// that many solves anyway; its pages end on the long window's lull.
 const RECOVERY_SCAN_LIMIT: u64 = 1 << 22;
-
-/// Whether a span's `counts` say a held pair has recovered: its burn rate is at
-/// or below the gate's resolve rate. No failure is set aside as noise (as
-/// before 0.5): a span of [`recovery_min_solves`] solves already allows a few
-/// failures (9 in 246 solves for a 95 % SLO's `budget-leak`).
-pub fn recovered(counts: Counts, target_rate: f64, gate: AlertGate) -> bool {
-  burn_rate(counts, target_rate) <= gate.resolve_burn_rate
-}
 
 /// [`RECOVERY_SPANS_MS`] for `config`: rounded to whole buckets, at most the
 /// window, without repeats (a 1-hour window judges on 10, 20, 30, 45 min and 1 h).
@@ -355,9 +455,9 @@ pub struct ScrapePair {
   pub rule: AlertRule,
   /// Its gate, as the tracker's ([`gates_for`]).
   pub gate: AlertGate,
-  /// Solves a recovery span must hold to end the pair ([`recovery_min_solves`]);
-  /// 0 for a pair that is not held (a custom policy).
-  pub recovery_min_solves: u64,
+  /// How a span (or the long window) ends the pair ([`recovery_test`]); the
+  /// default (0 solves) for a pair that is not held (a custom policy).
+  pub recovery: RecoveryTest,
 }
 
 /// The policy the Prometheus rules implement: the tracker's, pair for pair.
@@ -415,7 +515,7 @@ pub fn scrape_policy(config: &Config, policy: &[AlertRule], scrape_interval_ms: 
       ScrapePair {
         rule: AlertRule { short_window_ms: short, long_window_ms: r.long_window_ms.max(short), ..r.clone() },
         gate,
-        recovery_min_solves: if holds { recovery_min_solves(config.target_rate, gate) } else { 0 },
+        recovery: if holds { recovery_test(config.target_rate, gate) } else { RecoveryTest::default() },
       }
     })
     .collect();
@@ -545,9 +645,9 @@ mod tests {
   }
 
   #[test]
-  fn recovery_min_solves_is_a_one_percent_binomial_bound() {
+  fn recovery_min_solves_is_a_binomial_bound() {
     // Worked out apart (an exact binomial sum per n, in Python): the fewest N
-    // from which on P(Binomial(n, p) ≤ ⌊R·(1 − t)·n⌋) ≤ 0.01, p = 2R·(1 − t).
+    // from which on P(Binomial(n, p) ≤ ⌊R·(1 − t)·n⌋) ≤ 0.0001, p = 2R·(1 − t).
     // 95 %: fast-burn p = 0.72, budget-spend 0.1, slow-burn 0.15, budget-leak 0.075.
     let day = config(86_400_000);
     let n_of = |target: f64| {
@@ -555,14 +655,15 @@ mod tests {
       let policy = default_policy(&c);
       gates_for(&c, &policy).into_iter().map(|g| recovery_min_solves(target, g)).collect::<Vec<_>>()
     };
-    assert_eq!(n_of(0.95), [10, 183, 121, 246]);
-    assert_eq!(n_of(0.967), [24, 280, 185, 375]);
-    assert_eq!(n_of(0.99), [126, 1003, 622, 1338]);
-    // budget-leak at 95 %: 246 solves allow ⌊0.0375 × 246⌋ = 9 failures; at
-    // 245 a span of solves still failing at 7.5 % would pass more than 1 % of the time.
+    assert_eq!(n_of(0.95), [26, 441, 281, 592]);
+    assert_eq!(n_of(0.99), [293, 2319, 1542, 3096]);
+    // budget-leak at 95 %: 592 solves allow ⌊0.0375 × 592⌋ = 22 failures; at
+    // 591 the burn allows 22 too, but the test 21.
     let leak = gates_for(&day, &default_policy(&day))[3];
-    assert!(recovered(Counts { successes: 237, failures: 9 }, 0.95, leak));
-    assert!(!recovered(Counts { successes: 236, failures: 10 }, 0.95, leak));
+    let test = recovery_test(0.95, leak);
+    assert!(test.recovered(Counts { successes: 570, failures: 22 }, 0.95));
+    assert!(!test.recovered(Counts { successes: 569, failures: 22 }, 0.95));
+    assert!(test.recovered(Counts { successes: 570, failures: 21 }, 0.95));
     // An SLO so close to 100 % that the scan stops at its limit: 99.9999 %,
     // budget-leak's p = 1.5e-6 would need some 12 million solves.
     let close = Config { target_rate: 0.999_999, ..day.clone() };
@@ -570,6 +671,55 @@ mod tests {
     assert_eq!(recovery_min_solves(0.999_999, leak), RECOVERY_SCAN_LIMIT + 1);
     // A threshold p the SLO cannot reach (here 2 × 14.4 × 0.05 = 1.44) gets the floor.
     assert_eq!(recovery_min_solves(0.95, AlertGate::plain(&default_policy(&day)[0])), 10);
+  }
+
+  #[test]
+  fn the_recovery_test_is_an_exact_binomial_test_at_the_threshold() {
+    // Worked out apart (math.comb in Python): the fewest n with
+    // P(Binomial(n, p) ≤ f) ≤ 0.0001 for f = 0, 1, …, below the N above (the
+    // first entry: with no failure).
+    let day = config(86_400_000);
+    let tests_of = |target: f64| {
+      let c = Config { target_rate: target, ..day.clone() };
+      let policy = default_policy(&c);
+      gates_for(&c, &policy).into_iter().map(|g| recovery_test(target, g)).collect::<Vec<_>>()
+    };
+    let shape = |t: &RecoveryTest| (t.min_solves, t.failure_steps.clone(), t.burn_alone_from);
+    let at95: Vec<_> = tests_of(0.95).iter().map(shape).collect();
+    assert_eq!(at95[0], (10, vec![10, 13, 15, 17, 19, 21, 23, 24], 26));
+    assert_eq!(
+      at95[2],
+      (57, vec![73, 87, 100, 112, 123, 135, 145, 156, 166, 176, 186, 196, 206, 216, 225, 235, 244, 253, 263, 272], 281)
+    );
+    let at96: Vec<_> = tests_of(0.96).iter().map(shape).collect();
+    assert_eq!(at96[0], (11, vec![15, 18, 21, 23, 26, 29, 31, 34, 36, 38, 41], 43));
+    assert_eq!(at96.iter().map(|t| t.0).collect::<Vec<_>>(), [11, 111, 73, 149]);
+    let at99: Vec<_> = tests_of(0.99).iter().map(shape).collect();
+    assert_eq!(at99.iter().map(|t| (t.0, t.1.len(), t.2)).collect::<Vec<_>>(), [
+      (60, 20, 293),
+      (456, 22, 2319),
+      (303, 22, 1542),
+      (610, 22, 3096)
+    ]);
+    assert_eq!(at99[1].1[..5], [583, 691, 790, 883, 972]);
+
+    // slow-burn at 95 % (p = 0.15): 56 clean solves are not enough (0.85^56 =
+    // 1.1e-4), 57 are (9.5e-5); 73 solves may hold one failure, 72 may not.
+    let slow = &tests_of(0.95)[2];
+    assert!(!slow.recovered(Counts { successes: 56, failures: 0 }, 0.95));
+    assert!(slow.recovered(Counts { successes: 57, failures: 0 }, 0.95));
+    assert!(!slow.recovered(Counts { successes: 71, failures: 1 }, 0.95));
+    assert!(slow.recovered(Counts { successes: 72, failures: 1 }, 0.95));
+    // Below N the stricter bar decides: at 112 solves the burn allows
+    // ⌊1.5 × 0.05 × 112⌋ = 8 failures, the test 4.
+    assert!(slow.recovered(Counts { successes: 108, failures: 4 }, 0.95));
+    assert!(!slow.recovered(Counts { successes: 107, failures: 5 }, 0.95));
+    // From N = 281 on, the burn alone: 21 failures in 281 burn 1.49×.
+    assert!(slow.recovered(Counts { successes: 260, failures: 21 }, 0.95));
+    assert!(!slow.recovered(Counts { successes: 259, failures: 22 }, 0.95));
+    // A threshold out of the SLO's reach: burn rate over 10 solves.
+    let plain = recovery_test(0.95, AlertGate::plain(&default_policy(&day)[0]));
+    assert_eq!(shape(&plain), (10, vec![], 10));
   }
 
   #[test]
@@ -654,7 +804,7 @@ mod tests {
     assert!(spans[0] >= 60_000);
     assert_eq!(p.recovery_spans_ms, spans);
     for pair in &p.pairs {
-      assert_eq!(pair.recovery_min_solves, recovery_min_solves(0.95, pair.gate));
+      assert_eq!(pair.recovery, recovery_test(0.95, pair.gate));
     }
     // A 1 min scrape: 4 min at least; fast-burn's long window (2 min) lengthened to its short one.
     let p = of(&day, 60_000).unwrap();
@@ -696,7 +846,7 @@ mod tests {
     let p = of(&hour, 1000).unwrap();
     assert_eq!(windows(&p), [(60, 5, 10.0)]);
     assert_eq!((p.pairs[0].gate.min_failures, p.pairs[0].gate.resolve_burn_rate), (0, 10.0));
-    assert_eq!(p.pairs[0].recovery_min_solves, 0);
+    assert_eq!(p.pairs[0].recovery, RecoveryTest::default());
     assert!(p.recovery_spans_ms.is_empty());
   }
 

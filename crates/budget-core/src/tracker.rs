@@ -72,18 +72,19 @@ pub struct Evidence {
   pub short: Counts,
   /// The pair's gate: failures needed to fire, burn rate it resolves at.
   pub gate: AlertGate,
-  /// The recovery span a held pair's resolution is judged on: the shortest of
-  /// `alerts::RECOVERY_SPANS_MS` holding `alerts::recovery_min_solves` solves, ms (0:
-  /// none does, or the pair is not held).
+  /// The recovery span a held pair's resolution is judged on: of the spans of
+  /// `alerts::RECOVERY_SPANS_MS` holding `alerts::RecoveryTest::min_solves`, the
+  /// shortest that passes the test, else the shortest, ms (0: none holds enough,
+  /// or the pair is not held).
   pub recovery_window_ms: i64,
   /// Successes and failures in the recovery span.
   pub recovery: Counts,
   /// The burn rate over the recovery span, unrounded (0 without one).
   pub recovery_burn_rate: f64,
-  /// Whether the recovery span says the pair has recovered (`alerts::recovered`).
+  /// Whether the recovery span says the pair has recovered (`alerts::RecoveryTest::recovered`).
   pub recovery_recovered: bool,
   /// Solves a recovery span (or the long window) must hold to end a held pair
-  /// (`alerts::recovery_min_solves`; 0: the pair is not held).
+  /// (`alerts::RecoveryTest::min_solves`; 0: the pair is not held).
   pub recovery_min_solves: u64,
 }
 
@@ -132,13 +133,14 @@ impl FiringAlert {
       let recovery =
         span(e.recovery.failures, e.recovery.total(), e.recovery_window_ms, round_js(e.recovery_burn_rate, 2));
       format!(
-        "{} resolved: {recovery}: at or below {}× over at least {} solves (it fired above {}×)",
-        self.name, e.gate.resolve_burn_rate, e.recovery_min_solves, self.threshold
+        "{} resolved: {recovery}: at or below {}×, and too few failures for a rate still at {}× (it fired above it)",
+        self.name, e.gate.resolve_burn_rate, self.threshold
       )
     } else if held {
       format!(
-        "{} resolved: {long}: at or below {}× over at least {} solves, or fewer than {} failures (it fired above {}×)",
-        self.name, e.gate.resolve_burn_rate, e.recovery_min_solves, e.gate.min_failures, self.threshold
+        "{} resolved: {long}: at or below {}× with too few failures for a rate still at {}×, or fewer than {} failures \
+         (it fired above it)",
+        self.name, e.gate.resolve_burn_rate, self.threshold, e.gate.min_failures
       )
     } else {
       let short = span(e.short.failures, e.short.total(), e.short_window_ms, self.burn_rate_short);
@@ -228,9 +230,9 @@ struct ArmedRule {
   /// When the pair last started firing: a recovery span is evidence only once
   /// it holds nothing from before (the healthy solves the incident broke).
   fired_at_ms: i64,
-  /// `alerts::recovery_min_solves` for this pair, worked out when it first
-  /// fires (0 until then): only a firing held pair reads it.
-  recovery_min_solves: u64,
+  /// `alerts::recovery_test` for this pair, worked out when it first fires
+  /// (`None` until then: some 40 ms at 99.9999 %, and only a firing held pair reads it).
+  recovery: Option<Box<alerts::RecoveryTest>>,
 }
 
 /// Window + budget + status + alerts of one SLO.
@@ -290,7 +292,7 @@ impl Tracker {
         rearm_ms: i64::MIN,
         fresh_until_ms: i64::MIN,
         fired_at_ms: i64::MIN,
-        recovery_min_solves: 0,
+        recovery: None,
       })
       .collect();
     let recovery: Vec<(i64, usize)> = if rules.iter().any(|r| r.gate.holds(&r.rule)) {
@@ -613,41 +615,48 @@ impl Tracker {
         recovery_window_ms: recovery.map_or(0, |(ms, _)| ms),
         recovery: recovery.map_or(Counts::default(), |(_, c)| c),
         recovery_burn_rate: recovery.map_or(0.0, |(_, c)| alerts::burn_rate(c, self.config.target_rate)),
-        recovery_recovered: recovery.is_some_and(|(_, c)| alerts::recovered(c, self.config.target_rate, r.gate)),
-        recovery_min_solves: self.recovery_min_solves(r),
+        recovery_recovered: recovery.is_some_and(|(_, c)| self.recovered(r, c)),
+        recovery_min_solves: Self::recovery_test(r).map_or(0, |t| t.min_solves),
       },
     }
   }
 
-  /// The recovery span a held pair's resolution is judged on now: the shortest
-  /// no longer than the time since the pair fired (so that it holds only what
-  /// came after) that holds `alerts::recovery_min_solves` solves, as (ms, counts);
-  /// `None` if none does.
+  /// The recovery span a held pair's resolution is judged on now, among those
+  /// no longer than the time since the pair fired (so that they hold only what
+  /// came after) and holding `alerts::RecoveryTest::min_solves`: the shortest
+  /// that passes the pair's recovery test, else the shortest of them, as (ms,
+  /// counts); `None` if none holds enough solves. Every such span is asked: the
+  /// shortest may hold too few solves for the one healthy failure in it.
   fn recovery_evidence(&self, r: &ArmedRule) -> Option<(i64, Counts)> {
+    let min_solves = Self::recovery_test(r)?.min_solves;
     let since = self.now_ms().saturating_sub(r.fired_at_ms);
-    self
+    let mut judged = self
       .recovery
       .iter()
       .filter(|&&(ms, _)| ms <= since)
       .map(|&(ms, span)| (ms, self.window.span_counts(span)))
-      .find(|(_, c)| c.total() >= self.recovery_min_solves(r))
+      .filter(|(_, c)| c.total() >= min_solves)
+      .peekable();
+    let shortest = *judged.peek()?;
+    Some(judged.find(|&(_, c)| self.recovered(r, c)).unwrap_or(shortest))
   }
 
-  /// Solves a span must hold to end held pair `r` (`alerts::recovery_min_solves`,
-  /// kept from its first fire); 0 for a pair without hysteresis, which no span ends.
-  fn recovery_min_solves(&self, r: &ArmedRule) -> u64 {
-    match r.recovery_min_solves {
-      _ if !r.gate.holds(&r.rule) => 0,
-      0 => alerts::recovery_min_solves(self.config.target_rate, r.gate),
-      n => n,
-    }
+  /// The recovery test of held pair `r`, kept from its first fire; `None` for
+  /// a pair without hysteresis (which no span ends) or one that never fired.
+  fn recovery_test(r: &ArmedRule) -> Option<&alerts::RecoveryTest> {
+    r.recovery.as_deref().filter(|_| r.gate.holds(&r.rule))
+  }
+
+  /// Whether `counts` say held pair `r` has recovered (`alerts::RecoveryTest`).
+  fn recovered(&self, r: &ArmedRule, counts: Counts) -> bool {
+    Self::recovery_test(r).is_some_and(|t| t.recovered(counts, self.config.target_rate))
   }
 
   /// Whether pair `r` fires at the current counts, given whether it fires now.
   /// Not firing (or without hysteresis): enough events and failures, and both
   /// burn rates above the threshold. Firing with hysteresis: until a span
-  /// holding `alerts::recovery_min_solves` solves — the shortest recovery span
-  /// that does, or the long window — burns at or below the resolve rate, or the
+  /// holding `alerts::RecoveryTest::min_solves` — any recovery span since it
+  /// fired, or the long window — passes the pair's recovery test, or the
   /// long window holds fewer than `min_failures` failures (the incident's have
   /// aged out) while the short window holds solves and no failure.
   fn fires(&self, r: &ArmedRule) -> bool {
@@ -655,16 +664,13 @@ impl Tracker {
     let long_failures = self.window.span_counts(r.long_span).failures;
     if r.firing && r.gate.holds(&r.rule) {
       let s = self.window.span_counts(r.short_span);
-      // Over once the burn is down over enough solves to tell (a span of
-      // fewer could be a failure rate still at the threshold that happened to
-      // fail less: `alerts::recovery_min_solves`), or once the incident's
-      // failures have left the long window and solves succeed again; a lull
-      // with no solves at all is not a recovery.
-      let long_total = self.window.span_counts(r.long_span).total();
-      // The present: the shortest recovery span with enough solves.
-      let recovered =
-        self.recovery_evidence(r).is_some_and(|(_, c)| alerts::recovered(c, self.config.target_rate, r.gate));
-      let over = (long_total >= self.recovery_min_solves(r) && long <= r.gate.resolve_burn_rate)
+      // Over once a span of enough solves tells that the failure rate is no
+      // longer at the threshold (`alerts::RecoveryTest`: its burn down to the
+      // resolve rate, and too few failures for a rate still at the threshold),
+      // or once the incident's failures have left the long window and solves
+      // succeed again; a lull with no solves at all is not a recovery.
+      let recovered = self.recovery_evidence(r).is_some_and(|(_, c)| self.recovered(r, c));
+      let over = self.recovered(r, self.window.span_counts(r.long_span))
         || (long_failures < r.gate.min_failures && s.failures == 0 && s.successes > 0)
         || recovered;
       return self.counts().total() >= self.config.min_events && !over;
@@ -724,8 +730,8 @@ impl Tracker {
         let r = &mut self.rules[i];
         if fire {
           r.fired_at_ms = now;
-          if r.recovery_min_solves == 0 && r.gate.holds(&r.rule) {
-            r.recovery_min_solves = alerts::recovery_min_solves(self.config.target_rate, r.gate);
+          if r.recovery.is_none() && r.gate.holds(&r.rule) {
+            r.recovery = Some(Box::new(alerts::recovery_test(self.config.target_rate, r.gate)));
           }
         } else if r.gate.holds(&r.rule) {
           r.rearm_ms = now.saturating_add(r.rule.short_window_ms);

@@ -12,17 +12,19 @@
 //! first event is at least warm_up_ms old, the long window's failures are at
 //! least min_budget_share of the window's allowed failures, and both burns are strictly above
 //! the threshold; a firing pair resolves when the window drops below
-//! config.min_events, its long window holds solves and burns at or below the
-//! resolve rate while holding at least N solves, or its
+//! config.min_events, its long window passes the recovery test, or its
 //! long window holds fewer than min_failures failures while its short window
-//! holds successes and no failure, or the shortest recovery span
-//! (alerts::recovery_spans: 10, 20, 30, 45 min, 1, 2, 4, 8 h, at most the window) no longer
-//! than the time since the pair fired and holding at least N solves burns at
-//! or below the resolve rate. N is the pair's statistical minimum, worked out
-//! here apart from the code (`min_solves`: an exact binomial sum per n): the fewest n from
-//! which on a span still failing at the pair's threshold (p = 2 × resolve ×
-//! (1 − target)) burns at or below the resolve rate with a chance of at most
-//! 1 %, and at least 10//! ; a pair that resolved may fire again only from its resolve time plus
+//! holds successes and no failure, or any recovery span (alerts::recovery_spans:
+//! 10 min … 8 h, at most the window) no longer than the time since the pair
+//! fired and holding at least M solves passes it. The
+//! recovery test of a span of n solves and f failures, worked out here apart
+//! from the code (`Recovery`: exact binomial sums from ln n!), with p = 2 ×
+//! resolve × (1 − target) the threshold's failure rate: n ≥ M, the burn at or
+//! below the resolve rate, and either n ≥ N or P(Binomial(n, p) ≤ f) ≤ 0.01 %.
+//! M is the fewest n with (1 − p)^n ≤ 0.01 % (at least 10, at most N); N is the
+//! fewest n from which on a span still failing at the threshold burns at or
+//! below the resolve rate with a chance of at most 0.01 %, and at least 10;
+//! a pair that resolved may fire again only from its resolve time plus
 //! its short window on, and until its resolve time plus its long window only
 //! with at least twice min_failures failures in its short window (time gates, like
 //! the warm-up). The decision depends on the firing state, so the model evaluates at
@@ -62,8 +64,8 @@ struct Model {
   fired_at: Vec<i64>,
   /// alerts::recovery_spans of the config, shortest first.
   recovery: Vec<i64>,
-  /// Per pair, the solves a span must hold to end it (`min_solves`).
-  min_solves: Vec<u64>,
+  /// Per pair, its recovery test.
+  tests: Vec<Recovery>,
   /// (time, successes, failures) of every record.
   events: Vec<(i64, u64, u64)>,
 }
@@ -93,15 +95,16 @@ impl Model {
       let age = first.map_or(0, |t| now - t);
       let fire = if self.firing[i] {
         let lull_over = long.1 < gate.min_failures && short.1 == 0 && short.0 > 0;
-        let n = self.min_solves[i];
+        let test = &self.tests[i];
+        let passes = |c: (u64, u64)| test.passes(c, self.burn(c), gate.resolve_burn_rate);
         let recovered = self
           .recovery
           .iter()
           .filter(|&&span| span <= now - self.fired_at[i])
           .map(|&span| self.counts(now, span))
-          .find(|c| c.0 + c.1 >= n)
-          .is_some_and(|c| self.burn(c) <= gate.resolve_burn_rate);
-        enough && !((long.0 + long.1 >= n && self.burn(long) <= gate.resolve_burn_rate) || lull_over || recovered)
+          .filter(|c| c.0 + c.1 >= test.min_solves)
+          .any(passes);
+        enough && !(passes(long) || lull_over || recovered)
       } else {
         enough
           && long.0 + long.1 >= rule.min_events
@@ -184,9 +187,42 @@ fn min_solves_uncached(target: f64, resolve: f64) -> u64 {
       .map(|i| (ln_fact[n] - ln_fact[i] - ln_fact[n - i] + i as f64 * p.ln() + (n - i) as f64 * (1.0 - p).ln()).exp())
       .sum::<f64>()
   };
-  let first = (1..40_000).find(|&n| tail(n) <= 0.01).unwrap();
-  let last_above = (1..=4 * first).filter(|&n| tail(n) > 0.01).max().unwrap_or(0);
+  let first = (1..40_000).find(|&n| tail(n) <= 0.0001).unwrap();
+  let last_above = (1..=4 * first).filter(|&n| tail(n) > 0.0001).max().unwrap_or(0);
   (last_above as u64 + 1).max(10)
+}
+
+/// The recovery test of a pair (module doc): M, N and p.
+struct Recovery {
+  min_solves: u64,
+  burn_alone_from: u64,
+  p: f64,
+}
+
+impl Recovery {
+  fn of(target: f64, resolve: f64) -> Self {
+    let n = min_solves(target, resolve);
+    let p = 2.0 * resolve * (1.0 - target);
+    if p >= 1.0 {
+      return Recovery { min_solves: n, burn_alone_from: n, p };
+    }
+    // (1 − p)^m ≤ 0.0001, in logs.
+    let m = (1..).find(|&m| m as f64 * (1.0 - p).ln() <= 0.0001_f64.ln()).unwrap();
+    Recovery { min_solves: m.clamp(10, n), burn_alone_from: n, p }
+  }
+
+  /// P(Binomial(n, p) ≤ f), each term from ln n!.
+  fn cdf(&self, n: u64, f: u64) -> f64 {
+    let ln_fact = |k: u64| (1..=k).map(|i| (i as f64).ln()).sum::<f64>();
+    (0..=f)
+      .map(|i| (ln_fact(n) - ln_fact(i) - ln_fact(n - i) + i as f64 * self.p.ln() + (n - i) as f64 * (1.0 - self.p).ln()).exp())
+      .sum()
+  }
+
+  fn passes(&self, (s, f): (u64, u64), burn: f64, resolve: f64) -> bool {
+    let n = s + f;
+    n >= self.min_solves && burn <= resolve && (n >= self.burn_alone_from || self.cdf(n, f) <= 0.0001)
+  }
 }
 
 fn alert_log(events: &[Event]) -> Vec<(bool, String, i64)> {
@@ -233,9 +269,9 @@ proptest! {
     prop_assert_eq!(tracker.alert_rules().cloned().collect::<Vec<_>>(), policy.clone());
     let gates = default_gates(&policy, WINDOW);
     prop_assert_eq!(tracker.alert_gates().copied().collect::<Vec<_>>(), gates.clone());
-    let min = gates.iter().map(|g| min_solves(target, g.resolve_burn_rate)).collect();
+    let tests = gates.iter().map(|g| Recovery::of(target, g.resolve_burn_rate)).collect();
     let mut model = Model {
-      min_solves: min,
+      tests,
       target,
       min_events,
       firing: vec![false; policy.len()],
@@ -333,30 +369,33 @@ fn a_gated_pair_by_hand() {
   // would resolve) but above 1.5: slow holds. Ticket resolves at 0.75: holds.
   t.record(25_200, 25_200, 50, 0, &mut events);
   assert!(alert_log(&events).is_empty());
-  // 7 more successes: 5 / (68 × 0.05) = 1.47 ≤ 1.5, but over 68 solves, fewer
-  // than slow-burn's 121 (a span still failing at its 3× threshold burns 1.5×
-  // or less over fewer solves more than 1 % of the time): it holds.
+  // 7 more successes: 5 / (68 × 0.05) = 1.47 ≤ 1.5, but 5 failures in 68
+  // solves are what a span still failing at the 3× threshold (15 %) shows
+  // far more than 0.01 % of the time (P(X ≤ 5) ≈ 5 %), and 68 are fewer than
+  // slow-burn's 121, from which on the burn alone decides: it holds.
   t.record(25_300, 25_300, 7, 0, &mut events);
   assert!(alert_log(&events).is_empty());
-  // 53 more: 5 / (121 × 0.05) = 0.83 ≤ 1.5 over 121 solves: slow resolves;
-  // 0.83 > 0.75: the ticket holds (and budget-spend, 1.4 s, needs 183 solves).
+  // 55 more: 5 / (123 × 0.05) = 0.81 ≤ 1.5 over 123 solves, and 5 failures
+  // in 123 are what a rate still at 15 % shows at most 0.01 % of the time
+  // (P(X ≤ 5) ≈ 0.0099 %; at 122 solves 0.011 %): slow resolves; 0.81 > 0.75:
+  // the ticket holds (and budget-spend, whose test allows 1 failure in 123).
   // The recovery spans (10 min … 8 h) are the whole 100 s window here, which
   // the pair fired 300 ms ago: it would hold the solves from before, so it is
   // no evidence yet.
-  t.record(25_400, 25_400, 53, 0, &mut events);
+  t.record(25_400, 25_400, 55, 0, &mut events);
   assert_eq!(alert_log(&events), [(false, "slow-burn".to_string(), 25_400)]);
   let Event::Alert { alert, .. } = events.iter().find(|e| matches!(e, Event::Alert { .. })).unwrap() else {
     unreachable!()
   };
   assert_eq!(
     alert.reason(false),
-    "slow-burn resolved: 5 failures in 121 solves over the last 8.3 s burn 0.83×: at or below 1.5× over at least 121 solves, or fewer than 5 failures (it fired above 3×)"
+    "slow-burn resolved: 5 failures in 123 solves over the last 8.3 s burn 0.81×: at or below 1.5× with too few failures for a rate still at 3×, or fewer than 5 failures (it fired above it)"
   );
   // The evidence of a firing pair: the counts behind its burn rates.
   let snapshot = t.alert_snapshot();
   let ticket = &snapshot.firing[1];
   assert_eq!(ticket.name, "budget-leak");
-  assert_eq!((ticket.evidence.long.successes, ticket.evidence.long.failures), (116, 5));
+  assert_eq!((ticket.evidence.long.successes, ticket.evidence.long.failures), (118, 5));
   assert_eq!((ticket.evidence.gate.min_failures, ticket.evidence.gate.warm_up_ms), (5, 25_000));
   assert_eq!(ticket.evidence.gate.resolve_burn_rate, 0.75);
 }
