@@ -165,61 +165,45 @@ function pick(e) {
 }
 
 /** The recovery spans of the default policy (alerts::RECOVERY_SPANS_MS), minutes. */
-const RECOVERY_SPANS_MIN = [10, 20, 30, 45, 60, 120, 240, 480]
+const RECOVERY_SPANS_MIN = [10, 20, 30, 45, 60, 90, 120, 180, 240, 360, 480]
 
 /**
- * The solves a span must hold before it may end a default pair of `threshold`
- * under `targetRate` (docs/alert-policy.md, "Reset time"), worked out here apart
- * from the core: the fewest N from which on a span still failing at the
- * threshold (p = threshold × (1 − targetRate)) burns at or below half the
- * threshold with a chance of at most 1 % — P(Binomial(n, p) ≤ k(n)) ≤ 0.01 for
- * every n ≥ N, k(n) the most failures burning at or below it — and at least 10.
- * Each binomial sum is taken whole, from log-factorials.
+ * The fewest solves a span must hold before it may end a default pair of
+ * `threshold` under `targetRate` (docs/alert-policy.md, "Reset time"), worked
+ * out here apart from the core: the fewest n with no failure that a span still
+ * failing at the threshold (p = threshold × (1 − targetRate)) shows at most
+ * 0.01 % of the time — (1 − p)^n ≤ 0.0001 — and at least 10.
  */
 function recoveryMinSolves(targetRate, threshold) {
-  const b = 1 - targetRate
-  const resolve = threshold / 2
-  const p = threshold * b
+  const p = threshold * (1 - targetRate)
   if (p >= 1) return 10
-  const lnFact = [0]
-  const lnFactorial = (n) => {
-    while (lnFact.length <= n) lnFact.push(lnFact[lnFact.length - 1] + Math.log(lnFact.length))
-    return lnFact[n]
-  }
-  const tail = (n) => {
-    let k = n
-    while (k > 0 && !(k / (n * b) <= resolve)) k--
-    let sum = 0
-    for (let i = 0; i <= k; i++) sum += Math.exp(lnFactorial(n) - lnFactorial(i) - lnFactorial(n - i) + i * Math.log(p) + (n - i) * Math.log1p(-p))
-    return sum
-  }
-  let first = 1
-  while (tail(first) > 0.01) first++
-  let lastAbove = 0
-  for (let n = first; n <= 4 * first; n++) if (tail(n) > 0.01) lastAbove = n
-  return Math.max(lastAbove + 1, 10)
+  return Math.max(10, Math.ceil(Math.log(1e-4) / Math.log1p(-p) - 1e-9))
 }
 
 /**
  * The reset goal of a scenario (issue 25): 60 minutes, or where the baseline
- * volume cannot tell a recovery that soon, what it can. A page pair ends on
- * the shortest recovery span that holds its N solves (`recoveryMinSolves`;
- * counted as held when the baseline's mean is N plus three standard
- * deviations), or once the incident's failures have left its long window and
- * its short window holds a clean solve (the lull): the sooner of the two,
- * the latest over the policy's page pairs.
+ * volume cannot tell a recovery that soon, what it can. A page pair ends on a
+ * recovery span that holds its N solves (`recoveryMinSolves`) with no failure,
+ * or more solves with the few failures the test then allows: the goal is the
+ * shortest span whose mean baseline volume holds 2N (room for the baseline's
+ * own failures), else the longest span if it holds N; or once the incident's
+ * failures have left its long window and its short window holds a clean solve
+ * (the lull) — the sooner, the latest over the policy's page pairs.
  */
 function resetGoal(scenario) {
   const { windowMs, targetRate, rate } = scenario
   const tracker = new ErrorBudgetTracker({ windowMs, targetRate, clock: 'manual' })
   const policy = tracker.alertPolicy
   tracker.close()
+  const spans = RECOVERY_SPANS_MIN.map((m) => Math.min(m * MIN, windowMs))
+  const holds = (ms, n) => (rate * ms) / MIN >= n
   let goal = 60 * MIN
   for (const pair of policy.filter((p) => p.severity === 'page')) {
     const n = recoveryMinSolves(targetRate, pair.burnRate)
-    const span = RECOVERY_SPANS_MIN.map((m) => Math.min(m * MIN, windowMs)).find((ms) => (rate * ms) / MIN >= n + 3 * Math.sqrt(n))
+    const longest = spans.at(-1)
+    const span = spans.find((ms) => holds(ms, 2 * n)) ?? (holds(longest, n) ? longest : Infinity)
     const lull = pair.longWindowMs + pair.shortWindowMs
-    goal = Math.max(goal, Math.min(span ?? Infinity, lull))
+    goal = Math.max(goal, Math.min(span, lull))
   }
   return goal
 }
