@@ -34,5 +34,5 @@ test('an exhausted tracker left alone recovers on its own and the process then e
   t.is(healthy.status, 'healthy')
   // The window is 300 ms with 10 ms buckets: due at 290–300 ms; generous upper bound.
   t.true(healthy.healthyAfterMs >= 280, `${healthy.healthyAfterMs} ms`)
-  t.true(healthy.healthyAfterMs < 2000, `${healthy.healthyAfterMs} ms`)
+  t.true(healthy.healthyAfterMs < 15_000, `${healthy.healthyAfterMs} ms`)
 })

@@ -124,21 +124,26 @@ test('a guard-style loop resumes by itself after the window passes (real clock)'
   const log = []
   const started = Date.now()
   setTimeout(() => { serviceUp = true }, 50) // the outage ends long before the window does
-  while (Date.now() - started < 5000) {
+  let exhaustedAtOnce = null
+  while (Date.now() - started < 20_000) {
     if (tracker.status === 'exhausted') {
       log.push('refused')
     } else {
       const ok = await solve()
       tracker.record(ok)
+      exhaustedAtOnce ??= tracker.status === 'exhausted' // read at once: a loaded machine may stall past the window
       log.push(ok ? 'solved' : 'failed')
       if (ok) break
     }
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
   const elapsed = Date.now() - started
-  t.deepEqual(log.slice(0, 2), ['failed', 'refused'])
+  t.true(exhaustedAtOnce)
+  // Failed, refused while exhausted (unless the event loop stalled past the window), then solved.
+  t.is(log[0], 'failed')
+  t.true(log.slice(1, -1).every((entry) => entry === 'refused'), log.join(' '))
   t.is(log.at(-1), 'solved')
-  t.true(elapsed >= 250 && elapsed < 3000, `resumed after ${elapsed} ms`)
+  t.true(elapsed >= 250 && elapsed < 20_000, `resumed after ${elapsed} ms`)
   t.is(tracker.status, 'healthy')
 })
 
