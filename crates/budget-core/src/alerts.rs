@@ -644,17 +644,19 @@ mod tests {
     assert!(plain.iter().zip(default_policy(&day).iter()).all(|(g, r)| !g.holds(r)));
   }
 
+  /// `f(target, gate)` for each gate of the default policy of a one-day window at `target`.
+  fn per_default_gate<T>(target: f64, f: impl Fn(f64, AlertGate) -> T) -> Vec<T> {
+    let c = Config { target_rate: target, ..config(86_400_000) };
+    gates_for(&c, &default_policy(&c)).into_iter().map(|g| f(target, g)).collect()
+  }
+
   #[test]
   fn recovery_min_solves_is_a_binomial_bound() {
     // Worked out apart (an exact binomial sum per n, in Python): the fewest N
     // from which on P(Binomial(n, p) ≤ ⌊R·(1 − t)·n⌋) ≤ 0.0001, p = 2R·(1 − t).
     // 95 %: fast-burn p = 0.72, budget-spend 0.1, slow-burn 0.15, budget-leak 0.075.
     let day = config(86_400_000);
-    let n_of = |target: f64| {
-      let c = Config { target_rate: target, ..day.clone() };
-      let policy = default_policy(&c);
-      gates_for(&c, &policy).into_iter().map(|g| recovery_min_solves(target, g)).collect::<Vec<_>>()
-    };
+    let n_of = |target: f64| per_default_gate(target, recovery_min_solves);
     assert_eq!(n_of(0.95), [26, 441, 281, 592]);
     assert_eq!(n_of(0.99), [293, 2319, 1542, 3096]);
     // budget-leak at 95 %: 592 solves allow ⌊0.0375 × 592⌋ = 22 failures; at
@@ -665,7 +667,7 @@ mod tests {
     assert!(!test.recovered(Counts { successes: 569, failures: 22 }, 0.95));
     assert!(test.recovered(Counts { successes: 570, failures: 21 }, 0.95));
     // An SLO so close to 100 % that the scan stops at its limit: 99.9999 %,
-    // budget-leak's p = 1.5e-6 would need some 12 million solves.
+    // budget-leak's p = 1.5e-6 would need more than its 4 million solves.
     let close = Config { target_rate: 0.999_999, ..day.clone() };
     let leak = gates_for(&close, &default_policy(&close))[3];
     assert_eq!(recovery_min_solves(0.999_999, leak), RECOVERY_SCAN_LIMIT + 1);
@@ -679,11 +681,7 @@ mod tests {
     // P(Binomial(n, p) ≤ f) ≤ 0.0001 for f = 0, 1, …, below the N above (the
     // first entry: with no failure).
     let day = config(86_400_000);
-    let tests_of = |target: f64| {
-      let c = Config { target_rate: target, ..day.clone() };
-      let policy = default_policy(&c);
-      gates_for(&c, &policy).into_iter().map(|g| recovery_test(target, g)).collect::<Vec<_>>()
-    };
+    let tests_of = |target: f64| per_default_gate(target, recovery_test);
     let shape = |t: &RecoveryTest| (t.min_solves, t.failure_steps.clone(), t.burn_alone_from);
     let at95: Vec<_> = tests_of(0.95).iter().map(shape).collect();
     assert_eq!(at95[0], (10, vec![10, 13, 15, 17, 19, 21, 23, 24], 26));
