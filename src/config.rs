@@ -264,7 +264,8 @@ fn read_once<'a>(raw: &Object<'a>) -> napi::Result<Object<'a>> {
 }
 
 /// A plain object with `source`'s enumerable string-keyed properties (those
-/// `Object::keys` lists, as `for…in` finds them), each read once. Keys go as
+/// `Object::keys` lists, as `for…in` finds them), each read once and defined
+/// as an own property of the copy (`__proto__` too). Keys go as
 /// JS values: a key with a NUL byte is copied, and refused by name later.
 fn copy_own<'a>(env: &Env, source: &Object) -> napi::Result<Object<'a>> {
   let copy = Object::new(env)?;
@@ -279,7 +280,22 @@ fn copy_own<'a>(env: &Env, source: &Object) -> napi::Result<Object<'a>> {
       let (mut key, mut value) = (std::ptr::null_mut(), std::ptr::null_mut());
       check_status!(sys::napi_get_element(raw_env, names, i, &mut key))?;
       check_status!(sys::napi_get_property(raw_env, from, key, &mut value))?;
-      check_status!(sys::napi_set_property(raw_env, to, key, value))?;
+      // Defined, not assigned: an assignment of an own `__proto__` key (as
+      // `JSON.parse` makes) would set the copy's prototype, whose keys the
+      // checks would then read as fields; defined, it is an unknown key.
+      let property = sys::napi_property_descriptor {
+        utf8name: std::ptr::null(),
+        name: key,
+        method: None,
+        getter: None,
+        setter: None,
+        value,
+        attributes: sys::PropertyAttributes::writable
+          | sys::PropertyAttributes::enumerable
+          | sys::PropertyAttributes::configurable,
+        data: std::ptr::null_mut(),
+      };
+      check_status!(sys::napi_define_properties(raw_env, to, 1, &property))?;
     }
   }
   Ok(copy)

@@ -11,6 +11,7 @@ mod fleet;
 mod handle;
 mod listeners;
 mod persist;
+mod persist_file;
 mod policy;
 mod receiver;
 mod record;

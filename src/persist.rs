@@ -86,9 +86,27 @@ fn refuse_existing(path: &Path) -> Result<(), BudgetError> {
   }
 }
 
+/// Who owns a persist path: a tracker, or a `BudgetFamily` (whose file holds
+/// the family's snapshot). Both take the same lock, so they exclude each other.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Owner {
+  Tracker,
+  Family,
+}
+
+impl Owner {
+  fn noun(self) -> &'static str {
+    match self {
+      Owner::Tracker => "tracker",
+      Owner::Family => "family",
+    }
+  }
+}
+
 /// The exclusive ownership of a persist path: an OS lock (`flock` on Unix,
 /// `LockFileEx` on Windows) on `<file>.lock` beside the persist file, which
-/// holds the owner's process id for the message a second owner gets. Held
+/// holds the owner's process id (and ` family` for a family) for the message
+/// a second owner gets. Held
 /// from before the file is read until the tracker's final save; the kernel
 /// drops it when the process ends, however it ends, so a lock of a dead
 /// process (`kill -9`, a crash) is simply taken over. Dropping it deletes the
@@ -101,8 +119,10 @@ pub struct PersistLock {
 
 impl PersistLock {
   /// Takes the lock of `path` (a persist path; through symlinks, so two links
-  /// to one file share one lock), or says who holds it: `ERR_PERSIST_LOCKED`.
-  pub fn take(path: &Path) -> Result<PersistLock, BudgetError> {
+  /// to one file share one lock) for `owner`, or says who holds it:
+  /// `ERR_PERSIST_LOCKED`. What the lock file says is only for that message:
+  /// a stale file (its process gone, whatever pid it names) is taken over.
+  pub fn take(path: &Path, owner: Owner) -> Result<PersistLock, BudgetError> {
     // A path that cannot be resolved is reported by the read or write that follows.
     let Ok(target) = write_target(path) else { return Ok(PersistLock { file: None, path: path.to_path_buf() }) };
     let mut name = target.file_name().map(|n| n.to_os_string()).unwrap_or_else(|| "snapshot".into());
@@ -119,13 +139,17 @@ impl PersistLock {
       };
       match file.try_lock() {
         Ok(()) => {}
-        Err(fs::TryLockError::WouldBlock) => return Err(locked_error(path, &lock_path, &mut file)),
+        Err(fs::TryLockError::WouldBlock) => return Err(locked_error(path, &lock_path, &mut file, owner)),
         Err(fs::TryLockError::Error(_)) => return unlocked(),
       }
       if !same_file(&file, &lock_path) {
         continue;
       }
-      let written = file.set_len(0).and_then(|()| file.write_all(format!("{}\n", process_tag()).as_bytes()));
+      let tag = match owner {
+        Owner::Tracker => format!("{}\n", process_tag()),
+        Owner::Family => format!("{} family\n", process_tag()),
+      };
+      let written = file.set_len(0).and_then(|()| file.write_all(tag.as_bytes()));
       written.map_err(|e| write_error(path, "lock", e))?;
       return Ok(PersistLock { file: Some(file), path: lock_path });
     }
@@ -159,25 +183,33 @@ fn same_file(_file: &File, _path: &Path) -> bool {
   true
 }
 
-/// `ERR_PERSIST_LOCKED`: `path` has an owner, named by the pid in its lock file.
-fn locked_error(path: &Path, lock_path: &Path, file: &mut File) -> BudgetError {
+/// `ERR_PERSIST_LOCKED`: `path` has an owner, named by the pid (and kind) in
+/// its lock file; `wanted_by` is the one refused.
+fn locked_error(path: &Path, lock_path: &Path, file: &mut File, wanted_by: Owner) -> BudgetError {
   let mut text = String::new();
-  let _ = Read::by_ref(file).take(32).read_to_string(&mut text);
-  let owner = match text.trim().parse::<u64>() {
-    Ok(pid) if pid == process_tag() => "another tracker of this process".to_owned(),
-    Ok(pid) => format!("process {pid}"),
-    Err(_) => "another process".to_owned(),
+  let _ = Read::by_ref(file).take(40).read_to_string(&mut text);
+  let mut words = text.split_whitespace();
+  let pid = words.next().and_then(|w| w.parse::<u64>().ok());
+  let held_by = if words.next() == Some("family") { Owner::Family } else { Owner::Tracker };
+  let owner = match pid {
+    Some(pid) if pid == process_tag() && held_by == wanted_by => format!("another {} of this process", held_by.noun()),
+    Some(pid) if pid == process_tag() => format!("a {} of this process", held_by.noun()),
+    Some(pid) => format!("process {pid}"),
+    None => "another process".to_owned(),
+  };
+  let rule = if held_by == wanted_by {
+    format!(
+      "one {0} owns a persist path; close() the other first, or give each {0} its own path",
+      wanted_by.noun()
+    )
+  } else {
+    "a family and a tracker cannot share a persist path; close() the other first, or give each its own path".to_owned()
   };
   BudgetError {
     kind: ErrorKind::State,
     code: "ERR_PERSIST_LOCKED",
     field: None,
-    message: format!(
-      "{}: is in use by {owner} (lock {}): one tracker owns a persist path; close() the other first, or give \
-       each tracker its own path",
-      path.display(),
-      lock_path.display()
-    ),
+    message: format!("{}: is in use by {owner} (lock {}): {rule}", path.display(), lock_path.display()),
   }
 }
 
@@ -205,7 +237,7 @@ pub const MAX_SNAPSHOT_BYTES: u64 = 256 << 20;
 /// The persist file's text, `None` when there is none. Never blocks on a FIFO
 /// or device: anything but a regular file (after symlinks) is refused, and so is
 /// one larger than [`MAX_SNAPSHOT_BYTES`].
-fn read_persist_file(path: &Path) -> Result<Option<String>, BudgetError> {
+pub fn read_persist_file(path: &Path) -> Result<Option<String>, BudgetError> {
   let file = match open_nonblocking(path) {
     Ok(file) => file,
     Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -295,7 +327,7 @@ fn temp_prefix(path: &Path) -> (PathBuf, String) {
 
 /// Deletes the temporary files that writes to `path` by processes no longer
 /// running left behind (a `kill -9` between creating and renaming one).
-fn remove_stale_temp_files(path: &Path) {
+pub fn remove_stale_temp_files(path: &Path) {
   let Ok(target) = write_target(path) else { return };
   let (dir, prefix) = temp_prefix(&target);
   let Ok(entries) = fs::read_dir(&dir) else { return };
@@ -328,12 +360,15 @@ fn sync_dir(_dir: &Path) -> std::io::Result<()> {
 pub fn write_atomically(path: &Path, contents: &str) -> Result<(), BudgetError> {
   let target = write_target(path)?;
   let (dir, prefix) = temp_prefix(&target);
-  // Unique per write: two trackers (or threads) may save to the same path.
+  // Unique per write (two trackers or threads may save to the same path) and
+  // unpredictable, and created only where nothing is: a planted file or
+  // symlink at the name fails the write instead of receiving it.
   static WRITES: AtomicU64 = AtomicU64::new(0);
   let n = WRITES.fetch_add(1, Ordering::Relaxed);
-  let tmp = dir.join(format!("{prefix}{}.{n}.tmp", process_tag()));
+  let secret = getrandom::u64().map_err(|e| persist_error(path, format!("cannot name a temp file: {e}")))?;
+  let tmp = dir.join(format!("{prefix}{}.{n}-{secret:016x}.tmp", process_tag()));
   let result = (|| {
-    let mut file = File::create(&tmp)?;
+    let mut file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
     file.write_all(contents.as_bytes())?;
     file.sync_all()?;
     fs::rename(&tmp, &target)?;
