@@ -6,6 +6,7 @@ mod clock;
 mod config;
 mod env_hook;
 mod error;
+mod family;
 mod fast_path;
 mod fleet;
 mod handle;

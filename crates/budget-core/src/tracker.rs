@@ -521,6 +521,12 @@ impl Tracker {
     self.window.next_expiry_ms()
   }
 
+  /// The instant from which the window holds no events if none is recorded
+  /// (when its newest event leaves it); `None` when it holds none now.
+  pub fn empty_from_ms(&self) -> Option<i64> {
+    self.window.empty_from_ms()
+  }
+
   /// Counts inside the window.
   pub fn counts(&self) -> Counts {
     self.window.counts()

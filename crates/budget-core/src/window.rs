@@ -453,6 +453,24 @@ impl Window {
     }
   }
 
+  /// The instant from which the window holds no events if none is added: when
+  /// its newest non-empty bucket leaves it; `None` when it holds none now.
+  /// O(buckets between that bucket and now).
+  pub fn empty_from_ms(&self) -> Option<i64> {
+    let total = self.sums[0];
+    if total.successes == 0 && total.failures == 0 {
+      return None;
+    }
+    let floor0 = self.spans[0].floor_k;
+    let newest = match &self.store {
+      Store::Dense { successes, failures, .. } => {
+        (floor0..=self.newest_k).rev().find(|&k| successes[self.slot(k)] != 0 || failures[self.slot(k)] != 0)?
+      }
+      Store::Sparse(ring) => key_of(floor0, ring.back()?),
+    };
+    Some(newest * self.resolution_ms + self.spans[0].span_ms)
+  }
+
   /// Whether an event at `at` would be counted (not older than the window).
   #[inline]
   pub fn accepts(&self, at: i64) -> bool {
@@ -750,6 +768,33 @@ mod tests {
     assert_eq!(w.add(4950, 0, 1), Placement::Counted);
     assert_eq!(w.counts(), Counts { successes: 1, failures: 1 });
     assert_eq!(w.next_expiry_ms(), Some(5100));
+  }
+
+  #[test]
+  fn the_window_is_empty_from_when_its_newest_event_leaves_it() {
+    // Window 1000 ms, buckets of 100 ms: an event in bucket k leaves at k × 100 + 1000.
+    let mut w = Window::new(1000, 100, 0, &[]);
+    assert_eq!(w.empty_from_ms(), None);
+    w.add(0, 1, 0);
+    w.advance(250);
+    w.add(250, 0, 1); // bucket 2
+    w.advance(400);
+    assert_eq!(w.empty_from_ms(), Some(1200));
+    w.advance(1199);
+    assert_eq!(w.counts(), Counts { successes: 0, failures: 1 });
+    w.advance(1200);
+    assert_eq!(w.counts(), Counts::default());
+    assert_eq!(w.empty_from_ms(), None);
+  }
+
+  #[test]
+  fn the_sparse_layout_says_when_it_empties_too() {
+    let mut w = Window::with_layout(1000, 100, 0, &[], Layout::Sparse);
+    w.add(0, 1, 0);
+    w.advance(550);
+    w.add(550, 1, 0); // bucket 5
+    w.add(320, 1, 0); // older, out of order: bucket 3
+    assert_eq!(w.empty_from_ms(), Some(1500));
   }
 
   #[test]
