@@ -525,7 +525,7 @@ declare module './native' {
   }
 }
 
-// ── BudgetFamily: many budgets keyed by labels (lib/family.js) ──
+// ── BudgetFamily: many budgets keyed by labels (lib/family/) ──
 
 import type { BudgetEvent, BudgetListener } from './native'
 

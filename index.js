@@ -72,5 +72,5 @@ Object.defineProperty(exports, 'METRICS_CONTENT_TYPE', {
 exports.prometheusRules = function prometheusRules(slo, options) {
   return lazy.rules.prometheusRules.apply(this, arguments)
 }
-// Many budgets keyed by labels, each child an ErrorBudgetTracker (lib/family.js).
-exports.BudgetFamily = require('./lib/family.js').familyClass(exports.ErrorBudgetTracker)
+// Many budgets keyed by labels, each child an ErrorBudgetTracker (lib/family/).
+exports.BudgetFamily = require('./lib/family/index.js').BudgetFamily

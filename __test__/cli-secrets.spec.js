@@ -3,7 +3,7 @@
 // basic auth works (fetch refuses credentials in a URL: they go in an
 // Authorization header), from the URL or from CAPTCHA_BUDGET_PROMETHEUS_AUTH.
 // And the "done when" of the issue: every place in lib/solver.js, lib/cli/,
-// lib/gate-prometheus.js and lib/fleet/gate.js that quotes a URL or a body goes
+// lib/gate-prometheus.js and lib/gate/redis.js that quotes a URL or a body goes
 // through lib/redact.js.
 const test = require('ava')
 const fs = require('node:fs')
@@ -187,9 +187,9 @@ test('redact(): user-info, secret parameters and known secrets (raw, encoded) ma
 // The "done when" grep: in the files that quote URLs or bodies in messages, no
 // message template interpolates a URL, a request/response body or a service
 // text except through lib/redact.js (redact, redactUrl, quoteBody).
-test('every message in lib/solver.js, lib/cli/, lib/gate-prometheus.js and lib/fleet/gate.js quotes URLs and bodies through lib/redact.js', (t) => {
+test('every message in lib/solver.js, lib/cli/, lib/gate-prometheus.js and lib/gate/redis.js quotes URLs and bodies through lib/redact.js', (t) => {
   const root = path.join(__dirname, '..', 'lib')
-  const files = ['solver.js', 'gate-prometheus.js', 'fleet/gate.js', ...fs.readdirSync(path.join(root, 'cli')).map((f) => `cli/${f}`)]
+  const files = ['solver.js', 'gate-prometheus.js', 'gate/redis.js', ...fs.readdirSync(path.join(root, 'cli')).map((f) => `cli/${f}`)]
   // What a URL or a body is called, as an interpolated expression: everywhere, and in the
   // two HTTP clients also their names for a response's text and the errors they quote.
   const URLISH = 'url|href|baseUrl|base|prometheus|redis|body|error_text|response|res'
@@ -201,8 +201,8 @@ test('every message in lib/solver.js, lib/cli/, lib/gate-prometheus.js and lib/f
   // Templates that look risky but are not (file: expression → why).
   const ALLOWED = {
     // connectError's text is the client's error; gateRedis redacts it (with the URL's secrets) where it is printed.
-    'fleet/gate.js: ${cause.code}': true,
-    'fleet/gate.js: ${cause.message}': true,
+    'gate/redis.js: ${cause.code}': true,
+    'gate/redis.js: ${cause.message}': true,
   }
   const offenders = []
   for (const file of files) {

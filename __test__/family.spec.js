@@ -391,6 +391,29 @@ test('labelNames and rules --grouping refuse the same reserved names, the thrott
   t.regex(prometheusRules({ ...slo, grouping: ['type', 'site', 'provider'] }), /sum by \(name, type, site, provider\)/)
 })
 
+test('a tracker\'s metrics() labels and registerMetrics(family) labels refuse the same reserved names as labelNames (issue 32: one list)', (t) => {
+  const { Registry } = require('prom-client')
+  const { registerMetrics } = require('..')
+  // The series' and the scrape's 10, then the 7 the rules and alerts set: a rule's label of that name would overwrite the series'.
+  const reserved = ['name', 'outcome', 'window', 'status', 'alert', 'severity', 'decision', 'state', 'job', 'instance']
+  reserved.push('slo', 'pair', 'alertname', 'alertstate', 'objective', 'period', 'description')
+  const tracker = new ErrorBudgetTracker({ clock: 'manual' })
+  const family = new BudgetFamily({ labelNames: ['type'] })
+  for (const label of reserved) {
+    const mine = t.throws(() => tracker.metrics({ labels: { [label]: 'x' } }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_VALUE' }, label)
+    t.is(mine.message, `metrics(options): options.labels: '${label}' is reserved (${reserved.join(', ')})`)
+    t.throws(() => registerMetrics(family, new Registry(), { labels: { [label]: 'x' } }), { code: 'ERR_INVALID_ARG_VALUE', message: new RegExp(`'${label}' is reserved`) }, label)
+  }
+  t.regex(tracker.metrics({ labels: { region: 'eu' } }), /region="eu"/)
+  tracker.close()
+  family.close()
+})
+
+test('the exported BudgetFamily has no internal statics (issue 32)', (t) => {
+  t.deepEqual(Object.getOwnPropertyNames(BudgetFamily).filter((key) => key.startsWith('_')), [])
+  t.deepEqual(Object.getOwnPropertyNames(Object.getPrototypeOf(BudgetFamily)).filter((key) => key.startsWith('_')), [])
+})
+
 test('BudgetFamily.restore(): a snapshot with the same labels twice, or a bad value of its own, is ERR_SNAPSHOT_INVALID', (t) => {
   const family = manualFamily({ maxChildren: 5 })
   feed(family, { type: 'a', site: 'a' }, 1, 0)

@@ -17,7 +17,7 @@ const {
 const throttles = require('./throttle')
 
 // The guard() calls of each tracker whose fn has not settled (nor timed out) yet:
-// a family never evicts a child with one (lib/family.js), its outcome would be lost.
+// a family never evicts a child with one (lib/family/children.js), its outcome would be lost.
 const inFlight = new WeakMap()
 
 const GUARD_OPTIONS = ['timeoutMs', 'critical', 'countsAsFailure', 'whenExhausted', 'minSolves', 'probeIntervalMs']

@@ -6,8 +6,11 @@
 // the window) so that Prometheus can take increase() over any window, less what
 // the tracker was restored with (lib/counter-start.js); the gauges repeat what
 // the tracker itself sees in its window.
-const { ErrorBudgetTracker } = require('./tracker.js')
+// The addon's class: every tracker (the exported class, a subclass, a shared handle) is one of its instances.
+const { ErrorBudgetTracker } = require('./load-native.js')
 const { describe, invalidArgType, invalidArgValue } = require('./errors')
+const { LABEL_NAME_RULE, RESERVED_LABELS, isLabelName } = require('./labels.js')
+const { CHILD_SERIES } = require('./series-source.js')
 const { promDuration } = require('./duration')
 const { STATUSES } = require('./fast-report')
 const { countedSinceStart } = require('./counter-start')
@@ -15,10 +18,6 @@ const throttles = require('./throttle')
 
 /** Content-Type of the text exposition format produced by `metrics()`. */
 const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
-
-const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/
-// Labels the series set themselves: a user label of the same name would clash.
-const RESERVED_LABELS = ['name', 'outcome', 'window', 'status', 'alert', 'severity', 'decision', 'state', 'job', 'instance']
 
 // One snapshot of a tracker, read in one synchronous sequence (on a real clock,
 // the reads are microseconds apart; on a manual clock they are one instant).
@@ -152,9 +151,7 @@ function checkSource(source, where, [given, trackerWhere] = []) {
     throw invalidArgType(`${where}.labels must be an object of strings, got ${describe(labels)}`)
   }
   for (const [key, value] of Object.entries(labels)) {
-    if (!LABEL_NAME.test(key) || key.startsWith('__')) {
-      throw invalidArgValue(`${where}.labels: '${key}' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)`)
-    }
+    if (!isLabelName(key)) throw invalidArgValue(`${where}.labels: '${key}' is not a Prometheus label name (${LABEL_NAME_RULE})`)
     if (RESERVED_LABELS.includes(key)) {
       throw invalidArgValue(`${where}.labels: '${key}' is reserved (${RESERVED_LABELS.join(', ')})`)
     }
@@ -226,15 +223,14 @@ function metrics(options = {}) {
 }
 
 /**
- * The entries of a BudgetFamily's children: `{ tracker, labels }` with the
+ * The entries of a BudgetFamily's children (lib/series-source.js): `{ tracker, labels }` with the
  * family's `name`, then its label names and any constant `labels`, sorted. The
  * same entry object for a child from one call to the next (`memo`), so that a
  * registry's scrape reads each child once.
  */
 function familyEntries(family, constant, memo) {
-  const { BudgetFamily } = require('./family.js')
   const out = []
-  for (const [tracker, entry] of BudgetFamily._entries(family)) {
+  for (const [tracker, entry] of family[CHILD_SERIES]()) {
     let e = memo && memo.get(tracker)
     if (e === undefined) {
       const all = { ...constant, ...entry.labels }
@@ -247,14 +243,15 @@ function familyEntries(family, constant, memo) {
   return out
 }
 
+/** A source with children: a BudgetFamily (lib/series-source.js). */
 function isFamily(value) {
-  return value instanceof require('./family.js').BudgetFamily
+  return typeof value?.[CHILD_SERIES] === 'function'
 }
 
 /**
  * `family.metrics()`: every child's series in the text exposition format, each
  * labelled with the family's `name` and the child's labels.
- * @param {import('./family.js').BudgetFamily} family
+ * @param {import('./family/index.js').BudgetFamily} family
  * @returns {string}
  */
 function familyMetrics(family) {
@@ -382,9 +379,7 @@ function familySource(family, options) {
     throw invalidArgType(`${where}.labels must be an object of strings, got ${describe(constant)}`)
   }
   for (const [key, value] of Object.entries(constant)) {
-    if (!LABEL_NAME.test(key) || key.startsWith('__')) {
-      throw invalidArgValue(`${where}.labels: '${key}' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)`)
-    }
+    if (!isLabelName(key)) throw invalidArgValue(`${where}.labels: '${key}' is not a Prometheus label name (${LABEL_NAME_RULE})`)
     if (RESERVED_LABELS.includes(key)) throw invalidArgValue(`${where}.labels: '${key}' is reserved (${RESERVED_LABELS.join(', ')})`)
     if (family.labelNames.includes(key)) throw invalidArgValue(`${where}.labels: '${key}' is one of the family's label names`)
     if (typeof value !== 'string') throw invalidArgType(`${where}.labels.${key} must be a string, got ${describe(value)}`)

@@ -28,8 +28,8 @@ function pascal(name) {
 }
 
 // Labels the series, the rules or the scrape set themselves: a grouping label of that name would clash.
-// The family's list (a grouping is a BudgetFamily's labelNames): one accepts what the other does.
-const { RESERVED_LABELS: NOT_GROUPING } = require('./family.js')
+// The package's one list (a grouping is a BudgetFamily's labelNames): one accepts what the other does.
+const { RESERVED_LABELS: NOT_GROUPING } = require('./labels.js')
 
 /**
  * `slo.grouping` (Pyrra's): the label names the SLO is judged per set of, a

@@ -246,6 +246,6 @@ ErrorBudgetTracker.shared = function shared(name, config) {
 module.exports = {
   ErrorBudgetTracker,
   FleetSyncError: fleet.FleetSyncError,
-  /** The core's empty snapshot of a fleet's stored config (lib/fleet/gate.js). */
+  /** The core's empty snapshot of a fleet's stored config (lib/gate/redis.js). */
   fleetEmptySnapshot: native.fleetEmptySnapshot,
 }

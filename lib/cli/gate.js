@@ -2,7 +2,7 @@
 // `captcha-budget gate <snapshot.json>`: the deploy gate. Restores a tracker
 // snapshot aged to now, prints its report and answers with the exit code; with
 // --prometheus, asks the fleet's Prometheus instead (lib/gate-prometheus.js); with
-// --redis, reads the fleet budget in Redis (lib/fleet/gate.js).
+// --redis, reads the fleet budget in Redis (lib/gate/redis.js).
 const fs = require('node:fs')
 const prometheusGate = require('../gate-prometheus.js')
 
@@ -42,7 +42,7 @@ function register(program) {
       if (fromPrometheus) {
         process.exitCode = await fromPrometheus
       } else if (usesRedis) {
-        process.exitCode = await require('../fleet/gate.js').gateRedis(file, options, { answer, EXIT })
+        process.exitCode = await require('../gate/redis.js').gateRedis(file, options, { answer, EXIT })
       } else if (file === undefined) {
         console.error("captcha-budget gate: missing argument 'snapshot' (or --prometheus <url> --slo <id>, or --redis <url> --key <key>)")
         process.exitCode = EXIT.badInput

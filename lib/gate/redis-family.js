@@ -1,9 +1,9 @@
 'use strict'
 // `captcha-budget gate --redis <url> --key <key> --labels type=turnstile,site=x`: the
-// deploy gate for one child of a BudgetFamily fleet (family-store.js), or, without
-// --labels, for its worst child. Read-only, like the single-budget gate (gate.js,
+// deploy gate for one child of a BudgetFamily fleet (lib/fleet/family-store.js), or, without
+// --labels, for its worst child. Read-only, like the single-budget gate (redis.js,
 // whose connection it uses); each child is judged by the family's stored options.
-const { familyKeysOf } = require('./family-store.js')
+const { familyKeysOf } = require('../fleet/family-store.js')
 
 /** `type=turnstile,site=x` → { type: 'turnstile', site: 'x' } (values may hold '='). */
 function parseLabels(text) {
@@ -21,7 +21,7 @@ function parseLabels(text) {
  * child) of family fleet `key`, with `labels` and `fleet: { key, bucketMs, children }`.
  */
 async function familyReport(url, key, labels) {
-  const { connect } = require('./gate.js')
+  const { connect } = require('./redis.js')
   const client = await connect(url)
   let fields
   try {
@@ -70,7 +70,7 @@ async function familyReport(url, key, labels) {
     byChild.set(want, [])
   }
   const { ErrorBudgetTracker } = require('../tracker.js')
-  // As gate.js: each child restored from an empty snapshot of the stored config
+  // As redis.js: each child restored from an empty snapshot of the stored config
   // (a snapshot's config, its alert policy resolved), then its buckets recorded.
   const empty = JSON.stringify({
     format: 'captcha-error-budget.snapshot',

@@ -4,8 +4,8 @@
 // (read-only: the gate is no worker), rebuilds the window at the current
 // time, and answers with gate's exit codes. The Redis client is the caller's
 // install of ioredis or node-redis: none is bundled.
-const { keysOf, excerpt } = require('./store.js')
-const { familyKeysOf } = require('./family-store.js')
+const { keysOf, excerpt } = require('../fleet/store.js')
+const { familyKeysOf } = require('../fleet/family-store.js')
 const { redact, redactUrl, urlSecrets } = require('../redact.js')
 const { printable } = require('../errors.js')
 
@@ -112,9 +112,9 @@ async function gateRedis(snapshot, options, { answer, EXIT }) {
   if (typeof options.redis !== 'string' || typeof options.key !== 'string') return fail('--redis <url> and --key <key> go together', EXIT)
   let report
   try {
-    // --labels: one child of a BudgetFamily fleet (family-gate.js); --family: its worst child.
+    // --labels: one child of a BudgetFamily fleet (redis-family.js); --family: its worst child.
     if (options.labels !== undefined || options.family) {
-      const { familyReport, parseLabels } = require('./family-gate.js')
+      const { familyReport, parseLabels } = require('./redis-family.js')
       report = await familyReport(options.redis, options.key, options.labels === undefined ? undefined : parseLabels(options.labels))
     } else {
       report = await fleetReport(options.redis, options.key)

@@ -1,0 +1,404 @@
+'use strict'
+// BudgetFamily: many error budgets keyed by labels (per CAPTCHA type, target
+// site, provider), each child a full ErrorBudgetTracker created on first use.
+//
+//   index.js        this class: the family's state and its public members
+//   options.js      the family's options and their checks
+//   label-tree.js   the children by their labels (a tree of Maps), label checks
+//   children.js     a new child's config, creation refusals, eviction
+//   listeners.js    the family's listeners fanned out to every child
+//   persist.js      `persist`: atomic writes, autosave, the lock file
+//   snapshot.js     snapshot() and restore()
+//   fleet.js        a fleet family's sync
+const fs = require('node:fs')
+const errors = require('../errors.js')
+const { ErrorBudgetTracker: Tracker } = require('../tracker.js')
+const { CHILD_SERIES } = require('../series-source.js')
+const { checkFamilyOptions, closedError, isPlainObject, RESTORING } = require('./options.js')
+const { LabelTree, checkLabels } = require('./label-tree.js')
+const { childConfigOf, createdInChildConfig, familyFull, evictable } = require('./children.js')
+const { checkListenerArgs, dispatch, undispatch, ownListeners } = require('./listeners.js')
+const { writeAtomically, startAutosave, takeLock, releaseLock } = require('./persist.js')
+const { familySnapshot, restoreChildren, readRestoreArgs, readFamilySnapshot } = require('./snapshot.js')
+const { startFleet, linkChild } = require('./fleet.js')
+
+let nextSeq = 0
+
+/**
+ * Many error budgets keyed by labels: one ErrorBudgetTracker per label set,
+ * created on first use by `labels(l)` (the same object afterwards), bounded by
+ * `maxChildren`.
+ */
+class BudgetFamily {
+  #names
+  #tree
+  #find
+  /** @type {Map<object, { labels: object, own: Array<[string, Function]>, dispatchers: Map<string, Function>, seq: number }>} */
+  #children = new Map()
+  #base
+  #childConfig
+  /** The labels childConfig is being called for, while it runs (it may not create children). */
+  #configuring = null
+  #maxChildren
+  #name
+  #manual
+  #now = 0
+  #listeners = new Map()
+  #closed = false
+  #persist = null
+  #stopAutosave = null
+  #lock = null
+  #fleet = null
+  #probe = null
+  #shared = null
+
+  /**
+   * @param {object} options `labelNames`, `childConfig?`, `maxChildren?`, `name?`, `persist?`, and every
+   *   ErrorBudgetTracker option (but `snapshot`, `now`, `shared`, `fleet`) for each child
+   */
+  constructor(options) {
+    const where = 'new BudgetFamily(options)'
+    if (!isPlainObject(options)) throw errors.invalidArgType(`${where}: options must be an object, got ${errors.describe(options)}`)
+    const checked = checkFamilyOptions(options, where)
+    this.#names = checked.names
+    this.#tree = new LabelTree(this.#names)
+    this.#find = this.#tree.find
+    this.#childConfig = checked.childConfig
+    this.#maxChildren = checked.maxChildren
+    this.#name = checked.name
+    this.#persist = checked.persist
+    this.#shared = checked.shared
+    this.#base = checked.base
+    this.#manual = checked.base.clock === 'manual'
+    // One owner per persist path, taken before the file is read (released if the constructor throws).
+    if (this.#persist) this.#lock = takeLock(this.#persist.path)
+    try {
+      let parsed = checked.restoring
+      if (!parsed && this.#persist && fs.existsSync(this.#persist.path)) parsed = readFamilySnapshot(this.#persist.path, { clock: checked.base.clock })
+      if (parsed) {
+        for (const [labels, child] of restoreChildren(parsed, this.#names, this.#maxChildren)) this.#add(labels, undefined, child)
+      }
+    } catch (err) {
+      releaseLock(this.#lock)
+      this.#lock = null
+      throw err
+    }
+    if (this.#persist) this.#stopAutosave = startAutosave(() => this.save(), this.#persist.intervalMs, this.#lock)
+    if (checked.fleet) {
+      const { sync, probe } = startFleet(checked.fleet, {
+        base: this.#base,
+        names: this.#names,
+        children: this.#children,
+        manualNow: () => (this.#manual ? this.#now : null),
+        childFor: (labels) => this.labels(labels),
+      })
+      this.#fleet = sync
+      this.#probe = probe
+    }
+  }
+
+  /**
+   * Fleet families: pushes every child's unsent counts and installs the fleet's
+   * buckets of every child (those another worker created included), in one
+   * Redis call. Rejects with a FleetSyncError when Redis does not answer.
+   */
+  sync() {
+    if (this.#fleet === null) {
+      const err = new Error('sync() needs a family created with fleet')
+      err.code = 'ERR_INVALID_STATE'
+      return Promise.reject(err)
+    }
+    return this.#fleet.sync()
+  }
+
+  /** Fleet families: `{ key, worker, workers, bucketMs, syncedAt, stale, staleSince, lastError }`; otherwise undefined. */
+  get fleet() {
+    return this.#fleet === null ? undefined : this.#fleet.info()
+  }
+
+  /** The label names, in the order given. */
+  get labelNames() {
+    return [...this.#names]
+  }
+
+  /** The `name` label of the family's Prometheus series. */
+  get name() {
+    return this.#name
+  }
+
+  /** How many children the family holds now. */
+  get size() {
+    return this.#children.size
+  }
+
+  /** The bound on `size`. */
+  get maxChildren() {
+    return this.#maxChildren
+  }
+
+  /** True after `close()`. */
+  get closed() {
+    return this.#closed
+  }
+
+  /** Manual clock: the family's time (the latest `advanceTo()` or `record()` time), epoch ms. Otherwise `Date.now()`. */
+  get now() {
+    return this.#manual ? this.#now : Date.now()
+  }
+
+  /**
+   * The child for `labels` (exactly the family's `labelNames`, string values),
+   * created on first use, the same object afterwards.
+   * @param {Record<string, string>} labels
+   */
+  labels(labels) {
+    return this.#find(labels) ?? this.#create(labels)
+  }
+
+  /**
+   * `family.labels(labels).record(success, atMs)`. A bad `success` or `atMs`
+   * creates no child.
+   */
+  record(labels, success, atMs) {
+    if (this.#closed) throw closedError('record()')
+    if (typeof success !== 'boolean') {
+      throw errors.invalidArgType(`family.record(labels, success): success must be a boolean, got ${errors.describe(success)}`)
+    }
+    const before = this.#children.size
+    const child = this.labels(labels)
+    try {
+      if (atMs === undefined) child.record(success)
+      else child.record(success, atMs)
+    } catch (err) {
+      if (this.#children.size > before) this.#remove(child)
+      throw err
+    }
+    if (this.#manual && atMs > this.#now) this.#now = atMs
+  }
+
+  /** Manual clock: moves every child's clock (and the family's) to `ms`; never backwards. */
+  advanceTo(ms) {
+    if (this.#closed) throw closedError('advanceTo()')
+    if (!this.#manual) {
+      const err = new Error('advanceTo() needs a family with clock: "manual"')
+      err.code = 'ERR_INVALID_STATE'
+      throw err
+    }
+    if (typeof ms !== 'number') throw errors.invalidArgType(`advanceTo(ms): ms must be a number, got ${errors.describe(ms)}`)
+    if (!Number.isFinite(ms) || ms < this.#now) {
+      throw errors.outOfRange(`advanceTo(ms): ms must be a finite number ≥ the family's time ${this.#now}, got ${ms}`)
+    }
+    for (const child of this.#children.keys()) if (child.now < ms) child.advanceTo(ms)
+    this.#now = ms
+  }
+
+  /**
+   * Calls `listener(payload, labels)` for `event` (a status, `'alert'` or
+   * `'resolve'`) of every child, present and future.
+   */
+  on(event, listener) {
+    if (this.#closed) throw closedError('on()')
+    if (event === 'fleet-error' && this.#fleet !== null && typeof listener === 'function') {
+      this.#fleet.errorListeners.push(listener)
+      return this
+    }
+    checkListenerArgs('on', event, listener)
+    let list = this.#listeners.get(event)
+    if (list === undefined) {
+      list = []
+      this.#listeners.set(event, list)
+      for (const [child, entry] of this.#children) dispatch(this.#listeners, child, entry, event)
+    }
+    list.push(listener)
+    return this
+  }
+
+  /** Removes the most recent registration of `listener` for `event`. */
+  off(event, listener) {
+    if (event === 'fleet-error' && this.#fleet !== null) {
+      const i = this.#fleet.errorListeners.lastIndexOf(listener)
+      if (i >= 0) this.#fleet.errorListeners.splice(i, 1)
+      return this
+    }
+    checkListenerArgs('off', event, listener)
+    const list = this.#listeners.get(event)
+    if (list === undefined) return this
+    const i = list.lastIndexOf(listener)
+    if (i >= 0) list.splice(i, 1)
+    if (list.length === 0) {
+      this.#listeners.delete(event)
+      undispatch(this.#children, event)
+    }
+    return this
+  }
+
+  /**
+   * Every child's report with its labels, `[{ labels, ...report }]`, worst
+   * first: least budget left, then highest burn rate, then first created.
+   */
+  report() {
+    const rows = []
+    for (const [child, entry] of this.#children) {
+      rows.push({ row: { labels: { ...entry.labels }, ...child.report() }, left: child.remainingFraction, burn: child.burnRate, seq: entry.seq })
+    }
+    rows.sort((a, b) => a.left - b.left || b.burn - a.burn || a.seq - b.seq)
+    return rows.map((r) => r.row)
+  }
+
+  /** Every child with its labels, in creation order: `[{ labels, tracker }]`. */
+  children() {
+    return [...this.#children].map(([tracker, entry]) => ({ labels: { ...entry.labels }, tracker }))
+  }
+
+  /**
+   * The family as JSON: its options (not `childConfig`, a function) and every
+   * child's `snapshot()` with its labels. `BudgetFamily.restore()` reads it.
+   */
+  snapshot() {
+    return familySnapshot({
+      now: () => (this.#manual ? this.#now : Date.now()),
+      names: this.#names,
+      name: this.#name,
+      maxChildren: this.#maxChildren,
+      base: this.#base,
+      children: this.#children,
+    })
+  }
+
+  /** With `persist`: writes the family's snapshot to its file now (atomically). */
+  save() {
+    if (!this.#persist) {
+      const err = new Error('save() needs a family created with persist')
+      err.code = 'ERR_INVALID_STATE'
+      throw err
+    }
+    writeAtomically(this.#persist.path, this.snapshot())
+  }
+
+  /**
+   * The Prometheus text exposition of every child, each series labelled with
+   * the family's `name` and the child's labels (lib/metrics.js).
+   */
+  metrics() {
+    // Loaded on first use, as by the tracker and index.js: requiring the package costs no Prometheus code.
+    return require('../metrics.js').familyMetrics(this)
+  }
+
+  /** The children lib/metrics.js reads (lib/series-source.js): child → entry with its `labels`. */
+  [CHILD_SERIES]() {
+    return this.#children
+  }
+
+  /** Closes every child (their listeners released); with `persist`, writes a final snapshot first. Idempotent. */
+  close() {
+    if (this.#closed) return
+    if (this.#persist) {
+      this.save() // throws ERR_PERSIST_WRITE and leaves the family open when it fails
+      this.#stopAutosave()
+      releaseLock(this.#lock)
+      this.#lock = null
+    }
+    this.#closed = true
+    if (this.#fleet) {
+      this.#fleet.close()
+      this.#probe.close()
+    }
+    for (const child of this.#children.keys()) child.close()
+    this.#children.clear()
+    this.#tree.clear()
+    this.#listeners.clear()
+  }
+
+  [Symbol.dispose]() {
+    this.close()
+  }
+
+  #create(labels) {
+    if (this.#closed) throw closedError('labels()')
+    const copy = checkLabels(labels, this.#names)
+    // A child already there (the fast path refused an object with inherited keys, say).
+    const existing = this.#tree.get(copy)
+    if (existing !== undefined) return existing
+    if (this.#configuring !== null) throw createdInChildConfig(copy, this.#configuring)
+    if (this.#children.size >= this.#maxChildren) {
+      const evicted = evictable(this.#children)
+      if (evicted === undefined) throw familyFull(copy, this.#maxChildren)
+      this.#remove(evicted)
+    }
+    return this.#add(copy, this.#configFor(copy))
+  }
+
+  #configFor(labels) {
+    let override
+    if (this.#childConfig) {
+      this.#configuring = labels
+      try {
+        override = this.#childConfig({ ...labels })
+      } finally {
+        this.#configuring = null
+      }
+    }
+    return childConfigOf(labels, override, { base: this.#base, fleet: this.#probe !== null, shared: this.#shared })
+  }
+
+  #add(labels, config, restoredChild) {
+    const child = restoredChild ?? new Tracker(config)
+    if (this.#manual && child.now < this.#now) child.advanceTo(this.#now)
+    if (this.#manual && child.now > this.#now) this.#now = child.now
+    const entry = { labels: Object.freeze(labels), own: [], dispatchers: new Map(), seq: nextSeq++, id: undefined, link: undefined }
+    if (this.#probe !== null) linkChild(child, entry, this.#fleet.bucketMs)
+    ownListeners(child, entry)
+    for (const event of this.#listeners.keys()) dispatch(this.#listeners, child, entry, event)
+    this.#tree.set(labels, child)
+    this.#children.set(child, entry)
+    return child
+  }
+
+  #remove(child) {
+    const entry = this.#children.get(child)
+    this.#children.delete(child)
+    this.#tree.delete(entry.labels)
+    child.close()
+  }
+
+  /**
+   * Rebuilds a family from `snapshot()` JSON: every child restored with its
+   * labels. `options` may set `clock`, `now` (manual clock), `childConfig` (for
+   * children created from then on) and `persist`.
+   */
+  static restore(json, options) {
+    const { parsed, opts } = readRestoreArgs(json, options)
+    // `My.restore()` makes a `My` (a subclass's constructor runs); detached, a BudgetFamily.
+    const Family = typeof this === 'function' && (this === BudgetFamily || this.prototype instanceof BudgetFamily) ? this : BudgetFamily
+    return new Family({
+      labelNames: parsed.labelNames,
+      name: parsed.name,
+      maxChildren: parsed.maxChildren,
+      ...parsed.options,
+      ...(opts.clock === undefined ? {} : { clock: opts.clock }),
+      ...(opts.childConfig === undefined ? {} : { childConfig: opts.childConfig }),
+      ...(opts.persist === undefined ? {} : { persist: opts.persist }),
+      [RESTORING]: parsed,
+    })
+  }
+}
+
+// The exported class: a constructor function in front of BudgetFamily (no Proxy, as
+// for the tracker), so that a call without new (or .call/.apply) is a TypeError with a
+// code; `new`, `extends`, `instanceof`, the statics and `constructor` are BudgetFamily's.
+function ExportedFamily(options) {
+  if (new.target === undefined) {
+    const err = new TypeError(
+      'BudgetFamily is a class: create families with new BudgetFamily(options); calling it without new, or on an existing object (.call/.apply), is refused',
+    )
+    err.code = 'ERR_CONSTRUCT_CALL_REQUIRED'
+    throw err
+  }
+  return Reflect.construct(BudgetFamily, [options], new.target)
+}
+Object.defineProperty(ExportedFamily, 'name', { value: 'BudgetFamily' })
+Object.setPrototypeOf(ExportedFamily, BudgetFamily)
+ExportedFamily.prototype = BudgetFamily.prototype
+Object.defineProperty(BudgetFamily.prototype, 'constructor', { value: ExportedFamily, writable: true, configurable: true })
+
+module.exports = { BudgetFamily: ExportedFamily }
