@@ -1,9 +1,8 @@
 'use strict'
 // A family's children: the config a new child gets (the family's tracker
 // options, `childConfig(labels)`'s override checked), the refusals of creation,
-// and which child makes room when the family is full.
+// (which child makes room when the family is full: eviction.js).
 const errors = require('../errors.js')
-const { inFlight } = require('../guard.js')
 const { isPlainObject } = require('./label-tree.js')
 
 /** What childConfig(labels) may not set: the family decides these for every child. */
@@ -67,12 +66,4 @@ function familyFull(labels, maxChildren) {
   return err
 }
 
-/** The child to evict (`children`: child → entry, oldest first): the oldest whose window is empty, that has no listener of its own and no guard() in flight; or undefined. */
-function evictable(children) {
-  for (const [child, entry] of children) {
-    if (entry.own.length === 0 && child.total === 0 && !inFlight.has(child)) return child
-  }
-  return undefined
-}
-
-module.exports = { childConfigOf, createdInChildConfig, familyFull, evictable }
+module.exports = { childConfigOf, createdInChildConfig, familyFull }

@@ -5,7 +5,8 @@
 //   index.js        this class: the family's state and its public members
 //   options.js      the family's options and their checks
 //   label-tree.js   the children by their labels (a tree of Maps), label checks
-//   children.js     a new child's config, creation refusals, eviction
+//   children.js     a new child's config, creation refusals
+//   eviction.js     which child makes room in a full family
 //   listeners.js    the family's listeners fanned out to every child
 //   persist.js      `persist`: atomic writes, autosave, the lock file
 //   snapshot.js     snapshot() and restore()
@@ -16,7 +17,8 @@ const { ErrorBudgetTracker: Tracker } = require('../tracker.js')
 const { CHILD_SERIES } = require('../series-source.js')
 const { checkFamilyOptions, closedError, isPlainObject, RESTORING } = require('./options.js')
 const { LabelTree, checkLabels } = require('./label-tree.js')
-const { childConfigOf, createdInChildConfig, familyFull, evictable } = require('./children.js')
+const { childConfigOf, createdInChildConfig, familyFull } = require('./children.js')
+const { Eviction } = require('./eviction.js')
 const { checkListenerArgs, dispatch, undispatch, ownListeners } = require('./listeners.js')
 const { writeAtomically, startAutosave, takeLock, releaseLock } = require('./persist.js')
 const { familySnapshot, restoreChildren, readRestoreArgs, readFamilySnapshot } = require('./snapshot.js')
@@ -35,6 +37,7 @@ class BudgetFamily {
   #find
   /** @type {Map<object, { labels: object, own: Array<[string, Function]>, dispatchers: Map<string, Function>, seq: number }>} */
   #children = new Map()
+  #eviction = new Eviction()
   #base
   #childConfig
   /** The labels childConfig is being called for, while it runs (it may not create children). */
@@ -321,7 +324,11 @@ class BudgetFamily {
     if (existing !== undefined) return existing
     if (this.#configuring !== null) throw createdInChildConfig(copy, this.#configuring)
     if (this.#children.size >= this.#maxChildren) {
-      const evicted = evictable(this.#children)
+      // A manual-clock child is judged at the family's time, not its own (it may have been idle for hours).
+      const settle = (child) => {
+        if (this.#manual && child.now < this.#now) child.advanceTo(this.#now)
+      }
+      const evicted = this.#eviction.pick(this.#manual ? this.#now : Date.now(), settle)
       if (evicted === undefined) throw familyFull(copy, this.#maxChildren)
       this.#remove(evicted)
     }
@@ -347,16 +354,18 @@ class BudgetFamily {
     if (this.#manual && child.now > this.#now) this.#now = child.now
     const entry = { labels: Object.freeze(labels), own: [], dispatchers: new Map(), seq: nextSeq++, id: undefined, link: undefined }
     if (this.#probe !== null) linkChild(child, entry, this.#fleet.bucketMs)
-    ownListeners(child, entry)
+    ownListeners(child, entry, () => this.#eviction.ownListenersGone(child, entry))
     for (const event of this.#listeners.keys()) dispatch(this.#listeners, child, entry, event)
     this.#tree.set(labels, child)
     this.#children.set(child, entry)
+    this.#eviction.add(child, entry)
     return child
   }
 
   #remove(child) {
     const entry = this.#children.get(child)
     this.#children.delete(child)
+    this.#eviction.remove(child, entry)
     this.#tree.delete(entry.labels)
     child.close()
   }

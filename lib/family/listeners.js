@@ -49,8 +49,9 @@ function undispatch(children, event) {
   }
 }
 
-// A child's own on()/off() note its own listeners: a child with one is never evicted.
-function ownListeners(child, entry) {
+// A child's own on()/off() note its own listeners: a child with one is never evicted
+// (`onNone()` is called when its last one is taken off).
+function ownListeners(child, entry, onNone) {
   const baseOn = child.on
   const baseOff = child.off
   const own = (name, value) => Object.defineProperty(child, name, { value, writable: true, configurable: true })
@@ -64,6 +65,7 @@ function ownListeners(child, entry) {
     for (let i = entry.own.length - 1; i >= 0; i--) {
       if (entry.own[i][0] === event && entry.own[i][1] === listener) {
         entry.own.splice(i, 1)
+        if (entry.own.length === 0) onNone()
         break
       }
     }
