@@ -11,7 +11,6 @@
 //   persist.js      `persist`: atomic writes, autosave, the lock file
 //   snapshot.js     snapshot() and restore()
 //   fleet.js        a fleet family's sync
-const fs = require('node:fs')
 const errors = require('../errors.js')
 const { ErrorBudgetTracker: Tracker } = require('../tracker.js')
 const { CHILD_SERIES } = require('../series-source.js')
@@ -77,7 +76,7 @@ class BudgetFamily {
     if (this.#persist) this.#lock = takeLock(this.#persist.path)
     try {
       let parsed = checked.restoring
-      if (!parsed && this.#persist && fs.existsSync(this.#persist.path)) parsed = readFamilySnapshot(this.#persist.path, { clock: checked.base.clock })
+      if (!parsed && this.#persist) parsed = readFamilySnapshot(this.#persist.path, { clock: checked.base.clock })
       if (parsed) {
         for (const [labels, child] of restoreChildren(parsed, this.#names, this.#maxChildren)) this.#add(labels, undefined, child)
       }
@@ -308,8 +307,10 @@ class BudgetFamily {
     }
     for (const child of this.#children.keys()) child.close()
     this.#children.clear()
+    this.#eviction.clear()
     this.#tree.clear()
-    this.#listeners.clear()
+    // The family's listeners are kept: a closed child still delivers the events its
+    // records caused before close() (as a tracker does), through them.
   }
 
   [Symbol.dispose]() {

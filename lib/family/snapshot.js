@@ -120,9 +120,10 @@ function readRestoreArgs(json, options) {
   return { parsed, opts }
 }
 
-/** A persisted family's snapshot file, parsed (`opts.clock`: the family's clock). */
+/** A persisted family's snapshot file, parsed (`opts.clock`: the family's clock); null when there is none. */
 function readFamilySnapshot(file, opts) {
-  return parseFamilySnapshot(readPersisted(file), opts)
+  const text = readPersisted(file)
+  return text === null ? null : parseFamilySnapshot(text, opts)
 }
 
 module.exports = { familySnapshot, restoreChildren, readRestoreArgs, readFamilySnapshot }
