@@ -166,13 +166,20 @@ class BudgetFamily {
     if (typeof success !== 'boolean') {
       throw errors.invalidArgType(`family.record(labels, success): success must be a boolean, got ${errors.describe(success)}`)
     }
-    const before = this.#children.size
-    const child = this.labels(labels)
+    // Checked before a child is looked up: on a full family, creating it may evict another.
+    if (atMs !== undefined) {
+      const where = 'family.record(labels, success, atMs): atMs'
+      if (typeof atMs !== 'number') throw errors.invalidArgType(`${where} must be a number of epoch ms, got ${errors.describe(atMs)}`)
+      if (!Number.isFinite(atMs)) throw errors.outOfRange(`${where} must be a finite number of epoch ms, got ${atMs}`)
+    }
+    let child = this.#find(labels)
+    const created = child === undefined
+    if (created) child = this.#create(labels)
     try {
       if (atMs === undefined) child.record(success)
       else child.record(success, atMs)
     } catch (err) {
-      if (this.#children.size > before) this.#remove(child)
+      if (created) this.#remove(child)
       throw err
     }
     if (this.#manual && atMs > this.#now) this.#now = atMs

@@ -5,6 +5,13 @@
 const errors = require('../errors.js')
 const { LABEL_NAME_RULE, RESERVED_LABELS, isLabelName } = require('../labels.js')
 
+/**
+ * The longest label value a family takes, in UTF-16 code units (`string.length`): every
+ * series of a child repeats its values, and a fleet family stores them in Redis
+ * (docs/many-budgets.md). A host name is at most 253.
+ */
+const MAX_LABEL_VALUE_LENGTH = 1024
+
 function isPlainObject(value) {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
@@ -34,12 +41,36 @@ function checkLabels(labels, names, where = `family.labels(labels): labels`, fai
     if (!Object.hasOwn(labels, name)) throw valueError(`${where}.${name} is missing; a family's labels are exactly: ${names.join(', ')}`)
     const value = labels[name]
     if (typeof value !== 'string') throw typeError(`${where}.${name} must be a string, got ${errors.describe(value)}`)
+    if (value.length > MAX_LABEL_VALUE_LENGTH) {
+      throw (fail ?? errors.outOfRange)(`${where}.${name} must be at most ${MAX_LABEL_VALUE_LENGTH} characters long, got ${value.length}`)
+    }
+    // Two values that differ only in a lone surrogate would be one series once written as UTF-8.
+    if (!value.isWellFormed()) {
+      const at = loneSurrogateAt(value)
+      const unit = value.charCodeAt(at).toString(16)
+      throw valueError(
+        `${where}.${name} must be well-formed Unicode: it has a lone surrogate (\\u${unit}) at index ${at}, which would make it the same as another string`,
+      )
+    }
     copy[name] = value
   }
   for (const key in labels) {
     if (!names.includes(key)) throw valueError(`${where}.${key} is not a label of this family; its labels are exactly: ${names.join(', ')}`)
   }
   return copy
+}
+
+/** The index of the first lone surrogate of `value` (one that `isWellFormed()` refused). */
+function loneSurrogateAt(value) {
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i)
+    if (unit >= 0xd800 && unit <= 0xdbff) {
+      const next = value.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) i++
+      else return i
+    } else if (unit >= 0xdc00 && unit <= 0xdfff) return i
+  }
+  return -1
 }
 
 /**
@@ -126,4 +157,4 @@ class LabelTree {
   }
 }
 
-module.exports = { LabelTree, checkLabelNames, checkLabels, isPlainObject }
+module.exports = { LabelTree, checkLabelNames, checkLabels, isPlainObject, MAX_LABEL_VALUE_LENGTH }

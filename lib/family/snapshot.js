@@ -43,10 +43,18 @@ function restoreChildren(parsed, labelNames, maxChildren) {
   if (JSON.stringify(parsed.labelNames) !== JSON.stringify(labelNames)) {
     throw snapshotInvalid(`labelNames [${parsed.labelNames}] differ from the family's [${labelNames}]`)
   }
+  // Counted before any child is restored: 100 000 children cost seconds and hundreds of MB.
+  if (parsed.children.length > maxChildren) throw snapshotInvalid(`${parsed.children.length} children, over maxChildren (${maxChildren})`)
   const restored = []
   const seen = new Map() // each child's labels (as JSON, in labelNames order) → its index
   try {
-    for (const [i, { labels, snapshot }] of parsed.children.entries()) {
+    for (let i = 0; i < parsed.children.length; i++) {
+      const item = parsed.children[i]
+      if (!isPlainObject(item)) throw snapshotInvalid(`children[${i}] must be an object { labels, snapshot }, got ${errors.describe(item)}`)
+      const { labels, snapshot } = item
+      if (!isPlainObject(snapshot)) {
+        throw snapshotInvalid(`children[${i}].snapshot must be a tracker's snapshot (an object), got ${errors.describe(snapshot)}`)
+      }
       const copy = checkLabels(labels, parsed.labelNames, `children[${i}].labels`, snapshotInvalid)
       const key = JSON.stringify(copy)
       if (seen.has(key)) throw snapshotInvalid(`children[${i}].labels ${key} are those of children[${seen.get(key)}]: each label set is one child`)
@@ -55,7 +63,6 @@ function restoreChildren(parsed, labelNames, maxChildren) {
       if (parsed.now !== undefined) opts.now = parsed.now
       restored.push([copy, Tracker.restore(JSON.stringify(snapshot), opts)])
     }
-    if (restored.length > maxChildren) throw snapshotInvalid(`${restored.length} children, over maxChildren (${maxChildren})`)
   } catch (err) {
     for (const [, child] of restored) child.close()
     throw err
