@@ -1,0 +1,103 @@
+'use strict'
+// npm run bench:family — issue 30's timed BudgetFamily items, each as a ratio
+// against a baseline measured in the same run (docs/performance.md):
+//   10  a full family (every child with a solve in its window) refusing a stream
+//       of new label sets, at 10 000 and 100 000 children: µs per refusal, against
+//       one labels() lookup of an existing child, and against one read of every
+//       child's `total` (what each refusal cost before: a scan of every child).
+//   11  restore() of a snapshot with more children than its maxChildren (100 000
+//       children, maxChildren 10 000): the refusal, against JSON.parse of the text.
+// `SIZES=10000,100000` picks the family sizes.
+const os = require('node:os')
+const { BudgetFamily } = require('..')
+
+const SIZES = (process.env.SIZES ?? '10000,100000').split(',').map(Number)
+const LABELS = ['type', 'site']
+
+/** ns per call of `fn(i)`, the best of `rounds` runs of `n` calls. */
+function timePerCall(fn, n, rounds = 5) {
+  let best = Infinity
+  for (let r = 0; r < rounds; r++) {
+    const start = process.hrtime.bigint()
+    for (let i = 0; i < n; i++) fn(i)
+    best = Math.min(best, Number(process.hrtime.bigint() - start) / n)
+  }
+  return best
+}
+
+/** A manual-clock family holding `size` children, each with one solve in its window. */
+function fullFamily(size) {
+  const family = new BudgetFamily({ labelNames: LABELS, clock: 'manual', maxChildren: size, windowMs: 3_600_000, resolutionMs: 60_000 })
+  for (let i = 0; i < size; i++) family.record({ type: 'image', site: `s${i}.example` }, true, 1000)
+  return family
+}
+
+function refusals(size) {
+  const family = fullFamily(size)
+  const children = family.children().map((c) => c.tracker)
+  let next = 0
+  const refuse = () => {
+    try {
+      family.labels({ type: 'image', site: `hostile-${next++}.example` })
+    } catch (err) {
+      if (err.code !== 'ERR_OUT_OF_RANGE') throw err
+      return
+    }
+    throw new Error('a full family accepted a new label set')
+  }
+  const lookup = (i) => family.labels({ type: 'image', site: `s${i % size}.example` })
+  let sink = 0
+  const scanAll = () => {
+    for (const child of children) sink += child.total
+  }
+  // The first refusal looks at every child once (each is then set aside until its window may have emptied).
+  const first = timePerCall(refuse, 1, 1)
+  const refusal = timePerCall(refuse, 2000)
+  const hit = timePerCall(lookup, 20_000)
+  const scan = timePerCall(scanAll, 3, 3)
+  family.close()
+  if (sink < 0) console.log(sink)
+  return { first, refusal, hit, scan }
+}
+
+function restoreOverMax() {
+  const family = fullFamily(100_000)
+  const snap = JSON.parse(family.snapshot())
+  family.close()
+  snap.maxChildren = 10_000
+  const json = JSON.stringify(snap)
+  const refuse = () => {
+    try {
+      BudgetFamily.restore(json)
+    } catch (err) {
+      if (err.code !== 'ERR_SNAPSHOT_INVALID') throw err
+      return
+    }
+    throw new Error('restore() accepted 100 000 children over maxChildren 10 000')
+  }
+  const refusal = timePerCall(refuse, 1, 3)
+  const parse = timePerCall(() => JSON.parse(json), 1, 3)
+  return { refusal, parse, bytes: json.length }
+}
+
+const us = (ns) => `${(ns / 1000).toFixed(2)} µs`
+const ms = (ns) => `${(ns / 1e6).toFixed(1)} ms`
+
+function main() {
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU'
+  console.log(`Node ${process.version}, ${os.platform()} ${os.arch()}, ${os.cpus().length} × ${cpu}, load ${os.loadavg()[0].toFixed(1)}`)
+  console.log('')
+  console.log('| full family, children | first refusal | each next refusal | lookup of a child | refusal ÷ lookup | one scan of every child (each refusal before) | scan ÷ refusal |')
+  console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+  for (const size of SIZES) {
+    const { first, refusal, hit, scan } = refusals(size)
+    console.log(`| ${size} | ${ms(first)} | ${us(refusal)} | ${us(hit)} | ${(refusal / hit).toFixed(1)} × | ${ms(scan)} | ${Math.round(scan / refusal)} × |`)
+  }
+  const { refusal, parse, bytes } = restoreOverMax()
+  console.log('')
+  console.log('| restore(), 100 000 children over maxChildren 10 000 | refused in | JSON.parse of the text | refusal ÷ parse |')
+  console.log('| --- | ---: | ---: | ---: |')
+  console.log(`| ${(bytes / 2 ** 20).toFixed(1)} MiB of JSON | ${ms(refusal)} | ${ms(parse)} | ${(refusal / parse).toFixed(2)} × |`)
+}
+
+main()
