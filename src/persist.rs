@@ -198,10 +198,7 @@ fn locked_error(path: &Path, lock_path: &Path, file: &mut File, wanted_by: Owner
     None => "another process".to_owned(),
   };
   let rule = if held_by == wanted_by {
-    format!(
-      "one {0} owns a persist path; close() the other first, or give each {0} its own path",
-      wanted_by.noun()
-    )
+    format!("one {0} owns a persist path; close() the other first, or give each {0} its own path", wanted_by.noun())
   } else {
     "a family and a tracker cannot share a persist path; close() the other first, or give each its own path".to_owned()
   };

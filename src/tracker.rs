@@ -93,7 +93,8 @@ impl ErrorBudgetTracker {
     }
     let create = || -> CoreResult<Arc<TrackerState>> {
       // Before the file is read: a second owner of the path is refused.
-      let lock = plan.persist.as_ref().map(|p| persist::PersistLock::take(&p.path, persist::Owner::Tracker)).transpose()?;
+      let lock =
+        plan.persist.as_ref().map(|p| persist::PersistLock::take(&p.path, persist::Owner::Tracker)).transpose()?;
       let mut core = persist::initial_core(&plan, clock.now_ms())?;
       core.set_status_hysteresis(plan.hysteresis);
       let state = Arc::new(TrackerState::new(core, clock));
