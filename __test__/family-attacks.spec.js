@@ -147,6 +147,23 @@ test('8. close() right after the records delivers the events they caused to the 
   t.deepEqual(familyCalls, trackerCalls)
 })
 
+test('8. a worker that records its last solve, closes its family and ends still sends its exhausted message', async (t) => {
+  const { Worker } = require('node:worker_threads')
+  const source = `
+    const { parentPort } = require('node:worker_threads')
+    const { BudgetFamily } = require(${PACKAGE})
+    const family = new BudgetFamily({ labelNames: ['type'], clock: 'manual', targetRate: 0.9, minEvents: 1 })
+    family.on('exhausted', (report, labels) => parentPort.postMessage(['exhausted', labels.type, report.failures]))
+    family.record({ type: 'image' }, false, 1000)
+    family.close()`
+  const worker = new Worker(source, { eval: true })
+  const messages = []
+  worker.on('message', (m) => messages.push(m))
+  const code = await new Promise((resolve, reject) => worker.once('exit', resolve).once('error', reject))
+  t.is(code, 0)
+  t.deepEqual(messages, [['exhausted', 'image', 1]])
+})
+
 // Item 11
 
 nativeOnly('WASI has no non-blocking open')('11. a FIFO, or /dev/zero behind a symlink, as a family persist path is refused at once', (t) => {
