@@ -334,7 +334,7 @@ class BudgetFamily {
     if (this.#children.size >= this.#maxChildren) {
       // A manual-clock child is judged at the family's time, not its own (it may have been idle for hours).
       const settle = (child) => {
-        if (this.#manual && child.now < this.#now) child.advanceTo(this.#now)
+        if (this.#manual && !child.closed && child.now < this.#now) child.advanceTo(this.#now)
       }
       const evicted = this.#eviction.pick(this.#manual ? this.#now : Date.now(), settle)
       if (evicted === undefined) throw familyFull(copy, this.#maxChildren)
