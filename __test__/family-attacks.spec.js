@@ -258,6 +258,65 @@ test('10. eviction takes the oldest child whose window is empty, whichever order
   family.close()
 })
 
+test('10. eviction agrees with a reference model over random records, clock moves, own listeners and new label sets', (t) => {
+  const { prng } = require('../scripts/prng.js')
+  // The model: a child is empty at family time T when every solve's bucket has left the window
+  // (floor(t / res) × res + window ≤ T); the one evicted is the oldest empty child without an own listener.
+  const WINDOW = 10_000
+  const RES = 1000
+  const seen = { refused: 0, evicted: 0 }
+  for (let seed = 1; seed <= 20; seed++) {
+    const random = prng(seed)
+    const family = manualFamily({ maxChildren: 4, windowMs: WINDOW, resolutionMs: RES })
+    const model = [] // { site, solves: [t], listeners: number }, oldest first
+    let now = 0
+    let next = 0
+    const listener = () => {}
+    for (let step = 0; step < 300; step++) {
+      const r = random()
+      if (r < 0.3) {
+        now += Math.floor(random() * 4000)
+        family.advanceTo(now)
+      } else if (r < 0.5 && model.length > 0) {
+        const m = model[Math.floor(random() * model.length)]
+        const at = now - Math.floor(random() * 3000)
+        const child = family.labels({ type: 'a', site: m.site })
+        child.record(true, at)
+        if (at > now - WINDOW) m.solves.push(at)
+      } else if (r < 0.6 && model.length > 0) {
+        const m = model[Math.floor(random() * model.length)]
+        const child = family.labels({ type: 'a', site: m.site })
+        if (m.listeners > 0 && random() < 0.7) {
+          child.off('warning', listener)
+          m.listeners--
+        } else {
+          child.on('warning', listener)
+          m.listeners++
+        }
+      } else {
+        const site = `s${next++}`
+        const empty = (m) => m.solves.every((at) => Math.floor(at / RES) * RES + WINDOW <= now)
+        const victim = model.length < 4 ? undefined : model.findIndex((m) => m.listeners === 0 && empty(m))
+        if (victim === -1) {
+          t.throws(() => family.labels({ type: 'a', site }), { code: 'ERR_OUT_OF_RANGE' }, `seed ${seed} step ${step}`)
+          seen.refused++
+          continue
+        }
+        family.labels({ type: 'a', site })
+        if (victim !== undefined) {
+          model.splice(victim, 1)
+          seen.evicted++
+        }
+        model.push({ site, solves: [], listeners: 0 })
+      }
+      t.deepEqual(family.children().map((c) => c.labels.site), model.map((m) => m.site), `seed ${seed} step ${step}`)
+    }
+    family.close()
+  }
+  // Both outcomes were exercised, many times.
+  t.true(seen.refused > 100 && seen.evicted > 100, JSON.stringify(seen))
+})
+
 // Item 15
 
 test('15. family.record() with a bad atMs on a full family evicts nothing and creates nothing', (t) => {

@@ -61,6 +61,13 @@ class Heap {
   clear() {
     this.#items = []
   }
+
+  /** Keeps only the items `keep(item)` accepts. */
+  filter(keep) {
+    const items = this.#items.filter(keep)
+    this.#items = []
+    for (const item of items) this.push(item)
+  }
 }
 
 class Eviction {
@@ -70,15 +77,19 @@ class Eviction {
   #blocked = new Map()
   /** @type {Map<object, object>} child → entry */
   #guarded = new Map()
+  /** How many children the family holds. */
+  #children = 0
 
   /** A new child (`entry.seq` its age): a candidate. */
   add(child, entry) {
+    this.#children++
     entry.evictToken = 0
     this.#candidate(child, entry)
   }
 
   /** The child left the family: whatever holds it forgets it. */
   remove(child, entry) {
+    this.#children--
     entry.evictToken = -1
     this.#blocked.delete(child)
     this.#guarded.delete(child)
@@ -128,9 +139,14 @@ class Eviction {
     this.#waiting.clear()
     this.#blocked.clear()
     this.#guarded.clear()
+    this.#children = 0
   }
 
   #candidate(child, entry) {
+    // Items of children that left stay in the heaps until popped: dropped when they outnumber the children.
+    for (const heap of [this.#candidates, this.#waiting]) {
+      if (heap.size > 2 * this.#children + 64) heap.filter((item) => item.entry.evictToken === item.token)
+    }
     this.#candidates.push({ key: entry.seq, entry, token: ++entry.evictToken, child })
   }
 }
