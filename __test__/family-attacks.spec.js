@@ -4,7 +4,7 @@ const test = require('ava')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { execFileSync, fork } = require('node:child_process')
+const { execFile, execFileSync, fork } = require('node:child_process')
 const { BudgetFamily, ErrorBudgetTracker } = require('..')
 const { nativeOnly } = require('./helpers/binding')
 const { waitForCalls, noMoreDeliveries } = require('./helpers/deliveries')
@@ -28,11 +28,15 @@ function snapshotObject(options = {}) {
 }
 
 // Runs `script` in a child node (the package as `BudgetFamily`) with a deadline: on the old code
-// some of these blocked or aborted the process. Returns its stdout lines.
+// some of these blocked or aborted the process. Resolves to its stdout lines. Asynchronous: a
+// synchronous run would stall this thread's event loop, and the other specs' deliveries with it.
 function inChild(script, args = []) {
   const source = `const { BudgetFamily } = require(${PACKAGE}); ${script}`
-  const out = execFileSync(process.execPath, ['-e', source, ...args], { encoding: 'utf8', timeout: 30_000 })
-  return out.trim().split('\n')
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['-e', source, ...args], { encoding: 'utf8', timeout: 30_000 }, (err, stdout, stderr) =>
+      err ? reject(Object.assign(err, { message: `${err.message}\n${stderr}` })) : resolve(stdout.trim().split('\n')),
+    )
+  })
 }
 
 // Item 1
@@ -140,8 +144,8 @@ test('8. close() right after the records delivers the events they caused to the 
   tracker.record(false, 1000)
   family.close()
   tracker.close()
-  await waitForCalls(trackerCalls, 1)
-  await waitForCalls(familyCalls, 1)
+  await waitForCalls(trackerCalls, 1).catch((err) => Promise.reject(new Error(`tracker: ${err.message}`)))
+  await waitForCalls(familyCalls, 1).catch((err) => Promise.reject(new Error(`family: ${err.message}`)))
   await noMoreDeliveries(familyCalls)
   t.deepEqual(familyCalls, [['exhausted', 'a']])
   t.deepEqual(familyCalls, trackerCalls)
@@ -166,7 +170,7 @@ test('8. a worker that records its last solve, closes its family and ends still 
 
 // Item 11
 
-nativeOnly('WASI has no non-blocking open')('11. a FIFO, or /dev/zero behind a symlink, as a family persist path is refused at once', (t) => {
+nativeOnly('WASI has no non-blocking open')('11. a FIFO, or /dev/zero behind a symlink, as a family persist path is refused at once', async (t) => {
   const dir = tempDir(t)
   const fifo = path.join(dir, 'pipe')
   execFileSync('mkfifo', [fifo])
@@ -176,7 +180,7 @@ nativeOnly('WASI has no non-blocking open')('11. a FIFO, or /dev/zero behind a s
     try { new BudgetFamily({ labelNames: ['type'], persist: { path: p } }).close(); console.log('created') }
     catch (e) { console.log(e.code, e.message) } }`
   const why = 'is not a regular file (a FIFO, device or directory?): persist.path must name a file'
-  t.deepEqual(inChild(script, [fifo, zero]), [`ERR_PERSIST_WRITE ${fifo}: ${why}`, `ERR_PERSIST_WRITE ${zero}: ${why}`])
+  t.deepEqual(await inChild(script, [fifo, zero]), [`ERR_PERSIST_WRITE ${fifo}: ${why}`, `ERR_PERSIST_WRITE ${zero}: ${why}`])
 })
 
 test('11. restore() refuses a snapshot over its maxChildren before restoring any child', (t) => {
@@ -357,7 +361,7 @@ test('17. malformed children in a snapshot are ERR_SNAPSHOT_INVALID naming the c
 
 // Item 20
 
-test('20. eleven open persisted families give no MaxListenersExceededWarning', (t) => {
+test('20. eleven open persisted families give no MaxListenersExceededWarning', async (t) => {
   const dir = tempDir(t)
   const script = `
     process.on('warning', (w) => console.log('warning', w.name))
@@ -365,5 +369,5 @@ test('20. eleven open persisted families give no MaxListenersExceededWarning', (
     for (let i = 0; i < 11; i++) families.push(new BudgetFamily({ labelNames: ['type'], persist: { path: process.argv[1] + '/f' + i + '.json' } }))
     for (const f of families) f.close()
     setImmediate(() => console.log('done'))`
-  t.deepEqual(inChild(script, [dir]), ['done'])
+  t.deepEqual(await inChild(script, [dir]), ['done'])
 })
