@@ -545,7 +545,7 @@ export interface BudgetFamilyConfig<L extends string = string> extends Omit<Trac
   maxChildren?: number
   /** The `name` label of the family's Prometheus series. Default `'default'`. */
   name?: string
-  /** Autosave of the whole family: restored from `path` on start when it exists, written every `intervalMs` (default 60 000), on `close()` and at exit. One family owns a path (`<path>.lock`): a second throws `ERR_PERSIST_LOCKED`. */
+  /** Autosave of the whole family: restored from `path` on start when it exists, written every `intervalMs` (default 60 000), on `close()` and at exit. One family owns a path (the tracker's lock on `<path>.lock`): a second family, or a tracker, on it throws `ERR_PERSIST_LOCKED`. */
   persist?: PersistConfig
   /**
    * Every child's budget shared by the fleet through Redis, one script call per
@@ -602,8 +602,9 @@ export interface FamilyRestoreOptions<L extends string = string> {
 export declare class BudgetFamily<const L extends string = string> implements Disposable {
   constructor(config: BudgetFamilyConfig<L>)
   /**
-   * The child for `labels` (exactly `labelNames`, string values: else a TypeError
-   * with a code, and nothing is created), created on first use, the same object
+   * The child for `labels` (exactly `labelNames`, string values of at most 1024
+   * characters and no lone surrogate: else a TypeError or RangeError with a code,
+   * and nothing is created), created on first use, the same object
    * afterwards. At `maxChildren` an empty child without listeners of its own and
    * without a `guard()` in flight is evicted (closed); if none can be, a RangeError `ERR_OUT_OF_RANGE`.
    */
