@@ -88,7 +88,10 @@ nativeOnly('WASI has no file locks')('7. a family persisting to a path, then a t
   const file = path.join(tempDir(t), 'state.json')
   const family = manualFamily({ persist: { path: file } })
   t.throws(() => new ErrorBudgetTracker({ clock: 'manual', persist: { path: file } }), lockedBy(file, 'a family of this process', MIXED))
-  t.throws(() => manualFamily({ persist: { path: file } }), lockedBy(file, 'another family of this process', 'one family owns a persist path; close() the other first, or give each family its own path'))
+  t.throws(
+    () => manualFamily({ persist: { path: file } }),
+    lockedBy(file, 'another family of this process', 'one family owns a persist path; close() the other first, or give each family its own path'),
+  )
   family.close()
   t.false(fs.existsSync(`${file}.lock`))
   fs.rmSync(file)
@@ -110,22 +113,28 @@ test('7. a lock file naming this process or a live process, left behind by no li
   t.is(JSON.parse(fs.readFileSync(file, 'utf8')).children.length, 1)
 })
 
-nativeOnly('WASI has no file locks')('7. a family of another process owns its path until kill -9; then the lock is taken over and its last save read', async (t) => {
-  const file = path.join(tempDir(t), 'state.json')
-  const child = fork(path.join(__dirname, 'fixtures', 'family-owner.js'), [file], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
-  t.teardown(() => child.kill('SIGKILL'))
-  await new Promise((resolve) => child.once('message', resolve))
-  const holder = `process ${child.pid}`
-  t.throws(() => manualFamily({ persist: { path: file } }), lockedBy(file, holder, 'one family owns a persist path; close() the other first, or give each family its own path'))
-  t.throws(() => new ErrorBudgetTracker({ clock: 'manual', persist: { path: file } }), lockedBy(file, holder, MIXED))
-  child.kill('SIGKILL')
-  await new Promise((resolve) => child.once('exit', resolve))
-  t.true(fs.existsSync(`${file}.lock`), 'the lock file stays behind, its lock died with the process')
-  const family = manualFamily({ persist: { path: file } })
-  const restored = family.labels({ type: 'a', site: 'a' })
-  t.deepEqual([restored.successes, restored.failures], [9, 1])
-  family.close()
-})
+nativeOnly('WASI has no file locks')(
+  '7. a family of another process owns its path until kill -9; then the lock is taken over and its last save read',
+  async (t) => {
+    const file = path.join(tempDir(t), 'state.json')
+    const child = fork(path.join(__dirname, 'fixtures', 'family-owner.js'), [file], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+    t.teardown(() => child.kill('SIGKILL'))
+    await new Promise((resolve) => child.once('message', resolve))
+    const holder = `process ${child.pid}`
+    t.throws(
+      () => manualFamily({ persist: { path: file } }),
+      lockedBy(file, holder, 'one family owns a persist path; close() the other first, or give each family its own path'),
+    )
+    t.throws(() => new ErrorBudgetTracker({ clock: 'manual', persist: { path: file } }), lockedBy(file, holder, MIXED))
+    child.kill('SIGKILL')
+    await new Promise((resolve) => child.once('exit', resolve))
+    t.true(fs.existsSync(`${file}.lock`), 'the lock file stays behind, its lock died with the process')
+    const family = manualFamily({ persist: { path: file } })
+    const restored = family.labels({ type: 'a', site: 'a' })
+    t.deepEqual([restored.successes, restored.failures], [9, 1])
+    family.close()
+  },
+)
 
 // Item 8 (and issue 35: a worker that exits after its last solve keeps its `exhausted` message)
 
@@ -202,7 +211,10 @@ test('5. a label value longer than 1024 characters is a RangeError naming the la
     code: 'ERR_OUT_OF_RANGE',
     message: 'family.labels(labels): labels.site must be at most 1024 characters long, got 1048576',
   })
-  t.throws(() => family.record({ type: 'a'.repeat(1025), site: 'a' }, true, 1000), { code: 'ERR_OUT_OF_RANGE', message: /labels\.type must be at most 1024 characters long, got 1025$/ })
+  t.throws(() => family.record({ type: 'a'.repeat(1025), site: 'a' }, true, 1000), {
+    code: 'ERR_OUT_OF_RANGE',
+    message: /labels\.type must be at most 1024 characters long, got 1025$/,
+  })
   t.is(family.size, 0)
   family.labels({ type: 'a', site: 'x'.repeat(1024) })
   t.is(family.size, 1)
@@ -211,7 +223,11 @@ test('5. a label value longer than 1024 characters is a RangeError naming the la
 
 test('13. label values with a lone surrogate are refused (two of them would be one series), in labels() and in restore()', (t) => {
   const family = manualFamily()
-  for (const [value, unit] of [['x\uD800', 'd800'], ['x\uDBFF', 'dbff'], ['\uDC00x', 'dc00']]) {
+  for (const [value, unit] of [
+    ['x\uD800', 'd800'],
+    ['x\uDBFF', 'dbff'],
+    ['\uDC00x', 'dc00'],
+  ]) {
     const at = value.indexOf(String.fromCharCode(parseInt(unit, 16)))
     t.throws(() => family.labels({ type: 'a', site: value }), {
       instanceOf: TypeError,
@@ -224,7 +240,10 @@ test('13. label values with a lone surrogate are refused (two of them would be o
   family.close()
   const snap = snapshotObject()
   snap.children[0].labels.site = 'x\uD800'
-  t.throws(() => BudgetFamily.restore(JSON.stringify(snap)), { code: 'ERR_SNAPSHOT_INVALID', message: /children\[0\]\.labels\.site must be well-formed Unicode/ })
+  t.throws(() => BudgetFamily.restore(JSON.stringify(snap)), {
+    code: 'ERR_SNAPSHOT_INVALID',
+    message: /children\[0\]\.labels\.site must be well-formed Unicode/,
+  })
 })
 
 // Item 14
@@ -236,7 +255,10 @@ test("14. manual clock: a child idle for longer than its window is evicted at th
   const old = family.labels({ type: 'a', site: 'old' })
   family.labels({ type: 'a', site: 'new' })
   t.true(old.closed)
-  t.deepEqual(family.children().map((c) => c.labels.site), ['recent', 'new'])
+  t.deepEqual(
+    family.children().map((c) => c.labels.site),
+    ['recent', 'new'],
+  )
   family.close()
 })
 
@@ -252,13 +274,22 @@ test('10. eviction takes the oldest child whose window is empty, whichever order
   t.throws(() => family.labels({ type: 'a', site: 'D' }), { code: 'ERR_OUT_OF_RANGE' }, "B's solve is still in its window")
   family.advanceTo(3_600_000)
   family.labels({ type: 'a', site: 'D' }) // B goes
-  t.deepEqual(family.children().map((c) => c.labels.site), ['A', 'C', 'D'])
+  t.deepEqual(
+    family.children().map((c) => c.labels.site),
+    ['A', 'C', 'D'],
+  )
   family.labels({ type: 'a', site: 'E' }) // D is empty: it goes
-  t.deepEqual(family.children().map((c) => c.labels.site), ['A', 'C', 'E'])
+  t.deepEqual(
+    family.children().map((c) => c.labels.site),
+    ['A', 'C', 'E'],
+  )
   family.labels({ type: 'a', site: 'E' }).record(true, 3_600_000)
   family.advanceTo(5_400_000) // A and C empty now: the older, A, goes first
   family.labels({ type: 'a', site: 'F' })
-  t.deepEqual(family.children().map((c) => c.labels.site), ['C', 'E', 'F'])
+  t.deepEqual(
+    family.children().map((c) => c.labels.site),
+    ['C', 'E', 'F'],
+  )
   family.close()
 })
 
@@ -313,7 +344,11 @@ test('10. eviction agrees with a reference model over random records, clock move
         }
         model.push({ site, solves: [], listeners: 0 })
       }
-      t.deepEqual(family.children().map((c) => c.labels.site), model.map((m) => m.site), `seed ${seed} step ${step}`)
+      t.deepEqual(
+        family.children().map((c) => c.labels.site),
+        model.map((m) => m.site),
+        `seed ${seed} step ${step}`,
+      )
     }
     family.close()
   }
@@ -337,7 +372,10 @@ test('15. family.record() with a bad atMs on a full family evicts nothing and cr
     message: 'family.record(labels, success, atMs): atMs must be a finite number of epoch ms, got NaN',
   })
   t.false(idle.closed)
-  t.deepEqual(family.children().map((c) => c.labels.site), ['idle'])
+  t.deepEqual(
+    family.children().map((c) => c.labels.site),
+    ['idle'],
+  )
   family.close()
 })
 

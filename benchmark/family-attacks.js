@@ -87,7 +87,9 @@ function main() {
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU'
   console.log(`Node ${process.version}, ${os.platform()} ${os.arch()}, ${os.cpus().length} × ${cpu}, load ${os.loadavg()[0].toFixed(1)}`)
   console.log('')
-  console.log('| full family, children | first refusal | each next refusal | lookup of a child | refusal ÷ lookup | one scan of every child (each refusal before) | scan ÷ refusal |')
+  console.log(
+    '| full family, children | first refusal | each next refusal | lookup of a child | refusal ÷ lookup | one scan of every child (each refusal before) | scan ÷ refusal |',
+  )
   console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
   for (const size of SIZES) {
     const { first, refusal, hit, scan } = refusals(size)
