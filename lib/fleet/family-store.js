@@ -14,6 +14,9 @@
 //   captcha-budget:{key}:family-changes  sorted set: K\n<child> scored by the version that last changed it
 //   captcha-budget:{key}:family-index    sorted set: K\n<child> scored by K (what expires when)
 //   captcha-budget:{key}:family-workers  hash: worker id = "<last applied seq>:<seen at ms>"
+//                                        (copied to q<worker id> in family-buckets, as in
+//                                        store.js: what exactly-once rests on if evicted)
+// The buckets hash also holds n (members of family-changes after the last sync).
 // A sync returns the buckets changed since the version its worker last saw:
 // every bucket of a child first counted since then is among them, so a child
 // that another worker created arrives whole.
@@ -23,95 +26,204 @@ const { clientKind, LUA_COUNT, LUA_CLOCK, LUA_SLO } = require('./store.js')
 // ARGV: 1 worker id, 2 seq, 3 bucket width, 4 oldest live bucket K, 5 ttl ms,
 // 6 now ms, 7 "active" ms, 8 config JSON, 9 the epoch and 10 the version the
 // worker last saw, 11 the SLO JSON, 12 windowMs, 13 the clock skew allowed (ms),
-// then child / K / successes / failures quadruples from 14 on.
-// Reply: { applied, active workers, epoch, version, complete, child, K, s, f, … }.
+// 14 '1' to get the buckets changed back ('0': a push-only chunk of a larger
+// batch, family-sync.js), 15 the label names (JSON, as the config's first key),
+// then child / K / successes / failures quadruples from 16 on.
+// Reply: { applied, active workers, epoch, version, complete, repaired (the
+// names of the keys found missing, space-separated, or ''), child, K, s, f, … }.
 // The steps of store.js's script, its own pieces where they fit (LUA_COUNT,
 // LUA_CLOCK, LUA_SLO): (1) the worker's clock against the server's TIME, (2)
-// the worker's SLO (targetRate, windowMs, bucketMs) against the key's, (3)
-// expiry bounded by the server's time, (4) the batch, checked then applied
-// once, (5) the reply, each count checked. A refusal (FLEETCLOCK, FLEETSLO,
+// the worker's SLO (targetRate, windowMs, bucketMs, and the label names)
+// against the key's, (3) a partial key set (an eviction) repaired, (4) expiry
+// bounded by the server's time, (5) the batch, checked then applied once, (6)
+// the reply, each count checked. A refusal (FLEETCLOCK, FLEETSLO,
 // FLEETCORRUPT) is raised before anything is written; family-sync.js turns it
-// into a FleetSyncError. A corrupt count's field is s<K>/<child as hex>.
-const FIRST = 14
+// into a FleetSyncError. A corrupt count's field is s<K>/<child as hex>, built
+// only then: the per-bucket work is a few Redis calls, batched, whatever the
+// labels' length.
+const FIRST = 16
 const SCRIPT = `
 local buckets, changes, index, workers = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local worker, seq, width = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local oldest, ttl, now, active = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local slo, windowMs, maxSkew = ARGV[11], tonumber(ARGV[12]), tonumber(ARGV[13])
+local wantBuckets, labelNames = ARGV[14] == '1', ARGV[15]
 local FIRST = ${FIRST}
-${LUA_COUNT}${LUA_CLOCK}${LUA_SLO}
+-- Redis commands take at most this many members per call here (Lua's unpack has a bound).
+local GROUP = 1000
+${LUA_COUNT}${LUA_CLOCK}${LUA_SLO}-- (2) ... and the label names: a child's id is its label values in their order.
+local config = redis.call('HGET', buckets, 'config')
+if config then
+  local theirs = string.match(config, '^{"labelNames":(%b[])') or 'null'
+  if theirs ~= labelNames then
+    local function with(json, names) return string.sub(json, 1, -2) .. ',"labelNames":' .. names .. '}' end
+    return redis.error_reply('FLEETSLO ' .. with(meta[5] or slo, theirs) .. ' ' .. with(slo, labelNames))
+  end
+end
+
 local function field(side, member)
   local k, child = string.match(member, '^(-?%d+)\\n(.*)$')
   return side .. k .. '/' .. string.gsub(child, '.', function(c) return string.format('%02x', string.byte(c)) end)
 end
+-- A stored count of member's side: count() of LUA_COUNT, its field named only for a refusal.
+local function stored(side, member, v)
+  if v == false or v == nil then return 0 end
+  local n = tonumber(v)
+  if not string.match(v, '^%d+$') or not n or n > MAX then corrupt(field(side, member), v) end
+  return n
+end
+-- HMGET of the s and f fields of each member, GROUP members a call: { s1, f1, s2, f2, … }.
+local function countsOf(members)
+  local out = {}
+  for from = 1, #members, GROUP do
+    local fields = {}
+    for j = from, math.min(from + GROUP - 1, #members) do
+      fields[#fields + 1] = 's' .. members[j]
+      fields[#fields + 1] = 'f' .. members[j]
+    end
+    local v = redis.call('HMGET', buckets, unpack(fields))
+    for j = 1, #v do out[#out + 1] = v[j] end
+  end
+  return out
+end
+-- A command with a fixed head and many arguments, GROUP at a time (args: a flat list; step: arguments per item).
+local function many(command, key, args, step)
+  for from = 1, #args, GROUP * step do
+    redis.call(command, key, unpack(args, from, math.min(from + GROUP * step - 1, #args)))
+  end
+end
 
+-- (3) The four keys live and die together; an eviction policy may take one
+-- alone. Workers gone: rebuilt from the q fields. Changes or index gone:
+-- rebuilt from the buckets. Buckets gone: their counts are lost; a new epoch
+-- makes every worker re-read, and the batch numbers (in workers) still count
+-- each batch once.
+local hasWorkers = redis.call('EXISTS', workers) == 1
+local hasChanges = redis.call('EXISTS', changes) == 1
+local hasIndex = redis.call('EXISTS', index) == 1
+local repaired = {}
 local epoch, version = meta[2], tonumber(meta[3] or '0')
+if epoch then
+  if not hasWorkers then
+    table.insert(repaired, workers)
+    local all = redis.call('HGETALL', buckets)
+    for i = 1, #all, 2 do
+      local id = string.match(all[i], '^q(.+)$')
+      if id then redis.call('HSET', workers, id, all[i + 1]) end
+    end
+  end
+  local held = tonumber(meta[6] or '0') > 0
+  local lostChanges, lostIndex = held and not hasChanges, held and not hasIndex
+  if lostChanges then table.insert(repaired, changes) end
+  if lostIndex then table.insert(repaired, index) end
+  if lostChanges or lostIndex then
+    local byVersion, byK = {}, {}
+    for _, f in ipairs(redis.call('HKEYS', buckets)) do
+      local k, child = string.match(f, '^[sf](-?%d+)\\n(.*)$')
+      if k then
+        local member = k .. '\\n' .. child
+        byVersion[#byVersion + 1] = version
+        byVersion[#byVersion + 1] = member
+        byK[#byK + 1] = k
+        byK[#byK + 1] = member
+      end
+    end
+    if lostChanges then many('ZADD', changes, byVersion, 2) end
+    if lostIndex then many('ZADD', index, byK, 2) end
+  end
+elseif hasWorkers or hasChanges or hasIndex then
+  table.insert(repaired, buckets)
+  redis.call('DEL', changes, index)
+end
 if not epoch then
   epoch = t[1] .. '.' .. t[2]
 end
--- (3) Buckets more than one bucket older than the oldest live one go (as in
+
+-- (4) Buckets more than one bucket older than the oldest live one go (as in
 -- store.js), never one live for the server's clock plus the skew allowed.
 local bound = math.floor((server + maxSkew - windowMs) / width) + 1
 local upto = math.min(oldest, bound) - 2
-local last = redis.call('HGET', workers, worker)
+local last = redis.call('HGET', buckets, 'q' .. worker) or redis.call('HGET', workers, worker)
 local lastSeq = '0'
 if last then lastSeq = string.match(last, '^(%d+)') end
--- (4) Exactly once: a batch is applied only if its seq is new for this worker;
+-- (5) Exactly once: a batch is applied only if its seq is new for this worker;
 -- a sum past 2^53 - 1 (or a corrupt stored count) is refused before any write.
+local live, members = {}, {}
 if seq > tonumber(lastSeq) then
   for i = FIRST, #ARGV, 4 do
     if tonumber(ARGV[i + 1]) >= oldest then
-      local member = ARGV[i + 1] .. '\\n' .. ARGV[i]
-      local v = redis.call('HMGET', buckets, 's' .. member, 'f' .. member)
-      if count(field('s', member), v[1]) + tonumber(ARGV[i + 2]) > MAX then corrupt(field('s', member), v[1]) end
-      if count(field('f', member), v[2]) + tonumber(ARGV[i + 3]) > MAX then corrupt(field('f', member), v[2]) end
+      live[#live + 1] = i
+      members[#members + 1] = ARGV[i + 1] .. '\\n' .. ARGV[i]
     end
+  end
+  local v = countsOf(members)
+  for j, i in ipairs(live) do
+    if stored('s', members[j], v[2 * j - 1]) + tonumber(ARGV[i + 2]) > MAX then corrupt(field('s', members[j]), v[2 * j - 1]) end
+    if stored('f', members[j], v[2 * j]) + tonumber(ARGV[i + 3]) > MAX then corrupt(field('f', members[j]), v[2 * j]) end
   end
 end
 local gone = redis.call('ZRANGEBYSCORE', index, '-inf', upto)
-for _, member in ipairs(gone) do
-  local k, child = string.match(member, '^(-?%d+)\\n(.*)$')
-  redis.call('HDEL', buckets, 's' .. k .. '\\n' .. child, 'f' .. k .. '\\n' .. child)
-  redis.call('ZREM', changes, member)
+if #gone > 0 then
+  local fields = {}
+  for _, member in ipairs(gone) do
+    fields[#fields + 1] = 's' .. member
+    fields[#fields + 1] = 'f' .. member
+  end
+  many('HDEL', buckets, fields, 2)
+  many('ZREM', changes, gone, 1)
+  redis.call('ZREMRANGEBYSCORE', index, '-inf', upto)
 end
-if #gone > 0 then redis.call('ZREMRANGEBYSCORE', index, '-inf', upto) end
 local applied = 0
 if seq > tonumber(lastSeq) then
   applied = 1
   lastSeq = ARGV[2]
   if #ARGV >= FIRST then version = version + 1 end
-  for i = FIRST, #ARGV, 4 do
-    local child, k = ARGV[i], tonumber(ARGV[i + 1])
-    if k >= oldest then
-      local member = ARGV[i + 1] .. '\\n' .. child
-      if ARGV[i + 2] ~= '0' then redis.call('HINCRBY', buckets, 's' .. member, ARGV[i + 2]) end
-      if ARGV[i + 3] ~= '0' then redis.call('HINCRBY', buckets, 'f' .. member, ARGV[i + 3]) end
-      redis.call('ZADD', changes, version, member)
-      redis.call('ZADD', index, k, member)
-    end
+  local byVersion, byK = {}, {}
+  for j, i in ipairs(live) do
+    local member = members[j]
+    if ARGV[i + 2] ~= '0' then redis.call('HINCRBY', buckets, 's' .. member, ARGV[i + 2]) end
+    if ARGV[i + 3] ~= '0' then redis.call('HINCRBY', buckets, 'f' .. member, ARGV[i + 3]) end
+    byVersion[#byVersion + 1] = version
+    byVersion[#byVersion + 1] = member
+    byK[#byK + 1] = ARGV[i + 1]
+    byK[#byK + 1] = member
+  end
+  many('ZADD', changes, byVersion, 2)
+  many('ZADD', index, byK, 2)
+end
+local seen = lastSeq .. ':' .. ARGV[6]
+redis.call('HSET', buckets, 'width', ARGV[3], 'objective', slo, 'config', ARGV[8], 'epoch', epoch, 'version', version, 'q' .. worker, seen)
+redis.call('HSET', workers, worker, seen)
+local all = redis.call('HGETALL', workers)
+local liveWorkers = 0
+for i = 1, #all, 2 do
+  local at = tonumber(string.match(all[i + 1], ':(-?%d+)$'))
+  if at <= now - ttl then
+    redis.call('HDEL', workers, all[i])
+    redis.call('HDEL', buckets, 'q' .. all[i])
+  elseif at > now - active then
+    liveWorkers = liveWorkers + 1
   end
 end
-redis.call('HSET', buckets, 'width', ARGV[3], 'objective', slo, 'config', ARGV[8], 'epoch', epoch, 'version', version)
-redis.call('HSET', workers, worker, lastSeq .. ':' .. ARGV[6])
-local seen = redis.call('HGETALL', workers)
-local live = 0
-for i = 1, #seen, 2 do
-  local at = tonumber(string.match(seen[i + 1], ':(-?%d+)$'))
-  if at <= now - ttl then redis.call('HDEL', workers, seen[i]) elseif at > now - active then live = live + 1 end
-end
+redis.call('HSET', buckets, 'n', redis.call('ZCARD', changes))
 for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ttl) end
--- (5) The buckets changed since the version the worker saw (all of them for a new epoch).
+-- (6) The buckets changed since the version the worker saw (all of them for a new
+-- epoch), unless this is a push-only chunk.
 local complete = ARGV[9] ~= epoch or tonumber(ARGV[10]) > version
-local members
-if complete then members = redis.call('ZRANGE', changes, 0, -1) else members = redis.call('ZRANGEBYSCORE', changes, '(' .. ARGV[10], '+inf') end
-local out = {applied, live, epoch, version, complete and 1 or 0}
-for _, member in ipairs(members) do
+local out = {applied, liveWorkers, epoch, version, complete and 1 or 0, table.concat(repaired, ' ')}
+if not wantBuckets then
+  out[5] = 0
+  return out
+end
+local changed
+if complete then changed = redis.call('ZRANGE', changes, 0, -1) else changed = redis.call('ZRANGEBYSCORE', changes, '(' .. ARGV[10], '+inf') end
+local v = countsOf(changed)
+for j, member in ipairs(changed) do
   local k, child = string.match(member, '^(-?%d+)\\n(.*)$')
-  local v = redis.call('HMGET', buckets, 's' .. member, 'f' .. member)
-  table.insert(out, child)
-  table.insert(out, k)
-  table.insert(out, string.format('%d', count(field('s', member), v[1])))
-  table.insert(out, string.format('%d', count(field('f', member), v[2])))
+  out[#out + 1] = child
+  out[#out + 1] = k
+  out[#out + 1] = string.format('%d', stored('s', member, v[2 * j - 1]))
+  out[#out + 1] = string.format('%d', stored('f', member, v[2 * j]))
 end
 return out
 `

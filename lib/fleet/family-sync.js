@@ -1,15 +1,26 @@
 'use strict'
 // A BudgetFamily's fleet sync: the counts of every child recorded here since the
 // last push go to Redis, and the fleet's buckets of every child come back, in
-// one script call (family-store.js) per sync, however many children there are.
-// Numbered pushes, retries and failure handling are those of the
-// single-tracker sync (sync.js): a batch whose reply was lost goes again under
-// its number, the script applies a number once, and a failed sync leaves every
-// child with its last fleet view plus its own solves.
+// one script call (family-store.js) per sync for up to MAX_CHUNK_COUNTS counts
+// (a child's bucket each), however many children there are. A larger batch
+// goes in chunks, one call each, so that no call holds more arguments than a
+// client can send or blocks Redis for long; the last brings the fleet's
+// buckets back. Numbered pushes, retries and failure handling are those of the
+// single-tracker sync (sync.js), per chunk: a chunk whose reply was lost goes
+// again under its number before anything new, the script applies a number
+// once, and a failed sync leaves every child with its last fleet view plus its
+// own solves.
 const { FleetLoop } = require('./loop.js')
 const { FleetSyncError, syncError, MAX_COUNT } = require('./sync.js')
 const { excerpt } = require('./store.js')
 const { FIRST, familyKeysOf, runFamilyScript } = require('./family-store.js')
+
+/** The most (child, bucket) counts one script call pushes. */
+const MAX_CHUNK_COUNTS = 1000
+/** … and the most bytes of child ids (labels as JSON) in one, whatever their length. */
+const MAX_CHUNK_BYTES = 1 << 20
+/** Where the buckets start in the script's reply (family-store.js). */
+const FIRST_REPLY = 6
 
 /** A child's labels (its id: JSON in labelNames order) as people read them: type=x,site=y. */
 function labelText(id) {
@@ -45,7 +56,7 @@ function familyError(key, cause, maxSkewMs) {
 /** The reply's buckets by child, each count checked (the script checks them too). */
 function replyChildren(key, reply) {
   const byChild = new Map()
-  for (let i = 5; i < reply.length; i += 4) {
+  for (let i = FIRST_REPLY; i < reply.length; i += 4) {
     const id = String(reply[i])
     const index = Number(reply[i + 1])
     if (!Number.isSafeInteger(index)) throw new FleetSyncError(key, null, `Redis returned a bucket index ${excerpt(reply[i + 1])} for the child ${labelText(id)}; the key is corrupt`)
@@ -72,6 +83,8 @@ class FamilySync extends FleetLoop {
     super(options, slo, { owner: 'family', startedAt: hooks.now(), FleetSyncError })
     this.hooks = hooks
     this.keys = familyKeysOf(options.key)
+    /** The label names as the stored config starts with them: the store refuses a family with others. */
+    this.labelNamesJson = JSON.stringify(JSON.parse(hooks.configJson).labelNames)
   }
 
   now() {
@@ -94,6 +107,43 @@ class FamilySync extends FleetLoop {
     return { args }
   }
 
+  /** The batch in chunks of at most MAX_CHUNK_COUNTS counts and MAX_CHUNK_BYTES of ids; the last brings the fleet's buckets back. */
+  split({ args }) {
+    const chunks = []
+    let from = 0
+    let bytes = 0
+    for (let i = 0; i < args.length; i += 4) {
+      bytes += args[i].length
+      if (i > from && (i - from === 4 * MAX_CHUNK_COUNTS || bytes > MAX_CHUNK_BYTES)) {
+        chunks.push(args.slice(from, i))
+        from = i
+        bytes = args[i].length
+      }
+    }
+    chunks.push(args.slice(from))
+    return chunks.map((chunk, n) => {
+      const pushOnly = n < chunks.length - 1
+      return { args: chunk, pushOnly, head: [pushOnly ? '0' : '1', this.labelNamesJson] }
+    })
+  }
+
+  pushed(reply) {
+    this.repaired(reply[5])
+  }
+
+  /** The store found some of the key's four keys missing (an eviction) and repaired them: said loudly, once per repair. */
+  repaired(missing) {
+    if (missing === '' || missing == null) return
+    const keys = String(missing).split(' ')
+    const what = keys.some((k) => k.endsWith(':family-buckets'))
+      ? 'the counts it held are lost; every worker re-reads the window, and batches still count once'
+      : 'rebuilt from the others, nothing lost'
+    process.emitWarning(
+      `fleet '${this.options.key}': ${keys.join(' and ')} was missing while the other keys were not (evicted?): ${what}. A fleet needs maxmemory-policy noeviction (see docs/fleet.md)`,
+      { code: 'CAPTCHA_BUDGET_FLEET' },
+    )
+  }
+
   call(args) {
     return runFamilyScript(this.options.redis, this.options.kind, this.keys, args)
   }
@@ -109,6 +159,7 @@ class FamilySync extends FleetLoop {
 
   install(reply, byChild) {
     const { hooks } = this
+    this.repaired(reply[5])
     const complete = Number(reply[4]) === 1
     const known = new Set()
     for (const [id, link] of hooks.children()) {
@@ -129,4 +180,4 @@ class FamilySync extends FleetLoop {
 
 FamilySync.prototype.FIRST = FIRST
 
-module.exports = { FamilySync }
+module.exports = { FamilySync, MAX_CHUNK_COUNTS, MAX_CHUNK_BYTES }
