@@ -33,14 +33,15 @@ function labelText(id) {
   }
 }
 
+/** Why a child's stored count (side 's' or 'f' of bucket `index`) is refused: the sync's and the gate's words. */
+function corruptCountText(side, index, id, value) {
+  const what = side === 's' ? 'successes' : 'failures'
+  return `Redis holds ${excerpt(value)} for bucket ${index}'s ${what} of the child ${labelText(id)}: not a whole number from 0 to 2^53 − 1 (${MAX_COUNT}); the key is corrupt`
+}
+
 /** A child's count that is no whole number from 0 to 2^53 − 1: a FleetSyncError naming its bucket and child. */
 function corrupt(key, cause, side, index, id, value) {
-  const what = side === 's' ? 'successes' : 'failures'
-  return new FleetSyncError(
-    key,
-    cause,
-    `Redis holds ${excerpt(value)} for bucket ${index}'s ${what} of the child ${labelText(id)}: not a whole number from 0 to 2^53 − 1 (${MAX_COUNT}); the key is corrupt`,
-  )
+  return new FleetSyncError(key, cause, corruptCountText(side, index, id, value))
 }
 
 /** The store's refusals (family-store.js) as FleetSyncErrors: the clock and the SLO as sync.js words them. */
@@ -180,4 +181,4 @@ class FamilySync extends FleetLoop {
 
 FamilySync.prototype.FIRST = FIRST
 
-module.exports = { FamilySync, MAX_CHUNK_COUNTS, MAX_CHUNK_BYTES }
+module.exports = { FamilySync, MAX_CHUNK_COUNTS, MAX_CHUNK_BYTES, corruptCountText, labelText }
