@@ -146,6 +146,35 @@ test('4. exactly once per chunk: a chunk whose reply was lost goes again under i
   reader.close()
 })
 
+/** The commands the script ran inside Redis since the last CONFIG RESETSTAT (INFO commandstats; the client's own left out). */
+async function scriptCommands(direct) {
+  const stats = {}
+  for (const m of (await direct.info('commandstats')).matchAll(/^cmdstat_(\w+):calls=(\d+)/gm)) {
+    if (!['evalsha', 'eval', 'info', 'config', 'script'].includes(m[1])) stats[m[1]] = Number(m[2])
+  }
+  return stats
+}
+
+test('5. the script runs as many Redis commands for 500 counts as for 10: no call per count (the time is bench:fleet\'s)', async (t) => {
+  const { client, direct } = await setUp(t)
+  const key = 'commands-per-sync'
+  const a = worker(await client(), key, { maxChildren: 510 })
+  await a.sync() // loads the script, creates the keys
+  const commands = []
+  for (const [from, to] of [
+    [0, 10],
+    [10, 510],
+  ]) {
+    for (let i = from; i < to; i++) a.record(site(i), i % 5 !== 0)
+    await direct.config('RESETSTAT')
+    await a.sync()
+    commands.push(await scriptCommands(direct))
+  }
+  t.deepEqual(commands[1], commands[0])
+  t.is(a.size, 510)
+  a.close()
+})
+
 test("6. label names in another order, or other label names, on one key: refused naming both (the SLO check), nothing written", async (t) => {
   const { client, direct } = await setUp(t)
   const key = 'label-order'

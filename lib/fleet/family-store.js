@@ -148,7 +148,9 @@ local lastSeq = '0'
 if last then lastSeq = string.match(last, '^(%d+)') end
 -- (5) Exactly once: a batch is applied only if its seq is new for this worker;
 -- a sum past 2^53 - 1 (or a corrupt stored count) is refused before any write.
-local live, members = {}, {}
+-- The new counts are worked out here from the stored ones (read in one HMGET)
+-- and written with one HSET: a Redis call per count would cost more than the rest.
+local live, members, sums, changed = {}, {}, {}, {}
 if seq > tonumber(lastSeq) then
   for i = FIRST, #ARGV, 4 do
     if tonumber(ARGV[i + 1]) >= oldest then
@@ -158,8 +160,20 @@ if seq > tonumber(lastSeq) then
   end
   local v = countsOf(members)
   for j, i in ipairs(live) do
-    if stored('s', members[j], v[2 * j - 1]) + tonumber(ARGV[i + 2]) > MAX then corrupt(field('s', members[j]), v[2 * j - 1]) end
-    if stored('f', members[j], v[2 * j]) + tonumber(ARGV[i + 3]) > MAX then corrupt(field('f', members[j]), v[2 * j]) end
+    for side = 0, 1 do
+      local add = ARGV[i + 2 + side]
+      if add ~= '0' then
+        local name = side == 0 and 's' or 'f'
+        local f = name .. members[j]
+        local was = sums[f]
+        if was == nil then
+          was = stored(name, members[j], v[2 * j - 1 + side])
+          changed[#changed + 1] = f
+        end
+        if was + tonumber(add) > MAX then corrupt(field(name, members[j]), v[2 * j - 1 + side] or '0') end
+        sums[f] = was + tonumber(add)
+      end
+    end
   end
 end
 local gone = redis.call('ZRANGEBYSCORE', index, '-inf', upto)
@@ -178,11 +192,15 @@ if seq > tonumber(lastSeq) then
   applied = 1
   lastSeq = ARGV[2]
   if #ARGV >= FIRST then version = version + 1 end
+  local writes = {}
+  for _, f in ipairs(changed) do
+    writes[#writes + 1] = f
+    writes[#writes + 1] = string.format('%d', sums[f])
+  end
+  many('HSET', buckets, writes, 2)
   local byVersion, byK = {}, {}
   for j, i in ipairs(live) do
     local member = members[j]
-    if ARGV[i + 2] ~= '0' then redis.call('HINCRBY', buckets, 's' .. member, ARGV[i + 2]) end
-    if ARGV[i + 3] ~= '0' then redis.call('HINCRBY', buckets, 'f' .. member, ARGV[i + 3]) end
     byVersion[#byVersion + 1] = version
     byVersion[#byVersion + 1] = member
     byK[#byK + 1] = ARGV[i + 1]
