@@ -30,7 +30,8 @@ const { clientKind, LUA_COUNT, LUA_CLOCK, LUA_SLO } = require('./store.js')
 // batch, family-sync.js), 15 the label names (JSON, as the config's first key),
 // then child / K / successes / failures quadruples from 16 on.
 // Reply: { applied, active workers, epoch, version, complete, repaired (the
-// names of the keys found missing, space-separated, or ''), child, K, s, f, … }.
+// names of the keys found missing, space-separated, or ''), then "K\n<child>",
+// s, f triples (each count checked, as stored) }.
 // The steps of store.js's script, its own pieces where they fit (LUA_COUNT,
 // LUA_CLOCK, LUA_SLO): (1) the worker's clock against the server's TIME, (2)
 // the worker's SLO (targetRate, windowMs, bucketMs, and the label names)
@@ -72,19 +73,22 @@ local function stored(side, member, v)
   if not string.match(v, '^%d+$') or not n or n > MAX then corrupt(field(side, member), v) end
   return n
 end
--- HMGET of the s and f fields of each member, GROUP members a call: { s1, f1, s2, f2, … }.
+-- The s and f fields of each member, { s1, f1, s2, f2, … }, and their values, read
+-- with one HMGET per GROUP members. (Counters, not #t: this is the per-count work.)
 local function countsOf(members)
-  local out = {}
-  for from = 1, #members, GROUP do
-    local fields = {}
-    for j = from, math.min(from + GROUP - 1, #members) do
-      fields[#fields + 1] = 's' .. members[j]
-      fields[#fields + 1] = 'f' .. members[j]
-    end
-    local v = redis.call('HMGET', buckets, unpack(fields))
-    for j = 1, #v do out[#out + 1] = v[j] end
+  local names, values, n = {}, {}, 0
+  for j = 1, #members do
+    names[2 * j - 1] = 's' .. members[j]
+    names[2 * j] = 'f' .. members[j]
   end
-  return out
+  for from = 1, #names, 2 * GROUP do
+    local v = redis.call('HMGET', buckets, unpack(names, from, math.min(from + 2 * GROUP - 1, #names)))
+    for j = 1, #v do
+      n = n + 1
+      values[n] = v[j]
+    end
+  end
+  return names, values
 end
 -- A command with a fixed head and many arguments, GROUP at a time (args: a flat list; step: arguments per item).
 local function many(command, key, args, step)
@@ -150,28 +154,32 @@ if last then lastSeq = string.match(last, '^(%d+)') end
 -- a sum past 2^53 - 1 (or a corrupt stored count) is refused before any write.
 -- The new counts are worked out here from the stored ones (read in one HMGET)
 -- and written with one HSET: a Redis call per count would cost more than the rest.
-local live, members, sums, changed = {}, {}, {}, {}
+local live, members, sums, changed, nLive, nChanged = {}, {}, {}, {}, 0, 0
 if seq > tonumber(lastSeq) then
   for i = FIRST, #ARGV, 4 do
     if tonumber(ARGV[i + 1]) >= oldest then
-      live[#live + 1] = i
-      members[#members + 1] = ARGV[i + 1] .. '\\n' .. ARGV[i]
+      nLive = nLive + 1
+      live[nLive] = i
+      members[nLive] = ARGV[i + 1] .. '\\n' .. ARGV[i]
     end
   end
-  local v = countsOf(members)
-  for j, i in ipairs(live) do
+  local names, v = countsOf(members)
+  for j = 1, nLive do
+    local i = live[j]
     for side = 0, 1 do
       local add = ARGV[i + 2 + side]
       if add ~= '0' then
-        local name = side == 0 and 's' or 'f'
-        local f = name .. members[j]
+        local at = 2 * j - 1 + side
+        local f = names[at]
         local was = sums[f]
         if was == nil then
-          was = stored(name, members[j], v[2 * j - 1 + side])
-          changed[#changed + 1] = f
+          was = stored(side == 0 and 's' or 'f', members[j], v[at])
+          nChanged = nChanged + 1
+          changed[nChanged] = f
         end
-        if was + tonumber(add) > MAX then corrupt(field(name, members[j]), v[2 * j - 1 + side] or '0') end
-        sums[f] = was + tonumber(add)
+        local sum = was + tonumber(add)
+        if sum > MAX then corrupt(field(side == 0 and 's' or 'f', members[j]), v[at] or '0') end
+        sums[f] = sum
       end
     end
   end
@@ -193,18 +201,19 @@ if seq > tonumber(lastSeq) then
   lastSeq = ARGV[2]
   if #ARGV >= FIRST then version = version + 1 end
   local writes = {}
-  for _, f in ipairs(changed) do
-    writes[#writes + 1] = f
-    writes[#writes + 1] = string.format('%d', sums[f])
+  for j = 1, nChanged do
+    local f = changed[j]
+    writes[2 * j - 1] = f
+    writes[2 * j] = string.format('%d', sums[f])
   end
   many('HSET', buckets, writes, 2)
   local byVersion, byK = {}, {}
-  for j, i in ipairs(live) do
+  for j = 1, nLive do
     local member = members[j]
-    byVersion[#byVersion + 1] = version
-    byVersion[#byVersion + 1] = member
-    byK[#byK + 1] = ARGV[i + 1]
-    byK[#byK + 1] = member
+    byVersion[2 * j - 1] = version
+    byVersion[2 * j] = member
+    byK[2 * j - 1] = ARGV[live[j] + 1]
+    byK[2 * j] = member
   end
   many('ZADD', changes, byVersion, 2)
   many('ZADD', index, byK, 2)
@@ -233,15 +242,18 @@ if not wantBuckets then
   out[5] = 0
   return out
 end
-local changed
-if complete then changed = redis.call('ZRANGE', changes, 0, -1) else changed = redis.call('ZRANGEBYSCORE', changes, '(' .. ARGV[10], '+inf') end
-local v = countsOf(changed)
-for j, member in ipairs(changed) do
-  local k, child = string.match(member, '^(-?%d+)\\n(.*)$')
-  out[#out + 1] = child
-  out[#out + 1] = k
-  out[#out + 1] = string.format('%d', stored('s', member, v[2 * j - 1]))
-  out[#out + 1] = string.format('%d', stored('f', member, v[2 * j]))
+local since
+if complete then since = redis.call('ZRANGE', changes, 0, -1) else since = redis.call('ZRANGEBYSCORE', changes, '(' .. ARGV[10], '+inf') end
+local _, v = countsOf(since)
+local n = #out
+for j = 1, #since do
+  local member = since[j]
+  stored('s', member, v[2 * j - 1])
+  stored('f', member, v[2 * j])
+  out[n + 1] = member
+  out[n + 2] = v[2 * j - 1] or '0'
+  out[n + 3] = v[2 * j] or '0'
+  n = n + 3
 end
 return out
 `

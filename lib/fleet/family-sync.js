@@ -54,20 +54,22 @@ function familyError(key, cause, maxSkewMs) {
   return err
 }
 
-/** The reply's buckets by child, each count checked (the script checks them too). */
+/** The reply's buckets by child ("K\\n<child>", s, f triples), each count checked (the script checks them too). */
 function replyChildren(key, reply) {
   const byChild = new Map()
-  for (let i = FIRST_REPLY; i < reply.length; i += 4) {
-    const id = String(reply[i])
-    const index = Number(reply[i + 1])
-    if (!Number.isSafeInteger(index)) throw new FleetSyncError(key, null, `Redis returned a bucket index ${excerpt(reply[i + 1])} for the child ${labelText(id)}; the key is corrupt`)
+  for (let i = FIRST_REPLY; i < reply.length; i += 3) {
+    const member = String(reply[i])
+    const cut = member.indexOf('\n')
+    const id = member.slice(cut + 1)
+    const index = Number(member.slice(0, cut))
+    if (cut < 1 || !Number.isSafeInteger(index)) throw new FleetSyncError(key, null, `Redis returned a bucket ${excerpt(member)}; the key is corrupt`)
     let flat = byChild.get(id)
     if (flat === undefined) byChild.set(id, (flat = []))
     flat.push(index)
-    for (const [side, at] of [['s', i + 2], ['f', i + 3]]) {
+    for (const [side, at] of [['s', i + 1], ['f', i + 2]]) {
       const text = String(reply[at])
       const n = Number(text)
-      if (!/^\d+$/.test(text) || !(n <= MAX_COUNT)) throw corrupt(key, null, side, String(reply[i + 1]), id, text)
+      if (!/^\d+$/.test(text) || !(n <= MAX_COUNT)) throw corrupt(key, null, side, String(index), id, text)
       flat.push(n)
     }
   }
