@@ -146,6 +146,25 @@ test('4. exactly once per chunk: a chunk whose reply was lost goes again under i
   reader.close()
 })
 
+test('4. chunks are bounded in bytes of labels too: three 600 KiB label sets go in three calls (at most 1 MiB of ids each), the last bringing the buckets back', (t) => {
+  const { FamilySync, MAX_CHUNK_BYTES } = require('../lib/fleet/family-sync.js')
+  t.is(MAX_CHUNK_BYTES, 1024 * 1024)
+  const id = (c) => JSON.stringify({ type: 'turnstile', site: c.repeat(600 * 1024) })
+  const args = ['a', 'b', 'c'].flatMap((c) => [id(c), '7', '1', '0'])
+  const chunks = FamilySync.prototype.split.call({ labelNamesJson: '["type","site"]' }, { args })
+  t.deepEqual(
+    chunks.map((c) => [c.pushOnly, c.head, c.args.length, c.args[0].slice(28, 29)]),
+    [
+      [true, ['0', '["type","site"]'], 4, 'a'],
+      [true, ['0', '["type","site"]'], 4, 'b'],
+      [false, ['1', '["type","site"]'], 4, 'c'],
+    ],
+  )
+  // Small ids: one chunk, however many bytes in all below the bound.
+  t.is(FamilySync.prototype.split.call({ labelNamesJson: '[]' }, { args: ['x', '1', '1', '0', 'y', '1', '0', '1'] }).length, 1)
+  t.deepEqual(FamilySync.prototype.split.call({ labelNamesJson: '[]' }, { args: [] }), [{ args: [], pushOnly: false, head: ['1', '[]'] }])
+})
+
 /** The commands the script ran inside Redis since the last CONFIG RESETSTAT (INFO commandstats; the client's own left out). */
 async function scriptCommands(direct) {
   const stats = {}
