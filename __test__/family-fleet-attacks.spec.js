@@ -86,8 +86,10 @@ test('4. 2 000 children × 30 pending one-minute buckets (ioredis): the push goe
   for (let i = 0; i < 2000; i++) a.record(site(i), false)
   calls.length = 0
   await a.sync()
-  // 60 000 pending (child, bucket) counts, at most MAX_CHUNK_COUNTS a call.
-  t.is(calls.length, Math.ceil(60_000 / MAX_CHUNK_COUNTS))
+  // 60 000 pending (child, bucket) counts, at most MAX_CHUNK_COUNTS a call: 60 chunks
+  // (versions 1–60); the last one's reply, the changes since this worker's last sync,
+  // holds versions 1–5 (READ_PAGE buckets), and 11 calls without a batch read the rest.
+  t.is(calls.length, Math.ceil(60_000 / MAX_CHUNK_COUNTS) + 11)
   for (const length of calls) t.true(length <= 3 + 4 + 15 + 4 * MAX_CHUNK_COUNTS, String(length)) // EVALSHA sha 4, the keys, the arguments
   const reader = worker(await client('node-redis'), key, { at: start + 29 * MINUTE, maxChildren: 2000 })
   await reader.sync()
@@ -163,6 +165,43 @@ test('4. chunks are bounded in bytes of labels too: three 600 KiB label sets go 
   // Small ids: one chunk, however many bytes in all below the bound.
   t.is(FamilySync.prototype.split.call({ labelNamesJson: '[]' }, { args: ['x', '1', '1', '0', 'y', '1', '0', '1'] }).length, 1)
   t.deepEqual(FamilySync.prototype.split.call({ labelNamesJson: '[]' }, { args: [] }), [{ args: [], pushOnly: false, head: ['1', '[]'] }])
+})
+
+test('5. a joining worker reads a large window in pages of whole versions (READ_PAGE buckets at most a reply), every count once', async (t) => {
+  const { READ_PAGE } = require('../lib/fleet/family-store.js')
+  t.is(READ_PAGE, 5000)
+  const { client, direct } = await setUp(t)
+  const key = 'paged-read'
+  const start = T0 - 5 * MINUTE
+  const writer = worker(await client(), key, { at: start, maxChildren: 2000 })
+  // 2 000 children × 6 one-minute buckets: 12 000 counts, pushed in 12 chunks (versions 1–12, 1 000 buckets each).
+  for (let m = 0; m < 6; m++) {
+    writer.advanceTo(start + m * MINUTE)
+    for (let i = 0; i < 2000; i++) writer.record(site(i), m !== 0 || i % 4 !== 0)
+  }
+  await writer.sync()
+  t.is(await direct.hget(familyKeysOf(key)[0], 'version'), '12')
+  const read = async () => {
+    let calls = 0
+    const reader = worker(
+      watched(await client(), () => void calls++),
+      key,
+      { at: start + 5 * MINUTE, maxChildren: 2000 },
+    )
+    await reader.sync()
+    const rows = reader.report()
+    reader.close()
+    // Each child: 6 solves; every fourth child's first one failed.
+    return { calls, size: rows.length, wrong: rows.filter((r) => r.total !== 6 || r.failures !== (Number(/site-(\d+)/.exec(r.labels.site)[1]) % 4 === 0 ? 1 : 0)).length }
+  }
+  // Versions 1–5 (5 000 buckets), 6–10, then 11–12: three calls.
+  t.deepEqual(await read(), { calls: 3, size: 2000, wrong: 0 })
+  // A version holding more than a page (as an older script wrote): read whole, in one call.
+  const changes = familyKeysOf(key)[1]
+  const members = await direct.zrange(changes, 0, -1)
+  await direct.zadd(changes, ...members.flatMap((m) => ['12', m]))
+  t.deepEqual(await read(), { calls: 1, size: 2000, wrong: 0 })
+  writer.close()
 })
 
 /** The commands the script ran inside Redis since the last CONFIG RESETSTAT (INFO commandstats; the client's own left out). */

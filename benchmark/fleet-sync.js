@@ -5,7 +5,7 @@
 // a worker's push of children × buckets counts and for a joining worker's first
 // read of them, with the script as it was (benchmark/family-script-before.js,
 // one call for the batch) and as it is (lib/fleet/family-store.js, in the
-// chunks lib/fleet/family-sync.js makes), in one run on one redis-server.
+// chunks lib/fleet/family-sync.js makes, the read in pages), in one run on one redis-server.
 //
 //   npm run bench:fleet [-- --children 1000] [-- --buckets 25] [-- --long-children 200] [-- --huge-label 1048576]
 //
@@ -75,7 +75,18 @@ async function scenario(redis, shas, name, batch) {
     let seq = 0
     for (const chunk of chunks) await redis.sendCommand(['EVALSHA', shas.after, ...keys('after'), ...common('w1', ++seq, now), ...chunk.head, ...chunk.args])
   })
-  const afterJoin = await redisTime(redis, () => redis.sendCommand(['EVALSHA', shas.after, ...keys('after'), ...common('w2', 1, now), '1', JSON.stringify(LABEL_NAMES)]))
+  // A joining worker's read: pages of at most READ_PAGE buckets, each call from the version the last covers.
+  const afterJoin = await redisTime(redis, async () => {
+    let [epoch, version] = ['', '0']
+    for (;;) {
+      const args = common('w2', 1, now)
+      args[8] = epoch
+      args[9] = version
+      const reply = await redis.sendCommand(['EVALSHA', shas.after, ...keys('after'), ...args, '1', JSON.stringify(LABEL_NAMES)])
+      ;[epoch, version] = [String(reply[2]), String(reply[3])]
+      if (Number(reply[6]) !== 1) break
+    }
+  })
   return { name, buckets: batch.length / 4, beforePush, beforeJoin, afterPush, afterJoin }
 }
 
@@ -123,7 +134,7 @@ async function main() {
   await redis.sendCommand(['CONFIG', 'SET', 'slowlog-max-len', '100000'])
   const shas = { before: await redis.sendCommand(['SCRIPT', 'LOAD', before.SCRIPT]), after: await redis.sendCommand(['SCRIPT', 'LOAD', SCRIPT]) }
   const version = /redis_version:(\S+)/.exec(await redis.sendCommand(['INFO', 'server']))[1]
-  console.log(`# family fleet sync: Redis time per sync (SLOWLOG), script before (one call) and after (chunks of at most 1000 counts)`)
+  console.log(`# family fleet sync: Redis time per sync (SLOWLOG), script before (one call) and after (chunks of at most 1000 counts, replies of at most 5000 buckets)`)
   console.log(`# ${os.cpus()[0].model}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB; Node ${process.version}; redis-server ${version}; load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`)
   const now = Date.now()
   const rows = []
@@ -136,12 +147,12 @@ async function main() {
     huge: `1 child, 1 bucket, a ${HUGE_LABEL >> 10} KiB site`,
   }
   // Per 1000 counts: the median call of a push in chunks of 1000 (a loaded machine's
-  // preemptions land in a few calls), else the one call's time scaled.
+  // preemptions land in a few calls), else the calls' time scaled.
   console.log('\n| scenario | counts | before: Redis ms (one call) | after: Redis ms (calls; median, longest call) | after, ms per 1000 counts | before ÷ after |')
   console.log('| --- | ---: | ---: | ---: | ---: | ---: |')
   for (const r of rows) {
     for (const [step, b, a] of [['push', r.beforePush, r.afterPush], ['joining worker\'s read', r.beforeJoin, r.afterJoin]]) {
-      const per1000 = a.calls > 1 ? a.median : (a.total / r.buckets) * 1000
+      const per1000 = step === 'push' && a.calls > 1 ? a.median : (a.total / r.buckets) * 1000
       console.log(`| ${what[r.name]}: ${step} | ${r.buckets} | ${ms(b.total)} | ${ms(a.total)} (${a.calls}; ${ms(a.median)}, ${ms(a.longest)}) | ${ms(per1000)} | ${(b.total / a.total).toFixed(0)} × |`)
     }
   }

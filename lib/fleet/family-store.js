@@ -29,9 +29,11 @@ const { clientKind, LUA_COUNT, LUA_CLOCK, LUA_SLO } = require('./store.js')
 // 14 '1' to get the buckets changed back ('0': a push-only chunk of a larger
 // batch, family-sync.js), 15 the label names (JSON, as the config's first key),
 // then child / K / successes / failures quadruples from 16 on.
-// Reply: { applied, active workers, epoch, version, complete, repaired (the
-// names of the keys found missing, space-separated, or ''), then "K\n<child>",
-// s, f triples (each count checked, as stored) }.
+// Reply: { applied, active workers, epoch, version (the reply has every change
+// up to it), complete, repaired (the names of the keys found missing,
+// space-separated, or ''), more (1: changes after that version are left for
+// the next call), then "K\n<child>", s, f triples (each count checked, as
+// stored) }.
 // The steps of store.js's script, its own pieces where they fit (LUA_COUNT,
 // LUA_CLOCK, LUA_SLO): (1) the worker's clock against the server's TIME, (2)
 // the worker's SLO (targetRate, windowMs, bucketMs, and the label names)
@@ -43,6 +45,8 @@ const { clientKind, LUA_COUNT, LUA_CLOCK, LUA_SLO } = require('./store.js')
 // only then: the per-bucket work is a few Redis calls, batched, whatever the
 // labels' length.
 const FIRST = 16
+/** The most buckets one reply holds (whole versions): a joining worker reads a large window in several calls. */
+const READ_PAGE = 5000
 const SCRIPT = `
 local buckets, changes, index, workers = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local worker, seq, width = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -52,6 +56,8 @@ local wantBuckets, labelNames = ARGV[14] == '1', ARGV[15]
 local FIRST = ${FIRST}
 -- Redis commands take at most this many members per call here (Lua's unpack has a bound).
 local GROUP = 1000
+-- A reply holds at most this many buckets (whole versions), the rest in later calls.
+local PAGE = ${READ_PAGE}
 ${LUA_COUNT}${LUA_CLOCK}${LUA_SLO}-- (2) ... and the label names: a child's id is its label values in their order.
 local config = redis.call('HGET', buckets, 'config')
 if config then
@@ -121,18 +127,27 @@ if epoch then
   if lostChanges then table.insert(repaired, changes) end
   if lostIndex then table.insert(repaired, index) end
   if lostChanges or lostIndex then
-    local byVersion, byK = {}, {}
+    local byVersion, byK, seen, count = {}, {}, {}, 0
     for _, f in ipairs(redis.call('HKEYS', buckets)) do
       local k, child = string.match(f, '^[sf](-?%d+)\\n(.*)$')
       if k then
         local member = k .. '\\n' .. child
-        byVersion[#byVersion + 1] = version
-        byVersion[#byVersion + 1] = member
-        byK[#byK + 1] = k
-        byK[#byK + 1] = member
+        if not seen[member] then
+          seen[member] = true
+          -- New versions, GROUP members each (as a push's): every worker re-reads
+          -- them, a page at a time.
+          byVersion[2 * count + 1] = version + 1 + math.floor(count / GROUP)
+          byVersion[2 * count + 2] = member
+          byK[2 * count + 1] = k
+          byK[2 * count + 2] = member
+          count = count + 1
+        end
       end
     end
-    if lostChanges then many('ZADD', changes, byVersion, 2) end
+    if lostChanges then
+      many('ZADD', changes, byVersion, 2)
+      version = version + math.ceil(count / GROUP)
+    end
     if lostIndex then many('ZADD', index, byK, 2) end
   end
 elseif hasWorkers or hasChanges or hasIndex then
@@ -235,15 +250,41 @@ end
 redis.call('HSET', buckets, 'n', redis.call('ZCARD', changes))
 for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ttl) end
 -- (6) The buckets changed since the version the worker saw (all of them for a new
--- epoch), unless this is a push-only chunk.
+-- epoch), unless this is a push-only chunk: at most PAGE of them, whole
+-- versions (a version holds at most GROUP members, but one an older script
+-- wrote), and the version the reply is complete up to. A reply with more = 1
+-- is followed by a call without a batch from that version (family-sync.js).
 local complete = ARGV[9] ~= epoch or tonumber(ARGV[10]) > version
-local out = {applied, liveWorkers, epoch, version, complete and 1 or 0, table.concat(repaired, ' ')}
+local out = {applied, liveWorkers, epoch, version, complete and 1 or 0, table.concat(repaired, ' '), 0}
 if not wantBuckets then
   out[5] = 0
   return out
 end
-local since
-if complete then since = redis.call('ZRANGE', changes, 0, -1) else since = redis.call('ZRANGEBYSCORE', changes, '(' .. ARGV[10], '+inf') end
+local from = '-inf'
+if not complete then from = '(' .. ARGV[10] end
+local page = redis.call('ZRANGEBYSCORE', changes, from, '+inf', 'WITHSCORES', 'LIMIT', 0, PAGE + 1)
+local since = {}
+if #page <= 2 * PAGE then
+  for j = 1, #page, 2 do since[#since + 1] = page[j] end
+else
+  -- Past PAGE: the versions before the first one left out, whole; or, when the
+  -- page holds one version only, that version whole.
+  local cut = tonumber(page[2 * PAGE + 2])
+  local upto = cut - 1
+  if tonumber(page[2]) == cut then
+    page = redis.call('ZRANGEBYSCORE', changes, cut, cut)
+    upto = cut
+    for j = 1, #page do since[j] = page[j] end
+  else
+    for j = 1, 2 * PAGE, 2 do
+      if tonumber(page[j + 1]) < cut then since[#since + 1] = page[j] end
+    end
+  end
+  if redis.call('ZCOUNT', changes, '(' .. upto, '+inf') > 0 then
+    out[4] = upto
+    out[7] = 1
+  end
+end
 local _, v = countsOf(since)
 local n = #out
 for j = 1, #since do
@@ -279,4 +320,4 @@ async function runFamilyScript(redis, kind, keys, args) {
   }
 }
 
-module.exports = { SCRIPT, SHA, FIRST, familyKeysOf, runFamilyScript, clientKind }
+module.exports = { SCRIPT, SHA, FIRST, READ_PAGE, familyKeysOf, runFamilyScript, clientKind }

@@ -20,7 +20,7 @@ const MAX_CHUNK_COUNTS = 1000
 /** … and the most bytes of child ids (labels as JSON) in one, whatever their length. */
 const MAX_CHUNK_BYTES = 1 << 20
 /** Where the buckets start in the script's reply (family-store.js). */
-const FIRST_REPLY = 6
+const FIRST_REPLY = 7
 
 /** A child's labels (its id: JSON in labelNames order) as people read them: type=x,site=y. */
 function labelText(id) {
@@ -145,6 +145,39 @@ class FamilySync extends FleetLoop {
       `fleet '${this.options.key}': ${keys.join(' and ')} was missing while the other keys were not (evicted?): ${what}. A fleet needs maxmemory-policy noeviction (see docs/fleet.md)`,
       { code: 'CAPTCHA_BUDGET_FLEET' },
     )
+  }
+
+  /**
+   * The script call, and when its reply has more buckets than one reply holds
+   * (READ_PAGE, a joining worker's first read of a large window) the calls after
+   * it, each without the batch (its number is applied already) from the version
+   * the last reply covers, each within timeoutMs: one reply of them all, the
+   * latest count of each bucket, installed at once (loop.js).
+   */
+  async send(args) {
+    let reply = await super.send(args)
+    if (Number(reply[6]) !== 1) return reply
+    const first = reply
+    let complete = Number(reply[4]) === 1
+    const repaired = []
+    const buckets = new Map()
+    for (;;) {
+      if (reply[5] !== '' && reply[5] != null) repaired.push(String(reply[5]))
+      for (let i = FIRST_REPLY; i + 2 < reply.length; i += 3) buckets.set(String(reply[i]), [reply[i + 1], reply[i + 2]])
+      if (Number(reply[6]) !== 1) break
+      const next = args.slice(0, FIRST - 1)
+      next[8] = String(reply[2])
+      next[9] = String(reply[3])
+      reply = await super.send(next)
+      // A new epoch meanwhile (the buckets hash evicted): the whole window again.
+      if (Number(reply[4]) === 1) {
+        buckets.clear()
+        complete = true
+      }
+    }
+    const out = [first[0], reply[1], reply[2], reply[3], complete ? 1 : 0, repaired.join(' '), 0]
+    for (const [member, [s, f]] of buckets) out.push(member, s, f)
+    return out
   }
 
   call(args) {

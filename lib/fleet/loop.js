@@ -143,6 +143,12 @@ class FleetLoop {
     return [batch]
   }
 
+  /** One script call with `args`, refused after `timeoutMs` (a subclass may read a reply in several calls, each timed). */
+  send(args) {
+    const { timeoutMs } = this.options
+    return within(this.call(args), timeoutMs, () => new Error(`no reply within ${timeoutMs} ms`))
+  }
+
   /** A push-only chunk's reply: nothing to install. */
   pushed(_reply) {}
 
@@ -171,7 +177,7 @@ class FleetLoop {
     let parsed
     try {
       this.calls++
-      reply = await within(this.call(args), options.timeoutMs, () => new Error(`no reply within ${options.timeoutMs} ms`))
+      reply = await this.send(args)
       if (!pending.pushOnly) parsed = this.parse(reply)
     } catch (cause) {
       throw this.failed(cause instanceof this.FleetSyncError ? cause : this.refusal(cause))
