@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 'use strict'
 // How long one family fleet sync blocks Redis (issue 30, item 5): the script's
-// own time, from SLOWLOG (every command logged, its execution time in µs), for
+// own time, from SLOWLOG (each call over 100 µs, with its execution time: the
+// commands inside a script are logged too past that, so not every one), for
 // a worker's push of children × buckets counts and for a joining worker's first
 // read of them, with the script as it was (benchmark/family-script-before.js,
 // one call for the batch) and as it is (lib/fleet/family-store.js, in the
@@ -54,14 +55,26 @@ function quads(children, buckets, length, now) {
   return args
 }
 
-/** The script time of the EVALSHA calls `run()` makes, from SLOWLOG: { total, median call, longest call (ms), calls }. */
+/** The CPU time of Redis's main thread so far (INFO cpu), ms: what a busy machine's preemptions do not add to. */
+async function mainThreadCpu(redis) {
+  const info = String(await redis.sendCommand(['INFO', 'cpu']))
+  const seconds = (name) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)[1])
+  return (seconds('used_cpu_user_main_thread') + seconds('used_cpu_sys_main_thread')) * 1000
+}
+
+/**
+ * The script time of the EVALSHA calls `run()` makes, from SLOWLOG: { total,
+ * median call, longest call (ms), calls }, and `cpu`, the main thread's CPU ms meanwhile.
+ */
 async function redisTime(redis, run) {
   await redis.sendCommand(['SLOWLOG', 'RESET'])
+  const cpuBefore = await mainThreadCpu(redis)
   await run()
+  const cpu = (await mainThreadCpu(redis)) - cpuBefore
   const log = await redis.sendCommand(['SLOWLOG', 'GET', '100000'])
   const us = log.filter((e) => /^evalsha$/i.test(String(e[3][0]))).map((e) => Number(e[2]))
   const sorted = [...us].sort((a, b) => a - b)
-  return { total: us.reduce((a, b) => a + b, 0) / 1000, median: sorted[sorted.length >> 1] / 1000, longest: Math.max(0, ...us) / 1000, calls: us.length }
+  return { total: us.reduce((a, b) => a + b, 0) / 1000, median: sorted[sorted.length >> 1] / 1000, longest: Math.max(0, ...us) / 1000, calls: us.length, cpu }
 }
 
 /** One scenario on fresh keys: before's push (one call) and join, then after's push (in chunks) and join. */
@@ -123,6 +136,18 @@ async function familySync(url, admin) {
   return { wall, time, total }
 }
 
+/**
+ * A yardstick of this machine's Redis speed in the same run: the median of 25
+ * calls of a script making 1 000 HINCRBY calls (≈0.5–1 ms on an idle core).
+ */
+async function yardstick(redis) {
+  const sha = await redis.sendCommand(['SCRIPT', 'LOAD', "for i = 1, 1000 do redis.call('HINCRBY', KEYS[1], 'f' .. i, 1) end return 1"])
+  const time = await redisTime(redis, async () => {
+    for (let i = 0; i < 25; i++) await redis.sendCommand(['EVALSHA', sha, '1', 'bench-yardstick'])
+  })
+  return time.median
+}
+
 const ms = (x) => (x >= 100 ? x.toFixed(0) : x.toFixed(2))
 
 async function main() {
@@ -130,12 +155,13 @@ async function main() {
   const redis = createClient({ url: server.url })
   redis.on('error', () => {})
   await redis.connect()
-  await redis.sendCommand(['CONFIG', 'SET', 'slowlog-log-slower-than', '0'])
+  await redis.sendCommand(['CONFIG', 'SET', 'slowlog-log-slower-than', '100'])
   await redis.sendCommand(['CONFIG', 'SET', 'slowlog-max-len', '100000'])
   const shas = { before: await redis.sendCommand(['SCRIPT', 'LOAD', before.SCRIPT]), after: await redis.sendCommand(['SCRIPT', 'LOAD', SCRIPT]) }
   const version = /redis_version:(\S+)/.exec(await redis.sendCommand(['INFO', 'server']))[1]
   console.log(`# family fleet sync: Redis time per sync (SLOWLOG), script before (one call) and after (chunks of at most 1000 counts, replies of at most 5000 buckets)`)
   console.log(`# ${os.cpus()[0].model}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB; Node ${process.version}; redis-server ${version}; load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`)
+  const unit = await yardstick(redis)
   const now = Date.now()
   const rows = []
   rows.push(await scenario(redis, shas, 'short', quads(CHILDREN, BUCKETS, 0, now)))
@@ -148,19 +174,22 @@ async function main() {
   }
   // Per 1000 counts: the median call of a push in chunks of 1000 (a loaded machine's
   // preemptions land in a few calls), else the calls' time scaled.
-  console.log('\n| scenario | counts | before: Redis ms (one call) | after: Redis ms (calls; median, longest call) | after, ms per 1000 counts | before ÷ after |')
-  console.log('| --- | ---: | ---: | ---: | ---: | ---: |')
+  console.log('\n| scenario | counts | before: Redis ms (one call) | after: Redis ms (calls; median, longest call) | after, ms per 1000 counts | before ÷ after | Redis main thread CPU ms, before → after | CPU: after ms per 1000 counts |')
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
   for (const r of rows) {
     for (const [step, b, a] of [['push', r.beforePush, r.afterPush], ['joining worker\'s read', r.beforeJoin, r.afterJoin]]) {
       const per1000 = step === 'push' && a.calls > 1 ? a.median : (a.total / r.buckets) * 1000
-      console.log(`| ${what[r.name]}: ${step} | ${r.buckets} | ${ms(b.total)} | ${ms(a.total)} (${a.calls}; ${ms(a.median)}, ${ms(a.longest)}) | ${ms(per1000)} | ${(b.total / a.total).toFixed(0)} × |`)
+      console.log(`| ${what[r.name]}: ${step} | ${r.buckets} | ${ms(b.total)} | ${ms(a.total)} (${a.calls}; ${ms(a.median)}, ${ms(a.longest)}) | ${ms(per1000)} | ${(b.total / a.total).toFixed(0)} × | ${ms(b.cpu)} → ${ms(a.cpu)} | ${ms((a.cpu / r.buckets) * 1000)} |`)
     }
   }
+  const unitAfter = await yardstick(redis)
+  console.log(`\nYardstick: a script of 1 000 HINCRBY calls, median of 25: ${ms(unit)} ms before the scenarios, ${ms(unitAfter)} ms after (an idle core: ≈0.5–1 ms).`)
   const family = await familySync(server.url, redis)
   console.log(`\n| BudgetFamily.sync() through ioredis, ${CHILDREN} children × ${BUCKETS} pending buckets | figure |`)
   console.log('| --- | ---: |')
   console.log(`| wall time of the sync() | ${ms(family.wall)} ms |`)
   console.log(`| Redis time (script calls; median, longest call) | ${ms(family.time.total)} ms (${family.time.calls}; ${ms(family.time.median)} ms, ${ms(family.time.longest)} ms) |`)
+  console.log(`| Redis main thread CPU | ${ms(family.time.cpu)} ms |`)
   console.log(`| check: solves in the family after it (${CHILDREN} × ${BUCKETS}) | ${family.total} |`)
   redis.destroy()
   await server.stop()
