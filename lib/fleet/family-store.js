@@ -170,6 +170,8 @@ if last then lastSeq = string.match(last, '^(%d+)') end
 -- The new counts are worked out here from the stored ones (read in one HMGET)
 -- and written with one HSET: a Redis call per count would cost more than the rest.
 local live, members, sums, changed, nLive, nChanged = {}, {}, {}, {}, 0, 0
+-- The members not in the buckets hash yet: the only ones the index (scored by K, which never changes) lacks.
+local fresh = {}
 if seq > tonumber(lastSeq) then
   for i = FIRST, #ARGV, 4 do
     if tonumber(ARGV[i + 1]) >= oldest then
@@ -181,6 +183,7 @@ if seq > tonumber(lastSeq) then
   local names, v = countsOf(members)
   for j = 1, nLive do
     local i = live[j]
+    fresh[j] = not v[2 * j - 1] and not v[2 * j]
     for side = 0, 1 do
       local add = ARGV[i + 2 + side]
       if add ~= '0' then
@@ -222,13 +225,16 @@ if seq > tonumber(lastSeq) then
     writes[2 * j] = string.format('%d', sums[f])
   end
   many('HSET', buckets, writes, 2)
-  local byVersion, byK = {}, {}
+  local byVersion, byK, nNew = {}, {}, 0
   for j = 1, nLive do
     local member = members[j]
     byVersion[2 * j - 1] = version
     byVersion[2 * j] = member
-    byK[2 * j - 1] = ARGV[live[j] + 1]
-    byK[2 * j] = member
+    if fresh[j] then
+      byK[2 * nNew + 1] = ARGV[live[j] + 1]
+      byK[2 * nNew + 2] = member
+      nNew = nNew + 1
+    end
   end
   many('ZADD', changes, byVersion, 2)
   many('ZADD', index, byK, 2)
