@@ -1,7 +1,9 @@
 'use strict'
 // The Redis side of a BudgetFamily fleet: every child's buckets under one key,
 // one Lua script and one round trip per sync for the whole family, whatever
-// the number of children. The single-tracker store (store.js) is its model;
+// the number of children (more for a large batch or reply: chunks of at most
+// 1 000 counts, replies of at most READ_PAGE buckets, family-sync.js). The
+// single-tracker store (store.js) is its model;
 // its client handling (clientKind, send) is reused as it is.
 //
 // Keys of family `key` (one hash slot: the `{key}` hash tag, for Redis Cluster):
@@ -10,7 +12,8 @@
 //                                        the child <child> (its labels as JSON, in
 //                                        labelNames order); width, objective
 //                                        (the SLO every worker must share), config,
-//                                        epoch, version as in store.js
+//                                        epoch, version as in store.js (a version
+//                                        changes at most 1 000 buckets)
 //   captcha-budget:{key}:family-changes  sorted set: K\n<child> scored by the version that last changed it
 //   captcha-budget:{key}:family-index    sorted set: K\n<child> scored by K (what expires when)
 //   captcha-budget:{key}:family-workers  hash: worker id = "<last applied seq>:<seen at ms>"
