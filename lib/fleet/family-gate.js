@@ -3,9 +3,7 @@
 // deploy gate for one child of a BudgetFamily fleet (family-store.js), or, without
 // --labels, for its worst child. Read-only, like the single-budget gate (gate.js,
 // whose connection it uses); each child is judged by the family's stored options.
-const { familyKeysOf } = require('./family-store.js')
-const { corruptCountText, labelText } = require('./family-sync.js')
-const { excerpt } = require('./store.js')
+const { familyKeysOf, corruptCountText, labelText, excerpt } = require('./family-store.js')
 
 /** The most one recordMany() takes of an outcome: a stored count above it goes in parts. */
 const MAX_RECORD = 0xffff_ffff

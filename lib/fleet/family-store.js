@@ -24,7 +24,7 @@
 // every bucket of a child first counted since then is among them, so a child
 // that another worker created arrives whole.
 const crypto = require('node:crypto')
-const { clientKind, LUA_COUNT, LUA_CLOCK, LUA_SLO } = require('./store.js')
+const { clientKind, excerpt, LUA_COUNT, LUA_CLOCK, LUA_SLO } = require('./store.js')
 
 // ARGV: 1 worker id, 2 seq, 3 bucket width, 4 oldest live bucket K, 5 ttl ms,
 // 6 now ms, 7 "active" ms, 8 config JSON, 9 the epoch and 10 the version the
@@ -309,6 +309,24 @@ return out
 `
 const SHA = crypto.createHash('sha1').update(SCRIPT).digest('hex')
 
+// What the sync (family-sync.js) and the gate (family-gate.js) say of what they read.
+/** A child's labels (its id: JSON in labelNames order) as people read them: type=x,site=y. */
+function labelText(id) {
+  try {
+    return Object.entries(JSON.parse(id))
+      .map(([name, value]) => `${name}=${value}`)
+      .join(',')
+  } catch {
+    return excerpt(id)
+  }
+}
+
+/** Why a child's stored count (side 's' or 'f' of bucket `index`) is refused: the sync's and the gate's words. */
+function corruptCountText(side, index, id, value) {
+  const what = side === 's' ? 'successes' : 'failures'
+  return `Redis holds ${excerpt(value)} for bucket ${index}'s ${what} of the child ${labelText(id)}: not a whole number from 0 to 2^53 − 1 (${Number.MAX_SAFE_INTEGER}); the key is corrupt`
+}
+
 /** The Redis keys of family fleet `key`: one hash slot through the `{key}` hash tag. */
 function familyKeysOf(key) {
   return ['buckets', 'changes', 'index', 'workers'].map((part) => `captcha-budget:{${key}}:family-${part}`)
@@ -329,4 +347,4 @@ async function runFamilyScript(redis, kind, keys, args) {
   }
 }
 
-module.exports = { SCRIPT, SHA, FIRST, READ_PAGE, familyKeysOf, runFamilyScript, clientKind }
+module.exports = { SCRIPT, SHA, FIRST, READ_PAGE, labelText, corruptCountText, excerpt, familyKeysOf, runFamilyScript, clientKind }

@@ -13,7 +13,7 @@
 const { FleetLoop } = require('./loop.js')
 const { FleetSyncError, syncError, MAX_COUNT } = require('./sync.js')
 const { excerpt } = require('./store.js')
-const { FIRST, familyKeysOf, runFamilyScript } = require('./family-store.js')
+const { FIRST, familyKeysOf, runFamilyScript, labelText, corruptCountText } = require('./family-store.js')
 
 /** The most (child, bucket) counts one script call pushes. */
 const MAX_CHUNK_COUNTS = 1000
@@ -21,23 +21,6 @@ const MAX_CHUNK_COUNTS = 1000
 const MAX_CHUNK_BYTES = 1 << 20
 /** Where the buckets start in the script's reply (family-store.js). */
 const FIRST_REPLY = 7
-
-/** A child's labels (its id: JSON in labelNames order) as people read them: type=x,site=y. */
-function labelText(id) {
-  try {
-    return Object.entries(JSON.parse(id))
-      .map(([name, value]) => `${name}=${value}`)
-      .join(',')
-  } catch {
-    return excerpt(id)
-  }
-}
-
-/** Why a child's stored count (side 's' or 'f' of bucket `index`) is refused: the sync's and the gate's words. */
-function corruptCountText(side, index, id, value) {
-  const what = side === 's' ? 'successes' : 'failures'
-  return `Redis holds ${excerpt(value)} for bucket ${index}'s ${what} of the child ${labelText(id)}: not a whole number from 0 to 2^53 − 1 (${MAX_COUNT}); the key is corrupt`
-}
 
 /** A child's count that is no whole number from 0 to 2^53 − 1: a FleetSyncError naming its bucket and child. */
 function corrupt(key, cause, side, index, id, value) {
@@ -216,4 +199,4 @@ class FamilySync extends FleetLoop {
 
 FamilySync.prototype.FIRST = FIRST
 
-module.exports = { FamilySync, MAX_CHUNK_COUNTS, MAX_CHUNK_BYTES, corruptCountText, labelText }
+module.exports = { FamilySync, MAX_CHUNK_COUNTS, MAX_CHUNK_BYTES }
