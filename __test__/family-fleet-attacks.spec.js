@@ -233,6 +233,55 @@ test('5. the script runs as many Redis commands for 500 counts as for 10: no cal
   a.close()
 })
 
+test('4. Redis killed right after running a chunk, restarted from its append-only file: the chunk goes again under its number, every count once', async (t) => {
+  const server = await startRedis({ appendonly: true })
+  let restarted = null
+  const opened = []
+  t.teardown(async () => {
+    for (const c of opened) c.close()
+    await server.stop('SIGKILL')
+    await restarted?.stop('SIGKILL')
+  })
+  const open = async () => {
+    const c = await connect('ioredis', server.url)
+    opened.push(c)
+    return c.redis
+  }
+  const redis = await open()
+  const key = 'chunks-restart'
+  let n = 0
+  let killAt = 0
+  // The 2nd script call runs (appendfsync always: it is on disk), then Redis dies before its reply.
+  const lossy = Object.assign(Object.create(redis), {
+    call: async (...args) => {
+      const reply = await redis.call(...args)
+      if (++n === killAt) {
+        await server.stop('SIGKILL')
+        throw new Error('connection lost')
+      }
+      return reply
+    },
+  })
+  const children = 2 * MAX_CHUNK_COUNTS + 500 // three chunks
+  const a = worker(lossy, key, { maxChildren: children })
+  a.on('fleet-error', () => {})
+  await a.sync() // loads the script
+  for (let i = 0; i < children; i++) a.record(site(i), i % 7 !== 0)
+  n = 0
+  killAt = 2
+  await t.throwsAsync(a.sync(), { instanceOf: FleetSyncError, message: /connection lost/ })
+  restarted = await startRedis({ port: server.port, dir: server.dir, appendonly: true })
+  if (redis.status !== 'ready') await new Promise((resolve) => redis.once('ready', resolve))
+  await a.sync()
+  const reader = worker(await open(), key, { maxChildren: children })
+  await reader.sync()
+  // One solve per child; every seventh failed (children 0, 7, …, 2499 = 7 × 357: 358 of them).
+  const sum = reader.report().reduce((acc, r) => [acc[0] + r.total, acc[1] + r.failures], [0, 0])
+  t.deepEqual([reader.size, ...sum], [children, children, 358])
+  a.close()
+  reader.close()
+})
+
 test("6. label names in another order, or other label names, on one key: refused naming both (the SLO check), nothing written", async (t) => {
   const { client, direct } = await setUp(t)
   const key = 'label-order'
