@@ -52,7 +52,10 @@ const defaultMaxSkewMs = (windowMs) => Math.min(60_000, Math.max(1000, Math.floo
  * batch's script arguments after the common ones, and what else `info()`
  * needs), `call(args)` (the script call), `parse(reply)`, `install(reply,
  * parsed)`, `refusal(cause)` (the store's refusal as a FleetSyncError) and
- * `FIRST` (the script's first batch argument, 1-based).
+ * `FIRST` (the script's first batch argument, 1-based); it may provide
+ * `split(batch)` (the batch as chunks pushed one call each: all but the last
+ * `pushOnly`, with `head`, the script's own arguments before the batch) and
+ * `pushed(reply)` (a push-only chunk's reply).
  */
 class FleetLoop {
   /**
@@ -78,8 +81,10 @@ class FleetLoop {
     /** The store's epoch and version as of the last apply: the next sync gets the buckets changed since. */
     this.epoch = ''
     this.version = 0
-    /** The drained batch not acknowledged yet: `{ seq, args, ... }`. */
+    /** The drained batch (or chunk of one) not acknowledged yet: `{ seq, args, ... }`. */
     this.pending = null
+    /** The chunks of the batch after `pending`, each numbered already: pushed in order, after it. */
+    this.later = []
     this.chain = Promise.resolve()
     this.inFlight = false
     this.closed = false
@@ -119,20 +124,39 @@ class FleetLoop {
     if (this.closed) throw new this.FleetSyncError(this.options.key, new Error(`the ${this.owner} is closed`))
     this.inFlight = true
     try {
-      // A batch whose reply never came goes again first, under its own number.
-      if (this.pending !== null) await this.exchange()
-      this.pending = { seq: ++this.seq, ...this.drain() }
-      await this.exchange()
+      // A batch (or chunks) whose reply never came goes again first, under its own number.
+      while (this.pending !== null && !this.closed) await this.exchange()
+      // Each chunk numbered once, here: a chunk sent again keeps its number, so the store applies it once.
+      const chunks = this.split(this.drain()).map((chunk) => ({ seq: ++this.seq, ...chunk }))
+      this.pending = chunks.shift()
+      this.later = chunks
+      // (A close() during the exchange ends the round: the chunks left are not sent.)
+      while (this.pending !== null && !this.closed) await this.exchange()
       return this.info()
     } finally {
       this.inFlight = false
     }
   }
 
+  /** The batch as the chunks to push, one script call each (one by default). */
+  split(batch) {
+    return [batch]
+  }
+
+  /** One script call with `args`, refused after `timeoutMs` (a subclass may read a reply in several calls, each timed). */
+  send(args) {
+    const { timeoutMs } = this.options
+    return within(this.call(args), timeoutMs, () => new Error(`no reply within ${timeoutMs} ms`))
+  }
+
+  /** A push-only chunk's reply: nothing to install. */
+  pushed(_reply) {}
+
   async exchange() {
     const { options, pending } = this
     const now = this.now()
-    const args = [
+    const head = pending.head ?? []
+    const common = [
       this.worker,
       String(pending.seq),
       String(this.bucketMs),
@@ -146,19 +170,27 @@ class FleetLoop {
       this.sloJson,
       String(this.windowMs),
       String(this.maxSkewMs),
-      ...pending.args,
     ]
-    if (args.length !== this.FIRST - 1 + pending.args.length) throw new Error(`fleet: the script arguments and the store's FIRST disagree`)
+    if (common.length + head.length !== this.FIRST - 1) throw new Error(`fleet: the script arguments and the store's FIRST disagree`)
+    const args = [...common, ...head, ...pending.args]
     let reply
     let parsed
     try {
       this.calls++
-      reply = await within(this.call(args), options.timeoutMs, () => new Error(`no reply within ${options.timeoutMs} ms`))
-      parsed = this.parse(reply)
+      reply = await this.send(args)
+      if (!pending.pushOnly) parsed = this.parse(reply)
     } catch (cause) {
       throw this.failed(cause instanceof this.FleetSyncError ? cause : this.refusal(cause))
     }
     if (this.closed) return
+    if (pending.pushOnly) {
+      // Counted by the store; the fleet's buckets come with the last chunk (the
+      // epoch and version stay those of the last install, so none is missed).
+      this.pending = this.later.shift() ?? null
+      this.workers = Number(reply[1])
+      this.pushed(reply)
+      return
+    }
     try {
       this.install(reply, parsed)
     } catch (cause) {
@@ -167,7 +199,7 @@ class FleetLoop {
     }
     this.epoch = String(reply[2])
     this.version = Number(reply[3])
-    this.pending = null
+    this.pending = this.later.shift() ?? null
     this.workers = Number(reply[1])
     this.syncedAt = this.now()
     this.staleSince = null

@@ -39,6 +39,8 @@ function sloText(json) {
   if (slo.targetRate !== undefined) parts.push(`targetRate ${slo.targetRate}`)
   if (slo.windowMs !== undefined) parts.push(`windowMs ${slo.windowMs} (${humanDuration(slo.windowMs)})`)
   if (slo.bucketMs !== undefined) parts.push(`bucketMs ${slo.bucketMs}`)
+  // A family's key: its label names too (family-store.js).
+  if (slo.labelNames !== undefined) parts.push(`labelNames ${Array.isArray(slo.labelNames) ? slo.labelNames.join(', ') : 'none'}`)
   return parts.join(', ')
 }
 
