@@ -18,7 +18,7 @@ function bareEnv(t, extra = {}) {
   fs.symlinkSync(process.execPath, path.join(dir, 'node'))
   const env = { ...process.env, PATH: dir, ...extra }
   delete env.CI
-  if (extra.CI) env.CI = extra.CI
+  if (extra.CI !== undefined) env.CI = extra.CI
   return env
 }
 
@@ -76,6 +76,22 @@ test('under CI a missing redis-server fails the fleet spec instead of skipping i
   t.notRegex(result.stdout, /# SKIP/)
 })
 
+for (const value of ['false', '0']) {
+  test(`CI=${JSON.stringify(value)} is not CI: a fleet spec without redis-server still skips`, async (t) => {
+    const result = await runDetached([ava, '--tap', '__test__/fleet-gate.spec.js'], bareEnv(t, { CI: value }))
+    t.is(result.code, 0, result.stdout + result.stderr)
+    t.regex(result.stdout, /fleet-gate\.spec\.js: every test needs redis-server.* # SKIP/)
+  })
+}
+
+test('underCI() reads CI as CI services set it: any value but empty, false or 0', (t) => {
+  const { underCI } = require('./helpers/external.js')
+  t.deepEqual(
+    ['true', '1', 'yes', 'woodpecker', 'false', 'False', '0', '', ' ', undefined].map((CI) => underCI(CI === undefined ? {} : { CI })),
+    [true, true, true, true, false, false, false, false, false, false],
+  )
+})
+
 test('every documentation example that starts redis-server is marked <!-- needs: redis-server -->', (t) => {
   const pages = ['README.md', ...fs.readdirSync(path.join(root, 'docs')).map((f) => `docs/${f}`)].filter((f) => f.endsWith('.md'))
   let marked = 0
@@ -91,4 +107,17 @@ test('every documentation example that starts redis-server is marked <!-- needs:
     })
   }
   t.true(marked >= 1)
+})
+
+test('a program killed at its time limit says so, with its output until then kept (not a bare exit code of -1)', async (t) => {
+  const { run } = require('./fixtures/prometheus-tools')
+  const stuck = "process.stdout.write('half the work\\n'); process.stderr.write('still going\\n'); setInterval(() => {}, 1000)"
+  const result = await run(process.execPath, ['-e', stuck], { timeout: 1500 })
+  t.is(result.code, -1)
+  t.true(result.timedOut)
+  t.is(result.stdout, 'half the work\n')
+  t.is(result.stderr, `${path.basename(process.execPath)} timed out after 1.5 s and was killed (SIGTERM); its output until then follows\nstill going\n`)
+  // A program that ends on its own is not reported as timed out.
+  const quick = await run(process.execPath, ['-e', 'process.exit(3)'], { timeout: 30_000 })
+  t.deepEqual(quick, { code: 3, timedOut: false, stdout: '', stderr: '' })
 })
