@@ -6,6 +6,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const errors = require('./errors.js')
+const { didYouMean } = require('./suggest.js')
 const { STATUSES } = require('./fast-report.js')
 const { inFlight } = require('./guard.js')
 
@@ -56,11 +57,12 @@ function snapshotInvalid(message) {
  * children, not those it refuses); undefined for another error.
  */
 function unknownFamilyKey(err, where) {
-  const match = /^unknown config key '(.*)'; known keys: (.*)$/s.exec(err?.message ?? '')
+  // Without the tracker's own "did you mean" (made from the tracker's keys): the family's is made from its keys.
+  const match = /^unknown config key '(.*)'; known keys: (.*?)(?:; did you mean .*)?$/s.exec(err?.message ?? '')
   if (match === null) return undefined
   const trackerKeys = match[2].split(', ').filter((key) => !FAMILY_KEYS.includes(key) && !Object.hasOwn(NOT_FOR_CHILDREN, key))
   const known = [...FAMILY_KEYS, ...trackerKeys]
-  const mine = errors.invalidArgValue(`unknown key '${match[1]}' in ${where}: options; known keys: ${known.join(', ')}`)
+  const mine = errors.invalidArgValue(`unknown key '${match[1]}' in ${where}: options; known keys: ${known.join(', ')}${didYouMean(match[1], known)}`)
   mine.cause = err
   return mine
 }
@@ -288,6 +290,13 @@ class BudgetFamily {
    */
   record(labels, success, atMs) {
     if (this.#closed) throw closedError('record()')
+    // record(true) as on a tracker: the labels were forgotten, not the outcome.
+    if (typeof labels === 'boolean' && success === undefined) {
+      const example = this.#names.map((name) => `${name}: …`).join(', ')
+      throw errors.invalidArgType(
+        `family.record(labels, success): the labels are missing (got only ${labels}); a family records per label set: family.record({ ${example} }, ${labels})`,
+      )
+    }
     if (typeof success !== 'boolean') {
       throw errors.invalidArgType(`family.record(labels, success): success must be a boolean, got ${errors.describe(success)}`)
     }
