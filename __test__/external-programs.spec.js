@@ -129,3 +129,9 @@ test('specs that provoke errors on purpose pass without printing them (no "liste
   t.is(result.code, 0, result.stdout + result.stderr)
   t.notRegex(result.stderr, /exploded|bad news|classifier bug|countsAsFailure|save at exit failed|final save failed/, result.stderr)
 })
+
+test('a wait on Prometheus that runs out says how long it waited and what the last check threw', async (t) => {
+  const { until } = require('./fixtures/prometheus-fleet')
+  const err = await t.throwsAsync(until('the rules', Date.now() + 300, async () => { throw new Error('connect ECONNREFUSED 127.0.0.1:9090') }))
+  t.regex(err.message, /^timed out after \d+ s waiting for the rules \(the last check threw: connect ECONNREFUSED 127\.0\.0\.1:9090\)$/)
+})
