@@ -55,6 +55,12 @@ function platformDir(platform) {
   return stage
 }
 
+// The registry page resolves README's relative links through `repository`; no URL is
+// guessed here, but a package for publishing says that it lacks one.
+if (!options.host && (!main.repository || !main.homepage)) {
+  console.error(`${name}: package.json has no repository / homepage: set them before publishing, or README's links lead nowhere on the registry page`)
+}
+
 let platforms = fs.readdirSync(path.join(root, 'npm')).sort()
 if (options.host) {
   const host = hostSuffix()
