@@ -135,3 +135,15 @@ test('a wait on Prometheus that runs out says how long it waited and what the la
   const err = await t.throwsAsync(until('the rules', Date.now() + 300, async () => { throw new Error('connect ECONNREFUSED 127.0.0.1:9090') }))
   t.regex(err.message, /^timed out after \d+ s waiting for the rules \(the last check threw: connect ECONNREFUSED 127\.0\.0\.1:9090\)$/)
 })
+
+test('a failed test keeps its temp dir (the test.yml promtool names can be opened) and prints it; a passed one removes it', async (t) => {
+  const result = await runDetached([ava, '--tap', '__test__/fixtures/kept-temp-dir.js'], { ...process.env, CI: 'false' })
+  t.not(result.code, 0) // one test of the fixture fails on purpose
+  const output = result.stdout + result.stderr
+  const passing = /passing dir: (\S+)/.exec(output)[1]
+  const failing = /failing dir: (\S+)/.exec(output)[1]
+  t.teardown(() => fs.rmSync(failing, { recursive: true, force: true }))
+  t.false(fs.existsSync(passing))
+  t.is(fs.readFileSync(path.join(failing, 'test.yml'), 'utf8'), 'failing\n')
+  t.true(output.includes(`kept for the failed test "fails": ${failing}`), output)
+})
