@@ -287,9 +287,13 @@ export interface MetricsOptions {
   labels?: Record<string, string>
 }
 
-/** One tracker of a shared scrape (`renderMetrics`). */
+/**
+ * One budget of a shared scrape (`renderMetrics`): a tracker, or a family standing
+ * for its children (its own `name`, each child's labels; `labels` adds constant ones).
+ */
 export interface MetricsSource extends MetricsOptions {
-  tracker: Tracker
+  /** With a family, `name` is refused: the family's own is used. */
+  tracker: Tracker | BudgetFamily<string>
 }
 
 /** What `registerMetrics` needs of a prom-client `Registry` (prom-client stays optional). */
@@ -388,8 +392,8 @@ export interface PrometheusRulesFormat {
 }
 
 /**
- * The Prometheus text exposition (format 0.0.4) of several trackers in one
- * scrape, told apart by their `name` (and `labels`).
+ * The Prometheus text exposition (format 0.0.4) of several trackers and families in one
+ * scrape, told apart by their `name` (and `labels`): each metric's HELP and TYPE once.
  */
 export declare function renderMetrics(sources: Array<MetricsSource>): string
 

@@ -16,7 +16,7 @@
 //   ```typescript, …) fails, since it would silently not run.
 const test = require('ava')
 const { nativeOnly } = require('./helpers/binding')
-const { findBinary, missing } = require('./helpers/external')
+const { findBinary, missing, underCI } = require('./helpers/external')
 const { execFile } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
@@ -115,7 +115,7 @@ delete env.NODE_OPTIONS
 
 for (const example of examples) {
   const kind = example.expected === null ? 'runs' : 'prints what its text block shows'
-  const run = example.needs && !process.env.CI && !findBinary(example.needs)
+  const run = example.needs && !underCI() && !findBinary(example.needs)
     ? (title, ...rest) => test.skip(`${title} [${missing(example.needs)}]`, ...rest)
     : example.nativeOnly
       ? nativeOnly(example.nativeOnly)

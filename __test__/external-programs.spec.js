@@ -18,7 +18,7 @@ function bareEnv(t, extra = {}) {
   fs.symlinkSync(process.execPath, path.join(dir, 'node'))
   const env = { ...process.env, PATH: dir, ...extra }
   delete env.CI
-  if (extra.CI) env.CI = extra.CI
+  if (extra.CI !== undefined) env.CI = extra.CI
   return env
 }
 
@@ -26,9 +26,9 @@ function bareEnv(t, extra = {}) {
  * Runs `script` in its own process group, as npm or a CI step would run the
  * specs: had it signalled group 0, it would end by SIGKILL.
  */
-function runDetached(args, env) {
+function runDetached(args, env, timeout = 60_000) {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, args, { cwd: root, env, timeout: 60_000, detached: true }, (error, stdout, stderr) =>
+    const child = execFile(process.execPath, args, { cwd: root, env, timeout, detached: true }, (error, stdout, stderr) =>
       resolve({ code: error ? error.code : 0, signal: error?.signal ?? null, stdout, stderr }),
     )
     child.unref()
@@ -76,6 +76,22 @@ test('under CI a missing redis-server fails the fleet spec instead of skipping i
   t.notRegex(result.stdout, /# SKIP/)
 })
 
+for (const value of ['false', '0']) {
+  test(`CI=${JSON.stringify(value)} is not CI: a fleet spec without redis-server still skips`, async (t) => {
+    const result = await runDetached([ava, '--tap', '__test__/fleet-gate.spec.js'], bareEnv(t, { CI: value }))
+    t.is(result.code, 0, result.stdout + result.stderr)
+    t.regex(result.stdout, /fleet-gate\.spec\.js: every test needs redis-server.* # SKIP/)
+  })
+}
+
+test('underCI() reads CI as CI services set it: any value but empty, false or 0', (t) => {
+  const { underCI } = require('./helpers/external.js')
+  t.deepEqual(
+    ['true', '1', 'yes', 'woodpecker', 'false', 'False', '0', '', ' ', undefined].map((CI) => underCI(CI === undefined ? {} : { CI })),
+    [true, true, true, true, false, false, false, false, false, false],
+  )
+})
+
 test('every documentation example that starts redis-server is marked <!-- needs: redis-server -->', (t) => {
   const pages = ['README.md', ...fs.readdirSync(path.join(root, 'docs')).map((f) => `docs/${f}`)].filter((f) => f.endsWith('.md'))
   let marked = 0
@@ -91,4 +107,43 @@ test('every documentation example that starts redis-server is marked <!-- needs:
     })
   }
   t.true(marked >= 1)
+})
+
+test('a program killed at its time limit says so, with its output until then kept (not a bare exit code of -1)', async (t) => {
+  const { run } = require('./fixtures/prometheus-tools')
+  const stuck = "process.stdout.write('half the work\\n'); process.stderr.write('still going\\n'); setInterval(() => {}, 1000)"
+  const result = await run(process.execPath, ['-e', stuck], { timeout: 10_000 }) // long enough for node to start and write on a loaded machine
+  t.is(result.code, -1)
+  t.true(result.timedOut)
+  t.is(result.stdout, 'half the work\n')
+  t.is(result.stderr, `${path.basename(process.execPath)} timed out after 10 s and was killed (SIGTERM); its output until then follows\nstill going\n`)
+  // A program that ends on its own is not reported as timed out.
+  const quick = await run(process.execPath, ['-e', 'process.exit(3)'], { timeout: 30_000 })
+  t.deepEqual(quick, { code: 3, timedOut: false, stdout: '', stderr: '' })
+})
+
+test('specs that provoke errors on purpose pass without printing them (no "listener exploded" on a passing run)', async (t) => {
+  const files = ['listeners', 'incidents', 'guard', 'persist', 'fleet-attacks'].map((name) => `__test__/${name}.spec.js`)
+  t.timeout(200_000) // five spec files in a child ava, on a loaded machine
+  const result = await runDetached([ava, '--tap', ...files], { ...process.env, CI: 'false' }, 180_000)
+  t.is(result.code, 0, result.stdout + result.stderr)
+  t.notRegex(result.stderr, /exploded|bad news|classifier bug|countsAsFailure|save at exit failed|final save failed|CAPTCHA_BUDGET_FLEET/, result.stderr)
+})
+
+test('a wait on Prometheus that runs out says how long it waited and what the last check threw', async (t) => {
+  const { until } = require('./fixtures/prometheus-fleet')
+  const err = await t.throwsAsync(until('the rules', Date.now() + 300, async () => { throw new Error('connect ECONNREFUSED 127.0.0.1:9090') }))
+  t.regex(err.message, /^timed out after \d+ s waiting for the rules \(the last check threw: connect ECONNREFUSED 127\.0\.0\.1:9090\)$/)
+})
+
+test('a failed test keeps its temp dir (the test.yml promtool names can be opened) and prints it; a passed one removes it', async (t) => {
+  const result = await runDetached([ava, '--tap', '__test__/fixtures/kept-temp-dir.js'], { ...process.env, CI: 'false' })
+  t.not(result.code, 0) // one test of the fixture fails on purpose
+  const output = result.stdout + result.stderr
+  const passing = /passing dir: (\S+)/.exec(output)[1]
+  const failing = /failing dir: (\S+)/.exec(output)[1]
+  t.teardown(() => fs.rmSync(failing, { recursive: true, force: true }))
+  t.false(fs.existsSync(passing))
+  t.is(fs.readFileSync(path.join(failing, 'test.yml'), 'utf8'), 'failing\n')
+  t.true(output.includes(`kept for the failed test "fails": ${failing}`), output)
 })

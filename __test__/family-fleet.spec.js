@@ -4,6 +4,7 @@
 const test = require('./helpers/external.js').needs(require('ava'), 'redis-server', __filename)
 const { BudgetFamily, FleetSyncError } = require('..')
 const { startRedis } = require('./helpers/redis-server')
+const { catchWarnings } = require('./helpers/warnings')
 const { T0, connect } = require('./helpers/fleet')
 const { familyKeysOf } = require('../lib/fleet/family-store.js')
 
@@ -254,10 +255,7 @@ test.serial("'fleet-error' listeners of a family throwing a Symbol or a null-pro
   await first.sync()
   // Another SLO on the same key: every sync of `other` is refused.
   const other = worker(await client(), key, { targetRate: 0.99 })
-  const warnings = []
-  const onWarning = (w) => w.code === 'CAPTCHA_BUDGET_FLEET' && w.message.includes('listener threw') && warnings.push(w.message)
-  process.on('warning', onWarning)
-  t.teardown(() => process.off('warning', onWarning))
+  const warnings = catchWarnings(t, (w) => w.code === 'CAPTCHA_BUDGET_FLEET' && w.message.includes('listener threw'), (w) => w.message)
   const ran = []
   other.on('fleet-error', () => {
     ran.push(1)

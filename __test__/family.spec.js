@@ -473,7 +473,8 @@ test('childConfig(labels) must answer synchronously, and cannot create children 
 test('messages: unknown keys list the family\'s keys, a call without new has a code, record() after close() names record()', (t) => {
   const unknown = t.throws(() => new BudgetFamily({ labelNames: ['s'], labelname: ['x'] }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_VALUE' })
   t.regex(unknown.message, /^unknown key 'labelname' in new BudgetFamily\(options\): options; known keys: /)
-  const known = unknown.message.split('known keys: ')[1].split(', ')
+  const known = unknown.message.split('known keys: ')[1].split('; did you mean')[0].split(', ')
+  t.true(unknown.message.endsWith("; did you mean 'labelNames'?"))
   for (const key of ['labelNames', 'childConfig', 'maxChildren', 'name', 'persist', 'fleet', 'shared', 'targetRate', 'windowMs', 'alerts', 'clock']) {
     t.true(known.includes(key), key)
   }

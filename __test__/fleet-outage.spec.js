@@ -1,6 +1,7 @@
 // Needs Debian's redis-server: without it (and not under CI) the file skips in one line.
 const test = require('./helpers/external.js').needs(require('ava'), 'redis-server', __filename)
 const { startRedis } = require('./helpers/redis-server')
+const { catchWarnings } = require('./helpers/warnings')
 const { startProxy } = require('./helpers/tcp-proxy')
 const { T0, connect, fleetTracker, storedCounts, recordEach } = require('./helpers/fleet')
 
@@ -91,11 +92,8 @@ test('Redis unreachable for a while → workers keep recording, report stale, wa
   const redis = await client('ioredis', proxy.url)
   const a = fleetTracker(redis, key, { fleet: { timeoutMs: 300 } })
   const b = fleetTracker(direct, key)
-  const warnings = []
-  // Process-wide: only this test's key (the tests of this file run concurrently).
-  const onWarning = (w) => w.code === 'CAPTCHA_BUDGET_FLEET' && w.message.includes(`'${key}'`) && warnings.push(w.message)
-  process.on('warning', onWarning)
-  t.teardown(() => process.off('warning', onWarning))
+  // Process-wide: only this test's key (the tests of this file run concurrently); caught, not printed.
+  const warnings = catchWarnings(t, (w) => w.code === 'CAPTCHA_BUDGET_FLEET' && w.message.includes(`'${key}'`), (w) => w.message)
   recordEach(a, 20, 1)
   await a.sync()
   proxy.down()

@@ -1,4 +1,5 @@
 const test = require('ava')
+const { catchWarnings } = require('./helpers/warnings')
 const { performance } = require('node:perf_hooks')
 const { ErrorBudgetTracker, BudgetExhaustedError, GuardTimeoutError } = require('..')
 const { settle } = require('./helpers/deliveries')
@@ -228,9 +229,7 @@ test('countsAsFailure is not consulted on success', async (t) => {
 // Serial: they listen to the process's warnings, which concurrent tests would share.
 test.serial('a classifier that throws: the rejection counts, its error becomes a warning', async (t) => {
   const tracker = manual()
-  const warnings = []
-  const onWarning = (w) => warnings.push([w.name, w.message])
-  process.on('warning', onWarning)
+  const warnings = catchWarnings(t, undefined, (w) => [w.name, w.message])
   const boom = new Error('solver error')
   const err = await t.throwsAsync(
     tracker.guard(async () => Promise.reject(boom), {
@@ -240,7 +239,6 @@ test.serial('a classifier that throws: the rejection counts, its error becomes a
     }),
   )
   await settle()
-  process.off('warning', onWarning)
   t.is(err, boom, 'the caller gets fn’s error, not the classifier’s')
   t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
   t.deepEqual(warnings, [
@@ -260,11 +258,9 @@ const unprintable = [
 for (const [what, make, shown] of unprintable) {
   test.serial(`a classifier that throws ${what}: guard settles, one failure, a BudgetGuardWarning`, async (t) => {
     const tracker = manual()
-    const warnings = []
-    const onWarning = (w) => warnings.push([w.name, w.message])
+    const warnings = catchWarnings(t, undefined, (w) => [w.name, w.message])
     const unhandled = []
     const onUnhandled = (reason) => unhandled.push(reason)
-    process.on('warning', onWarning)
     process.on('unhandledRejection', onUnhandled)
     const boom = new Error('solver error')
     const thrown = make()
@@ -277,7 +273,6 @@ for (const [what, make, shown] of unprintable) {
       }),
     )
     await settle()
-    process.off('warning', onWarning)
     process.off('unhandledRejection', onUnhandled)
     t.is(err, boom)
     t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
@@ -288,12 +283,9 @@ for (const [what, make, shown] of unprintable) {
 
 test.serial('a classifier that returns a non-boolean (a forgotten return): counts, and warns', async (t) => {
   const tracker = manual()
-  const warnings = []
-  const onWarning = (w) => warnings.push(w.message)
-  process.on('warning', onWarning)
+  const warnings = catchWarnings(t, undefined, (w) => w.message)
   await t.throwsAsync(tracker.guard(async () => Promise.reject(new Error('x')), { countsAsFailure: () => {} }))
   await settle()
-  process.off('warning', onWarning)
   t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
   t.deepEqual(warnings, ['guard: countsAsFailure must return a boolean, got undefined; the rejection counts as a failure'])
 })

@@ -2,6 +2,7 @@
 // into incidents (lib/incidents.js). Manual clock; the expected minutes are worked
 // out by hand below, from the solves, not from the tracker.
 const test = require('ava')
+const { catchWarnings } = require('./helpers/warnings')
 const { ErrorBudgetTracker, BudgetFamily } = require('..')
 
 const M = 60_000
@@ -117,9 +118,7 @@ test("off('incident') removes the listener: no more incidents for it, the other 
 
 test('a throwing incident listener: the next listener still runs, a warning shows what it threw', async (t) => {
   const tracker = newTracker()
-  const warnings = []
-  const onWarning = (w) => warnings.push(`${w.name}: ${w.message}`)
-  process.on('warning', onWarning)
+  const warnings = catchWarnings(t, undefined, (w) => `${w.name}: ${w.message}`)
   const seen = []
   tracker.on('incident', () => {
     throw new Error('incident listener exploded')
@@ -132,7 +131,6 @@ test('a throwing incident listener: the next listener still runs, a warning show
   await delivered(tracker)
   // Warnings are emitted on the next tick.
   await new Promise((resolve) => setImmediate(resolve))
-  process.off('warning', onWarning)
   t.deepEqual(seen, ['open', 'resolved'])
   t.deepEqual(warnings, [
     'Error: incident listener exploded',

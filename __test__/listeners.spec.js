@@ -1,4 +1,5 @@
 const test = require('ava')
+const { catchWarnings } = require('./helpers/warnings')
 const { ErrorBudgetTracker } = require('..')
 const { noMoreDeliveries, waitForCalls } = require('./helpers/deliveries')
 
@@ -60,9 +61,7 @@ test('a listener may call record() and report() re-entrantly', async (t) => {
 
 test('a throwing listener does not stop the others and becomes a process warning', async (t) => {
   const tracker = trackerWithSuccesses()
-  const warnings = []
-  const onWarning = (w) => warnings.push(w.message)
-  process.on('warning', onWarning)
+  const warnings = catchWarnings(t, undefined, (w) => w.message)
   const calls = []
   tracker.on('warning', () => {
     throw new Error('listener exploded')
@@ -71,7 +70,6 @@ test('a throwing listener does not stop the others and becomes a process warning
   for (let i = 0; i < 3; i++) tracker.record(false, 1000)
   await waitForCalls(calls, 1)
   await noMoreDeliveries(calls)
-  process.off('warning', onWarning)
   t.deepEqual(calls, ['second'])
   t.deepEqual(warnings, ['listener exploded'])
   tracker.record(false, 1000) // the tracker still works

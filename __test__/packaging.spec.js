@@ -5,7 +5,8 @@ const { execFile } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { addonMissing, suffixOf } = require('../lib/addon-missing.js')
+const { addonMissing, hostSuffix, suffixOf } = require('../lib/addon-missing.js')
+const { nativeOnly } = require('./helpers/binding')
 const { name, version, napi } = require('../package.json')
 
 const root = path.join(__dirname, '..')
@@ -18,11 +19,70 @@ function run(file, args, options) {
   })
 }
 
-test('a plain npm pack of the repository refuses and points to npm run pack:all', async (t) => {
-  const result = await run('npm', ['pack', '--dry-run'], { cwd: root })
+test('a plain npm pack of the repository refuses and points to npm run pack:all and pack:host', async (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'captcha-budget-plain-pack-'))
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const result = await run('npm', ['pack', '--pack-destination', dir], { cwd: root })
   t.not(result.code, 0)
   t.regex(result.stderr, /refusing a plain `npm pack` of the repository/)
   t.regex(result.stderr, /npm run build && npm run artifacts && npm run pack:all/)
+  t.regex(result.stderr, /npm run pack:host/)
+  t.deepEqual(fs.readdirSync(dir), [])
+})
+
+test('npm pack --dry-run is let through: it lists what the package holds, docs/ and sample/ too, and writes nothing', async (t) => {
+  const result = await run('npm', ['pack', '--dry-run', '--json'], { cwd: root })
+  t.is(result.code, 0, result.stderr)
+  const files = JSON.parse(result.stdout)[0].files.map((f) => f.path)
+  t.true(files.includes('docs/platforms.md'))
+  t.true(files.includes('sample/solves.jsonl'))
+  // Every page README links to is in the package, so its links work in node_modules.
+  const linked = [...fs.readFileSync(path.join(root, 'README.md'), 'utf8').matchAll(/\]\(([^)#:\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1].replace(/\/$/, ''))
+  t.true(linked.length > 10)
+  t.deepEqual(linked.filter((file) => !files.some((f) => f === file || f.startsWith(`${file}/`))), [])
+  t.false(fs.existsSync(path.join(root, `${name}-${version}.tgz`)))
+})
+
+test('npm run pack:host is the host build, then this platform only', (t) => {
+  const { scripts } = require('../package.json')
+  t.is(scripts['pack:host'], 'npm run build && node scripts/pack-all.js --host')
+})
+
+// The packing half of `npm run pack:host` (its `npm run build` is the build this suite runs on),
+// then what docs/platforms.md tells a user: both tarballs into a project, offline, and require().
+nativeOnly('packs the native build of this machine')('pack:host writes the main and this platform\'s tarball; installed offline into a project, require() works', async (t) => {
+  t.timeout(180_000)
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'captcha-budget-pack-host-'))
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const dist = path.join(dir, 'dist')
+  const packed = await run(process.execPath, ['scripts/pack-all.js', '--host', '--out', dist], { cwd: root })
+  t.is(packed.code, 0, packed.stderr)
+  const suffix = hostSuffix()
+  t.deepEqual(fs.readdirSync(dist).sort(), [`${name}-${suffix}-${version}.tgz`, `${name}-${version}.tgz`].sort())
+  t.deepEqual(packed.stdout.trim().split('\n').map((line) => path.basename(line)), [`${name}-${version}.tgz`, `${name}-${suffix}-${version}.tgz`])
+  // A project with the main package's own dependencies already there (as a registry would
+  // give them; this spec runs offline), then the two tarballs.
+  const project = path.join(dir, 'project')
+  fs.mkdirSync(path.join(project, 'node_modules'), { recursive: true })
+  fs.writeFileSync(path.join(project, 'package.json'), '{ "name": "first-day", "version": "1.0.0", "private": true }\n')
+  for (const dep of Object.keys(require('../package.json').dependencies)) {
+    fs.cpSync(path.join(root, 'node_modules', dep), path.join(project, 'node_modules', dep), { recursive: true })
+  }
+  const tarballs = fs.readdirSync(dist).map((f) => path.join(dist, f))
+  const installed = await run('npm', ['install', '--offline', '--no-audit', '--no-fund', ...tarballs], { cwd: project, timeout: 150_000 })
+  t.is(installed.code, 0, installed.stderr)
+  const env = { ...process.env }
+  delete env.NAPI_RS_NATIVE_LIBRARY_PATH
+  delete env.NAPI_RS_FORCE_WASI
+  const script = `const { ErrorBudgetTracker } = require('${name}')
+const budget = new ErrorBudgetTracker({ targetRate: 0.95, windowMs: 3_600_000, clock: 'manual' })
+budget.recordMany(97, 3)
+console.log(budget.status, budget.report().budgetRemainingPct, require.resolve('${name}-${suffix}').includes('node_modules'))
+budget.close()`
+  const used = await run(process.execPath, ['-e', script], { cwd: project, env })
+  t.is(used.code, 0, used.stderr)
+  // 5 failures allowed in 100, 3 spent: 40 % left, under the 50 % warning threshold.
+  t.is(used.stdout, 'warning 40 true\n')
 })
 
 test('every target of package.json is named as napi-rs names its platform package (npm/<suffix>/)', (t) => {
@@ -40,6 +100,8 @@ test('a missing binary on a prebuilt platform names the optional dependency, how
   t.true(err.message.includes(`npm install ${name}@${version} --cpu=wasm32\n`))
   t.false(err.message.includes(`${name}-wasm32-wasi`), 'naming the WASI package makes npm check it against the real CPU (EBADPLATFORM)')
   t.false(err.message.includes('npm has a bug'))
+  // Unpublished (a clone's version, or `npm install <clone folder>`), that install 404s: the last line says what works.
+  t.is(err.message.split('\n').at(-1), 'A version that is not published (a clone\'s build) comes from the clone instead: there, npm run pack:host, then npm install both tarballs it writes into dist/ (docs/platforms.md#a-build-that-is-not-published).')
 })
 
 test('on a platform without a prebuilt binary the error says to install the WASI build with --cpu=wasm32', (t) => {
@@ -52,7 +114,9 @@ test('on a platform without a prebuilt binary the error says to install the WASI
 })
 
 test('in a clone without a build the error says npm run build', (t) => {
-  t.regex(addonMissing(undefined, { suffix: 'linux-x64-gnu', clone: true }).message, /build it from source: npm run build/)
+  const message = addonMissing(undefined, { suffix: 'linux-x64-gnu', clone: true }).message
+  t.regex(message, /build it from source: npm run build/)
+  t.regex(message, /To use the clone's build in another project: npm run pack:host there, then npm install the two tarballs it writes into dist\/ \(docs\/platforms\.md#a-build-that-is-not-published\)/)
 })
 
 /** require() of the published files, without any platform package and outside the clone: the error's code and message lines. */

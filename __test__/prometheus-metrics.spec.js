@@ -154,7 +154,7 @@ const badOptions = [
   [() => sampleTracker().metrics('turnstile'), TypeError, 'metrics(options): options must be an object, got string'],
   [() => ErrorBudgetTracker.prototype.metrics.call({}), TypeError, 'metrics(): this must be an ErrorBudgetTracker, got object'],
   [() => renderMetrics('x'), TypeError, 'renderMetrics(sources): sources must be an array, got string'],
-  [() => renderMetrics([{ tracker: {} }]), TypeError, 'renderMetrics(sources): sources[0].tracker must be an ErrorBudgetTracker, got object'],
+  [() => renderMetrics([{ tracker: {} }]), TypeError, 'renderMetrics(sources): sources[0].tracker must be an ErrorBudgetTracker or a BudgetFamily, got object'],
   [() => { const a = sampleTracker(); return renderMetrics([{ tracker: a, name: 'x' }, { tracker: sampleTracker(), name: 'x' }]) }, TypeError,
     'renderMetrics(sources): sources[1]: another tracker already has the labels {"name":"x"}; give each a distinct name', 'ERR_INVALID_ARG_VALUE'],
 ]
@@ -207,7 +207,7 @@ test('registerMetrics: bad registry, duplicate tracker, other label names, a cla
     message: 'registerMetrics: a tracker with the labels {"name":"x"} is already registered in this registry',
   })
   t.throws(() => registerMetrics(sampleTracker(), registry, { name: 'y', labels: { region: 'eu' } }), {
-    message: 'registerMetrics: trackers in one registry need the same label names; registered: [], given: [region]',
+    message: "registerMetrics: trackers in one registry need the same label names; registered: [], given: [region]; register the ones before with labels: { region: 'all' } (docs/prometheus.md#several-budgets-in-one-scrape)",
   })
   unregister()
   t.deepEqual(registry.getMetricsAsArray(), [])

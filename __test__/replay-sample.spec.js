@@ -47,3 +47,23 @@ test('npm start replays the flash sale: Turnstile exhausted, then recovered', as
     t.is(tracker.windowMs, row.recommendedWindowMs, row.type)
   }
 })
+
+test('the sample has a site on every line: replay --by type,site splits the flash sale by site without a warning', async (t) => {
+  const fs = require('node:fs')
+  const lines = fs.readFileSync(path.join(ROOT, 'sample', 'solves.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+  t.deepEqual([...new Set(lines.map((solve) => solve.site))].sort(), ['shop.example', 'tickets.example'])
+  // The sale's extra traffic is the shop's: from 14:00 to 15:30, 14 of every 15 Turnstile solves.
+  const sale = lines.filter((s) => s.type === 'turnstile' && s.ts >= '2026-03-03T14:00' && s.ts < '2026-03-03T15:30')
+  const shopShare = sale.filter((s) => s.site === 'shop.example').length / sale.length
+  t.true(shopShare > 0.97 && shopShare < 0.99, `${shopShare}`)
+  const r = await replayJson(['sample/solves.jsonl', '--by', 'type,site', '--target', 'turnstile=0.967', '--window', 'turnstile=12h'], { cwd: ROOT })
+  t.is(r.stderr, '')
+  t.is(r.trackerCount, 6)
+  t.deepEqual(r.trackers.map((s) => s.labels.site).sort(), ['shop.example', 'shop.example', 'shop.example', 'tickets.example', 'tickets.example', 'tickets.example'])
+  // The saturated solver is shared: both sites' Turnstile budgets run out during the sale.
+  for (const site of ['shop.example', 'tickets.example']) {
+    const name = `type=turnstile,site=${site}`
+    const exhausted = r.timeline.filter((e) => e.tracker === name && e.kind === 'status' && e.to === 'exhausted')
+    t.true(exhausted.length >= 1 && exhausted[0].at > '2026-03-03T14:00' && exhausted[0].at < '2026-03-03T15:30', name)
+  }
+})

@@ -26,7 +26,7 @@ const badConfigs = [
   [{ minEvents: 2.5 }, RangeError, 'ERR_OUT_OF_RANGE', 'config.minEvents must be a non-negative integer, got 2.5'],
   [{ clock: 'wall' }, TypeError, 'ERR_INVALID_ARG_VALUE', "config.clock must be 'monotonic' or 'manual', got 'wall'"],
   [{ clock: 1 }, TypeError, 'ERR_INVALID_ARG_TYPE', "config.clock must be 'monotonic' or 'manual', got number"],
-  [{ targetRat: 0.9 }, TypeError, 'ERR_INVALID_ARG_VALUE', `unknown config key 'targetRat'; known keys: ${KNOWN}`],
+  [{ targetRat: 0.9 }, TypeError, 'ERR_INVALID_ARG_VALUE', `unknown config key 'targetRat'; known keys: ${KNOWN}; did you mean 'targetRate'?`],
   [{ persist: { path: 'x.json', interval: 5 } }, TypeError, 'ERR_INVALID_ARG_VALUE', "config.persist has an unknown key 'interval'; known keys: path, intervalMs"],
   [{ persist: { path: 5 } }, TypeError, 'ERR_INVALID_ARG_TYPE', 'config.persist.path must be a string, got number'],
   // An array is never what a field wants, and is named as one.

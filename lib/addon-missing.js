@@ -8,6 +8,7 @@ const path = require('node:path')
 const root = path.join(__dirname, '..')
 const ARCH = { x86_64: 'x64', aarch64: 'arm64' }
 const OS = { linux: 'linux', darwin: 'darwin', windows: 'win32' }
+const PLATFORMS_PAGE = 'docs/platforms.md#a-build-that-is-not-published'
 
 /** A target triple of package.json `napi.targets` as its platform package's suffix (napi-rs's naming). */
 function suffixOf(triple) {
@@ -54,6 +55,9 @@ function addonMissing(
 ) {
   const { name, version, napi } = require('../package.json')
   const wanted = `${name}-${suffix}`
+  // A version that is not published (a clone's, or an install of the clone's folder) is
+  // not on the registry: the command above would fail with a 404.
+  const fromClone = `A version that is not published (a clone's build) comes from the clone instead: there, npm run pack:host, then npm install both tarballs it writes into dist/ (${PLATFORMS_PAGE}).`
   // --cpu applies to optional dependencies only: npm then takes the wasm32 package of
   // the main package's optionalDependencies and skips the native ones. Naming the WASI
   // package itself makes it a regular dependency, which npm checks against the real
@@ -73,7 +77,10 @@ function addonMissing(
   }
   const lines = [`${name} could not load its native addon for ${suffix}.`]
   if (clone) {
-    lines.push('In a clone of the repository, build it from source: npm run build (needs Rust; see CONTRIBUTING.md).')
+    lines.push(
+      'In a clone of the repository, build it from source: npm run build (needs Rust; see CONTRIBUTING.md).',
+      `To use the clone's build in another project: npm run pack:host there, then npm install the two tarballs it writes into dist/ (${PLATFORMS_PAGE}).`,
+    )
   } else if (napi.targets.map(suffixOf).includes(suffix)) {
     lines.push(
       `It comes from the optional dependency ${wanted}@${version}, which is not installed: npm skips optional`,
@@ -82,6 +89,7 @@ function addonMissing(
       `  npm install ${wanted}@${version}`,
       `or the WebAssembly build, which runs anywhere (slower), in place of it: ${wasi}`,
       `(${again}).`,
+      fromClone,
     )
   } else {
     lines.push(

@@ -144,7 +144,8 @@ function checkSource(source, where, [given, trackerWhere] = []) {
   const tracker = trackerWhere ? given : source.tracker
   if (!(tracker instanceof ErrorBudgetTracker)) {
     trackerWhere = trackerWhere || `${where}.tracker`
-    throw invalidArgType(`${trackerWhere} must be an ErrorBudgetTracker, got ${describe(tracker)}`)
+    const either = trackerWhere.startsWith('renderMetrics') ? 'an ErrorBudgetTracker or a BudgetFamily' : 'an ErrorBudgetTracker'
+    throw invalidArgType(`${trackerWhere} must be ${either}, got ${describe(tracker)}`)
   }
   if (typeof name !== 'string' || name === '') throw invalidArgType(`${where}.name must be a non-empty string, got ${describe(name)}`)
   if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) {
@@ -172,22 +173,32 @@ function formatValue(v) {
   return String(v)
 }
 
+// Each source checked; a family (`{ tracker: family, labels? }`) as its children now.
 function checkSources(sources, where) {
   const seen = new Set()
-  return sources.map((source, i) => {
-    const checked = checkSource(source, `${where}[${i}]`)
-    const key = JSON.stringify(checked.labels)
-    if (seen.has(key)) throw invalidArgValue(`${where}[${i}]: another tracker already has the labels ${key}; give each a distinct name`)
-    seen.add(key)
+  return sources.flatMap((source, i) => {
+    const family = typeof source === 'object' && source !== null && isFamily(source.tracker) ? source.tracker : null
+    let checked
+    if (family === null) checked = [checkSource(source, `${where}[${i}]`)]
+    else {
+      const { tracker, ...options } = source
+      checked = family.closed ? [] : familyEntries(family, familySource(family, options, `${where}[${i}]`).constant)
+    }
+    for (const entry of checked) {
+      const key = JSON.stringify(entry.labels)
+      if (seen.has(key)) throw invalidArgValue(`${where}[${i}]: another tracker already has the labels ${key}; give each a distinct name`)
+      seen.add(key)
+    }
     return checked
   })
 }
 
 /**
  * The Prometheus text exposition (format 0.0.4) of several trackers sharing
- * one scrape: each family once, one series per tracker, told apart by `name`
- * (and the user `labels`).
- * @param {Array<{ tracker: ErrorBudgetTracker, name?: string, labels?: Record<string, string> }>} sources
+ * one scrape: each metric's HELP and TYPE once, one series per tracker, told apart
+ * by `name` (and the user `labels`). A BudgetFamily as `tracker` stands for its
+ * children (its `name`, their labels; `labels` adds constant ones).
+ * @param {Array<{ tracker: ErrorBudgetTracker | import('./family.js').BudgetFamily, name?: string, labels?: Record<string, string> }>} sources
  * @returns {string}
  */
 function renderMetrics(sources) {
@@ -314,11 +325,7 @@ function registerMetrics(tracker, registry, options = {}) {
     if (state.entries.some((e) => JSON.stringify(e.labels) === key)) {
       throw invalidArgValue(`registerMetrics: a tracker with the labels ${key} is already registered in this registry`)
     }
-    if (JSON.stringify(state.userLabels) !== JSON.stringify(userLabels)) {
-      throw invalidArgValue(
-        `registerMetrics: trackers in one registry need the same label names; registered: [${state.userLabels}], given: [${userLabels}]`,
-      )
-    }
+    if (JSON.stringify(state.userLabels) !== JSON.stringify(userLabels)) throw labelNamesDiffer(state.userLabels, userLabels)
   } else {
     state = { entries: [], userLabels, names: [] }
     const client = loadPromClient()
@@ -341,6 +348,23 @@ function registerMetrics(tracker, registry, options = {}) {
       registries.delete(registry)
     }
   }
+}
+
+/**
+ * The error for a tracker whose label names differ from the registry's, with the
+ * fix: the labels it lacks, as `labels: { site: 'all', type: 'all' }` (any value
+ * that no child has; a plain tracker beside a family: docs/prometheus.md).
+ */
+function labelNamesDiffer(registered, given) {
+  const fill = (names) => `labels: { ${names.map((n) => `${n}: 'all'`).join(', ')} }`
+  const lacking = registered.filter((n) => !given.includes(n))
+  const extra = given.filter((n) => !registered.includes(n))
+  const fixes = []
+  if (lacking.length) fixes.push(`give this one ${fill(lacking)}`)
+  if (extra.length) fixes.push(`register the ones before with ${fill(extra)}`)
+  return invalidArgValue(
+    `registerMetrics: trackers in one registry need the same label names; registered: [${registered}], given: [${given}]; ${fixes.join(', and ')} (docs/prometheus.md#several-budgets-in-one-scrape)`,
+  )
 }
 
 // One prom-client metric per family, reading every tracker of `state` at collect().
@@ -369,8 +393,7 @@ function addFamilies(client, registry, state) {
 
 // A family registered whole (`registerMetrics(family, registry, { labels? })`):
 // its children are read at each scrape, so a child created later is exported too.
-function familySource(family, options) {
-  const where = 'registerMetrics(family, registry, options): options'
+function familySource(family, options, where = 'registerMetrics(family, registry, options): options') {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) throw invalidArgType(`${where} must be an object, got ${describe(options)}`)
   const unknown = Object.keys(options).filter((k) => k !== 'labels')
   if (unknown.length) throw invalidArgValue(`unknown key '${unknown[0]}' in ${where}; known keys: labels (the name label is the family's)`)

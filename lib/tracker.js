@@ -27,6 +27,7 @@ const { makeGuard } = require('./guard.js')
 const counterStart = require('./counter-start.js')
 const fleet = require('./fleet/index.js')
 const incidents = require('./incidents.js')
+const { suggestConfigKey } = require('./suggest.js')
 
 const Native = native.ErrorBudgetTracker
 const nativeProto = Native.prototype
@@ -44,7 +45,12 @@ function ErrorBudgetTracker(config) {
   if (new.target === undefined) return Reflect.apply(Native, this, arguments)
   const withFleet = fleet.fleetConfig(config)
   const args = withFleet === null ? arguments : [withFleet.rest, ...Array.prototype.slice.call(arguments, 1)]
-  const tracker = Reflect.construct(Native, args, new.target)
+  let tracker
+  try {
+    tracker = Reflect.construct(Native, args, new.target)
+  } catch (err) {
+    throw suggestConfigKey(err)
+  }
   if (withFleet !== null) fleet.linkFleet(tracker, withFleet.options, native.fleetLink)
   // Counters from construction (lib/counter-start.js); not for a shared handle. The
   // config is not read again (a getter would run twice): an own `shared` key is enough.

@@ -5,7 +5,10 @@
 // rhythm, and one incident — a flash sale on the second afternoon that sends
 // fifteen times the usual Turnstile traffic to the solver, which saturates: most
 // solves time out for 40 minutes, and Turnstile's error budget is gone until
-// the sale leaves the window. Deterministic (seeded), so the file is stable:
+// the sale leaves the window. Two sites share the solver: the sale is on
+// shop.example, whose Turnstile solves make up all of the sale's extra traffic,
+// and tickets.example keeps its usual share — but its solves go to the same
+// saturated solver. Deterministic (seeded), so the file is stable:
 //
 //   node scripts/generate-sample-log.js [out.jsonl]   (--help for help)
 const fs = require('node:fs')
@@ -34,6 +37,28 @@ const SALE = [
   { minutes: 30, traffic: 15, failure: 0.1 }, // the sale winds down, the queue drains
 ]
 
+/** The sites and their share of the usual traffic; the flash sale's extra traffic is all the shop's. */
+const SITES = [
+  ['shop.example', 0.7],
+  ['tickets.example', 0.3],
+]
+
+/**
+ * The site of one solve, drawn from its own seeded sequence so that adding the
+ * field left every other field of the file as it was (and `npm start`'s replay by
+ * type with it). During the sale a site keeps its usual number of solves: its share
+ * of them is its usual share over the sale's traffic multiplier.
+ */
+function siteOf(random, phase) {
+  const draw = random()
+  let from = 0
+  for (const [site, share] of SITES.slice(1)) {
+    from += phase ? share / phase.traffic : share
+    if (draw < from) return site
+  }
+  return SITES[0][0]
+}
+
 // Poisson-distributed count with mean `mean` (Knuth; the means here are small).
 function poisson(random, mean) {
   const limit = Math.exp(-mean)
@@ -57,6 +82,7 @@ function salePhase(ms) {
 
 function generate() {
   const random = prng(20260302)
+  const siteRandom = prng(20260303)
   const events = []
   for (let minute = START; minute < START + DAYS * DAY; minute += MINUTE) {
     for (const [type, spec] of Object.entries(TYPES)) {
@@ -65,7 +91,7 @@ function generate() {
       for (let n = poisson(random, mean); n > 0; n--) {
         const ts = minute + Math.floor(random() * MINUTE)
         const ok = random() >= (phase ? phase.failure : 1 - spec.success)
-        const event = { ts: new Date(ts).toISOString(), type, ok }
+        const event = { ts: new Date(ts).toISOString(), type, site: siteOf(siteRandom, phase), ok }
         if (!ok) event.error = phase && phase.failure > 0.5 ? 'ERROR_TIMEOUT' : spec.errors[Math.floor(random() * spec.errors.length)]
         events.push([ts, JSON.stringify(event)])
       }

@@ -1,7 +1,12 @@
 #!/usr/bin/env node
-// Packs the main package and every platform package into dist/ (after
-// `npm run build` for the loader and `npm run artifacts` for the binaries).
-// The packed main package lists the platform packages as optionalDependencies
+// Packs the main package and the platform packages into dist/:
+//   npm run pack:all    every platform (after `npm run build` for the loader and
+//                       `npm run artifacts` for the binaries)
+//   npm run pack:host   this machine's platform only, from `npm run build`'s binary
+//                       (pack:host runs the build first): the two tarballs to install
+//                       a build that is not published (docs/platforms.md)
+// Options: --host (this platform only), --out DIR (instead of dist/).
+// The packed main package lists the packed platform packages as optionalDependencies
 // (the repository's package.json does not: `npm ci` in a clone would look for
 // them before they are published) and carries no scripts, devDependencies or
 // binary. Prints the tarball paths, main package first.
@@ -10,9 +15,13 @@
 const { execFileSync } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
+const { parseArgs } = require('node:util')
+const { hostSuffix } = require('../lib/addon-missing.js')
 
 const root = path.join(__dirname, '..')
-const dist = path.join(root, 'dist')
+const { values: options } = parseArgs({ options: { host: { type: 'boolean' }, out: { type: 'string' } } })
+const name = options.host ? 'pack:host' : 'pack:all'
+const dist = path.resolve(root, options.out ?? 'dist')
 const main = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
 
 /** `npm pack` of `dir` into dist/; the tarball's path and file list. */
@@ -24,18 +33,48 @@ function pack(dir) {
 }
 
 function fail(message) {
-  console.error(`pack:all: ${message}`)
+  console.error(`${name}: ${message}`)
   process.exit(1)
 }
 
-fs.rmSync(dist, { recursive: true, force: true })
-fs.mkdirSync(dist)
+/**
+ * npm/<platform>/ as it is (pack:all: `npm run artifacts` put the binary there), or
+ * for pack:host a staging copy with the host build's binary from the repository root.
+ */
+function platformDir(platform) {
+  const dir = path.join(root, 'npm', platform)
+  if (!options.host) return dir
+  const stage = path.join(root, 'target', 'pack-host', platform)
+  fs.rmSync(stage, { recursive: true, force: true })
+  fs.cpSync(dir, stage, { recursive: true })
+  const { files } = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'))
+  for (const file of files.filter((f) => f.endsWith('.node'))) {
+    if (!fs.existsSync(path.join(root, file))) fail(`${file} is missing: run \`npm run build\` first`)
+    fs.copyFileSync(path.join(root, file), path.join(stage, file))
+  }
+  return stage
+}
 
-const platforms = fs.readdirSync(path.join(root, 'npm')).sort()
+// The registry page resolves README's relative links through `repository`; no URL is
+// guessed here, but a package for publishing says that it lacks one.
+if (!options.host && (!main.repository || !main.homepage)) {
+  console.error(`${name}: package.json has no repository / homepage: set them before publishing, or README's links lead nowhere on the registry page`)
+}
+
+let platforms = fs.readdirSync(path.join(root, 'npm')).sort()
+if (options.host) {
+  const host = hostSuffix()
+  if (!platforms.includes(host)) fail(`no platform package for ${host} (known: ${platforms.join(', ')}); the WebAssembly build: npm run artifacts -- wasm32-wasi && npm run pack:all`)
+  platforms = [host]
+}
+
+fs.rmSync(dist, { recursive: true, force: true })
+fs.mkdirSync(dist, { recursive: true })
+
 const optionalDependencies = {}
 const tarballs = []
 for (const platform of platforms) {
-  const dir = path.join(root, 'npm', platform)
+  const dir = platformDir(platform)
   const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'))
   const missing = pkg.files.filter((f) => !fs.existsSync(path.join(dir, f)))
   if (missing.length > 0) fail(`npm/${platform} lacks ${missing.join(', ')}: run \`npm run artifacts\` first`)
@@ -50,7 +89,7 @@ for (const f of ['native.js', 'native.d.ts']) {
 }
 // Without scripts: `prepack` refuses a plain `npm pack` of the repository (scripts/refuse-plain-pack.js).
 const listed = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }))[0]
-const stage = path.join(root, 'target', 'pack-main')
+const stage = path.join(root, 'target', options.host ? 'pack-host-main' : 'pack-main')
 fs.rmSync(stage, { recursive: true, force: true })
 for (const { path: file } of listed.files) {
   if (/\.(node|wasm)$/.test(file)) fail(`the main package would ship the binary ${file}`)
@@ -63,4 +102,4 @@ delete published.devDependencies
 fs.writeFileSync(path.join(stage, 'package.json'), `${JSON.stringify(published, null, 2)}\n`)
 tarballs.unshift(pack(stage).tarball)
 
-for (const t of tarballs) console.log(path.relative(root, t))
+for (const t of tarballs) console.log(path.relative(process.cwd(), t))

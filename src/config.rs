@@ -161,7 +161,12 @@ fn read(raw: &Object) -> std::result::Result<Given, BudgetError> {
     // An array is an object to `typeof`, but never what a config field wants.
     let is_array = value.is_array().map_err(err)?;
     match field.kind {
-      Kind::Number if ty != ValueType::Number => return Err(wrong_type(&key, ValueType::Number, &value)),
+      Kind::Number if ty != ValueType::Number => {
+        // A duration written as text ('1h') gets the number to write instead.
+        // SAFETY: a value of the current scope, checked to be a string.
+        let text = if ty == ValueType::String { unsafe { value.cast::<String>() }.ok() } else { None };
+        return Err(BudgetError::invalid_type(field.range.not_a_number(describe(&value), text.as_deref())).at(&key));
+      }
       Kind::String | Kind::Name if ty != ValueType::String => return Err(wrong_type(&key, ValueType::String, &value)),
       Kind::Name => well_formed(field.name, value)?,
       Kind::Persist if ty != ValueType::Object || is_array => return Err(wrong_type(&key, ValueType::Object, &value)),

@@ -26,6 +26,15 @@ function findBinary(name) {
   return null
 }
 
+/**
+ * Whether this run is CI, where a missing program fails instead of skipping: CI set
+ * to anything but empty, `false` or `0` (`CI=false npm test` is a developer's run).
+ */
+function underCI(env = process.env) {
+  const value = (env.CI ?? '').trim().toLowerCase()
+  return value !== '' && value !== 'false' && value !== '0'
+}
+
 /** Why `name` is missing, in one line: the program and how to install it. */
 function missing(name) {
   return `needs ${name}, which is not installed (${INSTALL[name] ?? `install ${name}`})`
@@ -50,7 +59,7 @@ function missingError(name) {
  * @param {string} file the spec's `__filename`, for that line
  */
 function needs(test, name, file) {
-  if (process.env.CI || findBinary(name)) return test
+  if (underCI() || findBinary(name)) return test
   test.skip(`${path.basename(file)}: every test ${missing(name)}`, () => {})
   const none = () => {}
   const stand = Object.assign(() => {}, { serial: none, skip: none, only: none, todo: none, failing: none })
@@ -66,7 +75,7 @@ function needs(test, name, file) {
  * @param {string} name
  */
 function needsFor(test, name) {
-  if (process.env.CI || findBinary(name)) return test
+  if (underCI() || findBinary(name)) return test
   const skip = (title, ...rest) => test.skip(`${title} [${missing(name)}]`, ...rest)
   return Object.assign(skip, { serial: skip })
 }
@@ -85,4 +94,4 @@ function signalChild(child, signal = 'SIGTERM') {
   return child.kill(signal)
 }
 
-module.exports = { INSTALL, findBinary, missing, missingError, needs, needsFor, signalChild }
+module.exports = { INSTALL, underCI, findBinary, missing, missingError, needs, needsFor, signalChild }

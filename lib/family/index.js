@@ -163,6 +163,13 @@ class BudgetFamily {
    */
   record(labels, success, atMs) {
     if (this.#closed) throw closedError('record()')
+    // record(true) as on a tracker: the labels were forgotten, not the outcome.
+    if (typeof labels === 'boolean' && success === undefined) {
+      const example = this.#names.map((name) => `${name}: …`).join(', ')
+      throw errors.invalidArgType(
+        `family.record(labels, success): the labels are missing (got only ${labels}); a family records per label set: family.record({ ${example} }, ${labels})`,
+      )
+    }
     if (typeof success !== 'boolean') {
       throw errors.invalidArgType(`family.record(labels, success): success must be a boolean, got ${errors.describe(success)}`)
     }

@@ -2,6 +2,7 @@
 // A family's options: which keys are the family's and which go to every child,
 // and their checks (`new BudgetFamily(options)`).
 const errors = require('../errors.js')
+const { didYouMean } = require('../suggest.js')
 const { ErrorBudgetTracker: Tracker } = require('../tracker.js')
 const { checkFleet } = require('../fleet/options.js')
 const { checkLabelNames, isPlainObject } = require('./label-tree.js')
@@ -31,11 +32,12 @@ function closedError(method) {
  * children, not those it refuses); undefined for another error.
  */
 function unknownFamilyKey(err, where) {
-  const match = /^unknown config key '(.*)'; known keys: (.*)$/s.exec(err?.message ?? '')
+  // Without the tracker's own "did you mean" (made from the tracker's keys): the family's is made from its keys.
+  const match = /^unknown config key '(.*)'; known keys: (.*?)(?:; did you mean .*)?$/s.exec(err?.message ?? '')
   if (match === null) return undefined
   const trackerKeys = match[2].split(', ').filter((key) => !FAMILY_KEYS.includes(key) && !Object.hasOwn(NOT_FOR_CHILDREN, key))
   const known = [...FAMILY_KEYS, ...trackerKeys]
-  const mine = errors.invalidArgValue(`unknown key '${match[1]}' in ${where}: options; known keys: ${known.join(', ')}`)
+  const mine = errors.invalidArgValue(`unknown key '${match[1]}' in ${where}: options; known keys: ${known.join(', ')}${didYouMean(match[1], known)}`)
   mine.cause = err
   return mine
 }

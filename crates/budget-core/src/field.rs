@@ -163,7 +163,8 @@ impl Range {
         Range::Real { .. } => format!("in {}", self.interval()),
         _ => self.noun(),
       };
-      return Err(BudgetError::out_of_range(format!("must be {must_be}, got {}", js_number(value))).at(field));
+      let hint = self.percentage_hint(value);
+      return Err(BudgetError::out_of_range(format!("must be {must_be}, got {}{hint}", js_number(value))).at(field));
     }
     if let Some(other) = at_most {
       let limit = bound(other);
@@ -175,6 +176,35 @@ impl Range {
       }
     }
     Ok(())
+  }
+
+  /// For a fraction range (`(0, 1]`, `[0, 1]`) given a percentage (from 2 to
+  /// 100; just above 1 is more likely a slip than 1 %): the fraction meant, as `: a fraction, not a percentage (such as
+  /// 0.99 for 99 %)`; empty otherwise.
+  fn percentage_hint(&self, value: f64) -> String {
+    let Range::Real { max, max_open: false, .. } = *self else { return String::new() };
+    if max != 1.0 || !(2.0..=100.0).contains(&value) {
+      return String::new();
+    }
+    // Rounded to 8 decimals: 96.7 / 100 is 0.9670000000000001 in binary.
+    let fraction = (value / 100.0 * 1e8).round() / 1e8;
+    format!(": a fraction, not a percentage (such as {} for {} %)", js_number(fraction), js_number(value))
+  }
+
+  /// The TypeError text for a number field given something else (`got`, as
+  /// `describe` names it; `text` the value when it is a string): for a duration
+  /// in milliseconds, the unit and the number to write, read from a duration
+  /// such as `'1h'` when it is one (`(write 3_600_000)`), else an example.
+  pub fn not_a_number(&self, got: &str, text: Option<&str>) -> String {
+    let Range::Integer { unit: Unit::Ms, .. } = *self else { return format!("must be a number, got {got}") };
+    match text.and_then(duration_ms) {
+      Some(ms) => format!(
+        "must be a number of milliseconds, got {got} '{}' (write {})",
+        text.unwrap_or_default().trim(),
+        js_literal(ms)
+      ),
+      None => format!("must be a number of milliseconds (such as 3_600_000 for 1 h), got {got}"),
+    }
   }
 
   /// Checks a string given for this field: one of the choices of a
@@ -265,6 +295,42 @@ fn grouped(n: f64) -> String {
     out.push(d);
   }
   out
+}
+
+/// A duration as people write it, `'1h'`, `'30d'`, `'90 s'`, `'1.5h'` (a unit of
+/// ms, s, m, h, d or w), in whole milliseconds; `None` for anything else.
+pub fn duration_ms(text: &str) -> Option<i64> {
+  let text = text.trim();
+  let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+  let (number, unit) = (text[..split].parse::<f64>().ok()?, text[split..].trim());
+  let factor = match unit {
+    "ms" => 1.0,
+    "s" => 1000.0,
+    "m" | "min" => 60_000.0,
+    "h" => 3_600_000.0,
+    "d" => 86_400_000.0,
+    "w" => 604_800_000.0,
+    _ => return None,
+  };
+  let ms = number * factor;
+  (ms >= 1.0 && ms.fract() == 0.0 && ms <= MAX_SAFE_INTEGER as f64).then_some(ms as i64)
+}
+
+/// An integer as a JavaScript literal with `_` every three digits: `3_600_000`.
+pub fn js_literal(n: i64) -> String {
+  let digits = n.unsigned_abs().to_string();
+  let mut out = String::new();
+  for (i, c) in digits.chars().enumerate() {
+    if i > 0 && (digits.len() - i).is_multiple_of(3) {
+      out.push('_');
+    }
+    out.push(c);
+  }
+  if n < 0 {
+    format!("-{out}")
+  } else {
+    out
+  }
 }
 
 /// A number as messages print it: as Rust prints it, `Infinity` and
@@ -370,6 +436,63 @@ mod tests {
       (over.code, over.render("config").as_str()),
       ("ERR_OUT_OF_RANGE", "config.r (1001) must not exceed windowMs (1000)")
     );
+  }
+
+  #[test]
+  fn a_percentage_for_a_fraction_says_the_fraction_meant() {
+    let none = |_: &str| 0.0;
+    assert_eq!(
+      UNIT.check_number("f", 99.0, none).unwrap_err().message,
+      "must be in (0, 1], got 99: a fraction, not a percentage (such as 0.99 for 99 %)"
+    );
+    assert_eq!(
+      UNIT.check_number("f", 96.7, none).unwrap_err().message,
+      "must be in (0, 1], got 96.7: a fraction, not a percentage (such as 0.967 for 96.7 %)"
+    );
+    // Not a percentage: no hint.
+    assert_eq!(UNIT.check_number("f", 101.0, none).unwrap_err().message, "must be in (0, 1], got 101");
+    assert_eq!(UNIT.check_number("f", -5.0, none).unwrap_err().message, "must be in (0, 1], got -5");
+    assert_eq!(UNIT.check_number("f", 1.5, none).unwrap_err().message, "must be in (0, 1], got 1.5");
+  }
+
+  #[test]
+  fn a_duration_string_for_milliseconds_names_the_number_to_write() {
+    assert_eq!(
+      POSITIVE_MS.not_a_number("string", Some("1h")),
+      "must be a number of milliseconds, got string '1h' (write 3_600_000)"
+    );
+    assert_eq!(
+      POSITIVE_MS.not_a_number("string", Some(" 30d ")),
+      "must be a number of milliseconds, got string '30d' (write 2_592_000_000)"
+    );
+    assert_eq!(
+      POSITIVE_MS.not_a_number("string", Some("an hour")),
+      "must be a number of milliseconds (such as 3_600_000 for 1 h), got string"
+    );
+    assert_eq!(
+      POSITIVE_MS.not_a_number("boolean", None),
+      "must be a number of milliseconds (such as 3_600_000 for 1 h), got boolean"
+    );
+    assert_eq!(UNIT.not_a_number("string", Some("1h")), "must be a number, got string");
+    let parsed: Vec<Option<i64>> =
+      ["1h", "1.5h", "90 s", "500ms", "2w", "10m", "0.5ms", "0h", "h", "1 hour", "1e3s"].map(duration_ms).to_vec();
+    assert_eq!(
+      parsed,
+      [
+        Some(3_600_000),
+        Some(5_400_000),
+        Some(90_000),
+        Some(500),
+        Some(1_209_600_000),
+        Some(600_000),
+        None,
+        None,
+        None,
+        None,
+        None
+      ]
+    );
+    assert_eq!([1, 999, 1000, 86_400_000, -1234].map(js_literal), ["1", "999", "1_000", "86_400_000", "-1_234"]);
   }
 
   #[test]
