@@ -35,7 +35,7 @@ for (const [how, restore] of Object.entries(restores)) {
     const { tracker, saved } = crashed()
     t.deepEqual(counters(tracker.metrics()), [15, 3]) // the last scrape before the crash
     const restored = restore(saved)
-    t.deepEqual(restored.recorded, { successes: 10, failures: 2 }) // the tracker's own figure is lifetime
+    t.deepEqual(restored.recorded, { successes: 10, failures: 2, excluded: 0, capacity: 0 }) // the tracker's own figure is lifetime
     t.deepEqual(counters(restored.metrics()), [0, 0]) // a reset to zero, not 15 → 10
     restored.recordMany(1, 4, 2500)
     t.deepEqual(counters(restored.metrics()), [1, 4])

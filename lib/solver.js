@@ -9,9 +9,9 @@ const { readLimited } = require('./read-limited.js')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { SolveError, describe, invalidArgType, invalidArgValue, checkOptionsObject, integerOption } = require('./errors')
 const { redact, redactUrl, quoteBody } = require('./redact')
+const { PROVIDERS, PROVIDER_NAMES } = require('./providers')
 
-const DEFAULT_BASE_URL = 'https://ocr.captchaai.com'
-const SOLVER_OPTIONS = ['apiKey', 'baseUrl', 'tracker', 'pollIntervalMs', 'timeoutMs', 'countsAsFailure', 'whenExhausted', 'minSolves', 'probeIntervalMs']
+const SOLVER_OPTIONS = ['apiKey', 'provider', 'baseUrl', 'tracker', 'pollIntervalMs', 'timeoutMs', 'countsAsFailure', 'whenExhausted', 'minSolves', 'probeIntervalMs']
 const SOLVE_OPTIONS = ['critical']
 const MAX_MS = 2 ** 31 - 1 // setTimeout's limit
 // Parameters each known method cannot go without; other methods are passed through unchecked.
@@ -192,10 +192,17 @@ function createSolver(options) {
   }
   const apiKey = opts.apiKey
   const tracker = opts.tracker
-  const base = checkBaseUrl(opts.baseUrl ?? DEFAULT_BASE_URL)
   const pollIntervalMs = integerOption(opts.pollIntervalMs, 'createSolver options.pollIntervalMs', 1, MAX_MS, 5000)
   const timeoutMs = integerOption(opts.timeoutMs, 'createSolver options.timeoutMs', 1, MAX_MS, 180_000)
-  const countsAsFailure = opts.countsAsFailure ?? defaultCountsAsFailure
+  // The provider's profile classifies each rejection (lib/providers.js) unless the caller's classifier does.
+  const provider = opts.provider ?? 'captchaai'
+  if (!PROVIDER_NAMES.includes(provider)) {
+    const known = PROVIDER_NAMES.map((p) => `'${p}'`).join(', ')
+    if (typeof provider !== 'string') throw invalidArgType(`createSolver options.provider must be one of ${known}, got ${describe(provider)}`)
+    throw invalidArgValue(`createSolver options.provider must be one of ${known}, got '${provider}'`)
+  }
+  const countsAsFailure = opts.countsAsFailure
+  const base = checkBaseUrl(opts.baseUrl ?? PROVIDERS[provider].baseUrl)
   // What the guard does while the budget is exhausted (lib/throttle.js): passed to every solve.
   const whenExhausted = require('./throttle').checkOptions(opts, 'createSolver options')
   const inUrl = new URL('in.php', base)
@@ -230,10 +237,10 @@ function createSolver(options) {
       throw invalidArgType(`solve options.critical must be a boolean, got ${describe(critical)}`)
     }
     const params = checkTask(task)
-    return tracker.guard((signal) => run(params, signal), { timeoutMs, critical, countsAsFailure, ...whenExhausted })
+    return tracker.guard((signal) => run(params, signal), { timeoutMs, critical, countsAsFailure, provider, ...whenExhausted })
   }
 
-  return Object.freeze({ solve, baseUrl: base.href })
+  return Object.freeze({ solve, provider, baseUrl: base.href })
 }
 
 // Solvers tried in order, each under its own budget (lib/failover.js); exported here too.

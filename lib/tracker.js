@@ -27,6 +27,7 @@ const { makeGuard } = require('./guard.js')
 const counterStart = require('./counter-start.js')
 const fleet = require('./fleet/index.js')
 const incidents = require('./incidents.js')
+const outcomes = require('./outcomes.js')
 
 const Native = native.ErrorBudgetTracker
 const nativeProto = Native.prototype
@@ -106,7 +107,14 @@ const getters = {
   get closed() {
     return this?.[FIGURE] === undefined ? notATracker('closed', this) : this[FIGURE](F.closed) === 1
   },
+  /** The native counts by outcome, plus the guard's attempts neither counted nor failed (lib/outcomes.js). */
+  get recorded() {
+    const counts = nativeRecorded.call(this)
+    const { excluded, capacity } = outcomes.countsOf(this)
+    return { successes: counts.successes, failures: counts.failures, excluded, capacity }
+  },
 }
+const nativeRecorded = Object.getOwnPropertyDescriptor(nativeProto, 'recorded').get
 
 // --- the methods ----------------------------------------------------------------
 const lazy = {
