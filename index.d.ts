@@ -88,12 +88,24 @@ export interface GuardOptions {
   /** Run fn even while the budget is exhausted (its outcome is recorded). Default false. */
   critical?: boolean
   /**
-   * Whether a rejection of fn counts against the budget: `false` records nothing
-   * (the caller's bug, not the solver's unreliability). Must return a boolean; a
-   * throw or another value counts the rejection and emits a process warning.
-   * Not consulted for timeouts (always failures). Default: every rejection counts.
+   * What a rejection of fn was: `true` or `'failure'` counts against the budget;
+   * `false` or `'excluded'` is the caller's or the account's problem and
+   * `'capacity'` no free worker (both in neither the solves nor the failures,
+   * counted in `recorded.excluded` / `recorded.capacity`); `'success'` records a
+   * success. A throw or another value counts the rejection and emits a process
+   * warning. Not consulted for timeouts (always failures). Default: the
+   * `provider`'s profile, else every rejection counts.
    */
-  countsAsFailure?: (error: unknown) => boolean
+  countsAsFailure?: (error: unknown) => boolean | AttemptOutcome
+  /**
+   * The provider fn calls (docs/providers.md): its profile classifies the
+   * rejection's code (an Error's `err` / `errorCode` / `code`, a bare string, an
+   * object's `error`), and its published back-off after a code such as
+   * `ERROR_NO_SLOT_AVAILABLE` rejects the next attempts with a
+   * `ProviderBackoffError`. An unlisted code counts as a failure, with one process
+   * warning per code.
+   */
+  provider?: ProviderName
   /**
    * While the budget is exhausted: `'throttle'` (default) admits one probe per
    * `probeIntervalMs` while recent attempts fall short of the SLO, and every
@@ -109,6 +121,12 @@ export interface GuardOptions {
   /** Throttled: one probe per this many ms of the tracker's clock (integer in [1, 2³¹ − 1]). Default 20 000. */
   probeIntervalMs?: number
 }
+
+/** The outcomes of a guarded attempt. */
+export type AttemptOutcome = 'success' | 'failure' | 'excluded' | 'capacity'
+
+/** The providers with a profile (docs/providers.md). */
+export type ProviderName = 'captchaai' | '2captcha' | 'anticaptcha' | 'capsolver' | 'capmonster'
 
 /** What `guard()` does while the budget is exhausted. */
 export type WhenExhausted = 'throttle' | 'refuse'
@@ -140,6 +158,16 @@ declare module './native' {
   interface BudgetReport {
     /** Present once `guard()` (or a solver) ran on this tracker. */
     throttle?: ThrottleInfo
+    /** Present once `guard()` ran: its attempts that were the caller's or the account's problem (this process, this handle). */
+    excluded?: number
+    /** Present once `guard()` ran: its attempts the provider turned away for capacity (this process, this handle). */
+    capacity?: number
+  }
+  interface RecordedCounts {
+    /** `guard()` attempts classified `'excluded'`: in neither the solves nor the failures (this process, this handle). */
+    excluded: number
+    /** `guard()` attempts classified `'capacity'`: no worker, thread or slot free (this process, this handle). */
+    capacity: number
   }
   interface ErrorBudgetTracker {
     /**
@@ -162,7 +190,20 @@ export declare class BudgetExhaustedError extends Error {
   /** Ms (tracker clock) until the next probe may run; null under `'refuse'`. */
   readonly retryAfterMs: number | null
   /** From `createFailover()`, when every solver refused: each one's refusal, in order. */
-  refusals?: BudgetExhaustedError[]
+  refusals?: Array<BudgetExhaustedError | ProviderBackoffError>
+}
+
+/** `tracker.guard()` did not call fn: its provider's published back-off runs (docs/providers.md). Nothing was recorded. */
+export declare class ProviderBackoffError extends Error {
+  constructor(provider: ProviderName, providerCode: string, retryAfterMs: number)
+  readonly code: 'ERR_PROVIDER_BACKOFF'
+  readonly provider: ProviderName
+  /** The provider's code that started the back-off. */
+  readonly providerCode: string
+  /** Ms (tracker clock) until the back-off ends. */
+  readonly retryAfterMs: number
+  /** From `createFailover()`, when every solver refused: each one's refusal, in order. */
+  refusals?: Array<BudgetExhaustedError | ProviderBackoffError>
 }
 
 /** `tracker.guard()`'s deadline passed first; also the reason of the aborted signal. */
@@ -198,14 +239,16 @@ export interface SolverOptions {
   apiKey: string
   /** Every solve is one `tracker.guard()` attempt on this tracker. */
   tracker: ErrorBudgetTracker
-  /** Where in.php and res.php live (a path prefix is kept; no `user:password@`: a TypeError `ERR_INVALID_ARG_VALUE`). Default `https://ocr.captchaai.com`. */
+  /** The provider (docs/providers.md): its profile classifies rejections, its back-offs hold attempts. Default `'captchaai'`. */
+  provider?: ProviderName
+  /** Where in.php and res.php live (a path prefix is kept; no `user:password@`: a TypeError `ERR_INVALID_ARG_VALUE`). Default: the provider's (`https://ocr.captchaai.com`). */
   baseUrl?: string | (typeof globalThis extends { URL: { prototype: infer U } } ? U : never)
   /** Wait before each res.php poll, ms (integer ≥ 1). Default 5000. */
   pollIntervalMs?: number
   /** Deadline of a whole solve, submit and polls, ms (integer ≥ 1). Default 180 000. */
   timeoutMs?: number
-  /** Which rejections count against the budget. Default `defaultCountsAsFailure`. */
-  countsAsFailure?: (error: unknown) => boolean
+  /** What each rejection was (see `GuardOptions.countsAsFailure`). Default: the provider's profile. */
+  countsAsFailure?: (error: unknown) => boolean | AttemptOutcome
   /** Passed to every solve's `guard()`: see `GuardOptions`. Default `'throttle'`. */
   whenExhausted?: WhenExhausted
   /** See `GuardOptions.minSolves`. */
@@ -243,6 +286,8 @@ export interface Solver {
    * for a bad task (nothing sent or recorded).
    */
   solve<M extends string>(task: SolveTask<M>, options?: { critical?: boolean }): Promise<SolveResult>
+  /** The provider whose profile it uses. */
+  readonly provider: ProviderName
   /** The base URL in use, with a trailing slash. */
   readonly baseUrl: string
 }
@@ -254,7 +299,7 @@ export declare function createSolver(options: SolverOptions): Solver
 export interface Failover {
   /**
    * Solves with the first solver whose budget admits the attempt; `solver` is its
-   * index. Another solver is tried only after a BudgetExhaustedError; when all
+   * index. Another solver is tried only after a BudgetExhaustedError or a ProviderBackoffError; when all
    * refuse, rejects with the one of soonest `retryAfterMs` (with `refusals`).
    */
   solve<M extends string>(task: SolveTask<M>, options?: { critical?: boolean }): Promise<SolveResult & { solver: number }>

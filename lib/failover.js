@@ -4,9 +4,10 @@
 // two `createSolver()`s with their own `baseUrl`, `apiKey` and tracker make a
 // primary and a fallback. A solver whose guard does not admit the attempt (its
 // budget exhausted: throttled or refused, a BudgetExhaustedError, nothing sent or
-// recorded) hands the task to the next; any other outcome is final — a solve that
+// recorded), or whose provider's back-off holds it (a ProviderBackoffError,
+// lib/outcomes.js), hands the task to the next; any other outcome is final — a solve that
 // ran and failed was recorded by its own budget, and is not sent twice.
-const { BudgetExhaustedError, describe, invalidArgType, checkOptionsObject } = require('./errors')
+const { BudgetExhaustedError, ProviderBackoffError, describe, invalidArgType, checkOptionsObject } = require('./errors')
 
 /**
  * @param {ReadonlyArray<{ solve: (task: object, options?: object) => Promise<unknown> }>} solvers in order of preference
@@ -45,7 +46,8 @@ function createFailover(solvers) {
         const result = await list[i].solve(task, options)
         return { ...result, solver: i }
       } catch (err) {
-        if (!(err instanceof BudgetExhaustedError)) throw err
+        // Not admitted (nothing sent): its budget refused, or its provider's back-off holds it.
+        if (!(err instanceof BudgetExhaustedError || err instanceof ProviderBackoffError)) throw err
         refusals.push(err)
       }
     }
