@@ -11,11 +11,16 @@ const { meaning } = require('./providers')
 const OUTCOMES = Object.freeze(['success', 'failure', 'excluded', 'capacity'])
 
 // A provider's code inside a client's prose ('2captcha error: ERROR_…', an
-// anticaptcha string thrown as is): the first code-looking word.
+// APIError's message): the first code-looking word.
 const CODE_IN_TEXT = /\b(ERROR: 100[1-5]|ERROR_[A-Z0-9_]+|MAX_USER_TURN|IP_BANNED|WRONG_CAPTCHA_ID)\b/
+// A field that holds nothing but a code: Anti-Captcha's thrown string, a createTask
+// answer's errorCode, CapMonster's client's `error` (its code without ERROR_, or 'Unknown').
+const WHOLE_CODE = /^(?:ERROR: 100[1-5]|[A-Za-z][A-Za-z0-9_]*)$/
 
-function codeInText(text) {
-  const match = CODE_IN_TEXT.exec(text)
+function codeInText(text, whole) {
+  const trimmed = text.trim()
+  if (whole && WHOLE_CODE.test(trimmed)) return trimmed
+  const match = CODE_IN_TEXT.exec(trimmed)
   return match === null ? null : match[1]
 }
 
@@ -23,22 +28,28 @@ function codeInText(text) {
  * The provider's error code a client's rejection carries, or null: a bare
  * string (Anti-Captcha's client), an Error with `err` (2Captcha's APIError,
  * whose `code` is a number), `errorCode` (the createTask protocol's field) or
- * a string `code` (the built-in client's SolveError), or a result object with
- * `error` (puppeteer-extra-plugin-recaptcha).
+ * a string `code` holding an ERROR_… code (the built-in client's SolveError;
+ * Node's own codes such as ECONNRESET are no provider's), or an object with
+ * `error` (puppeteer-extra-plugin-recaptcha's result, CapMonster's CaptchaResult).
  * @param {unknown} rejection
  * @returns {string | null}
  */
 function codeOf(rejection) {
-  if (typeof rejection === 'string') return codeInText(rejection)
+  if (typeof rejection === 'string') return codeInText(rejection, true)
   if (rejection === null || typeof rejection !== 'object') return null
   for (const field of ['err', 'errorCode', 'code', 'error']) {
     const value = rejection[field]
     if (typeof value === 'string') {
-      const code = codeInText(value)
+      const code = codeInText(value, field !== 'code')
       if (code !== null) return code
     }
   }
-  return typeof rejection.message === 'string' ? codeInText(rejection.message) : null
+  return typeof rejection.message === 'string' ? codeInText(rejection.message, false) : null
+}
+
+/** The profile's row of `code`, also when a client dropped its ERROR_ prefix (CapMonster's). */
+function rowOf(provider, code) {
+  return meaning(provider, code) ?? (code.startsWith('ERROR') ? null : meaning(provider, `ERROR_${code}`))
 }
 
 // Codes already warned about, per provider: one process warning per code.
@@ -53,7 +64,7 @@ const warned = new Set()
 function byProfile(provider, rejection) {
   const code = codeOf(rejection)
   if (provider === undefined || code === null) return { outcome: 'failure', backoffMs: 0, code }
-  const row = meaning(provider, code)
+  const row = rowOf(provider, code)
   if (row !== null) return { outcome: row.outcome, backoffMs: row.backoffMs, code }
   const key = `${provider}\u0000${code}`
   if (!warned.has(key)) {
