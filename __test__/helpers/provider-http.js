@@ -36,9 +36,7 @@ function twoCaptchaText(code, origin = 'https://2captcha.com') {
   const scope = nock(origin)
   if (code !== 'OK' && !RESULT_STAGE.has(code)) return scope.post('/in.php').reply(200, code)
   scope.post('/in.php').reply(200, `OK|${TASK_ID}`)
-  scope.get('/res.php').query(true).reply(200, code === 'OK' ? `OK|${TOKEN}` : code)
-  // The plugin reports a task whose poll failed as bad (res.php?action=reportbad).
-  return scope.get('/res.php').query(true).optionally().reply(200, 'OK_REPORT_RECORDED')
+  return scope.get('/res.php').query(true).reply(200, code === 'OK' ? `OK|${TOKEN}` : code)
 }
 
 /** The createTask / getTaskResult answers of one solve ending in `code`, as [path, JSON] pairs. */
