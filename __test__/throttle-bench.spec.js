@@ -50,7 +50,7 @@ test('slow attempts: at most 10 % of the broken site admitted while exhausted, a
   }
 })
 
-test('slow attempts, recovery: every attempt admitted again within 10 min of the provider, at 6, 12 and 30 a minute', async (t) => {
+test('slow attempts, recovery: noticed (every attempt admitted again) within 10 min of the provider, at 6, 12 and 30 a minute', async (t) => {
   for (const everyS of [10, 5, 2]) {
     const { recovery } = await slowAttempts(SEED, 'throttle', everyS)
     t.true(recovery.value !== null && recovery.value <= 10, `every ${everyS} s: ${recovery.detail}`)
