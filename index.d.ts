@@ -235,7 +235,7 @@ export declare class SolveError extends Error {
 
 /** Options of `createSolver()`. */
 export interface SolverOptions {
-  /** The CaptchaAI API key. */
+  /** The provider's API key (CaptchaAI's by default). */
   apiKey: string
   /** Every solve is one `tracker.guard()` attempt on this tracker. */
   tracker: ErrorBudgetTracker
@@ -272,20 +272,34 @@ export type SolveTask<M extends string = string> = { method: M } & (M extends ke
   ? SolveTaskParams[M]
   : {}) & { [param: string]: string | number | boolean | undefined }
 
-/** A solved task: the service's task id and its answer (a token, or an image's text). */
+/**
+ * A task for the createTask providers (`'anticaptcha'`, `'capsolver'`, `'capmonster'`):
+ * the provider's task object, sent as is, with its `type`.
+ */
+export type CreateTaskTask = { type: string } & { [field: string]: unknown }
+
+/**
+ * A solved task: the service's task id (to report a bad answer later) and its
+ * answer (a token, or an image's text). From a createTask provider also the whole
+ * `solution`; `answer` is its `gRecaptchaResponse`, `token` or `text`, null when
+ * it has none of them.
+ */
 export interface SolveResult {
   taskId: string
-  answer: string
+  answer: string | null
+  solution?: { [field: string]: unknown }
 }
 
-/** A CaptchaAI client under an error budget (`createSolver()`). */
+/** A solver client under an error budget (`createSolver()`): the `provider`'s protocol, in.php / res.php or createTask / getTaskResult. */
 export interface Solver {
   /**
-   * Submits `task`, polls until the answer. Rejects with a SolveError, a
-   * GuardTimeoutError, a BudgetExhaustedError (unless `critical`), or a TypeError
-   * for a bad task (nothing sent or recorded).
+   * Submits `task` (in.php's `method` and parameters, or a createTask provider's
+   * task object with its `type`), polls until the answer, within the solver's
+   * `timeoutMs`. Rejects with a SolveError, a GuardTimeoutError, a
+   * BudgetExhaustedError (unless `critical`), a ProviderBackoffError, or a
+   * TypeError for a bad task (nothing sent or recorded).
    */
-  solve<M extends string>(task: SolveTask<M>, options?: { critical?: boolean }): Promise<SolveResult>
+  solve<M extends string>(task: SolveTask<M> | CreateTaskTask, options?: { critical?: boolean }): Promise<SolveResult>
   /** The provider whose profile it uses. */
   readonly provider: ProviderName
   /** The base URL in use, with a trailing slash. */
@@ -302,7 +316,7 @@ export interface Failover {
    * index. Another solver is tried only after a BudgetExhaustedError or a ProviderBackoffError; when all
    * refuse, rejects with the one of soonest `retryAfterMs` (with `refusals`).
    */
-  solve<M extends string>(task: SolveTask<M>, options?: { critical?: boolean }): Promise<SolveResult & { solver: number }>
+  solve<M extends string>(task: SolveTask<M> | CreateTaskTask, options?: { critical?: boolean }): Promise<SolveResult & { solver: number }>
   readonly solvers: readonly Solver[]
 }
 

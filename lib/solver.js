@@ -1,5 +1,8 @@
 'use strict'
-// A CaptchaAI client under an error budget. CaptchaAI speaks the 2captcha-compatible
+// A solver client under an error budget, for each provider of lib/providers.js:
+// in.php / res.php here (CaptchaAI, 2Captcha), createTask / getTaskResult in
+// lib/create-task.js (Anti-Captcha, CapSolver, CapMonster), chosen by `provider`;
+// its profile classifies each rejection. CaptchaAI speaks the 2captcha-compatible
 // HTTP API: POST in.php (key, method, the method's parameters, json=1) answers
 // {"status":1,"request":"<task id>"}; GET res.php?action=get&id=… answers
 // {"status":0,"request":"CAPCHA_NOT_READY"} until {"status":1,"request":"<answer>"};
@@ -10,6 +13,7 @@ const { setTimeout: sleep } = require('node:timers/promises')
 const { SolveError, describe, invalidArgType, invalidArgValue, checkOptionsObject, integerOption } = require('./errors')
 const { redact, redactUrl, quoteBody } = require('./redact')
 const { PROVIDERS, PROVIDER_NAMES } = require('./providers')
+const { createTaskClient } = require('./create-task')
 
 const SOLVER_OPTIONS = ['apiKey', 'provider', 'baseUrl', 'tracker', 'pollIntervalMs', 'timeoutMs', 'countsAsFailure', 'whenExhausted', 'minSolves', 'probeIntervalMs']
 const SOLVE_OPTIONS = ['critical']
@@ -127,7 +131,7 @@ function checkTask(task) {
 // the guard's deadline the signal is aborted: its reason is rethrown as is (the
 // guard has already settled and ignores it). Every message goes through
 // lib/redact.js with the API key as a secret: a server may echo the request.
-async function call(url, init, signal, stage, taskId, apiKey) {
+async function call(url, init, signal, stage, taskId, apiKey, title) {
   let response
   let text
   try {
@@ -136,12 +140,12 @@ async function call(url, init, signal, stage, taskId, apiKey) {
   } catch (error) {
     if (signal.aborted) throw signal.reason
     const why = redact(error?.cause?.code ?? error?.cause?.message ?? error?.message, [apiKey])
-    throw new SolveError('ERR_NETWORK', `CaptchaAI ${stage} request failed: ${why}`, { stage, taskId, cause: error })
+    throw new SolveError('ERR_NETWORK', `${title} ${stage} request failed: ${why}`, { stage, taskId, cause: error })
   }
   if (text === null) {
     throw new SolveError(
       'ERR_BAD_RESPONSE',
-      `CaptchaAI ${stage} answer is longer than ${MAX_BODY_BYTES} bytes (HTTP ${response.status}): not the protocol's JSON, request aborted`,
+      `${title} ${stage} answer is longer than ${MAX_BODY_BYTES} bytes (HTTP ${response.status}): not the protocol's JSON, request aborted`,
       { stage, taskId, httpStatus: response.status },
     )
   }
@@ -156,24 +160,24 @@ async function call(url, init, signal, stage, taskId, apiKey) {
   if (!isAnswer) {
     throw new SolveError(
       'ERR_BAD_RESPONSE',
-      `CaptchaAI ${stage} answer is not the protocol's JSON (HTTP ${response.status}): ${quoteBody(text, [apiKey])}`,
+      `${title} ${stage} answer is not the protocol's JSON (HTTP ${response.status}): ${quoteBody(text, [apiKey])}`,
       { stage, taskId, httpStatus: response.status },
     )
   }
   return { body, httpStatus: response.status }
 }
 
-function serviceError({ body, httpStatus }, stage, taskId, apiKey) {
+function serviceError({ body, httpStatus }, stage, taskId, apiKey, title) {
   // The code and error_text are the server's words: redacted (they may quote the
   // request), error_text quoted as JSON and cut short.
   const code = redact(body.request, [apiKey])
   const detail = typeof body.error_text === 'string' && body.error_text !== '' ? `: ${quoteBody(body.error_text, [apiKey], MAX_ERROR_TEXT)}` : ''
   const where = stage === 'submit' ? 'in.php' : `res.php (task ${redact(taskId, [apiKey])})`
-  return new SolveError(code, `CaptchaAI ${where} answered ${code}${detail}`, { stage, taskId, httpStatus })
+  return new SolveError(code, `${title} ${where} answered ${code}${detail}`, { stage, taskId, httpStatus })
 }
 
 /**
- * A CaptchaAI client whose every `solve()` is one `tracker.guard()` attempt.
+ * A solver client (the `provider`'s protocol) whose every `solve()` is one `tracker.guard()` attempt.
  * @param {{ apiKey: string, tracker: import('../index').ErrorBudgetTracker, baseUrl?: string | URL,
  *   pollIntervalMs?: number, timeoutMs?: number, countsAsFailure?: (error: unknown) => boolean }} options
  * @returns {import('../index').Solver}
@@ -205,22 +209,25 @@ function createSolver(options) {
   const base = checkBaseUrl(opts.baseUrl ?? PROVIDERS[provider].baseUrl)
   // What the guard does while the budget is exhausted (lib/throttle.js): passed to every solve.
   const whenExhausted = require('./throttle').checkOptions(opts, 'createSolver options')
+  const title = PROVIDERS[provider].title
+  // Anti-Captcha, CapSolver and CapMonster speak createTask / getTaskResult (lib/create-task.js).
+  const createTask = PROVIDERS[provider].protocol === 'createTask' ? createTaskClient({ title, base, apiKey, pollIntervalMs }) : null
   const inUrl = new URL('in.php', base)
   const resUrl = new URL('res.php', base)
 
   async function run(params, signal) {
     params.set('key', apiKey)
     params.set('json', '1')
-    const submitted = await call(inUrl, { method: 'POST', body: params }, signal, 'submit', null, apiKey)
-    if (submitted.body.status !== 1) throw serviceError(submitted, 'submit', null, apiKey)
+    const submitted = await call(inUrl, { method: 'POST', body: params }, signal, 'submit', null, apiKey, title)
+    if (submitted.body.status !== 1) throw serviceError(submitted, 'submit', null, apiKey, title)
     const taskId = String(submitted.body.request)
     const poll = new URL(resUrl)
     poll.search = new URLSearchParams({ key: apiKey, action: 'get', id: taskId, json: '1' }).toString()
     for (;;) {
       await sleep(pollIntervalMs, undefined, { signal })
-      const result = await call(poll, { method: 'GET' }, signal, 'result', taskId, apiKey)
+      const result = await call(poll, { method: 'GET' }, signal, 'result', taskId, apiKey, title)
       if (result.body.status === 1) return { taskId, answer: String(result.body.request) }
-      if (result.body.request !== 'CAPCHA_NOT_READY') throw serviceError(result, 'result', taskId, apiKey)
+      if (result.body.request !== 'CAPCHA_NOT_READY') throw serviceError(result, 'result', taskId, apiKey, title)
     }
   }
 
@@ -236,8 +243,13 @@ function createSolver(options) {
     if (critical !== undefined && typeof critical !== 'boolean') {
       throw invalidArgType(`solve options.critical must be a boolean, got ${describe(critical)}`)
     }
+    const guardOptions = { timeoutMs, critical, countsAsFailure, provider, ...whenExhausted }
+    if (createTask !== null) {
+      const checked = createTask.checkTask(task)
+      return tracker.guard((signal) => createTask.run(checked, signal), guardOptions)
+    }
     const params = checkTask(task)
-    return tracker.guard((signal) => run(params, signal), { timeoutMs, critical, countsAsFailure, provider, ...whenExhausted })
+    return tracker.guard((signal) => run(params, signal), guardOptions)
   }
 
   return Object.freeze({ solve, provider, baseUrl: base.href })

@@ -39,13 +39,17 @@ function twoCaptchaText(code, origin = 'https://2captcha.com') {
   return scope.get('/res.php').query(true).reply(200, code === 'OK' ? `OK|${TOKEN}` : code)
 }
 
-/** The createTask / getTaskResult answers of one solve ending in `code`, as [path, JSON] pairs. */
-function createTaskAnswers(code) {
+/**
+ * The createTask / getTaskResult answers of one solve ending in `code`, as [path,
+ * JSON] pairs; `processing` polls answer { status: 'processing' } first.
+ */
+function createTaskAnswers(code, processing = 0) {
   const refused = { errorId: 1, errorCode: code, errorDescription: `the service's words for ${code}` }
   if (code !== 'OK' && !RESULT_STAGE.has(code)) return [['/createTask', refused]]
   const result = code === 'OK' ? { errorId: 0, status: 'ready', solution: { gRecaptchaResponse: TOKEN } } : refused
   return [
     ['/createTask', { errorId: 0, taskId: TASK_ID }],
+    ...Array.from({ length: processing }, () => ['/getTaskResult', { errorId: 0, status: 'processing' }]),
     ['/getTaskResult', result],
   ]
 }
@@ -59,7 +63,7 @@ function createTaskApi(code, origin) {
 
 /**
  * A loopback createTask / getTaskResult server (CapSolver's protocol, as a raw
- * fetch() sees it). `next(code)` sets up the next solve's answers. Returns
+ * fetch() sees it). `next(code, processing?)` sets up the next solve's answers. Returns
  * `{ url, requests, next, close }`.
  */
 async function startCreateTaskServer() {
@@ -79,8 +83,8 @@ async function startCreateTaskServer() {
   return {
     url: `http://127.0.0.1:${server.address().port}`,
     requests,
-    next(code) {
-      queue = createTaskAnswers(code)
+    next(code, processing = 0) {
+      queue = createTaskAnswers(code, processing)
     },
     close: () => new Promise((resolve) => server.close(resolve)),
   }
