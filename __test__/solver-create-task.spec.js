@@ -95,10 +95,23 @@ test("2captcha through the in.php protocol: its profile, its name in messages, i
   const mock = await startMockCaptchaAI({ outcome: 'unsolvable' })
   t.teardown(() => mock.close())
   const tracker = new ErrorBudgetTracker({ clock: 'manual' })
-  const solver = createSolver({ apiKey: 'test-key', provider: '2captcha', baseUrl: mock.url, tracker, pollIntervalMs: 1 })
+  // 2Captcha allows about 20 polls a task: a 20 s deadline spaces them 1 s apart.
+  const solver = createSolver({ apiKey: 'test-key', provider: '2captcha', baseUrl: mock.url, tracker, pollIntervalMs: 1, timeoutMs: 20_000 })
   const err = await t.throwsAsync(solver.solve({ method: 'turnstile', sitekey: 'k', pageurl: 'https://x.example/' }), { code: 'ERROR_CAPTCHA_UNSOLVABLE' })
   t.is(err.message, '2Captcha res.php (task 73000001) answered ERROR_CAPTCHA_UNSOLVABLE')
   t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
   t.is(createSolver({ apiKey: 'k', tracker, provider: '2captcha' }).baseUrl, 'https://2captcha.com/')
   t.is(createSolver({ apiKey: 'k', tracker, provider: 'anticaptcha' }).baseUrl, 'https://api.anti-captcha.com/')
+})
+
+test("2captcha: at most 20 res.php polls a task, however short pollIntervalMs (polls spaced by the deadline)", async (t) => {
+  const mock = await startMockCaptchaAI({ pollsUntilReady: Infinity })
+  t.teardown(() => mock.close())
+  const tracker = new ErrorBudgetTracker({ clock: 'manual' })
+  // 1 ms asked; 4 s / 20 polls: one every 200 ms at the most, the 20th at 4 s, the deadline's.
+  const solver = createSolver({ apiKey: 'test-key', provider: '2captcha', baseUrl: mock.url, tracker, pollIntervalMs: 1, timeoutMs: 4000 })
+  await t.throwsAsync(solver.solve({ method: 'turnstile', sitekey: 'k', pageurl: 'https://x.example/' }), { instanceOf: GuardTimeoutError })
+  const polls = mock.requests.filter((r) => r.path === '/res.php').length
+  t.true(polls <= 20, `${polls} polls`)
+  t.true(polls >= 1, `${polls} polls`)
 })

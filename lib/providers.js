@@ -97,6 +97,8 @@ const PROVIDERS = {
     protocol: 'in.php',
     baseUrl: 'https://2captcha.com',
     doc: 'https://2captcha.com/2captcha-api#error_handling',
+    // "about 20 res.php requests per task": more, and ERROR: 1003 bans the key for a while.
+    maxPolls: 20,
     codes: {
       ...IN_PHP_CALLER,
       ERROR_ZERO_BALANCE: ['excluded', 'the account has no funds', 60 * SECOND],

@@ -211,7 +211,11 @@ function createSolver(options) {
   const whenExhausted = require('./throttle').checkOptions(opts, 'createSolver options')
   const title = PROVIDERS[provider].title
   // Anti-Captcha, CapSolver and CapMonster speak createTask / getTaskResult (lib/create-task.js).
-  const createTask = PROVIDERS[provider].protocol === 'createTask' ? createTaskClient({ title, base, apiKey, pollIntervalMs }) : null
+  // Within the provider's published poll limit (2Captcha: about 20 res.php polls a
+  // task): polls spaced so that the whole deadline holds no more than that.
+  const maxPolls = PROVIDERS[provider].maxPolls
+  const pollEveryMs = maxPolls === undefined ? pollIntervalMs : Math.max(pollIntervalMs, Math.ceil(timeoutMs / maxPolls))
+  const createTask = PROVIDERS[provider].protocol === 'createTask' ? createTaskClient({ title, base, apiKey, pollIntervalMs: pollEveryMs }) : null
   const inUrl = new URL('in.php', base)
   const resUrl = new URL('res.php', base)
 
@@ -224,7 +228,7 @@ function createSolver(options) {
     const poll = new URL(resUrl)
     poll.search = new URLSearchParams({ key: apiKey, action: 'get', id: taskId, json: '1' }).toString()
     for (;;) {
-      await sleep(pollIntervalMs, undefined, { signal })
+      await sleep(pollEveryMs, undefined, { signal })
       const result = await call(poll, { method: 'GET' }, signal, 'result', taskId, apiKey, title)
       if (result.body.status === 1) return { taskId, answer: String(result.body.request) }
       if (result.body.request !== 'CAPCHA_NOT_READY') throw serviceError(result, 'result', taskId, apiKey, title)
