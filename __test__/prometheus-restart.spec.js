@@ -98,9 +98,9 @@ test('kill -9 and a restart from the persist file: the counter resets to zero, n
   }
   // Each process restored what the previous one saved (its records but the last failure)…
   t.deepEqual(scrapes.map((s) => s.restored), [
-    { successes: 0, failures: 0 },
-    { successes: 20, failures: 3 },
-    { successes: 25, failures: 3 },
+    { successes: 0, failures: 0, excluded: 0, capacity: 0 },
+    { successes: 20, failures: 3, excluded: 0, capacity: 0 },
+    { successes: 25, failures: 3, excluded: 0, capacity: 0 },
   ])
   // …and exported only its own: the recordMany plus the one failure after the save.
   t.deepEqual(scrapes.map((s) => s.exported), [
