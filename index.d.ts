@@ -306,7 +306,7 @@ export interface Solver {
   readonly baseUrl: string
 }
 
-/** A CaptchaAI client whose every `solve()` goes through `tracker.guard()`. */
+/** A solver client for `provider` (CaptchaAI by default) whose every `solve()` goes through `tracker.guard()`. */
 export declare function createSolver(options: SolverOptions): Solver
 
 /** Solvers tried in order (`createFailover()`). */
