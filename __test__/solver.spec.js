@@ -376,3 +376,13 @@ test('redaction: a polled URL echoed in a body shows key=*** and keeps the rest'
   const err = await t.throwsAsync(solver.solve(TURNSTILE), { code: 'ERR_BAD_RESPONSE' })
   t.is(err.message, `CaptchaAI result answer is not the protocol's JSON (HTTP 404): "Cannot GET /res.php?key=***&action=get&id=${FIRST_ID}&json=1"`)
 })
+
+test('issue 33: the caller-side codes defaultCountsAsFailure missed are in CALLER_ERROR_CODES, any ERROR_PROXY_* too', (t) => {
+  const solveError = (code) => new SolveError(code, code, { stage: 'submit' })
+  const missed = ['ERROR_WRONG_GOOGLEKEY', 'ERROR_DOMAIN_NOT_ALLOWED', 'ERROR_EMPTY_ACTION', 'ERROR_TOKEN_EXPIRED', 'ERROR_IP_ADDRES', 'ERROR_PROXY_CONNECTION_FAILED', 'ERROR: 1001', 'ERROR: 1002', 'ERROR: 1003', 'ERROR: 1004', 'ERROR: 1005']
+  for (const code of missed) {
+    t.true(CALLER_ERROR_CODES.includes(code), code)
+    t.false(defaultCountsAsFailure(solveError(code)), code)
+  }
+  t.false(defaultCountsAsFailure(solveError('ERROR_PROXY_BANNED')))
+})

@@ -63,6 +63,18 @@ const CALLER_ERROR_CODES = Object.freeze([
   'ERROR_UPLOAD',
   'ERROR_CAPTCHAIMAGE_BLOCKED',
   'ERROR_BAD_PROXY',
+  'ERROR_PROXY_CONNECTION_FAILED', // and any other ERROR_PROXY_… (defaultCountsAsFailure)
+  'ERROR_WRONG_GOOGLEKEY',
+  'ERROR_DOMAIN_NOT_ALLOWED',
+  'ERROR_EMPTY_ACTION',
+  'ERROR_TOKEN_EXPIRED',
+  'ERROR_IP_ADDRES',
+  // bans the client brought on itself (2Captcha's ERROR: 1001–1005)
+  'ERROR: 1001',
+  'ERROR: 1002',
+  'ERROR: 1003',
+  'ERROR: 1004',
+  'ERROR: 1005',
   // Not here: ERROR_WRONG_CAPTCHA_ID / ERROR_WRONG_ID_FORMAT from res.php, since the
   // client polls only ids in.php gave it; the service losing its own task counts.
 ])
@@ -76,7 +88,7 @@ const callerCodes = new Set(CALLER_ERROR_CODES)
  * @returns {boolean}
  */
 function defaultCountsAsFailure(error) {
-  return !(error instanceof SolveError && callerCodes.has(error.code))
+  return !(error instanceof SolveError && (callerCodes.has(error.code) || String(error.code).startsWith('ERROR_PROXY_')))
 }
 
 function checkBaseUrl(baseUrl) {
