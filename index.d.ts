@@ -172,10 +172,12 @@ declare module './native' {
   interface ErrorBudgetTracker {
     /**
      * Runs `fn(signal)` as one solve attempt and records it exactly once: resolve →
-     * one success; reject (or a synchronous throw) → one failure, unless
-     * `countsAsFailure` says false; timeout → one failure. While the budget is
-     * exhausted it rejects with a `BudgetExhaustedError` without calling fn, unless
-     * `critical`. Bad arguments reject with a TypeError / RangeError.
+     * one success; reject (or a synchronous throw) → one failure, or what
+     * `countsAsFailure` or the `provider`'s profile names (`excluded` and `capacity`
+     * are counted in `recorded`, not the window); timeout → one failure. While the
+     * budget is exhausted it rejects with a `BudgetExhaustedError` without calling
+     * fn, unless `critical`; while the provider's back-off runs, with a
+     * `ProviderBackoffError`. Bad arguments reject with a TypeError / RangeError.
      */
     guard<T>(fn: (signal: GuardSignal) => T | PromiseLike<T>, options?: GuardOptions): Promise<T>
   }
