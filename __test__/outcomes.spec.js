@@ -177,3 +177,18 @@ test("createFailover: a solver held by its provider's back-off hands the task to
   t.deepEqual(first.recorded, { successes: 0, failures: 0, excluded: 0, capacity: 1 })
   t.deepEqual(second.recorded, { successes: 1, failures: 0, excluded: 0, capacity: 0 })
 })
+
+test.serial('a server answering ever new codes: each a failure, at most 256 warnings in the process', async (t) => {
+  const tracker = manual()
+  const warnings = await warningsDuring(async () => {
+    for (let i = 0; i < 300; i++) await rejectionOf(tracker.guard(rejectWith(`ERROR_NEW_${i}`), { provider: 'capmonster', critical: true }))
+  })
+  t.is(tracker.recorded.failures, 300)
+  t.true(warnings.length <= 256 && warnings.length > 0, `${warnings.length} warnings`)
+})
+
+test('a code longer than 64 characters is no code: a failure, the text never echoed', async (t) => {
+  const tracker = manual()
+  await rejectionOf(tracker.guard(rejectWith(`ERROR_${'X'.repeat(100)}`), { provider: '2captcha' }))
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
+})

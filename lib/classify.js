@@ -12,10 +12,11 @@ const OUTCOMES = Object.freeze(['success', 'failure', 'excluded', 'capacity'])
 
 // A provider's code inside a client's prose ('2captcha error: ERROR_…', an
 // APIError's message): the first code-looking word.
-const CODE_IN_TEXT = /\b(ERROR: 100[1-5]|ERROR_[A-Z0-9_]+|MAX_USER_TURN|IP_BANNED|WRONG_CAPTCHA_ID)\b/
+// (At most 64 characters: a code is a short word; a server's longer text is not one.)
+const CODE_IN_TEXT = /\b(ERROR: 100[1-5]|ERROR_[A-Z0-9_]{1,58}|MAX_USER_TURN|IP_BANNED|WRONG_CAPTCHA_ID)\b/
 // A field that holds nothing but a code: Anti-Captcha's thrown string, a createTask
 // answer's errorCode, CapMonster's client's `error` (its code without ERROR_, or 'Unknown').
-const WHOLE_CODE = /^(?:ERROR: 100[1-5]|[A-Za-z][A-Za-z0-9_]*)$/
+const WHOLE_CODE = /^(?:ERROR: 100[1-5]|[A-Za-z][A-Za-z0-9_]{0,63})$/
 
 function codeInText(text, whole) {
   const trimmed = text.trim()
@@ -52,8 +53,10 @@ function rowOf(provider, code) {
   return meaning(provider, code) ?? (code.startsWith('ERROR') ? null : meaning(provider, `ERROR_${code}`))
 }
 
-// Codes already warned about, per provider: one process warning per code.
+// Codes already warned about, per provider: one process warning per code. Bounded:
+// a server answering ever new codes must not grow it (or the warnings) without end.
 const warned = new Set()
+const MAX_WARNED = 256
 
 /**
  * The outcome of a rejection at `provider` (undefined: no profile): the
@@ -67,7 +70,7 @@ function byProfile(provider, rejection) {
   const row = rowOf(provider, code)
   if (row !== null) return { outcome: row.outcome, backoffMs: row.backoffMs, code }
   const key = `${provider}\u0000${code}`
-  if (!warned.has(key)) {
+  if (!warned.has(key) && warned.size < MAX_WARNED) {
     warned.add(key)
     process.emitWarning(`guard: ${provider} answered ${code}, which its profile does not list; counted as a failure`, 'BudgetGuardWarning')
   }
