@@ -170,12 +170,13 @@ test("createFailover: a solver held by its provider's back-off hands the task to
     createSolver({ ...options, baseUrl: busy.url, tracker: first }),
     createSolver({ ...options, baseUrl: healthy.url, tracker: second }),
   ])
-  await t.throwsAsync(failover.solve({ method: 'turnstile', sitekey: 'k', pageurl: 'https://example.com/' }), { code: 'ERROR_ZERO_BALANCE' })
-  const result = await failover.solve({ method: 'turnstile', sitekey: 'k', pageurl: 'https://example.com/' })
-  t.is(result.solver, 1)
+  const task = { method: 'turnstile', sitekey: 'k', pageurl: 'https://example.com/' }
+  // Turned away for capacity: the second solves it. Then the first is held (5 s): nothing sent to it.
+  t.is((await failover.solve(task)).solver, 1)
+  t.is((await failover.solve(task)).solver, 1)
   t.is(busy.requests.length, 1, 'nothing sent to the held provider')
   t.deepEqual(first.recorded, { successes: 0, failures: 0, excluded: 0, capacity: 1 })
-  t.deepEqual(second.recorded, { successes: 1, failures: 0, excluded: 0, capacity: 0 })
+  t.deepEqual(second.recorded, { successes: 2, failures: 0, excluded: 0, capacity: 0 })
 })
 
 test.serial('a server answering ever new codes: each a failure, at most 256 warnings in the process', async (t) => {
@@ -191,4 +192,30 @@ test('a code longer than 64 characters is no code: a failure, the text never ech
   const tracker = manual()
   await rejectionOf(tracker.guard(rejectWith(`ERROR_${'X'.repeat(100)}`), { provider: '2captcha' }))
   t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
+})
+
+test('createFailover: a provider that turns the task away for capacity hands it to the next; all turned away → the last error', async (t) => {
+  const { startCreateTaskServer } = require('./helpers/provider-http')
+  const busy = await startCreateTaskServer()
+  const healthy = await startCreateTaskServer()
+  t.teardown(() => Promise.all([busy.close(), healthy.close()]))
+  const first = manual()
+  const second = manual()
+  const task = { type: 'RecaptchaV2TaskProxyless', websiteURL: 'https://example.com/', websiteKey: 'k' }
+  const failover = createFailover([
+    createSolver({ apiKey: 'k', provider: 'anticaptcha', baseUrl: busy.url, tracker: first, pollIntervalMs: 1 }),
+    createSolver({ apiKey: 'k', provider: 'capmonster', baseUrl: healthy.url, tracker: second, pollIntervalMs: 1 }),
+  ])
+  busy.next('ERROR_NO_SLOT_AVAILABLE')
+  healthy.next('OK')
+  t.like(await failover.solve(task), { solver: 1, answer: 'token-7301' })
+  t.deepEqual(first.recorded, { successes: 0, failures: 0, excluded: 0, capacity: 1 })
+  t.deepEqual(second.recorded, { successes: 1, failures: 0, excluded: 0, capacity: 0 })
+  // 6 s on: no hold left; both turn it away now.
+  first.advanceTo(6000)
+  busy.next('ERROR_NO_SLOT_AVAILABLE')
+  healthy.next('ERROR_NO_SLOT_AVAILABLE')
+  const err = await t.throwsAsync(failover.solve(task), { code: 'ERROR_NO_SLOT_AVAILABLE' })
+  t.true(err.message.startsWith('CapMonster Cloud createTask answered'), err.message)
+  t.deepEqual([first.recorded.capacity, second.recorded.capacity], [2, 1])
 })
