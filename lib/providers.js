@@ -144,12 +144,10 @@ const PROVIDERS = {
     doc: 'https://docs.capmonster.cloud/docs/api/api-errors',
     codes: {
       ...CREATE_TASK_CALLER,
-      ERROR_WRONG_USER_KEY: ['excluded', 'the API key is malformed', 0],
       ERROR_DOMAIN_NOT_ALLOWED: ['excluded', 'the site is not served', 0],
       ERROR_TOO_MUCH_REQUESTS: ['excluded', 'the account sends too many requests', 10 * SECOND],
       ERROR_IP_BANNED: ['excluded', 'the IP is banned after bad requests', 10 * MINUTE],
       ERROR_NO_SLOT_AVAILABLE: ['capacity', 'no worker is free now', 5 * SECOND],
-      ERROR_MAXIMUM_TIME_EXCEED: ['failure', 'the solve took longer than the service allows', 0],
       WRONG_CAPTCHA_ID: ['failure', 'the service lost a task id it gave', 0],
     },
   },
