@@ -109,9 +109,9 @@ const getters = {
   },
   /** The native counts by outcome, plus the guard's attempts neither counted nor failed (lib/outcomes.js). */
   get recorded() {
-    const counts = nativeRecorded.call(this)
     const { excluded, capacity } = outcomes.countsOf(this)
-    return { successes: counts.successes, failures: counts.failures, excluded, capacity }
+    // Every native count as it is (the core may count more outcomes), then the guard's two.
+    return { ...nativeRecorded.call(this), excluded, capacity }
   },
 }
 const nativeRecorded = Object.getOwnPropertyDescriptor(nativeProto, 'recorded').get
