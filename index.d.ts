@@ -88,12 +88,24 @@ export interface GuardOptions {
   /** Run fn even while the budget is exhausted (its outcome is recorded). Default false. */
   critical?: boolean
   /**
-   * Whether a rejection of fn counts against the budget: `false` records nothing
-   * (the caller's bug, not the solver's unreliability). Must return a boolean; a
-   * throw or another value counts the rejection and emits a process warning.
-   * Not consulted for timeouts (always failures). Default: every rejection counts.
+   * What a rejection of fn was: `true` or `'failure'` counts against the budget;
+   * `false` or `'excluded'` is the caller's or the account's problem and
+   * `'capacity'` no free worker (both in neither the solves nor the failures,
+   * counted in `recorded.excluded` / `recorded.capacity`); `'success'` records a
+   * success. A throw or another value counts the rejection and emits a process
+   * warning. Not consulted for timeouts (always failures). Default: the
+   * `provider`'s profile, else every rejection counts.
    */
-  countsAsFailure?: (error: unknown) => boolean
+  countsAsFailure?: (error: unknown) => boolean | AttemptOutcome
+  /**
+   * The provider fn calls (docs/providers.md): its profile classifies the
+   * rejection's code (an Error's `err` / `errorCode` / `code`, a bare string, an
+   * object's `error`), and its published back-off after a code such as
+   * `ERROR_NO_SLOT_AVAILABLE` rejects the next attempts with a
+   * `ProviderBackoffError`. An unlisted code counts as a failure, with one process
+   * warning per code.
+   */
+  provider?: ProviderName
   /**
    * While the budget is exhausted: `'throttle'` (default) admits one probe per
    * `probeIntervalMs` while recent attempts fall short of the SLO, and every
@@ -109,6 +121,12 @@ export interface GuardOptions {
   /** Throttled: one probe per this many ms of the tracker's clock (integer in [1, 2³¹ − 1]). Default 20 000. */
   probeIntervalMs?: number
 }
+
+/** The outcomes of a guarded attempt. */
+export type AttemptOutcome = 'success' | 'failure' | 'excluded' | 'capacity'
+
+/** The providers with a profile (docs/providers.md). */
+export type ProviderName = 'captchaai' | '2captcha' | 'anticaptcha' | 'capsolver' | 'capmonster'
 
 /** What `guard()` does while the budget is exhausted. */
 export type WhenExhausted = 'throttle' | 'refuse'
@@ -140,14 +158,26 @@ declare module './native' {
   interface BudgetReport {
     /** Present once `guard()` (or a solver) ran on this tracker. */
     throttle?: ThrottleInfo
+    /** Present once `guard()` ran: its attempts that were the caller's or the account's problem (this process, this handle). */
+    excluded?: number
+    /** Present once `guard()` ran: its attempts the provider turned away for capacity (this process, this handle). */
+    capacity?: number
+  }
+  interface RecordedCounts {
+    /** `guard()` attempts classified `'excluded'`: in neither the solves nor the failures (this process, this handle). */
+    excluded: number
+    /** `guard()` attempts classified `'capacity'`: no worker, thread or slot free (this process, this handle). */
+    capacity: number
   }
   interface ErrorBudgetTracker {
     /**
      * Runs `fn(signal)` as one solve attempt and records it exactly once: resolve →
-     * one success; reject (or a synchronous throw) → one failure, unless
-     * `countsAsFailure` says false; timeout → one failure. While the budget is
-     * exhausted it rejects with a `BudgetExhaustedError` without calling fn, unless
-     * `critical`. Bad arguments reject with a TypeError / RangeError.
+     * one success; reject (or a synchronous throw) → one failure, or what
+     * `countsAsFailure` or the `provider`'s profile names (`excluded` and `capacity`
+     * are counted in `recorded`, not the window); timeout → one failure. While the
+     * budget is exhausted it rejects with a `BudgetExhaustedError` without calling
+     * fn, unless `critical`; while the provider's back-off runs, with a
+     * `ProviderBackoffError`. Bad arguments reject with a TypeError / RangeError.
      */
     guard<T>(fn: (signal: GuardSignal) => T | PromiseLike<T>, options?: GuardOptions): Promise<T>
   }
@@ -162,7 +192,20 @@ export declare class BudgetExhaustedError extends Error {
   /** Ms (tracker clock) until the next probe may run; null under `'refuse'`. */
   readonly retryAfterMs: number | null
   /** From `createFailover()`, when every solver refused: each one's refusal, in order. */
-  refusals?: BudgetExhaustedError[]
+  refusals?: Array<BudgetExhaustedError | ProviderBackoffError>
+}
+
+/** `tracker.guard()` did not call fn: its provider's published back-off runs (docs/providers.md). Nothing was recorded. */
+export declare class ProviderBackoffError extends Error {
+  constructor(provider: ProviderName, providerCode: string, retryAfterMs: number)
+  readonly code: 'ERR_PROVIDER_BACKOFF'
+  readonly provider: ProviderName
+  /** The provider's code that started the back-off. */
+  readonly providerCode: string
+  /** Ms (tracker clock) until the back-off ends. */
+  readonly retryAfterMs: number
+  /** From `createFailover()`, when every solver refused: each one's refusal, in order. */
+  refusals?: Array<BudgetExhaustedError | ProviderBackoffError>
 }
 
 /** `tracker.guard()`'s deadline passed first; also the reason of the aborted signal. */
@@ -194,18 +237,20 @@ export declare class SolveError extends Error {
 
 /** Options of `createSolver()`. */
 export interface SolverOptions {
-  /** The CaptchaAI API key. */
+  /** The provider's API key (CaptchaAI's by default). */
   apiKey: string
   /** Every solve is one `tracker.guard()` attempt on this tracker. */
   tracker: ErrorBudgetTracker
-  /** Where in.php and res.php live (a path prefix is kept; no `user:password@`: a TypeError `ERR_INVALID_ARG_VALUE`). Default `https://ocr.captchaai.com`. */
+  /** The provider (docs/providers.md): its profile classifies rejections, its back-offs hold attempts. Default `'captchaai'`. */
+  provider?: ProviderName
+  /** Where in.php and res.php live (a path prefix is kept; no `user:password@`: a TypeError `ERR_INVALID_ARG_VALUE`). Default: the provider's (`https://ocr.captchaai.com`). */
   baseUrl?: string | (typeof globalThis extends { URL: { prototype: infer U } } ? U : never)
   /** Wait before each res.php poll, ms (integer ≥ 1). Default 5000. */
   pollIntervalMs?: number
   /** Deadline of a whole solve, submit and polls, ms (integer ≥ 1). Default 180 000. */
   timeoutMs?: number
-  /** Which rejections count against the budget. Default `defaultCountsAsFailure`. */
-  countsAsFailure?: (error: unknown) => boolean
+  /** What each rejection was (see `GuardOptions.countsAsFailure`). Default: the provider's profile. */
+  countsAsFailure?: (error: unknown) => boolean | AttemptOutcome
   /** Passed to every solve's `guard()`: see `GuardOptions`. Default `'throttle'`. */
   whenExhausted?: WhenExhausted
   /** See `GuardOptions.minSolves`. */
@@ -229,35 +274,53 @@ export type SolveTask<M extends string = string> = { method: M } & (M extends ke
   ? SolveTaskParams[M]
   : {}) & { [param: string]: string | number | boolean | undefined }
 
-/** A solved task: the service's task id and its answer (a token, or an image's text). */
+/**
+ * A task for the createTask providers (`'anticaptcha'`, `'capsolver'`, `'capmonster'`):
+ * the provider's task object, sent as is, with its `type`.
+ */
+export type CreateTaskTask = { type: string } & { [field: string]: unknown }
+
+/**
+ * A solved task: the service's task id (to report a bad answer later) and its
+ * answer (a token, or an image's text). From a createTask provider also the whole
+ * `solution`; `answer` is its `gRecaptchaResponse`, `token` or `text`, null when
+ * it has none of them.
+ */
 export interface SolveResult {
   taskId: string
-  answer: string
+  answer: string | null
+  solution?: { [field: string]: unknown }
 }
 
-/** A CaptchaAI client under an error budget (`createSolver()`). */
+/** A solver client under an error budget (`createSolver()`): the `provider`'s protocol, in.php / res.php or createTask / getTaskResult. */
 export interface Solver {
   /**
-   * Submits `task`, polls until the answer. Rejects with a SolveError, a
-   * GuardTimeoutError, a BudgetExhaustedError (unless `critical`), or a TypeError
-   * for a bad task (nothing sent or recorded).
+   * Submits `task` (in.php's `method` and parameters, or a createTask provider's
+   * task object with its `type`), polls until the answer, within the solver's
+   * `timeoutMs`. Rejects with a SolveError, a GuardTimeoutError, a
+   * BudgetExhaustedError (unless `critical`), a ProviderBackoffError, or a
+   * TypeError for a bad task (nothing sent or recorded).
    */
-  solve<M extends string>(task: SolveTask<M>, options?: { critical?: boolean }): Promise<SolveResult>
+  solve<M extends string>(task: SolveTask<M> | CreateTaskTask, options?: { critical?: boolean }): Promise<SolveResult>
+  /** The provider whose profile it uses. */
+  readonly provider: ProviderName
   /** The base URL in use, with a trailing slash. */
   readonly baseUrl: string
 }
 
-/** A CaptchaAI client whose every `solve()` goes through `tracker.guard()`. */
+/** A solver client for `provider` (CaptchaAI by default) whose every `solve()` goes through `tracker.guard()`. */
 export declare function createSolver(options: SolverOptions): Solver
 
 /** Solvers tried in order (`createFailover()`). */
 export interface Failover {
   /**
    * Solves with the first solver whose budget admits the attempt; `solver` is its
-   * index. Another solver is tried only after a BudgetExhaustedError; when all
-   * refuse, rejects with the one of soonest `retryAfterMs` (with `refusals`).
+   * index. Another solver is tried only after a BudgetExhaustedError, a ProviderBackoffError
+   * or a capacity answer of its provider (its profile); when all refuse, rejects with
+   * the refusal of soonest `retryAfterMs` (with `refusals`); when all were turned away
+   * for capacity, with the last such error.
    */
-  solve<M extends string>(task: SolveTask<M>, options?: { critical?: boolean }): Promise<SolveResult & { solver: number }>
+  solve<M extends string>(task: SolveTask<M> | CreateTaskTask, options?: { critical?: boolean }): Promise<SolveResult & { solver: number }>
   readonly solvers: readonly Solver[]
 }
 

@@ -37,6 +37,7 @@ const constants = {
 
 exports.ErrorBudgetTracker = ErrorBudgetTracker
 exports.BudgetExhaustedError = errors.BudgetExhaustedError
+exports.ProviderBackoffError = errors.ProviderBackoffError
 exports.FleetSyncError = FleetSyncError
 exports.GuardTimeoutError = errors.GuardTimeoutError
 exports.SolveError = errors.SolveError

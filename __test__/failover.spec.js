@@ -26,8 +26,8 @@ test('the second solver takes over while the first one is throttled; a failure t
   const result = await failover.solve(task)
   t.deepEqual(result, { taskId: '73000001', answer: 'token-73000001', solver: 1 })
   t.is(inPhp(broken), 1) // nothing sent to the throttled one
-  t.deepEqual(first.recorded, { successes: 0, failures: 1 })
-  t.deepEqual(second.recorded, { successes: 1, failures: 0 })
+  t.deepEqual(first.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
+  t.deepEqual(second.recorded, { successes: 1, failures: 0, excluded: 0, capacity: 0 })
   t.like(first.report().throttle, { state: 'throttled', refused: 1 })
   // 20 s on (the probe interval), the first solver gets its probe again.
   first.advanceTo(20_000)

@@ -111,7 +111,7 @@ test('records between two decisions are seen at once, and each decision comes at
   for (let i = 0; i < 500; i++) tracker.record(true)
   const report = tracker.report()
   t.deepEqual([report.total, report.successes, report.failures], [2016, 1990, 26])
-  t.deepEqual(tracker.recorded, { successes: 1990, failures: 26 })
+  t.deepEqual(tracker.recorded, { successes: 1990, failures: 26, excluded: 0, capacity: 0 })
   await waitForCalls(calls, 1)
   t.deepEqual(calls, [1016])
   tracker.close()
@@ -253,7 +253,7 @@ test('recordMany counts a batch in one bucket, with one evaluation', async (t) =
   tracker.recordMany(3, 1, 1150)
   tracker.recordMany(5, 5, 100)
   t.deepEqual([tracker.total, tracker.failures, tracker.report().dropped], [4, 1, 10])
-  t.deepEqual(tracker.recorded, { successes: 108, failures: 13 })
+  t.deepEqual(tracker.recorded, { successes: 108, failures: 13, excluded: 0, capacity: 0 })
   tracker.close()
 })
 
@@ -276,7 +276,7 @@ test('recordMany checks its arguments, naming them, and records nothing on error
     t.is(err.message, message)
   }
   t.deepEqual([tracker.total, tracker.now], [0, 0])
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 0 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 0, excluded: 0, capacity: 0 })
   tracker.close()
   const closed = t.throws(() => tracker.recordMany(1, 0))
   t.is(closed.code, 'ERR_TRACKER_CLOSED')

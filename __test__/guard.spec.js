@@ -31,14 +31,14 @@ function exhaustedTracker() {
 test('resolve → one success, and the value comes back', async (t) => {
   const tracker = manual()
   t.is(await tracker.guard(async () => 'token-1'), 'token-1')
-  t.deepEqual(tracker.recorded, { successes: 1, failures: 0 })
+  t.deepEqual(tracker.recorded, { successes: 1, failures: 0, excluded: 0, capacity: 0 })
   t.is(tracker.total, 1)
 })
 
 test('a synchronous return value is a success too', async (t) => {
   const tracker = manual()
   t.is(await tracker.guard(() => 42), 42)
-  t.deepEqual(tracker.recorded, { successes: 1, failures: 0 })
+  t.deepEqual(tracker.recorded, { successes: 1, failures: 0, excluded: 0, capacity: 0 })
 })
 
 test('reject → one failure, and the same error comes back', async (t) => {
@@ -46,7 +46,7 @@ test('reject → one failure, and the same error comes back', async (t) => {
   const boom = new Error('solver said no')
   const err = await t.throwsAsync(tracker.guard(async () => Promise.reject(boom)))
   t.is(err, boom)
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
 })
 
 test('a synchronous throw counts exactly like a rejection', async (t) => {
@@ -58,7 +58,7 @@ test('a synchronous throw counts exactly like a rejection', async (t) => {
     }),
   )
   t.is(err, boom)
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
 })
 
 test("the article's double count is gone: 5 failed solves count 5, not 10", async (t) => {
@@ -67,7 +67,7 @@ test("the article's double count is gone: 5 failed solves count 5, not 10", asyn
   const tracker = manual()
   for (let i = 0; i < 100; i++) await tracker.guard(async () => 'ok')
   for (let i = 0; i < 5; i++) await t.throwsAsync(tracker.guard(async () => Promise.reject(new Error('unsolvable'))))
-  t.deepEqual(tracker.recorded, { successes: 100, failures: 5 })
+  t.deepEqual(tracker.recorded, { successes: 100, failures: 5, excluded: 0, capacity: 0 })
   t.is(tracker.failures, 5)
   t.is(tracker.status, 'critical')
 })
@@ -83,7 +83,7 @@ test('concurrent attempts are each recorded once', async (t) => {
   )
   const results = await Promise.allSettled(attempts)
   t.is(results.filter((r) => r.status === 'fulfilled').length, 10)
-  t.deepEqual(tracker.recorded, { successes: 10, failures: 10 })
+  t.deepEqual(tracker.recorded, { successes: 10, failures: 10, excluded: 0, capacity: 0 })
 })
 
 test('fn receives an AbortSignal that is not aborted on success', async (t) => {
@@ -114,7 +114,7 @@ test('timeout → one failure, GuardTimeoutError, signal aborted with it as reas
   t.is(err.timeoutMs, 20)
   t.true(seen.aborted)
   t.is(seen.reason, err)
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
 })
 
 test('after a timeout, a late resolve is dropped: still one record', async (t) => {
@@ -126,7 +126,7 @@ test('after a timeout, a late resolve is dropped: still one record', async (t) =
   )
   late.resolve('token that came too late')
   await settle()
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
 })
 
 test('after a timeout, a late rejection is dropped: not recorded, not unhandled, not classified', async (t) => {
@@ -142,7 +142,7 @@ test('after a timeout, a late rejection is dropped: not recorded, not unhandled,
   )
   late.reject(new Error('aborted'))
   await settle()
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
   t.deepEqual(classified, [], 'timeouts always count; the classifier is for rejections')
 })
 
@@ -161,7 +161,7 @@ test('settling before the deadline clears it: no second record later', async (t)
   )
   await settle(40)
   t.false(seen.aborted)
-  t.deepEqual(tracker.recorded, { successes: 1, failures: 0 })
+  t.deepEqual(tracker.recorded, { successes: 1, failures: 0, excluded: 0, capacity: 0 })
 })
 
 test("while exhausted ('refuse'): BudgetExhaustedError with the report, fn not called, nothing recorded", async (t) => {
@@ -178,14 +178,14 @@ test("while exhausted ('refuse'): BudgetExhaustedError with the report, fn not c
   t.deepEqual(err.report, tracker.report())
   t.true(err.message.includes('1 failures of 11 solves'), err.message)
   t.is(err.retryAfterMs, null) // 'refuse' cannot tell: only failures leaving the window end it
-  t.deepEqual(tracker.recorded, { successes: 10, failures: 1 })
+  t.deepEqual(tracker.recorded, { successes: 10, failures: 1, excluded: 0, capacity: 0 })
 })
 
 test('critical: true runs while exhausted and records its outcome', async (t) => {
   const tracker = exhaustedTracker()
   t.is(await tracker.guard(async () => 'must pass', { critical: true }), 'must pass')
   await t.throwsAsync(tracker.guard(async () => Promise.reject(new Error('no')), { critical: true }))
-  t.deepEqual(tracker.recorded, { successes: 11, failures: 2 })
+  t.deepEqual(tracker.recorded, { successes: 11, failures: 2, excluded: 0, capacity: 0 })
   // 2 of 13: budget 0.65 → still exhausted, so an ordinary call is still refused.
   t.is(tracker.status, 'exhausted')
   await t.throwsAsync(tracker.guard(async () => 'x', REFUSE), { code: 'EBUDGET_EXHAUSTED' })
@@ -198,11 +198,11 @@ test('once the failures leave the window, the guard calls fn again', async (t) =
   await t.throwsAsync(tracker.guard(async () => 'x', REFUSE), { code: 'EBUDGET_EXHAUSTED' })
   tracker.advanceTo(60_000) // the events of t = 0 count while now − 0 < 60 000: gone
   t.is(await tracker.guard(async () => 'back'), 'back')
-  t.deepEqual(tracker.recorded, { successes: 2, failures: 1 })
+  t.deepEqual(tracker.recorded, { successes: 2, failures: 1, excluded: 0, capacity: 0 })
   t.is(tracker.total, 1)
 })
 
-test('countsAsFailure: false → nothing recorded, the error still comes back', async (t) => {
+test('countsAsFailure: false → excluded: nothing in the window, the error still comes back', async (t) => {
   const tracker = manual()
   const wrongKey = Object.assign(new Error('wrong key'), { code: 'ERROR_WRONG_USER_KEY' })
   const seen = []
@@ -213,9 +213,10 @@ test('countsAsFailure: false → nothing recorded, the error still comes back', 
   const err = await t.throwsAsync(tracker.guard(async () => Promise.reject(wrongKey), { countsAsFailure }))
   t.is(err, wrongKey)
   t.deepEqual(seen, [wrongKey])
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 0 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 0, excluded: 1, capacity: 0 })
+  t.is(tracker.total, 0)
   await t.throwsAsync(tracker.guard(async () => Promise.reject(new Error('unsolvable')), { countsAsFailure }))
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 1, capacity: 0 })
 })
 
 test('countsAsFailure is not consulted on success', async (t) => {
@@ -223,7 +224,7 @@ test('countsAsFailure is not consulted on success', async (t) => {
   let calls = 0
   await tracker.guard(async () => 'ok', { countsAsFailure: () => ++calls > 0 })
   t.is(calls, 0)
-  t.deepEqual(tracker.recorded, { successes: 1, failures: 0 })
+  t.deepEqual(tracker.recorded, { successes: 1, failures: 0, excluded: 0, capacity: 0 })
 })
 
 // Serial: they listen to the process's warnings, which concurrent tests would share.
@@ -240,7 +241,7 @@ test.serial('a classifier that throws: the rejection counts, its error becomes a
   )
   await settle()
   t.is(err, boom, 'the caller gets fn’s error, not the classifier’s')
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
   t.deepEqual(warnings, [
     ['BudgetGuardWarning', 'guard: countsAsFailure threw (classifier bug); the rejection counts as a failure'],
   ])
@@ -275,7 +276,7 @@ for (const [what, make, shown] of unprintable) {
     await settle()
     process.off('unhandledRejection', onUnhandled)
     t.is(err, boom)
-    t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+    t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
     t.deepEqual(warnings, [['BudgetGuardWarning', `guard: countsAsFailure threw (${shown}); the rejection counts as a failure`]])
     t.is(unhandled.length, 0)
   })
@@ -286,11 +287,11 @@ test.serial('a classifier that returns a non-boolean (a forgotten return): count
   const warnings = catchWarnings(t, undefined, (w) => w.message)
   await t.throwsAsync(tracker.guard(async () => Promise.reject(new Error('x')), { countsAsFailure: () => {} }))
   await settle()
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
-  t.deepEqual(warnings, ['guard: countsAsFailure must return a boolean, got undefined; the rejection counts as a failure'])
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
+  t.deepEqual(warnings, ["guard: countsAsFailure must return a boolean or one of 'success', 'failure', 'excluded', 'capacity', got undefined; the rejection counts as a failure"])
 })
 
-const KNOWN = 'timeoutMs, critical, countsAsFailure, whenExhausted, minSolves, probeIntervalMs'
+const KNOWN = 'timeoutMs, critical, countsAsFailure, provider, whenExhausted, minSolves, probeIntervalMs'
 const badCalls = [
   // [fn, options, error class, code, message]
   [undefined, undefined, TypeError, 'ERR_INVALID_ARG_TYPE', 'guard(fn, options): fn must be a function, got undefined'],
@@ -318,7 +319,7 @@ for (const [fn, options, errorClass, code, message] of badCalls) {
     const tracker = manual()
     const err = await t.throwsAsync(tracker.guard(fn, options), { instanceOf: errorClass, code })
     t.true(err.message.includes(message), err.message)
-    t.deepEqual(tracker.recorded, { successes: 0, failures: 0 })
+    t.deepEqual(tracker.recorded, { successes: 0, failures: 0, excluded: 0, capacity: 0 })
   })
 }
 
@@ -332,7 +333,7 @@ test('bad options: fn is not called', async (t) => {
 test('undefined options take their defaults', async (t) => {
   const tracker = manual()
   t.is(await tracker.guard(async () => 'ok', { timeoutMs: undefined, critical: undefined, countsAsFailure: undefined }), 'ok')
-  t.deepEqual(tracker.recorded, { successes: 1, failures: 0 })
+  t.deepEqual(tracker.recorded, { successes: 1, failures: 0, excluded: 0, capacity: 0 })
 })
 
 test('guard() detached from its tracker is a TypeError', async (t) => {
@@ -363,7 +364,7 @@ test('closed while fn runs: the outcome still reaches the caller, unrecorded', a
   tracker.close()
   running.resolve('solved during shutdown')
   t.is(await pending, 'solved during shutdown')
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 0 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 0, excluded: 0, capacity: 0 })
 })
 
 test('guard is a non-enumerable method of every tracker', (t) => {

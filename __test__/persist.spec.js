@@ -33,7 +33,7 @@ test('restore(snapshot()) gives the same report, policy and counters', (t) => {
   const restored = ErrorBudgetTracker.restore(json, { clock: 'manual' })
   t.deepEqual(restored.report(), original.report())
   t.deepEqual(restored.alertPolicy, original.alertPolicy)
-  t.deepEqual(restored.recorded, { successes: 41, failures: 3 })
+  t.deepEqual(restored.recorded, { successes: 41, failures: 3, excluded: 0, capacity: 0 })
   t.is(restored.report().dropped, 1)
   t.is(restored.lastStatus, 'exhausted')
   t.is(restored.snapshot(), json)

@@ -83,6 +83,12 @@ test('metrics(): the exposition of a hand-worked tracker, line by line', (t) => 
       `captcha_budget_throttle_state{${l},state="admitting"} 0`,
       `captcha_budget_throttle_state{${l},state="throttled"} 0`,
       `captcha_budget_throttle_state{${l},state="refusing"} 0`,
+      "# HELP captcha_budget_excluded_total Attempts tracker.guard() ran that were the caller's or the account's problem (outcome excluded: neither a solve nor a failure) in this process.",
+      '# TYPE captcha_budget_excluded_total counter',
+      `captcha_budget_excluded_total{${l}} 0`,
+      '# HELP captcha_budget_capacity_total Attempts tracker.guard() ran that the provider turned away for want of a free worker, thread or slot (outcome capacity: neither a solve nor a failure) in this process.',
+      '# TYPE captcha_budget_capacity_total counter',
+      `captcha_budget_capacity_total{${l}} 0`,
       '',
     ].join('\n'),
   )

@@ -35,7 +35,7 @@ for (const [how, restore] of Object.entries(restores)) {
     const { tracker, saved } = crashed()
     t.deepEqual(counters(tracker.metrics()), [15, 3]) // the last scrape before the crash
     const restored = restore(saved)
-    t.deepEqual(restored.recorded, { successes: 10, failures: 2 }) // the tracker's own figure is lifetime
+    t.deepEqual(restored.recorded, { successes: 10, failures: 2, excluded: 0, capacity: 0 }) // the tracker's own figure is lifetime
     t.deepEqual(counters(restored.metrics()), [0, 0]) // a reset to zero, not 15 → 10
     restored.recordMany(1, 4, 2500)
     t.deepEqual(counters(restored.metrics()), [1, 4])
@@ -98,9 +98,9 @@ test('kill -9 and a restart from the persist file: the counter resets to zero, n
   }
   // Each process restored what the previous one saved (its records but the last failure)…
   t.deepEqual(scrapes.map((s) => s.restored), [
-    { successes: 0, failures: 0 },
-    { successes: 20, failures: 3 },
-    { successes: 25, failures: 3 },
+    { successes: 0, failures: 0, excluded: 0, capacity: 0 },
+    { successes: 20, failures: 3, excluded: 0, capacity: 0 },
+    { successes: 25, failures: 3, excluded: 0, capacity: 0 },
   ])
   // …and exported only its own: the recordMany plus the one failure after the save.
   t.deepEqual(scrapes.map((s) => s.exported), [

@@ -50,7 +50,7 @@ acrossThreads('8 workers × 100 000 records into one shared tracker give the exa
   await Promise.all(workers.map((w) => w.worker.terminate()))
   // Every 10th of each worker's 100 000 fails: 10 000 × 8.
   t.deepEqual([main.total, main.successes, main.failures], [800_000, 720_000, 80_000])
-  t.deepEqual(main.recorded, { successes: 720_000, failures: 80_000 })
+  t.deepEqual(main.recorded, { successes: 720_000, failures: 80_000, excluded: 0, capacity: 0 })
   main.close()
 })
 

@@ -34,7 +34,7 @@ test('success (turnstile): submit, poll past CAPCHA_NOT_READY, one success recor
   )
   t.deepEqual(mock.requests[0].params, { key: 'test-key', json: '1', ...TURNSTILE })
   t.deepEqual(mock.requests[1].params, { key: 'test-key', action: 'get', id: FIRST_ID, json: '1' })
-  t.deepEqual(tracker.recorded, { successes: 1, failures: 0 })
+  t.deepEqual(tracker.recorded, { successes: 1, failures: 0, excluded: 0, capacity: 0 })
 })
 
 test('success (userrecaptcha with extra parameters; booleans sent as 1/0)', async (t) => {
@@ -49,7 +49,7 @@ test('success (base64 image): the answer is the recognised text', async (t) => {
   const body = Buffer.from('not really a png').toString('base64')
   t.deepEqual(await solver.solve({ method: 'base64', body }), { taskId: FIRST_ID, answer: `text of ${body.length} chars` })
   t.is(mock.requests[0].params.body, body, 'the base64 body arrives intact (+, / and = survive the form encoding)')
-  t.deepEqual(tracker.recorded, { successes: 1, failures: 0 })
+  t.deepEqual(tracker.recorded, { successes: 1, failures: 0, excluded: 0, capacity: 0 })
 })
 
 test('unsolvable: SolveError ERROR_CAPTCHA_UNSOLVABLE from res.php, one failure', async (t) => {
@@ -57,35 +57,35 @@ test('unsolvable: SolveError ERROR_CAPTCHA_UNSOLVABLE from res.php, one failure'
   const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: SolveError, code: 'ERROR_CAPTCHA_UNSOLVABLE' })
   t.like(err, { stage: 'result', taskId: FIRST_ID, httpStatus: 200 })
   t.is(err.message, `CaptchaAI res.php (task ${FIRST_ID}) answered ERROR_CAPTCHA_UNSOLVABLE`)
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
 })
 
-test('zero balance: SolveError ERROR_ZERO_BALANCE from in.php, not counted by default', async (t) => {
+test("zero balance: SolveError ERROR_ZERO_BALANCE from in.php, CaptchaAI's no free thread: capacity, not a failure", async (t) => {
   const { mock, tracker, solver } = await setUp(t, { zeroBalance: true })
   const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: SolveError, code: 'ERROR_ZERO_BALANCE' })
   t.like(err, { stage: 'submit', taskId: null, message: 'CaptchaAI in.php answered ERROR_ZERO_BALANCE' })
   t.is(mock.requests.length, 1, 'no polling after a refused submit')
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 0 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 0, excluded: 0, capacity: 1 })
 })
 
 test('zero balance counts when the classifier says so', async (t) => {
   const countsAsFailure = (err) => err.code === 'ERROR_ZERO_BALANCE' || defaultCountsAsFailure(err)
   const { tracker, solver } = await setUp(t, { zeroBalance: true }, { countsAsFailure })
   await t.throwsAsync(solver.solve(TURNSTILE), { code: 'ERROR_ZERO_BALANCE' })
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
 })
 
-test('a wrong API key is the caller’s bug: SolveError, nothing recorded', async (t) => {
+test('a wrong API key is the caller’s bug: SolveError, excluded (nothing in the window)', async (t) => {
   const { tracker, solver } = await setUp(t, {}, { apiKey: 'someone-elses-key' })
   await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: SolveError, code: 'ERROR_KEY_DOES_NOT_EXIST' })
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 0 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 0, excluded: 1, capacity: 0 })
 })
 
 test('slow service: the solver’s timeoutMs fails the attempt once', async (t) => {
   const { tracker, solver } = await setUp(t, { delayMs: 1000 }, { timeoutMs: 40 })
   const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: GuardTimeoutError, code: 'ETIMEDOUT' })
   t.is(err.timeoutMs, 40)
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
 })
 
 test('never ready: the timeout stops the polling, and records once', async (t) => {
@@ -105,7 +105,7 @@ test('never ready: the timeout stops the polling, and records once', async (t) =
     t.is(run.polls.length, sent, 'no poll after the deadline')
     t.deepEqual(run.polls.filter((p) => p.afterDeadline), [], 'no poll started with the aborted signal')
     t.true(run.mock.requests.filter((r) => r.path === '/res.php').length <= sent, 'the mock saw only those polls')
-    t.deepEqual(run.tracker.recorded, { successes: 0, failures: 1 })
+    t.deepEqual(run.tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
     return
   }
 })
@@ -141,14 +141,14 @@ test('malformed JSON from in.php: SolveError ERR_BAD_RESPONSE, one failure', asy
   const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: SolveError, code: 'ERR_BAD_RESPONSE' })
   t.like(err, { stage: 'submit', taskId: null, httpStatus: 200 })
   t.true(err.message.includes('{\\"status\\":1,\\"re'), err.message)
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
 })
 
 test('malformed JSON from res.php: SolveError ERR_BAD_RESPONSE with the task id', async (t) => {
   const { tracker, solver } = await setUp(t, { malformed: 'res.php' })
   const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: SolveError, code: 'ERR_BAD_RESPONSE' })
   t.like(err, { stage: 'result', taskId: FIRST_ID })
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
 })
 
 test('connection refused: SolveError ERR_NETWORK with fetch’s error as cause, one failure', async (t) => {
@@ -158,7 +158,7 @@ test('connection refused: SolveError ERR_NETWORK with fetch’s error as cause, 
   t.is(err.message, 'CaptchaAI submit request failed: ECONNREFUSED')
   t.is(err.cause.cause.code, 'ECONNREFUSED')
   t.like(err, { stage: 'submit', httpStatus: null })
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
 })
 
 test('baseUrl keeps a proxy’s path prefix; an HTTP error page is ERR_BAD_RESPONSE', async (t) => {
@@ -170,7 +170,7 @@ test('baseUrl keeps a proxy’s path prefix; an HTTP error page is ERR_BAD_RESPO
   const err = await t.throwsAsync(solver.solve(TURNSTILE), { code: 'ERR_BAD_RESPONSE' })
   t.is(mock.requests[0].path, '/captchaai/in.php')
   t.is(err.httpStatus, 404)
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
 })
 
 test("exhausted budget ('refuse'): BudgetExhaustedError and no request at all; critical solves anyway", async (t) => {
@@ -181,7 +181,7 @@ test("exhausted budget ('refuse'): BudgetExhaustedError and no request at all; c
   t.is(err.report.status, 'exhausted')
   t.is(mock.requests.length, 0)
   t.is((await solver.solve(TURNSTILE, { critical: true })).answer, `token-${FIRST_ID}`)
-  t.deepEqual(tracker.recorded, { successes: 2, failures: 1 })
+  t.deepEqual(tracker.recorded, { successes: 2, failures: 1, excluded: 0, capacity: 0 })
 })
 
 test('the default classifier: caller codes do not count, everything else does', (t) => {
@@ -214,7 +214,7 @@ for (const [task, message, code = 'ERR_INVALID_ARG_TYPE'] of badTasks) {
     const err = await t.throwsAsync(solver.solve(task), { instanceOf: TypeError, code })
     t.true(err.message.includes(message), err.message)
     t.is(mock.requests.length, 0)
-    t.deepEqual(tracker.recorded, { successes: 0, failures: 0 })
+    t.deepEqual(tracker.recorded, { successes: 0, failures: 0, excluded: 0, capacity: 0 })
   })
 }
 
@@ -241,7 +241,7 @@ const badSolvers = [
   [{ ...good, pollIntervalMs: 0 }, RangeError, 'createSolver options.pollIntervalMs must be an integer in [1, 2147483647], got 0'],
   [{ ...good, timeoutMs: '3m' }, TypeError, 'createSolver options.timeoutMs must be a number, got string'],
   [{ ...good, countsAsFailure: 'no' }, TypeError, 'createSolver options.countsAsFailure must be a function, got string'],
-  [{ ...good, apikey: 'k' }, TypeError, "unknown key 'apikey' in createSolver options; known keys: apiKey, baseUrl, tracker", 'ERR_INVALID_ARG_VALUE'],
+  [{ ...good, apikey: 'k' }, TypeError, "unknown key 'apikey' in createSolver options; known keys: apiKey, provider, baseUrl, tracker", 'ERR_INVALID_ARG_VALUE'],
 ]
 
 // [options, error class, message, code (default: by class)]
@@ -298,7 +298,7 @@ test('an endless in.php body: cut at 16 KiB, the connection closed, one failure'
   const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: SolveError, code: 'ERR_BAD_RESPONSE' })
   t.regex(err.message, TOO_LONG)
   t.like(err, { stage: 'submit', httpStatus: 200 })
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
   // The server's write stops: the client hung up (bounded by socket buffers, far below the 64 MiB sent in a second).
   const total = await serverSawClose
   t.true(total < 64 * 1024 * 1024, `${total} bytes sent`)
@@ -313,7 +313,7 @@ test('a huge res.php answer (1 MiB token): refused, not returned, one failure', 
   const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: SolveError, code: 'ERR_BAD_RESPONSE' })
   t.regex(err.message, TOO_LONG)
   t.like(err, { stage: 'result', taskId: FIRST_ID })
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
 })
 
 test('a gzip bomb (a valid answer of 8 MiB in a few KiB on the wire): decompressed bytes count', async (t) => {
@@ -327,7 +327,7 @@ test('a gzip bomb (a valid answer of 8 MiB in a few KiB on the wire): decompress
   const { tracker, solver } = await setUp(t, { raw: { 'res.php': bomb } })
   const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: SolveError, code: 'ERR_BAD_RESPONSE' })
   t.regex(err.message, TOO_LONG)
-  t.deepEqual(tracker.recorded, { successes: 0, failures: 1 })
+  t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
 })
 
 test('an answer of exactly the limit is still read', async (t) => {
@@ -337,7 +337,7 @@ test('an answer of exactly the limit is still read', async (t) => {
   t.is(JSON.stringify({ status: 1, request: token }).length, LIMIT)
   const { answer } = await solver.solve(TURNSTILE)
   t.is(answer, token)
-  t.deepEqual(tracker.recorded, { successes: 1, failures: 0 })
+  t.deepEqual(tracker.recorded, { successes: 1, failures: 0, excluded: 0, capacity: 0 })
 })
 
 // Issue 20 item 9: the API key never shows in an error, whatever the server echoes.
@@ -375,4 +375,14 @@ test('redaction: a polled URL echoed in a body shows key=*** and keeps the rest'
   const { solver } = await setUp(t, { apiKey: SECRET, raw: { 'res.php': echo } }, { apiKey: SECRET })
   const err = await t.throwsAsync(solver.solve(TURNSTILE), { code: 'ERR_BAD_RESPONSE' })
   t.is(err.message, `CaptchaAI result answer is not the protocol's JSON (HTTP 404): "Cannot GET /res.php?key=***&action=get&id=${FIRST_ID}&json=1"`)
+})
+
+test('issue 33: the caller-side codes defaultCountsAsFailure missed are in CALLER_ERROR_CODES, any ERROR_PROXY_* too', (t) => {
+  const solveError = (code) => new SolveError(code, code, { stage: 'submit' })
+  const missed = ['ERROR_WRONG_GOOGLEKEY', 'ERROR_DOMAIN_NOT_ALLOWED', 'ERROR_EMPTY_ACTION', 'ERROR_TOKEN_EXPIRED', 'ERROR_IP_ADDRES', 'ERROR_PROXY_CONNECTION_FAILED', 'ERROR: 1001', 'ERROR: 1002', 'ERROR: 1003', 'ERROR: 1004', 'ERROR: 1005']
+  for (const code of missed) {
+    t.true(CALLER_ERROR_CODES.includes(code), code)
+    t.false(defaultCountsAsFailure(solveError(code)), code)
+  }
+  t.false(defaultCountsAsFailure(solveError('ERROR_PROXY_BANNED')))
 })

@@ -38,3 +38,21 @@ test('family of 20 sites, one broken for 2 h: no refusal on the 19 healthy ones'
   t.is(value, 0, detail)
   t.regex(detail, /broken site: [1-9]\d* refused/) // the broken one did throttle
 })
+
+// Issue 33: probes follow the attempt rate. A site attempted every 10 s was
+// admitted 50 % of the time while failing (a probe per 20 s whatever the rate).
+const { slowAttempts } = require('../benchmark/throttle-scenarios')
+
+test('slow attempts: at most 10 % of the broken site admitted while exhausted, at 6, 12 and 30 attempts a minute', async (t) => {
+  for (const everyS of [10, 5, 2]) {
+    const { during } = await slowAttempts(SEED, 'throttle', everyS)
+    t.true(during.value !== null && during.value <= 0.1 && during.value > 0, `every ${everyS} s: ${during.detail}`)
+  }
+})
+
+test('slow attempts, recovery: noticed (every attempt admitted again) within 10 min of the provider, at 6, 12 and 30 a minute', async (t) => {
+  for (const everyS of [10, 5, 2]) {
+    const { recovery } = await slowAttempts(SEED, 'throttle', everyS)
+    t.true(recovery.value !== null && recovery.value <= 10, `every ${everyS} s: ${recovery.detail}`)
+  }
+})

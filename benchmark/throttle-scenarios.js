@@ -66,7 +66,7 @@ async function work({ tracker, seconds, history = 0, successAt, random, mode, ob
 const share = (n, of) => (of === 0 ? null : n / of)
 
 /**
- * The five rows: `run(seed, mode)` resolves to `{ value, detail }`, `value`
+ * The rows (issue 23's five, issue 33's two): `run(seed, mode)` resolves to `{ value, detail }`, `value`
  * the row's measure (a count or a share in [0, 1]); `goal(value)` says
  * whether it meets issue 23's goal.
  */
@@ -182,7 +182,79 @@ const SCENARIOS = [
       return { value: refusedHealthy, detail: `${refusedHealthy} (the broken site: ${refusedBroken} refused; ${kind})` }
     },
   },
+  {
+    name: 'slow attempts',
+    setup: 'the family of 20 sites, each attempted once every 10 s (6 a minute); the broken site at 0 % for 2 h',
+    measure: "share of the broken site's attempts admitted while exhausted",
+    goalText: '≤ 10 %',
+    goal: (v) => v !== null && v <= 0.1,
+    format: 'share',
+    run: (seed, mode) => slowAttempts(seed, mode).then((r) => r.during),
+  },
+  {
+    name: 'slow attempts, recovery',
+    setup: 'the same, once the broken site recovers',
+    measure: "minutes from recovery until the guard notices it (admits every attempt: 'admitting' or 'open')",
+    goalText: '≤ 10',
+    goal: (v) => v !== null && v <= 10,
+    format: 'minutes',
+    run: (seed, mode) => slowAttempts(seed, mode).then((r) => r.recovery),
+  },
 ]
+
+// Issue 33's rows: the family of 20 sites again, each site attempted once every
+// `everyS` seconds (6 a minute by default: the slowest rate the goal covers); the
+// broken site at 0 % for 2 h from 10 min, then 99 %. Run once per (seed, mode,
+// rate) and shared by the two rows.
+const slowRuns = new Map()
+function slowAttempts(seed, mode, everyS = 10) {
+  const key = `${seed}/${mode}/${everyS}`
+  if (!slowRuns.has(key)) slowRuns.set(key, runSlowAttempts(seed, mode, everyS))
+  return slowRuns.get(key)
+}
+
+async function runSlowAttempts(seed, mode, everyS) {
+  const { sites, advanceTo, close } = siteBudgets(20)
+  const random = prng(seed)
+  const down = 600
+  const up = down + 7200
+  const broken = provider([[0, 0.99], [down, 0], [up, 0.99]])
+  const healthy = provider([[0, 0.99]])
+  const options = GUARD_OPTIONS[mode]
+  const during = { attempts: 0, admitted: 0 }
+  let noticedAt = null // the first second after `up` the broken site's guard admits every attempt again
+  for (let s = 0; s < up + 3600; s += everyS) {
+    if (s > 0) advanceTo(s * SEC)
+    for (let i = 0; i < sites.length; i++) {
+      const tracker = sites[i]
+      const exhausted = tracker.status === 'exhausted'
+      const ok = random() < (i === 0 ? broken : healthy)(s)
+      if (mode === 'no guard' || s < down) {
+        tracker.record(ok)
+        continue
+      }
+      let admitted = true
+      try {
+        await tracker.guard(ok ? solved : failing, options)
+      } catch (err) {
+        if (err instanceof BudgetExhaustedError) admitted = false
+        else if (err.message !== 'ERROR_CAPTCHA_UNSOLVABLE') throw err
+      }
+      if (i !== 0) continue
+      if (s >= down && s < up && exhausted) {
+        during.attempts++
+        if (admitted) during.admitted++
+      }
+      if (s >= up && noticedAt === null && mode === 'throttle' && ['open', 'admitting'].includes(tracker.report().throttle.state)) noticedAt = s
+    }
+  }
+  close()
+  const minutes = noticedAt === null ? null : (noticedAt - up) / 60
+  return {
+    during: { value: share(during.admitted, during.attempts), detail: `${during.admitted} of ${during.attempts}` },
+    recovery: { value: minutes, detail: minutes === null ? 'not noticed' : `${minutes.toFixed(1)} min` },
+  }
+}
 
 /**
  * `n` site budgets on one manual clock: the children of a BudgetFamily keyed by
@@ -248,4 +320,4 @@ async function runOutage(seed, mode) {
   }
 }
 
-module.exports = { SCENARIOS, MODES }
+module.exports = { SCENARIOS, MODES, slowAttempts }

@@ -11,6 +11,7 @@ const SEEDS = Number(process.env.SEEDS ?? 3)
 
 function format(scenario, value) {
   if (value === null) return '—'
+  if (scenario.format === 'minutes') return `${value.toFixed(1)} min`
   return scenario.format === 'share' ? `${(value * 100).toFixed(1)} %` : String(value)
 }
 

@@ -34,6 +34,32 @@ class BudgetExhaustedError extends Error {
 BudgetExhaustedError.prototype.name = 'BudgetExhaustedError'
 
 /**
+ * Thrown (as a rejection) by `tracker.guard()` while a provider's published
+ * back-off runs (after ERROR_NO_SLOT_AVAILABLE, ERROR_ZERO_BALANCE, …: its
+ * profile, lib/providers.js): the guarded function was not called and nothing
+ * was recorded. Sending anyway would get the account banned.
+ */
+class ProviderBackoffError extends Error {
+  /**
+   * @param {string} provider the profile's name
+   * @param {string} providerCode the code that started the back-off
+   * @param {number} retryAfterMs when the back-off ends, ms on the tracker's clock from the refusal
+   */
+  constructor(provider, providerCode, retryAfterMs) {
+    super(`${provider} answered ${providerCode}: its published back-off holds attempts for ${retryAfterMs} ms more; not calling fn`)
+    /** Always `'ERR_PROVIDER_BACKOFF'`. */
+    this.code = 'ERR_PROVIDER_BACKOFF'
+    /** The provider whose back-off runs. */
+    this.provider = provider
+    /** The provider's code that started it. */
+    this.providerCode = providerCode
+    /** When the next attempt may run, ms on the tracker's clock from the refusal. */
+    this.retryAfterMs = retryAfterMs
+  }
+}
+ProviderBackoffError.prototype.name = 'ProviderBackoffError'
+
+/**
  * The rejection of `tracker.guard()` when `timeoutMs` passed before the guarded
  * function settled. It is also the `reason` of the AbortSignal given to that function.
  */
@@ -176,6 +202,7 @@ function integerOption(value, name, min, max, fallback) {
 module.exports = {
   ARGUMENT_NAME,
   BudgetExhaustedError,
+  ProviderBackoffError,
   GuardTimeoutError,
   SolveError,
   describe,

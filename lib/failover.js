@@ -4,9 +4,12 @@
 // two `createSolver()`s with their own `baseUrl`, `apiKey` and tracker make a
 // primary and a fallback. A solver whose guard does not admit the attempt (its
 // budget exhausted: throttled or refused, a BudgetExhaustedError, nothing sent or
-// recorded) hands the task to the next; any other outcome is final — a solve that
+// recorded), or whose provider's back-off holds it (a ProviderBackoffError,
+// lib/outcomes.js), or whose provider turned it away for capacity (by the
+// solver's profile: nothing solved), hands the task to the next; any other outcome is final — a solve that
 // ran and failed was recorded by its own budget, and is not sent twice.
-const { BudgetExhaustedError, describe, invalidArgType, checkOptionsObject } = require('./errors')
+const { BudgetExhaustedError, ProviderBackoffError, describe, invalidArgType, checkOptionsObject } = require('./errors')
+const { classify } = require('./classify')
 
 /**
  * @param {ReadonlyArray<{ solve: (task: object, options?: object) => Promise<unknown> }>} solvers in order of preference
@@ -31,30 +34,42 @@ function createFailover(solvers) {
   Object.freeze(list)
 
   /**
-   * Solves `task` with the first solver whose budget admits it. Resolves with
-   * that solver's result, plus `solver`: its index. Rejects with that solver's
-   * error; when every budget refuses, with the BudgetExhaustedError whose
-   * `retryAfterMs` is the soonest (null only if none can tell), its `refusals`
-   * holding every solver's.
+   * Solves `task` with the first solver whose budget admits it and whose
+   * provider has capacity. Resolves with that solver's result, plus `solver`: its
+   * index. Rejects with that solver's error; when every solver refuses or turns
+   * the task away, with the refusal (BudgetExhaustedError or ProviderBackoffError)
+   * whose `retryAfterMs` is the soonest (null only if none can tell), its
+   * `refusals` holding every solver's — or, when every one was turned away for
+   * capacity, with the last such error.
    */
   async function solve(task, options) {
     checkOptionsObject(options, ['critical'], 'solve options')
     const refusals = []
+    let turnedAway = null
     for (let i = 0; i < list.length; i++) {
       try {
         const result = await list[i].solve(task, options)
         return { ...result, solver: i }
       } catch (err) {
-        if (!(err instanceof BudgetExhaustedError)) throw err
-        refusals.push(err)
+        // Not admitted (nothing sent): its budget refused, or its provider's back-off holds it.
+        if (err instanceof BudgetExhaustedError || err instanceof ProviderBackoffError) refusals.push(err)
+        // Sent, and turned away for capacity (its provider's profile): nothing was solved, the next may.
+        else if (isCapacity(list[i], err)) turnedAway = err
+        else throw err
       }
     }
+    if (refusals.length === 0) throw turnedAway
     const soonest = refusals.reduce((a, b) => (a.retryAfterMs !== null && (b.retryAfterMs === null || a.retryAfterMs <= b.retryAfterMs) ? a : b))
     soonest.refusals = refusals
     throw soonest
   }
 
   return Object.freeze({ solve, solvers: list })
+}
+
+/** Whether `err` from `solver` is a capacity answer by its provider's profile (lib/classify.js). */
+function isCapacity(solver, err) {
+  return typeof solver.provider === 'string' && classify(undefined, solver.provider, err).outcome === 'capacity'
 }
 
 module.exports = { createFailover }

@@ -7,25 +7,28 @@
 // dropped, so an attempt can never be counted twice.
 const {
   BudgetExhaustedError,
+  ProviderBackoffError,
   GuardTimeoutError,
   describe,
-  thrownText,
   invalidArgType,
   checkOptionsObject,
   integerOption,
 } = require('./errors')
 const throttles = require('./throttle')
+const outcomes = require('./outcomes')
+const { classify } = require('./classify')
+const { PROVIDER_NAMES } = require('./providers')
 
 // The guard() calls of each tracker whose fn has not settled (nor timed out) yet:
 // a family never evicts a child with one (lib/family/children.js), its outcome would be lost.
 const inFlight = new WeakMap()
 
-const GUARD_OPTIONS = ['timeoutMs', 'critical', 'countsAsFailure', 'whenExhausted', 'minSolves', 'probeIntervalMs']
+const GUARD_OPTIONS = ['timeoutMs', 'critical', 'countsAsFailure', 'provider', 'whenExhausted', 'minSolves', 'probeIntervalMs']
 // setTimeout's limit: a longer delay would fire at once (with a warning).
 const MAX_TIMEOUT_MS = 2 ** 31 - 1
 
 function parseGuardOptions(options) {
-  const { timeoutMs, critical, countsAsFailure, whenExhausted, minSolves, probeIntervalMs } =
+  const { timeoutMs, critical, countsAsFailure, provider, whenExhausted, minSolves, probeIntervalMs } =
     checkOptionsObject(options, GUARD_OPTIONS, 'guard options')
   if (critical !== undefined && typeof critical !== 'boolean') {
     throw invalidArgType(`guard options.critical must be a boolean, got ${describe(critical)}`)
@@ -37,29 +40,19 @@ function parseGuardOptions(options) {
     timeoutMs: integerOption(timeoutMs, 'guard options.timeoutMs', 1, MAX_TIMEOUT_MS, undefined),
     critical: critical === true,
     countsAsFailure,
+    provider: checkProvider(provider, 'guard options.provider'),
     ...throttles.checkOptions({ whenExhausted, minSolves, probeIntervalMs }, 'guard options'),
   }
 }
 
-// Whether a rejection of fn counts against the budget. A classifier that throws
-// or answers something other than a boolean (say, a forgotten `return`) is a bug
-// of its own: the rejection then counts, so that a broken classifier cannot hide
-// an outage, and the bug surfaces as a process warning, as listeners' errors do.
-function countsAgainstBudget(countsAsFailure, error) {
-  if (countsAsFailure === undefined) return true
-  let verdict
-  try {
-    verdict = countsAsFailure(error)
-  } catch (classifierError) {
-    process.emitWarning(`guard: countsAsFailure threw (${thrownText(classifierError)}); the rejection counts as a failure`, 'BudgetGuardWarning')
-    return true
-  }
-  if (typeof verdict === 'boolean') return verdict
-  process.emitWarning(
-    `guard: countsAsFailure must return a boolean, got ${describe(verdict)}; the rejection counts as a failure`,
-    'BudgetGuardWarning',
-  )
-  return true
+/** `provider` (undefined, or a profile's name: lib/providers.js) checked; `where` names it. */
+function checkProvider(provider, where) {
+  if (provider === undefined || PROVIDER_NAMES.includes(provider)) return provider
+  const known = PROVIDER_NAMES.map((p) => `'${p}'`).join(', ')
+  if (typeof provider !== 'string') throw invalidArgType(`${where} must be one of ${known}, got ${describe(provider)}`)
+  const err = new TypeError(`${where} must be one of ${known}, got '${provider}'`)
+  err.code = 'ERR_INVALID_ARG_VALUE'
+  throw err
 }
 
 // A tracker closed while fn ran can no longer record: the outcome still reaches
@@ -71,7 +64,20 @@ function record(tracker, ok, throttle, probeIntervalMs) {
   throttle.note(ok, tracker.now, probeIntervalMs)
 }
 
-function attempt(tracker, fn, { timeoutMs, countsAsFailure, probeIntervalMs }, throttle) {
+// A rejection, classified (lib/classify.js): a success or failure goes to the
+// window, 'excluded' and 'capacity' to the outcome ledger (lib/outcomes.js);
+// the provider's published back-off, if any, holds its next attempts.
+function recordRejection(tracker, error, { countsAsFailure, provider, probeIntervalMs }, throttle) {
+  if (tracker.closed) return
+  const { outcome, backoffMs, code } = classify(countsAsFailure, provider, error)
+  const ledger = outcomes.of(tracker)
+  ledger.holdOff(provider, code, tracker.now, backoffMs)
+  if (outcome === 'success' || outcome === 'failure') record(tracker, outcome === 'success', throttle, probeIntervalMs)
+  else ledger.count(outcome)
+}
+
+function attempt(tracker, fn, options, throttle) {
+  const { timeoutMs, probeIntervalMs } = options
   const controller = new AbortController()
   return new Promise((resolve, reject) => {
     let settled = false
@@ -110,9 +116,7 @@ function attempt(tracker, fn, { timeoutMs, countsAsFailure, probeIntervalMs }, t
       (value) => finish(() => record(tracker, true, throttle, probeIntervalMs), () => resolve(value)),
       (error) =>
         finish(
-          () => {
-            if (countsAgainstBudget(countsAsFailure, error)) record(tracker, false, throttle, probeIntervalMs)
-          },
+          () => recordRejection(tracker, error, options, throttle),
           () => reject(error),
         ),
     )
@@ -154,7 +158,10 @@ function makeGuard(Tracker) {
     if (typeof fn !== 'function') throw invalidArgType(`guard(fn, options): fn must be a function, got ${describe(fn)}`)
     const parsed = parseGuardOptions(options)
     if (this.closed) throw closedError()
-    // Throttle or refuse while the budget is exhausted (lib/throttle.js), on the tracker's clock.
+    // A provider's back-off (lib/outcomes.js) holds every attempt, critical too: sending
+    // during it gets the account banned. Then the throttle (lib/throttle.js). Both on the tracker's clock.
+    const held = outcomes.of(this).heldAt(parsed.provider, this.now)
+    if (held !== null) throw new ProviderBackoffError(parsed.provider, held.code, held.retryAfterMs)
     const throttle = throttles.of(this)
     const decision = throttle.decide(this.now, this.status === 'exhausted', this.total, parsed, () => throttles.recentBurnRate(this))
     if (!decision.admit) throw new BudgetExhaustedError(this.report(), decision.retryAfterMs)

@@ -15,6 +15,7 @@ const { promDuration } = require('./duration')
 const { STATUSES } = require('./fast-report')
 const { countedSinceStart } = require('./counter-start')
 const throttles = require('./throttle')
+const outcomes = require('./outcomes')
 
 /** Content-Type of the text exposition format produced by `metrics()`. */
 const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
@@ -35,6 +36,8 @@ function snapshot(tracker) {
     alerts: policy.map((r) => [r.name, r.severity, firing.has(r.name) ? 1 : 0]),
     // guard()'s throttle (lib/throttle.js); undefined until guard() first ran on this tracker.
     throttle: report.throttle ?? throttles.existing(tracker)?.info(report.at),
+    // guard()'s attempts outside the window (lib/outcomes.js): zeros before the first guard().
+    outcomes: outcomes.countsOf(tracker),
   }
 }
 
@@ -124,6 +127,20 @@ const FAMILIES = [
     type: 'gauge',
     labels: ['state'],
     samples: (s) => throttles.STATES.map((state) => [[state], s.throttle?.state === state ? 1 : 0]),
+  },
+  {
+    name: 'captcha_budget_excluded_total',
+    help: "Attempts tracker.guard() ran that were the caller's or the account's problem (outcome excluded: neither a solve nor a failure) in this process.",
+    type: 'counter',
+    labels: [],
+    samples: (s) => [[[], s.outcomes.excluded]],
+  },
+  {
+    name: 'captcha_budget_capacity_total',
+    help: 'Attempts tracker.guard() ran that the provider turned away for want of a free worker, thread or slot (outcome capacity: neither a solve nor a failure) in this process.',
+    type: 'counter',
+    labels: [],
+    samples: (s) => [[[], s.outcomes.capacity]],
   },
 ]
 

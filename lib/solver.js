@@ -1,5 +1,8 @@
 'use strict'
-// A CaptchaAI client under an error budget. CaptchaAI speaks the 2captcha-compatible
+// A solver client under an error budget, for each provider of lib/providers.js:
+// in.php / res.php here (CaptchaAI, 2Captcha), createTask / getTaskResult in
+// lib/create-task.js (Anti-Captcha, CapSolver, CapMonster), chosen by `provider`;
+// its profile classifies each rejection. CaptchaAI speaks the 2captcha-compatible
 // HTTP API: POST in.php (key, method, the method's parameters, json=1) answers
 // {"status":1,"request":"<task id>"}; GET res.php?action=get&id=… answers
 // {"status":0,"request":"CAPCHA_NOT_READY"} until {"status":1,"request":"<answer>"};
@@ -9,9 +12,10 @@ const { readLimited } = require('./read-limited.js')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { SolveError, describe, invalidArgType, invalidArgValue, checkOptionsObject, integerOption } = require('./errors')
 const { redact, redactUrl, quoteBody } = require('./redact')
+const { PROVIDERS, PROVIDER_NAMES } = require('./providers')
+const { createTaskClient } = require('./create-task')
 
-const DEFAULT_BASE_URL = 'https://ocr.captchaai.com'
-const SOLVER_OPTIONS = ['apiKey', 'baseUrl', 'tracker', 'pollIntervalMs', 'timeoutMs', 'countsAsFailure', 'whenExhausted', 'minSolves', 'probeIntervalMs']
+const SOLVER_OPTIONS = ['apiKey', 'provider', 'baseUrl', 'tracker', 'pollIntervalMs', 'timeoutMs', 'countsAsFailure', 'whenExhausted', 'minSolves', 'probeIntervalMs']
 const SOLVE_OPTIONS = ['critical']
 const MAX_MS = 2 ** 31 - 1 // setTimeout's limit
 // Parameters each known method cannot go without; other methods are passed through unchecked.
@@ -59,6 +63,18 @@ const CALLER_ERROR_CODES = Object.freeze([
   'ERROR_UPLOAD',
   'ERROR_CAPTCHAIMAGE_BLOCKED',
   'ERROR_BAD_PROXY',
+  'ERROR_PROXY_CONNECTION_FAILED', // and any other ERROR_PROXY_… (defaultCountsAsFailure)
+  'ERROR_WRONG_GOOGLEKEY',
+  'ERROR_DOMAIN_NOT_ALLOWED',
+  'ERROR_EMPTY_ACTION',
+  'ERROR_TOKEN_EXPIRED',
+  'ERROR_IP_ADDRES',
+  // bans the client brought on itself (2Captcha's ERROR: 1001–1005)
+  'ERROR: 1001',
+  'ERROR: 1002',
+  'ERROR: 1003',
+  'ERROR: 1004',
+  'ERROR: 1005',
   // Not here: ERROR_WRONG_CAPTCHA_ID / ERROR_WRONG_ID_FORMAT from res.php, since the
   // client polls only ids in.php gave it; the service losing its own task counts.
 ])
@@ -72,7 +88,7 @@ const callerCodes = new Set(CALLER_ERROR_CODES)
  * @returns {boolean}
  */
 function defaultCountsAsFailure(error) {
-  return !(error instanceof SolveError && callerCodes.has(error.code))
+  return !(error instanceof SolveError && (callerCodes.has(error.code) || String(error.code).startsWith('ERROR_PROXY_')))
 }
 
 function checkBaseUrl(baseUrl) {
@@ -127,7 +143,7 @@ function checkTask(task) {
 // the guard's deadline the signal is aborted: its reason is rethrown as is (the
 // guard has already settled and ignores it). Every message goes through
 // lib/redact.js with the API key as a secret: a server may echo the request.
-async function call(url, init, signal, stage, taskId, apiKey) {
+async function call(url, init, signal, stage, taskId, apiKey, title) {
   let response
   let text
   try {
@@ -136,12 +152,12 @@ async function call(url, init, signal, stage, taskId, apiKey) {
   } catch (error) {
     if (signal.aborted) throw signal.reason
     const why = redact(error?.cause?.code ?? error?.cause?.message ?? error?.message, [apiKey])
-    throw new SolveError('ERR_NETWORK', `CaptchaAI ${stage} request failed: ${why}`, { stage, taskId, cause: error })
+    throw new SolveError('ERR_NETWORK', `${title} ${stage} request failed: ${why}`, { stage, taskId, cause: error })
   }
   if (text === null) {
     throw new SolveError(
       'ERR_BAD_RESPONSE',
-      `CaptchaAI ${stage} answer is longer than ${MAX_BODY_BYTES} bytes (HTTP ${response.status}): not the protocol's JSON, request aborted`,
+      `${title} ${stage} answer is longer than ${MAX_BODY_BYTES} bytes (HTTP ${response.status}): not the protocol's JSON, request aborted`,
       { stage, taskId, httpStatus: response.status },
     )
   }
@@ -156,24 +172,24 @@ async function call(url, init, signal, stage, taskId, apiKey) {
   if (!isAnswer) {
     throw new SolveError(
       'ERR_BAD_RESPONSE',
-      `CaptchaAI ${stage} answer is not the protocol's JSON (HTTP ${response.status}): ${quoteBody(text, [apiKey])}`,
+      `${title} ${stage} answer is not the protocol's JSON (HTTP ${response.status}): ${quoteBody(text, [apiKey])}`,
       { stage, taskId, httpStatus: response.status },
     )
   }
   return { body, httpStatus: response.status }
 }
 
-function serviceError({ body, httpStatus }, stage, taskId, apiKey) {
+function serviceError({ body, httpStatus }, stage, taskId, apiKey, title) {
   // The code and error_text are the server's words: redacted (they may quote the
   // request), error_text quoted as JSON and cut short.
   const code = redact(body.request, [apiKey])
   const detail = typeof body.error_text === 'string' && body.error_text !== '' ? `: ${quoteBody(body.error_text, [apiKey], MAX_ERROR_TEXT)}` : ''
   const where = stage === 'submit' ? 'in.php' : `res.php (task ${redact(taskId, [apiKey])})`
-  return new SolveError(code, `CaptchaAI ${where} answered ${code}${detail}`, { stage, taskId, httpStatus })
+  return new SolveError(code, `${title} ${where} answered ${code}${detail}`, { stage, taskId, httpStatus })
 }
 
 /**
- * A CaptchaAI client whose every `solve()` is one `tracker.guard()` attempt.
+ * A solver client (the `provider`'s protocol) whose every `solve()` is one `tracker.guard()` attempt.
  * @param {{ apiKey: string, tracker: import('../index').ErrorBudgetTracker, baseUrl?: string | URL,
  *   pollIntervalMs?: number, timeoutMs?: number, countsAsFailure?: (error: unknown) => boolean }} options
  * @returns {import('../index').Solver}
@@ -192,28 +208,42 @@ function createSolver(options) {
   }
   const apiKey = opts.apiKey
   const tracker = opts.tracker
-  const base = checkBaseUrl(opts.baseUrl ?? DEFAULT_BASE_URL)
   const pollIntervalMs = integerOption(opts.pollIntervalMs, 'createSolver options.pollIntervalMs', 1, MAX_MS, 5000)
   const timeoutMs = integerOption(opts.timeoutMs, 'createSolver options.timeoutMs', 1, MAX_MS, 180_000)
-  const countsAsFailure = opts.countsAsFailure ?? defaultCountsAsFailure
+  // The provider's profile classifies each rejection (lib/providers.js) unless the caller's classifier does.
+  const provider = opts.provider ?? 'captchaai'
+  if (!PROVIDER_NAMES.includes(provider)) {
+    const known = PROVIDER_NAMES.map((p) => `'${p}'`).join(', ')
+    if (typeof provider !== 'string') throw invalidArgType(`createSolver options.provider must be one of ${known}, got ${describe(provider)}`)
+    throw invalidArgValue(`createSolver options.provider must be one of ${known}, got '${provider}'`)
+  }
+  const countsAsFailure = opts.countsAsFailure
+  const base = checkBaseUrl(opts.baseUrl ?? PROVIDERS[provider].baseUrl)
   // What the guard does while the budget is exhausted (lib/throttle.js): passed to every solve.
   const whenExhausted = require('./throttle').checkOptions(opts, 'createSolver options')
+  const title = PROVIDERS[provider].title
+  // Anti-Captcha, CapSolver and CapMonster speak createTask / getTaskResult (lib/create-task.js).
+  // Within the provider's published poll limit (2Captcha: about 20 res.php polls a
+  // task): polls spaced so that the whole deadline holds no more than that.
+  const maxPolls = PROVIDERS[provider].maxPolls
+  const pollEveryMs = maxPolls === undefined ? pollIntervalMs : Math.max(pollIntervalMs, Math.ceil(timeoutMs / maxPolls))
+  const createTask = PROVIDERS[provider].protocol === 'createTask' ? createTaskClient({ title, base, apiKey, pollIntervalMs: pollEveryMs }) : null
   const inUrl = new URL('in.php', base)
   const resUrl = new URL('res.php', base)
 
   async function run(params, signal) {
     params.set('key', apiKey)
     params.set('json', '1')
-    const submitted = await call(inUrl, { method: 'POST', body: params }, signal, 'submit', null, apiKey)
-    if (submitted.body.status !== 1) throw serviceError(submitted, 'submit', null, apiKey)
+    const submitted = await call(inUrl, { method: 'POST', body: params }, signal, 'submit', null, apiKey, title)
+    if (submitted.body.status !== 1) throw serviceError(submitted, 'submit', null, apiKey, title)
     const taskId = String(submitted.body.request)
     const poll = new URL(resUrl)
     poll.search = new URLSearchParams({ key: apiKey, action: 'get', id: taskId, json: '1' }).toString()
     for (;;) {
-      await sleep(pollIntervalMs, undefined, { signal })
-      const result = await call(poll, { method: 'GET' }, signal, 'result', taskId, apiKey)
+      await sleep(pollEveryMs, undefined, { signal })
+      const result = await call(poll, { method: 'GET' }, signal, 'result', taskId, apiKey, title)
       if (result.body.status === 1) return { taskId, answer: String(result.body.request) }
-      if (result.body.request !== 'CAPCHA_NOT_READY') throw serviceError(result, 'result', taskId, apiKey)
+      if (result.body.request !== 'CAPCHA_NOT_READY') throw serviceError(result, 'result', taskId, apiKey, title)
     }
   }
 
@@ -229,11 +259,16 @@ function createSolver(options) {
     if (critical !== undefined && typeof critical !== 'boolean') {
       throw invalidArgType(`solve options.critical must be a boolean, got ${describe(critical)}`)
     }
+    const guardOptions = { timeoutMs, critical, countsAsFailure, provider, ...whenExhausted }
+    if (createTask !== null) {
+      const checked = createTask.checkTask(task)
+      return tracker.guard((signal) => createTask.run(checked, signal), guardOptions)
+    }
     const params = checkTask(task)
-    return tracker.guard((signal) => run(params, signal), { timeoutMs, critical, countsAsFailure, ...whenExhausted })
+    return tracker.guard((signal) => run(params, signal), guardOptions)
   }
 
-  return Object.freeze({ solve, baseUrl: base.href })
+  return Object.freeze({ solve, provider, baseUrl: base.href })
 }
 
 // Solvers tried in order, each under its own budget (lib/failover.js); exported here too.

@@ -29,6 +29,17 @@
 // a row one time in three) must pass 20, then 40 probes, instead of flapping.
 // The ceiling reached (sustained success) or the window's budget back in
 // charge resets it.
+// Probes follow the attempt rate (issue 33): after a failed probe the next one
+// waits for PROBE_SPACING refused attempts as well as `probeIntervalMs`, twice
+// as many after each further failed probe up to MAX_PROBE_SPACING, so a site
+// attempted every 10 s is no longer admitted every other time while it fails
+// (1 in 31 at any rate, once failures persist). A probe success drops the count
+// (the interval alone again), so a recovered provider is noticed within minutes
+// even at 6 attempts a minute. The first probe after the guard starts
+// throttling waits for the interval only.
+// Attempts refused since the guard left 'open' count towards `minSolves` beside
+// the window's solves: a window thinned out by the throttle itself (slow
+// attempts: few probes in it) keeps it throttled.
 // Once the window leaves `exhausted`, its budget governs again ('open').
 // Every decision reads the tracker's clock (`tracker.now`), so on a manual
 // clock a run replays exactly.
@@ -45,6 +56,12 @@ const RECOVERY_PROBES = 10
 const MAX_RECOVERY_PROBES = 80
 /** Failures' worth of credit the ledger can hold: a burst this long is tolerated. */
 const TOLERATED_FAILURES = 5
+
+/** Refused attempts between two probes after a failed one, doubling per failed probe up to the most. */
+const PROBE_SPACING = 10
+const MAX_PROBE_SPACING = 30
+/** How fast the estimate of the time between attempts follows the attempts (an EWMA's weight). */
+const GAP_WEIGHT = 0.2
 
 /** Sums of (1 − target) and target in doubles are off by ulps: within this of zero is zero. */
 const EPSILON = 1e-9
@@ -103,6 +120,14 @@ class Throttle {
     this.probes = 0
     /** Outcomes noted, counted up to RECOVERY_PROBES (enough of its own evidence). */
     this.noted = 0
+    /** Refused attempts the next probe waits for (0: the interval alone), and those refused since the last probe. */
+    this.spacing = 0
+    this.refusedSinceProbe = 0
+    /** The time between attempts, an EWMA (null until two decisions): when the next probe may come. */
+    this.meanGapMs = null
+    this.lastDecisionAt = null
+    /** Attempts refused since the state was last 'open': they count towards `minSolves`. */
+    this.refusedSinceOpen = 0
   }
 
   floorFor(depth) {
@@ -132,9 +157,18 @@ class Throttle {
    * retryAfterMs }` (null when no time can be given: 'refuse').
    */
   decide(now, exhausted, total, { whenExhausted, minSolves, probeIntervalMs, critical }, recentBurnRate) {
-    if (!exhausted || total < minSolves) {
+    if (this.lastDecisionAt !== null && now >= this.lastDecisionAt) {
+      const gap = now - this.lastDecisionAt
+      this.meanGapMs = this.meanGapMs === null ? gap : this.meanGapMs + GAP_WEIGHT * (gap - this.meanGapMs)
+    }
+    this.lastDecisionAt = now
+    // The attempts refused since the guard left 'open' count towards `minSolves`:
+    // they would be solves in the window had they run, and a window thinned out
+    // by the throttle itself (slow attempts, few probes) is no reason to stop.
+    if (!exhausted || total + this.refusedSinceOpen < minSolves) {
       if (this.state !== 'open') this.deepen(RECOVERY_PROBES)
       this.moveTo('open', now)
+      this.refusedSinceOpen = 0
       return this.admit()
     }
     if (whenExhausted === 'refuse') {
@@ -152,17 +186,23 @@ class Throttle {
       }
     }
     if (this.state === 'admitting' || critical) return this.admit()
-    if (now >= this.nextProbeAt) {
+    if (now >= this.nextProbeAt && this.refusedSinceProbe >= this.spacing) {
       this.nextProbeAt = now + probeIntervalMs
+      this.refusedSinceProbe = 0
       this.probes++
       return this.admit()
     }
-    return this.refuse(this.nextProbeAt - now)
+    this.refusedSinceProbe++
+    // The later of the interval's end and the refusals still to come at the recent attempt rate.
+    const attemptsLeft = Math.max(0, this.spacing - this.refusedSinceProbe)
+    return this.refuse(Math.max(this.nextProbeAt - now, Math.round(attemptsLeft * (this.meanGapMs ?? 0))))
   }
 
   throttle(now, probeIntervalMs) {
     this.moveTo('throttled', now)
     this.nextProbeAt = now + probeIntervalMs
+    this.spacing = 0
+    this.refusedSinceProbe = 0
   }
 
   admit() {
@@ -172,6 +212,7 @@ class Throttle {
 
   refuse(retryAfterMs) {
     this.refused++
+    this.refusedSinceOpen++
     return { admit: false, retryAfterMs }
   }
 
@@ -181,6 +222,8 @@ class Throttle {
    */
   note(ok, now, probeIntervalMs) {
     if (this.noted < RECOVERY_PROBES) this.noted++
+    // A probe's outcome sets how many refusals the next one waits for.
+    if (this.state === 'throttled') this.spacing = ok ? 0 : Math.min(MAX_PROBE_SPACING, Math.max(PROBE_SPACING, 2 * this.spacing))
     const next = ok ? this.ledger + this.gain : this.ledger - this.cost
     // (The sum is rounded to the floor's or ceiling's value at the ends.)
     this.ledger = Math.min(this.ceiling, Math.max(this.floor, next))
@@ -256,4 +299,4 @@ function existing(tracker) {
   return throttles.get(tracker)
 }
 
-module.exports = { Throttle, of, existing, checkOptions, recentBurnRate, MODES, STATES, DEFAULTS, RECOVERY_PROBES, MAX_RECOVERY_PROBES, TOLERATED_FAILURES }
+module.exports = { Throttle, of, existing, checkOptions, recentBurnRate, MODES, STATES, DEFAULTS, RECOVERY_PROBES, MAX_RECOVERY_PROBES, TOLERATED_FAILURES, PROBE_SPACING, MAX_PROBE_SPACING }

@@ -28,6 +28,7 @@ const counterStart = require('./counter-start.js')
 const fleet = require('./fleet/index.js')
 const incidents = require('./incidents.js')
 const { suggestConfigKey } = require('./suggest.js')
+const outcomes = require('./outcomes.js')
 
 const Native = native.ErrorBudgetTracker
 const nativeProto = Native.prototype
@@ -112,7 +113,14 @@ const getters = {
   get closed() {
     return this?.[FIGURE] === undefined ? notATracker('closed', this) : this[FIGURE](F.closed) === 1
   },
+  /** The native counts by outcome, plus the guard's attempts neither counted nor failed (lib/outcomes.js). */
+  get recorded() {
+    const { excluded, capacity } = outcomes.countsOf(this)
+    // Every native count as it is (the core may count more outcomes), then the guard's two.
+    return { ...nativeRecorded.call(this), excluded, capacity }
+  },
 }
+const nativeRecorded = Object.getOwnPropertyDescriptor(nativeProto, 'recorded').get
 
 // --- the methods ----------------------------------------------------------------
 const lazy = {

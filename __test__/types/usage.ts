@@ -98,6 +98,9 @@ import {
   type ThrottleInfo,
   type ThrottleState,
   type WhenExhausted,
+  type AttemptOutcome,
+  type ProviderName,
+  ProviderBackoffError,
 } from 'captcha-error-budget'
 
 async function guarded(): Promise<void> {
@@ -118,6 +121,24 @@ async function guarded(): Promise<void> {
   const state: ThrottleState | undefined = throttle?.state
   const next: number | null | undefined = throttle?.nextProbeInMs
   void [state, next]
+  // Issue 33: four outcomes, provider profiles, back-offs.
+  const outcome: AttemptOutcome = 'capacity'
+  const provider: ProviderName = '2captcha'
+  await tracker.guard(async () => 1, { provider, countsAsFailure: (e) => (e === 'busy' ? outcome : true) })
+  const excluded: number = tracker.recorded.excluded + tracker.recorded.capacity
+  const inReport: number | undefined = tracker.report().capacity
+  try {
+    await tracker.guard(async () => 1, { provider: 'capsolver' })
+  } catch (err) {
+    if (err instanceof ProviderBackoffError) seen.push(err.provider, err.providerCode, err.retryAfterMs)
+  }
+  const createTaskSolver: Solver = createSolver({ apiKey: 'k', tracker, provider: 'anticaptcha' })
+  const solved: SolveResult = await createTaskSolver.solve({ type: 'RecaptchaV2TaskProxyless', websiteURL: 'https://a.example/', websiteKey: '6L' })
+  const answer: string | null = solved.answer
+  const whole: { [field: string]: unknown } | undefined = solved.solution
+  void [excluded, inReport, answer, whole, createTaskSolver.provider]
+  // @ts-expect-error: not a provider with a profile
+  await tracker.guard(async () => 1, { provider: 'deathbycaptcha' })
   const solver: Solver = createSolver({ apiKey: 'k', tracker, baseUrl: 'http://127.0.0.1:8080', pollIntervalMs: 5000 })
   const result: SolveResult = await solver.solve({ method: 'turnstile', sitekey: '0x4', pageurl: 'https://a.example/' })
   await solver.solve({ method: 'userrecaptcha', googlekey: '6L', pageurl: 'https://a.example/', invisible: true })

@@ -1,0 +1,108 @@
+'use strict'
+// What a rejected solve attempt was: one of the four outcomes (lib/outcomes.js),
+// from the caller's classifier, else the provider's profile (lib/providers.js),
+// else 'failure'. Kept apart from lib/guard.js: the guard asks one question,
+// classify(), and records what it answers.
+
+const { describe, thrownText } = require('./errors')
+const { meaning } = require('./providers')
+
+/** The outcomes of an attempt, as a classifier may name them. */
+const OUTCOMES = Object.freeze(['success', 'failure', 'excluded', 'capacity'])
+
+// A provider's code inside a client's prose ('2captcha error: ERROR_…', an
+// APIError's message): the first code-looking word.
+// (At most 64 characters: a code is a short word; a server's longer text is not one.)
+const CODE_IN_TEXT = /\b(ERROR: 100[1-5]|ERROR_[A-Z0-9_]{1,58}|MAX_USER_TURN|IP_BANNED|WRONG_CAPTCHA_ID)\b/
+// A field that holds nothing but a code: Anti-Captcha's thrown string, a createTask
+// answer's errorCode, CapMonster's client's `error` (its code without ERROR_, or 'Unknown').
+const WHOLE_CODE = /^(?:ERROR: 100[1-5]|[A-Za-z][A-Za-z0-9_]{0,63})$/
+
+function codeInText(text, whole) {
+  const trimmed = text.trim()
+  if (whole && WHOLE_CODE.test(trimmed)) return trimmed
+  const match = CODE_IN_TEXT.exec(trimmed)
+  return match === null ? null : match[1]
+}
+
+/**
+ * The provider's error code a client's rejection carries, or null: a bare
+ * string (Anti-Captcha's client), an Error with `err` (2Captcha's APIError,
+ * whose `code` is a number), `errorCode` (the createTask protocol's field) or
+ * a string `code` holding an ERROR_… code (the built-in client's SolveError;
+ * Node's own codes such as ECONNRESET are no provider's), or an object with
+ * `error` (puppeteer-extra-plugin-recaptcha's result, CapMonster's CaptchaResult).
+ * @param {unknown} rejection
+ * @returns {string | null}
+ */
+function codeOf(rejection) {
+  if (typeof rejection === 'string') return codeInText(rejection, true)
+  if (rejection === null || typeof rejection !== 'object') return null
+  for (const field of ['err', 'errorCode', 'code', 'error']) {
+    const value = rejection[field]
+    if (typeof value === 'string') {
+      const code = codeInText(value, field !== 'code')
+      if (code !== null) return code
+    }
+  }
+  return typeof rejection.message === 'string' ? codeInText(rejection.message, false) : null
+}
+
+/** The profile's row of `code`, also when a client dropped its ERROR_ prefix (CapMonster's). */
+function rowOf(provider, code) {
+  return meaning(provider, code) ?? (code.startsWith('ERROR') ? null : meaning(provider, `ERROR_${code}`))
+}
+
+// Codes already warned about, per provider: one process warning per code. Bounded:
+// a server answering ever new codes must not grow it (or the warnings) without end.
+const warned = new Set()
+const MAX_WARNED = 256
+
+/**
+ * The outcome of a rejection at `provider` (undefined: no profile): the
+ * profile's row, `{ outcome, backoffMs, code }`. A code the profile does not
+ * list, or no code at all, is a failure — an unknown answer must not hide an
+ * outage —, with one process warning per unlisted code naming it.
+ */
+function byProfile(provider, rejection) {
+  const code = codeOf(rejection)
+  if (provider === undefined || code === null) return { outcome: 'failure', backoffMs: 0, code }
+  const row = rowOf(provider, code)
+  if (row !== null) return { outcome: row.outcome, backoffMs: row.backoffMs, code }
+  const key = `${provider}\u0000${code}`
+  if (!warned.has(key) && warned.size < MAX_WARNED) {
+    warned.add(key)
+    process.emitWarning(`guard: ${provider} answered ${code}, which its profile does not list; counted as a failure`, 'BudgetGuardWarning')
+  }
+  return { outcome: 'failure', backoffMs: 0, code }
+}
+
+/**
+ * The outcome of a rejection: the classifier's verdict when there is one
+ * (true: 'failure'; false: 'excluded'; or one of OUTCOMES by name), else the
+ * provider's profile. A classifier that throws or answers anything else counts
+ * the rejection as a failure, with a process warning: a broken classifier must
+ * not hide an outage. The profile's back-off applies whatever the verdict.
+ * @returns {{ outcome: string, backoffMs: number, code: string | null }}
+ */
+function classify(classifier, provider, rejection) {
+  const profile = byProfile(provider, rejection)
+  if (classifier === undefined) return profile
+  let verdict
+  try {
+    verdict = classifier(rejection)
+  } catch (classifierError) {
+    process.emitWarning(`guard: countsAsFailure threw (${thrownText(classifierError)}); the rejection counts as a failure`, 'BudgetGuardWarning')
+    return { ...profile, outcome: 'failure' }
+  }
+  if (verdict === true) return { ...profile, outcome: 'failure' }
+  if (verdict === false) return { ...profile, outcome: 'excluded' }
+  if (OUTCOMES.includes(verdict)) return { ...profile, outcome: verdict }
+  process.emitWarning(
+    `guard: countsAsFailure must return a boolean or one of ${OUTCOMES.map((o) => `'${o}'`).join(', ')}, got ${describe(verdict)}; the rejection counts as a failure`,
+    'BudgetGuardWarning',
+  )
+  return { ...profile, outcome: 'failure' }
+}
+
+module.exports = { OUTCOMES, codeOf, classify }

@@ -1,0 +1,105 @@
+'use strict'
+// The createTask / getTaskResult protocol (Anti-Captcha, CapSolver, CapMonster
+// Cloud), for createSolver() (lib/solver.js): POST createTask with
+// { clientKey, task } answers { errorId: 0, taskId }; POST getTaskResult with
+// { clientKey, taskId } answers { errorId: 0, status: 'processing' } until
+// { errorId: 0, status: 'ready', solution }; an error is { errorId > 0,
+// errorCode, errorDescription }. Every answer is read bounded and every message
+// redacted with the API key as a secret, as the in.php client's (lib/solver.js).
+const { setTimeout: sleep } = require('node:timers/promises')
+const { readLimited } = require('./read-limited.js')
+const { SolveError, describe, invalidArgType } = require('./errors')
+const { redact, quoteBody } = require('./redact')
+
+// A createTask answer is a status and a task id, a solution a token or a few
+// cookies: a few KiB. A longer body is cut off (ERR_BAD_RESPONSE).
+const MAX_BODY_BYTES = 64 * 1024
+const MAX_ERROR_TEXT = 200
+// The solution fields that hold the answer, by task family; the whole solution is on the result too.
+const ANSWER_FIELDS = ['gRecaptchaResponse', 'token', 'text']
+
+/** `task` checked: a plain object with a non-empty `type` (the provider's task type). */
+function checkTask(task) {
+  if (task === null || typeof task !== 'object' || Array.isArray(task)) {
+    throw invalidArgType(`solve(task): task must be an object, got ${describe(task)}`)
+  }
+  if (typeof task.type !== 'string' || task.type === '') {
+    throw invalidArgType(`solve(task): task.type must be a non-empty string (the provider's task type, e.g. 'RecaptchaV2TaskProxyless'), got ${describe(task.type)}`)
+  }
+  return task
+}
+
+/**
+ * A createTask client: `run(task, signal)` resolves `{ taskId, answer, solution }`
+ * or rejects with a SolveError (the service's `code`, ERR_NETWORK, ERR_BAD_RESPONSE).
+ * @param {{ title: string, base: URL, apiKey: string, pollIntervalMs: number }} options
+ */
+function createTaskClient({ title, base, apiKey, pollIntervalMs }) {
+  async function call(method, body, signal, stage, taskId) {
+    let response
+    let text
+    try {
+      response = await fetch(new URL(method, base), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(body),
+        signal,
+      })
+      text = await readLimited(response, MAX_BODY_BYTES)
+    } catch (error) {
+      if (signal.aborted) throw signal.reason
+      const why = redact(error?.cause?.code ?? error?.cause?.message ?? error?.message, [apiKey])
+      throw new SolveError('ERR_NETWORK', `${title} ${method} request failed: ${why}`, { stage, taskId, cause: error })
+    }
+    if (text === null) {
+      throw new SolveError('ERR_BAD_RESPONSE', `${title} ${method} answer is longer than ${MAX_BODY_BYTES} bytes (HTTP ${response.status}): request aborted`, {
+        stage,
+        taskId,
+        httpStatus: response.status,
+      })
+    }
+    let answer
+    try {
+      answer = JSON.parse(text)
+    } catch {
+      answer = undefined
+    }
+    if (answer === null || typeof answer !== 'object' || typeof answer.errorId !== 'number') {
+      throw new SolveError('ERR_BAD_RESPONSE', `${title} ${method} answer is not the protocol's JSON (HTTP ${response.status}): ${quoteBody(text, [apiKey])}`, {
+        stage,
+        taskId,
+        httpStatus: response.status,
+      })
+    }
+    if (answer.errorId !== 0) {
+      const code = typeof answer.errorCode === 'string' && answer.errorCode !== '' ? redact(answer.errorCode, [apiKey]) : `ERROR_ID_${answer.errorId}`
+      const detail =
+        typeof answer.errorDescription === 'string' && answer.errorDescription !== ''
+          ? `: ${quoteBody(answer.errorDescription, [apiKey], MAX_ERROR_TEXT)}`
+          : ''
+      const where = taskId === null ? method : `${method} (task ${redact(taskId, [apiKey])})`
+      throw new SolveError(code, `${title} ${where} answered ${code}${detail}`, { stage, taskId, httpStatus: response.status })
+    }
+    return answer
+  }
+
+  async function run(task, signal) {
+    const created = await call('createTask', { clientKey: apiKey, task }, signal, 'submit', null)
+    if (typeof created.taskId !== 'number' && typeof created.taskId !== 'string') {
+      throw new SolveError('ERR_BAD_RESPONSE', `${title} createTask answered no taskId`, { stage: 'submit', taskId: null })
+    }
+    const taskId = String(created.taskId)
+    for (;;) {
+      await sleep(pollIntervalMs, undefined, { signal })
+      const result = await call('getTaskResult', { clientKey: apiKey, taskId: created.taskId }, signal, 'result', taskId)
+      if (result.status !== 'ready') continue
+      const solution = result.solution !== null && typeof result.solution === 'object' ? result.solution : {}
+      const field = ANSWER_FIELDS.find((name) => typeof solution[name] === 'string')
+      return { taskId, answer: field === undefined ? null : solution[field], solution }
+    }
+  }
+
+  return { run, checkTask }
+}
+
+module.exports = { createTaskClient }

@@ -1,0 +1,84 @@
+'use strict'
+// The attempts guard() ran that are neither a success nor a failure, and the
+// providers' back-offs. A solve attempt has four outcomes (lib/classify.js):
+// 'success' and 'failure' go to the window (the native tracker); 'excluded'
+// (the caller's or the account's problem) and 'capacity' (no worker, thread or
+// slot free) are in neither the numerator nor the denominator, and are counted
+// here, per tracker object, in this process — as the throttle's admitted and
+// refused counts are (lib/throttle.js): they are the guard's, not the window's,
+// so the core and snapshots do not hold them. `recorded` (lib/tracker.js),
+// report() (from the first guard() on, as its `throttle`) and metrics()
+// (lib/metrics.js) show them.
+//
+// A provider's published back-off (lib/providers.js) after a code such as
+// ERROR_NO_SLOT_AVAILABLE holds the next attempts for that provider until it
+// has passed on the tracker's clock, so a manual clock replays it.
+
+const ledgers = new WeakMap()
+
+class OutcomeLedger {
+  constructor() {
+    this.excluded = 0
+    this.capacity = 0
+    /** Per provider name: `{ until, code }`, tracker time the back-off ends. */
+    this.backoffs = new Map()
+  }
+
+  /** Counts one attempt of `outcome` 'excluded' or 'capacity'. */
+  count(outcome) {
+    if (outcome === 'excluded') this.excluded++
+    else if (outcome === 'capacity') this.capacity++
+  }
+
+  /** Holds `provider`'s next attempts for `backoffMs` from `now` (a longer hold already set stays). */
+  holdOff(provider, code, now, backoffMs) {
+    if (provider === undefined || !(backoffMs > 0)) return
+    const held = this.backoffs.get(provider)
+    if (held === undefined || held.until < now + backoffMs) this.backoffs.set(provider, { until: now + backoffMs, code })
+  }
+
+  /** The back-off of `provider` still running at `now` (`{ retryAfterMs, code }`), or null. */
+  heldAt(provider, now) {
+    const held = provider === undefined ? undefined : this.backoffs.get(provider)
+    if (held === undefined) return null
+    if (now >= held.until) {
+      this.backoffs.delete(provider)
+      return null
+    }
+    return { retryAfterMs: held.until - now, code: held.code }
+  }
+}
+
+/**
+ * The ledger of `tracker`, created by its first guard(). From then on the
+ * tracker's `report()` carries `excluded` and `capacity`: an own `report` that
+ * wraps the one in place, as the throttle's `throttle` is added (lib/throttle.js).
+ */
+function of(tracker) {
+  let ledger = ledgers.get(tracker)
+  if (ledger === undefined) {
+    ledger = new OutcomeLedger()
+    ledgers.set(tracker, ledger)
+    const inner = tracker.report
+    const counts = ledger
+    Object.defineProperty(tracker, 'report', {
+      value: function report() {
+        const r = inner.call(this)
+        r.excluded = counts.excluded
+        r.capacity = counts.capacity
+        return r
+      },
+      writable: true,
+      configurable: true,
+    })
+  }
+  return ledger
+}
+
+/** `{ excluded, capacity }` of `tracker`: zeros before its first guard(). */
+function countsOf(tracker) {
+  const ledger = ledgers.get(tracker)
+  return ledger === undefined ? { excluded: 0, capacity: 0 } : { excluded: ledger.excluded, capacity: ledger.capacity }
+}
+
+module.exports = { of, countsOf }
