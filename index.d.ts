@@ -77,6 +77,20 @@ export type GuardSignal = typeof globalThis extends { AbortSignal: { prototype: 
       removeEventListener(type: 'abort', listener: () => void): void
     }
 
+/** The second argument of guard()'s fn: a late verdict on this attempt. */
+export interface GuardAttempt {
+  /**
+   * The target site rejected this attempt's token: its recorded success becomes a
+   * failure in the bucket where it was recorded. `true` if it did; `false` when the
+   * attempt is not (yet) a recorded success, is older than `verdictWindowMs` or out
+   * of the window, or a verdict was already given. A TypeError
+   * (`ERR_INVALID_ARG_TYPE`) for a reason that is not a string.
+   */
+  reject(reason?: string): boolean
+  /** The reason of the rejection taken (at most 200 characters), else undefined. */
+  readonly reason: string | undefined
+}
+
 /** Options of `tracker.guard()`. Every field is optional. */
 export interface GuardOptions {
   /**
@@ -143,13 +157,14 @@ declare module './native' {
   }
   interface ErrorBudgetTracker {
     /**
-     * Runs `fn(signal)` as one solve attempt and records it exactly once: resolve →
+     * Runs `fn(signal, attempt)` as one solve attempt and records it exactly once: resolve →
      * one success; reject (or a synchronous throw) → one failure, unless
      * `countsAsFailure` says false; timeout → one failure. While the budget is
      * exhausted it rejects with a `BudgetExhaustedError` without calling fn, unless
      * `critical`. Bad arguments reject with a TypeError / RangeError.
+     * `attempt.reject()`, once the success is recorded, turns it into a failure.
      */
-    guard<T>(fn: (signal: GuardSignal) => T | PromiseLike<T>, options?: GuardOptions): Promise<T>
+    guard<T>(fn: (signal: GuardSignal, attempt: GuardAttempt) => T | PromiseLike<T>, options?: GuardOptions): Promise<T>
   }
 }
 

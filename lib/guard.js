@@ -15,6 +15,7 @@ const {
   integerOption,
 } = require('./errors')
 const throttles = require('./throttle')
+const { Verdict } = require('./verdict')
 
 // The guard() calls of each tracker whose fn has not settled (nor timed out) yet:
 // a family never evicts a child with one (lib/family.js), its outcome would be lost.
@@ -65,10 +66,13 @@ function countsAgainstBudget(countsAsFailure, error) {
 // A tracker closed while fn ran can no longer record: the outcome still reaches
 // the caller (a solved CAPTCHA is not thrown away at shutdown), unrecorded.
 // What is recorded is also the throttle's recent evidence (lib/throttle.js).
+// Returns the stamp recorded at (a late verdict names it), undefined if none.
 function record(tracker, ok, throttle, probeIntervalMs) {
-  if (tracker.closed) return
-  tracker.record(ok)
-  throttle.note(ok, tracker.now, probeIntervalMs)
+  if (tracker.closed) return undefined
+  const at = tracker.now
+  tracker.record(ok, at)
+  throttle.note(ok, at, probeIntervalMs)
+  return at
 }
 
 function attempt(tracker, fn, { timeoutMs, countsAsFailure, probeIntervalMs }, throttle) {
@@ -76,6 +80,7 @@ function attempt(tracker, fn, { timeoutMs, countsAsFailure, probeIntervalMs }, t
   return new Promise((resolve, reject) => {
     let settled = false
     let timer
+    const verdict = new Verdict(tracker, throttle, probeIntervalMs)
     const finish = (recordOutcome, settle) => {
       if (settled) return // the loser of the race: already recorded and settled
       settled = true
@@ -101,13 +106,13 @@ function attempt(tracker, fn, { timeoutMs, countsAsFailure, probeIntervalMs }, t
     }
     let outcome
     try {
-      outcome = Promise.resolve(fn(controller.signal))
+      outcome = Promise.resolve(fn(controller.signal, verdict.handle))
     } catch (error) {
       outcome = Promise.reject(error) // a synchronous throw is a rejection like any other
     }
     // Both handlers are attached, so a rejection after a timeout is never unhandled.
     outcome.then(
-      (value) => finish(() => record(tracker, true, throttle, probeIntervalMs), () => resolve(value)),
+      (value) => finish(() => verdict.succeeded(record(tracker, true, throttle, probeIntervalMs)), () => resolve(value)),
       (error) =>
         finish(
           () => {
@@ -131,7 +136,7 @@ function closedError() {
  */
 function makeGuard(Tracker) {
   /**
-   * Runs `fn(signal)` as one solve attempt and records its outcome exactly once:
+   * Runs `fn(signal, attempt)` as one solve attempt and records its outcome exactly once:
    * resolve → one success; reject → one failure (unless `countsAsFailure(error)`
    * says false: then nothing); `timeoutMs` passed first → one failure, `signal`
    * aborted, rejection with a GuardTimeoutError, fn's late settle ignored. While
@@ -140,9 +145,11 @@ function makeGuard(Tracker) {
    * refuses (`'refuse'`): an attempt not admitted rejects with a
    * BudgetExhaustedError (with `retryAfterMs`) without calling fn, unless
    * `critical: true`. Bad arguments reject with a TypeError/RangeError
-   * before anything is called or recorded.
+   * before anything is called or recorded. `attempt.reject(reason?)`, once the
+   * success is recorded, turns it into a failure when the site rejects the
+   * token (lib/verdict.js).
    * @template T
-   * @param {(signal: AbortSignal) => T | PromiseLike<T>} fn
+   * @param {(signal: AbortSignal, attempt: { reject(reason?: string): boolean }) => T | PromiseLike<T>} fn
    * @param {{ timeoutMs?: number, critical?: boolean, countsAsFailure?: (error: unknown) => boolean,
    *   whenExhausted?: 'throttle' | 'refuse', minSolves?: number, probeIntervalMs?: number }} [options]
    * @returns {Promise<T>}
