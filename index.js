@@ -74,3 +74,5 @@ exports.prometheusRules = function prometheusRules(slo, options) {
 }
 // Many budgets keyed by labels, each child an ErrorBudgetTracker (lib/family.js).
 exports.BudgetFamily = require('./lib/family.js').familyClass(exports.ErrorBudgetTracker)
+// createFailover(family, …) refusing a site every provider fails on (lib/blame.js).
+exports.FaultError = require('./lib/blame.js').FaultError

@@ -8,6 +8,7 @@ const path = require('node:path')
 const errors = require('./errors.js')
 const { STATUSES } = require('./fast-report.js')
 const { inFlight } = require('./guard.js')
+const attribution = require('./blame.js')
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/
 /**
@@ -20,7 +21,7 @@ const RESERVED_LABELS = Object.freeze([
   'slo', 'pair', 'alertname', 'alertstate', 'objective', 'period', 'description',
 ])
 /** The family's own options; every other key is a tracker option for each child. */
-const FAMILY_KEYS = ['labelNames', 'childConfig', 'maxChildren', 'name', 'persist', 'fleet', 'shared']
+const FAMILY_KEYS = ['labelNames', 'childConfig', 'maxChildren', 'name', 'persist', 'fleet', 'shared', 'attribution']
 /** Tracker options a family does not pass on to its children. */
 const NOT_FOR_CHILDREN = {
   snapshot: 'use BudgetFamily.restore(json) to restore a family',
@@ -34,7 +35,7 @@ const MAX_CHILDREN_LIMIT = 1_000_000
 const DEFAULT_MAX_CHILDREN = 10_000
 const EVENTS = [...STATUSES, 'alert', 'resolve', 'incident']
 const SNAPSHOT_FORMAT = 'captcha-error-budget.family'
-const RESTORE_OPTIONS = ['clock', 'now', 'childConfig', 'persist']
+const RESTORE_OPTIONS = ['clock', 'now', 'childConfig', 'persist', 'attribution']
 
 let Tracker // the exported (wrapped) ErrorBudgetTracker class, set by index.js
 
@@ -101,6 +102,8 @@ class BudgetFamily {
   #fleet = null
   #probe = null
   #shared = null
+  /** `options.attribution` (lib/blame.js), or null. */
+  #attribution = null
 
   /**
    * @param {object} options `labelNames`, `childConfig?`, `maxChildren?`, `name?`, `persist?`, and every
@@ -110,10 +113,11 @@ class BudgetFamily {
     const where = 'new BudgetFamily(options)'
     if (!isPlainObject(options)) throw errors.invalidArgType(`${where}: options must be an object, got ${errors.describe(options)}`)
     const restoring = options[RESTORING]
-    const { labelNames, childConfig, maxChildren = DEFAULT_MAX_CHILDREN, name = 'default', persist, fleet, shared, ...base } = options
+    const { labelNames, childConfig, maxChildren = DEFAULT_MAX_CHILDREN, name = 'default', persist, fleet, shared, attribution: attributionOption, ...base } = options
     delete base[RESTORING] // (the rest copies symbol keys too)
     this.#names = checkLabelNames(labelNames, `${where}: options.labelNames`)
     this.#find = finder(this.#names, this.#root)
+    this.#attribution = attribution.checkAttribution(attributionOption, this.#names, `${where}: options.attribution`)
     if (childConfig !== undefined && typeof childConfig !== 'function') {
       throw errors.invalidArgType(`${where}: options.childConfig must be a function (labels) => config, got ${errors.describe(childConfig)}`)
     }
@@ -246,6 +250,27 @@ class BudgetFamily {
   /** The label names, in the order given. */
   get labelNames() {
     return [...this.#names]
+  }
+
+  /** `options.attribution` (`{ provider, site }` label names), or null. */
+  get attribution() {
+    return this.#attribution
+  }
+
+  /**
+   * Who is at fault for the child of `labels` — `{ label, value }`: its provider or
+   * its site — or null when the evidence does not single one out (lib/blame.js).
+   * Needs `options.attribution`.
+   */
+  blame(labels) {
+    if (this.#closed) throw closedError('blame()')
+    if (this.#attribution === null) {
+      const err = new Error('blame() needs a family created with options.attribution: { provider, site }')
+      err.code = 'ERR_INVALID_STATE'
+      throw err
+    }
+    const copy = checkLabels(labels, this.#names, 'family.blame(labels): labels')
+    return attribution.blameOf(this.children(), this.#attribution, copy)
   }
 
   /** The `name` label of the family's Prometheus series. */
@@ -565,6 +590,8 @@ class BudgetFamily {
     const dispatcher = (payload) => {
       const list = listeners.get(event)
       if (list === undefined) return
+      // An incident says whose fault it is, when the family knows its provider and site labels.
+      if (event === 'incident' && this.#attribution !== null && !this.#closed) payload.blame = this.blame(entry.labels)
       for (const listener of list.slice()) {
         try {
           listener(payload, entry.labels)
@@ -636,6 +663,7 @@ class BudgetFamily {
       ...(opts.clock === undefined ? {} : { clock: opts.clock }),
       ...(opts.childConfig === undefined ? {} : { childConfig: opts.childConfig }),
       ...(opts.persist === undefined ? {} : { persist: opts.persist }),
+      ...(opts.attribution === undefined ? {} : { attribution: opts.attribution }),
       [RESTORING]: parsed,
     })
   }
