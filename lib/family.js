@@ -206,8 +206,9 @@ class BudgetFamily {
         *drained() {
           for (const [child, entry] of children) {
             const { successes, failures } = child.recorded
-            if (successes === entry.drainedAt[0] && failures === entry.drainedAt[1]) continue
-            entry.drainedAt = [successes, failures]
+            const { rejected } = child // a late verdict changes the buckets, not `recorded`
+            if (successes === entry.drainedAt[0] && failures === entry.drainedAt[1] && rejected === entry.drainedAt[2]) continue
+            entry.drainedAt = [successes, failures, rejected]
             yield [entry.id, entry.link.drain()]
           }
         },

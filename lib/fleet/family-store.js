@@ -84,8 +84,8 @@ if seq > tonumber(lastSeq) then
     local child, k = ARGV[i], tonumber(ARGV[i + 1])
     if k >= oldest then
       local member = ARGV[i + 1] .. '\\n' .. child
-      if ARGV[i + 2] ~= '0' then redis.call('HINCRBY', buckets, 's' .. member, ARGV[i + 2]) end
-      if ARGV[i + 3] ~= '0' then redis.call('HINCRBY', buckets, 'f' .. member, ARGV[i + 3]) end
+      if ARGV[i + 2] ~= '0' then add('s' .. member, ARGV[i + 2]) end
+      if ARGV[i + 3] ~= '0' then add('f' .. member, ARGV[i + 3]) end
       redis.call('ZADD', changes, version, member)
       redis.call('ZADD', index, k, member)
     end

@@ -13,7 +13,7 @@ mod fleet;
 mod memory;
 mod quiet;
 mod snapshot;
-pub use fleet::{FleetBucket, FleetLedger};
+pub use fleet::{FleetBucket, FleetDelta, FleetLedger};
 use quiet::Quiet;
 pub use quiet::QuietLease;
 pub use snapshot::Snapshot;
