@@ -200,3 +200,25 @@ test('Prometheus: rejections are a counter of their own; the solves counter neve
   t.true(text.includes('# TYPE captcha_budget_rejections_total counter\ncaptcha_budget_rejections_total{name="default"} 2\n'), text)
   t.true(text.includes('captcha_budget_window_failures{name="default"} 2\n'), text)
 })
+
+test("the throttle's ledger takes a rejection as a failure noted instead of the success", (t) => {
+  const { Throttle } = require('../lib/throttle.js')
+  // Target 0.8: a success earns 1 − 0.8 = 0.19999999999999996 (in doubles), a failure costs 0.8.
+  const rejected = new Throttle(0.8)
+  const failed = new Throttle(0.8)
+  for (let i = 0; i < 10; i++) rejected.note(true, 0, 20_000)
+  rejected.noteRejected(0, 20_000)
+  for (let i = 0; i < 9; i++) failed.note(true, 0, 20_000)
+  failed.note(false, 0, 20_000)
+  // 10 × 0.2 − (0.2 + 0.8) and 9 × 0.2 − 0.8: 1, to the last few ulps.
+  t.true(Math.abs(rejected.ledger - 1) < 1e-9 && Math.abs(failed.ledger - 1) < 1e-9, `${rejected.ledger} ${failed.ledger}`)
+  // Admitting, two more rejections take it below zero: a relapse, throttled from the
+  // deeper floor (20 probes: −20 × 0.19999999999999996 = −3.999999999999999).
+  rejected.moveTo('admitting', 0)
+  rejected.noteRejected(1000, 20_000)
+  t.is(rejected.state, 'admitting')
+  rejected.noteRejected(2000, 20_000)
+  t.is(rejected.state, 'throttled')
+  t.is(rejected.ledger, -3.999999999999999)
+  t.is(rejected.nextProbeAt, 22_000)
+})
