@@ -169,3 +169,18 @@ test('bad input: attribution and blame() are checked; blame() needs attribution'
   t.is(f.children().length, 0, 'blame() creates no child')
   f.close()
 })
+
+test('BudgetFamily.restore(json, { attribution }): a restored family blames as before', (t) => {
+  const f = family()
+  history(f, (provider) => provider === 'a')
+  const json = f.snapshot()
+  f.close()
+  const restored = BudgetFamily.restore(json, { attribution: { provider: 'provider', site: 'site' } })
+  t.deepEqual(restored.attribution, { provider: 'provider', site: 'site' })
+  t.deepEqual(restored.blame({ provider: 'a', site: 's3' }), { label: 'provider', value: 'a' })
+  restored.close()
+  // Not in the snapshot: restored without it, a family has none.
+  const plain = BudgetFamily.restore(json)
+  t.is(plain.attribution, null)
+  plain.close()
+})
