@@ -222,3 +222,21 @@ test("the throttle's ledger takes a rejection as a failure noted instead of the 
   t.is(rejected.ledger, -3.999999999999999)
   t.is(rejected.nextProbeAt, 22_000)
 })
+
+test('a rejection that starts an alert opens an incident, once', async (t) => {
+  const page = { name: 'page', severity: 'page', longWindowMs: 60_000, shortWindowMs: 5_000, burnRate: 0.45 }
+  const tracker = hour({ targetRate: 0.9, alerts: [page] })
+  const incidents = []
+  tracker.on('incident', (incident) => incidents.push([incident.state, incident.pair]))
+  tracker.recordMany(100, 0, 1000)
+  tracker.advanceTo(2000)
+  // budgetTotal 100 × 0.09999999999999998: the burn k / 9.999999999999998 passes 0.45 at k = 5.
+  const answers = []
+  for (let k = 1; k <= 8; k++) answers.push(tracker.reject(1000))
+  t.deepEqual(answers, [true, true, true, true, true, true, true, true])
+  await waitForCalls(incidents, 1)
+  await noMoreDeliveries(incidents)
+  t.is(incidents.length, 1)
+  t.deepEqual(incidents, [['open', 'page']])
+  t.like(tracker.report(), { successes: 92, failures: 8 })
+})
