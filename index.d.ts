@@ -77,6 +77,20 @@ export type GuardSignal = typeof globalThis extends { AbortSignal: { prototype: 
       removeEventListener(type: 'abort', listener: () => void): void
     }
 
+/** The second argument of guard()'s fn: a late verdict on this attempt. */
+export interface GuardAttempt {
+  /**
+   * The target site rejected this attempt's token: its recorded success becomes a
+   * failure in the bucket where it was recorded. `true` if it did; `false` when the
+   * attempt is not (yet) a recorded success, is older than `verdictWindowMs` or out
+   * of the window, or a verdict was already given. A TypeError
+   * (`ERR_INVALID_ARG_TYPE`) for a reason that is not a string.
+   */
+  reject(reason?: string): boolean
+  /** The reason of the rejection taken (at most 200 characters), else undefined. */
+  readonly reason: string | undefined
+}
+
 /** Options of `tracker.guard()`. Every field is optional. */
 export interface GuardOptions {
   /**
@@ -171,15 +185,16 @@ declare module './native' {
   }
   interface ErrorBudgetTracker {
     /**
-     * Runs `fn(signal)` as one solve attempt and records it exactly once: resolve →
+     * Runs `fn(signal, attempt)` as one solve attempt and records it exactly once: resolve →
      * one success; reject (or a synchronous throw) → one failure, or what
      * `countsAsFailure` or the `provider`'s profile names (`excluded` and `capacity`
      * are counted in `recorded`, not the window); timeout → one failure. While the
      * budget is exhausted it rejects with a `BudgetExhaustedError` without calling
      * fn, unless `critical`; while the provider's back-off runs, with a
      * `ProviderBackoffError`. Bad arguments reject with a TypeError / RangeError.
+     * `attempt.reject()`, once the success is recorded, turns it into a failure.
      */
-    guard<T>(fn: (signal: GuardSignal) => T | PromiseLike<T>, options?: GuardOptions): Promise<T>
+    guard<T>(fn: (signal: GuardSignal, attempt: GuardAttempt) => T | PromiseLike<T>, options?: GuardOptions): Promise<T>
   }
 }
 
@@ -326,6 +341,35 @@ export interface Failover {
 
 /** Solvers (each with its own tracker) tried in order: a fallback when the first one's budget is exhausted. */
 export declare function createFailover(solvers: readonly Solver[]): Failover
+/**
+ * The providers of a family with `attribution`, tried in order for one site, each
+ * under its (provider, site) child's budget: a provider blamed is asked after the
+ * others; a site blamed is refused (FaultError `ESITE_FAULT`), nothing sent.
+ */
+export declare function createFailover<L extends string>(family: BudgetFamily<L>, options: FamilyFailoverOptions<L>): FamilyFailover<L>
+
+/** Options of `createFailover(family, options)`. */
+export interface FamilyFailoverOptions<L extends string = string> {
+  /** Each provider (a value of the provider label), in order of preference: makes the solver of a child's tracker, once per child. */
+  providers: Record<string, (tracker: ErrorBudgetTracker, labels: FamilyLabels<L>) => Solver>
+}
+
+/** `createFailover(family, …)`. */
+export interface FamilyFailover<L extends string = string> {
+  /** Solves for `options.labels` (every label but the provider); `provider` is who solved it. */
+  solve<M extends string>(
+    task: SolveTask<M>,
+    options: { labels: Partial<FamilyLabels<L>>; critical?: boolean },
+  ): Promise<SolveResult & { provider: string }>
+  readonly providers: readonly string[]
+}
+
+/** `createFailover(family, …)` refused a site that fails on every provider. */
+export declare class FaultError extends Error {
+  readonly code: 'ESITE_FAULT'
+  /** What `family.blame()` said: `{ label: <the site label>, value: <the site> }`. */
+  readonly blame: Blame
+}
 
 /**
  * The solver's default classifier: false for a SolveError whose code is in
@@ -564,6 +608,14 @@ export interface Incident {
   evidence: AlertEvidence
   /** The causing pair event's reason. */
   reason: string
+  /** A family's incident, with `attribution`: whose fault it is (`family.blame()` when the listener is called). */
+  blame?: Blame | null
+}
+
+/** `family.blame()`: the label (its name) and the value at fault. */
+export interface Blame {
+  readonly label: string
+  readonly value: string
 }
 
 declare module './native' {
@@ -629,6 +681,12 @@ export interface BudgetFamilyConfig<L extends string = string> extends Omit<Trac
    * whose family has this name; not with `persist` or `fleet`.
    */
   shared?: string
+  /**
+   * The label names of the provider and the site: `family.blame()`, `incident.blame`
+   * and `createFailover(family, …)` tell a provider's fault from a site's
+   * (docs/when-the-site-says-no.md). Two different names of `labelNames`.
+   */
+  attribution?: { provider: NoInfer<L>; site: NoInfer<L> }
 }
 
 /** `family.fleet` and what `family.sync()` resolves to. */
@@ -660,6 +718,8 @@ export interface FamilyRestoreOptions<L extends string = string> {
   childConfig?: BudgetFamilyConfig<L>['childConfig']
   /** Keep saving the family to a file. */
   persist?: PersistConfig
+  /** The provider and site labels (not in a snapshot): see `BudgetFamilyConfig`. */
+  attribution?: { provider: L; site: L }
 }
 
 /**
@@ -704,6 +764,16 @@ export declare class BudgetFamily<const L extends string = string> implements Di
   report(): Array<FamilyReport<L>>
   /** Every child with its labels, in creation order. */
   children(): Array<{ labels: FamilyLabels<L>; tracker: ErrorBudgetTracker }>
+  /**
+   * With `attribution`: whose fault the failures of the child of `labels` are — its
+   * provider's (failing on the other sites too) or its site's (failing on every
+   * provider) — or null when the window's counts do not single one out
+   * (likelihood-ratio tests at 99.9 %). Creates no child; `ERR_INVALID_STATE`
+   * without `attribution`.
+   */
+  blame(labels: FamilyLabels<L>): Blame | null
+  /** `attribution` as given, or null. */
+  readonly attribution: { readonly provider: L; readonly site: L } | null
   /** The family as JSON: its options (not `childConfig`) and every child's snapshot with its labels. */
   snapshot(): string
   /** With `persist`: writes the family's snapshot now. */

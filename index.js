@@ -75,3 +75,5 @@ exports.prometheusRules = function prometheusRules(slo, options) {
 }
 // Many budgets keyed by labels, each child an ErrorBudgetTracker (lib/family/).
 exports.BudgetFamily = require('./lib/family/index.js').BudgetFamily
+// createFailover(family, …) refusing a site every provider fails on (lib/blame.js).
+exports.FaultError = require('./lib/blame.js').FaultError

@@ -48,6 +48,7 @@ test('require() of the package loads no solver, Prometheus, CLI or yaml code unt
     'METRICS_CONTENT_TYPE',
     'prometheusRules',
     'BudgetFamily',
+    'FaultError',
   ])
 })
 

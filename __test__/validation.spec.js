@@ -3,7 +3,7 @@ const { inspect } = require('node:util')
 const { ErrorBudgetTracker } = require('..')
 
 const KNOWN =
-  'targetRate, windowMs, warningThreshold, criticalThreshold, minEvents, resolutionMs, hysteresis, clock, alerts, snapshot, now, persist, shared, fleet'
+  'targetRate, windowMs, warningThreshold, criticalThreshold, minEvents, resolutionMs, hysteresis, verdictWindowMs, clock, alerts, snapshot, now, persist, shared, fleet'
 
 const badConfigs = [
   // [config, error class, code, the whole message]

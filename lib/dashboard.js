@@ -92,6 +92,8 @@ function grafanaDashboard(options) {
     ], { min: 0, max: 1 }),
     panel(9, 'timeseries', 'Solves per type', [0, 21, 24, 8], [
       ['sum by (name, outcome) (rate(captcha_budget_solves_total[$__rate_interval]))', '{{name}} {{outcome}}'],
+      // Solves the site rejected after they counted as successes (reject()): failures too.
+      ['sum by (name, outcome) (rate(captcha_budget_rejections_total[$__rate_interval]))', '{{name}} rejected by the site'],
     ], { unit: 'reqps', min: 0 }),
   ]
   // On top: every SLO and every label set of a grouped SLO (a BudgetFamily's

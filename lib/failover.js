@@ -16,6 +16,11 @@ const { classify } = require('./classify')
  * @returns {{ solve: (task: object, options?: { critical?: boolean }) => Promise<unknown>, solvers: ReadonlyArray<object> }}
  */
 function createFailover(solvers) {
+  // Over a BudgetFamily with attribution, `createFailover(family, { providers })`:
+  // providers × sites, with blame (lib/failover-family.js).
+  if (solvers !== null && typeof solvers === 'object' && !Array.isArray(solvers) && typeof solvers.blame === 'function') {
+    return require('./failover-family.js').createFamilyFailover(solvers, arguments[1])
+  }
   if (!Array.isArray(solvers)) throw invalidArgType(`createFailover(solvers): solvers must be an array, got ${describe(solvers)}`)
   if (solvers.length === 0) {
     const err = new RangeError('createFailover(solvers): solvers must hold at least one solver, got an empty array')

@@ -18,6 +18,7 @@ const throttles = require('./throttle')
 const outcomes = require('./outcomes')
 const { classify } = require('./classify')
 const { PROVIDER_NAMES } = require('./providers')
+const { Verdict } = require('./verdict')
 
 // The guard() calls of each tracker whose fn has not settled (nor timed out) yet:
 // a family never evicts a child with one (lib/family/children.js), its outcome would be lost.
@@ -58,10 +59,13 @@ function checkProvider(provider, where) {
 // A tracker closed while fn ran can no longer record: the outcome still reaches
 // the caller (a solved CAPTCHA is not thrown away at shutdown), unrecorded.
 // What is recorded is also the throttle's recent evidence (lib/throttle.js).
+// Returns the stamp recorded at (a late verdict names it), undefined if none.
 function record(tracker, ok, throttle, probeIntervalMs) {
-  if (tracker.closed) return
-  tracker.record(ok)
-  throttle.note(ok, tracker.now, probeIntervalMs)
+  if (tracker.closed) return undefined
+  const at = tracker.now
+  tracker.record(ok, at)
+  throttle.note(ok, at, probeIntervalMs)
+  return at
 }
 
 // A rejection, classified (lib/classify.js): a success or failure goes to the
@@ -82,6 +86,7 @@ function attempt(tracker, fn, options, throttle) {
   return new Promise((resolve, reject) => {
     let settled = false
     let timer
+    const verdict = new Verdict(tracker, throttle, probeIntervalMs)
     const finish = (recordOutcome, settle) => {
       if (settled) return // the loser of the race: already recorded and settled
       settled = true
@@ -107,13 +112,13 @@ function attempt(tracker, fn, options, throttle) {
     }
     let outcome
     try {
-      outcome = Promise.resolve(fn(controller.signal))
+      outcome = Promise.resolve(fn(controller.signal, verdict.handle))
     } catch (error) {
       outcome = Promise.reject(error) // a synchronous throw is a rejection like any other
     }
     // Both handlers are attached, so a rejection after a timeout is never unhandled.
     outcome.then(
-      (value) => finish(() => record(tracker, true, throttle, probeIntervalMs), () => resolve(value)),
+      (value) => finish(() => verdict.succeeded(record(tracker, true, throttle, probeIntervalMs)), () => resolve(value)),
       (error) =>
         finish(
           () => recordRejection(tracker, error, options, throttle),
@@ -135,7 +140,7 @@ function closedError() {
  */
 function makeGuard(Tracker) {
   /**
-   * Runs `fn(signal)` as one solve attempt and records its outcome exactly once:
+   * Runs `fn(signal, attempt)` as one solve attempt and records its outcome exactly once:
    * resolve → one success; reject → one failure (unless `countsAsFailure(error)`
    * says false: then nothing); `timeoutMs` passed first → one failure, `signal`
    * aborted, rejection with a GuardTimeoutError, fn's late settle ignored. While
@@ -144,9 +149,11 @@ function makeGuard(Tracker) {
    * refuses (`'refuse'`): an attempt not admitted rejects with a
    * BudgetExhaustedError (with `retryAfterMs`) without calling fn, unless
    * `critical: true`. Bad arguments reject with a TypeError/RangeError
-   * before anything is called or recorded.
+   * before anything is called or recorded. `attempt.reject(reason?)`, once the
+   * success is recorded, turns it into a failure when the site rejects the
+   * token (lib/verdict.js).
    * @template T
-   * @param {(signal: AbortSignal) => T | PromiseLike<T>} fn
+   * @param {(signal: AbortSignal, attempt: { reject(reason?: string): boolean }) => T | PromiseLike<T>} fn
    * @param {{ timeoutMs?: number, critical?: boolean, countsAsFailure?: (error: unknown) => boolean,
    *   whenExhausted?: 'throttle' | 'refuse', minSolves?: number, probeIntervalMs?: number }} [options]
    * @returns {Promise<T>}

@@ -29,6 +29,7 @@ function snapshot(tracker) {
   const firing = new Set(report.alerts.map((a) => a.name))
   return {
     recorded: countedSinceStart(tracker),
+    rejected: tracker.rejected,
     report,
     remainingFraction: tracker.remainingFraction,
     burnRate: tracker.burnRate,
@@ -50,6 +51,15 @@ const FAMILIES = [
     type: 'counter',
     labels: ['outcome'],
     samples: (s) => [[['success'], s.recorded.successes], [['failure'], s.recorded.failures]],
+  },
+  {
+    // A counter never goes down, so a success rejected later stays in the one above:
+    // the SLI is (failures + rejections) / solves (docs/when-the-site-says-no.md).
+    name: 'captcha_budget_rejections_total',
+    help: 'Solves counted as successes that the target site rejected later (reject()) in this process; each is a failure in the window.',
+    type: 'counter',
+    labels: [],
+    samples: (s) => [[[], s.rejected]],
   },
   {
     name: 'captcha_budget_window_solves',

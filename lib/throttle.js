@@ -224,7 +224,20 @@ class Throttle {
     if (this.noted < RECOVERY_PROBES) this.noted++
     // A probe's outcome sets how many refusals the next one waits for.
     if (this.state === 'throttled') this.spacing = ok ? 0 : Math.min(MAX_PROBE_SPACING, Math.max(PROBE_SPACING, 2 * this.spacing))
-    const next = ok ? this.ledger + this.gain : this.ledger - this.cost
+    this.shift(ok ? this.gain : -this.cost, now, probeIntervalMs)
+  }
+
+  /**
+   * A noted success the site rejected later (`attempt.reject()`): its gain
+   * taken back and a failure's cost paid, as if it had been noted a failure
+   * (within the ledger's clamping).
+   */
+  noteRejected(now, probeIntervalMs) {
+    this.shift(-(this.gain + this.cost), now, probeIntervalMs)
+  }
+
+  shift(delta, now, probeIntervalMs) {
+    const next = this.ledger + delta
     // (The sum is rounded to the floor's or ceiling's value at the ends.)
     this.ledger = Math.min(this.ceiling, Math.max(this.floor, next))
     if (this.ledger >= this.ceiling && this.depth !== RECOVERY_PROBES) this.deepen(RECOVERY_PROBES)

@@ -59,12 +59,13 @@ impl FleetLink {
     self.state.read(|core| ledger.live_range(core).0 as f64)
   }
 
-  /// Takes the counts recorded since the last drain: [index, successes, failures, …].
+  /// Takes the counts recorded since the last drain: [index, successes, failures, …]
+  /// (successes negative when a success pushed before was rejected since).
   #[napi]
   pub fn drain(&self) -> Vec<f64> {
     let mut ledger = self.ledger.lock();
     let buckets = self.state.read(|core| ledger.drain(core));
-    buckets.iter().flat_map(|b| [b.index as f64, b.counts.successes as f64, b.counts.failures as f64]).collect()
+    buckets.iter().flat_map(|b| [b.index as f64, b.successes as f64, b.failures as f64]).collect()
   }
 
   /// Successes and failures recorded and not drained yet: [successes, failures].

@@ -58,6 +58,12 @@ export interface TrackerConfig {
    */
   hysteresis?: number
   /**
+   * How long after a solve `reject(atMs)` (or guard's `attempt.reject()`) may still
+   * turn it into a failure: a non-negative integer of milliseconds. Default: 900 000
+   * (15 min: what solver providers accept reports for). 0: only a solve stamped now.
+   */
+  verdictWindowMs?: number
+  /**
    * 'monotonic' or 'manual'. Default: 'monotonic': real time from a monotonic clock,
    * reported in epoch ms. `'manual'`: time moves only through `record(…, atMs)` and `advanceTo()`.
    */

@@ -175,6 +175,24 @@ impl ErrorBudgetTracker {
     )
   }
 
+  /// A late verdict: the target site rejected the token of a solve recorded
+  /// as a success at `atMs` (epoch ms; the tracker's now when later, as
+  /// `record()` stamps it). Turns one success of that solve's bucket into a
+  /// failure, as if the failure had been recorded then (status, alerts and
+  /// listeners follow), and returns `true`; `false`, nothing changed, when the
+  /// solve is older than `verdictWindowMs`, its bucket has left the window, or
+  /// that bucket holds no success. Does not move a manual clock. A `TypeError`
+  /// / `RangeError` for an `atMs` that is not a finite number.
+  #[napi(ts_args_type = "atMs: number")]
+  pub fn reject(&self, env: Env, at_ms: Unknown) -> napi::Result<bool> {
+    or_throw(&env, self.handle.check_open("reject"))?;
+    let Some(at) = or_throw(&env, timestamp("reject(atMs): atMs", at_ms))? else {
+      let msg = "reject(atMs): atMs must be a number of epoch ms, got undefined";
+      return Err(throw(&env, BudgetError::invalid_type(msg)));
+    };
+    Ok(self.handle.with_core(|core, now, out| core.reject(now, at, out)))
+  }
+
   /// Manual clock only: moves time to `ms` (epoch ms, not earlier than now),
   /// expiring events and queueing the time-driven transitions in order.
   #[napi(ts_args_type = "ms: number")]
@@ -283,6 +301,13 @@ impl ErrorBudgetTracker {
       let c = core.recorded();
       RecordedCounts { successes: c.successes as f64, failures: c.failures as f64 }
     })
+  }
+
+  /// Successes ever turned into failures by `reject()` in this process: a
+  /// counter (never down, not kept in snapshots).
+  #[napi(getter)]
+  pub fn rejected(&self) -> f64 {
+    self.handle.read(|core| core.rejected() as f64)
   }
 
   /// The alert policy in force (the default one unless `config.alerts` was

@@ -42,6 +42,7 @@ function register(program) {
     .option('--ts-field <name>', 'timestamp field: epoch ms or ISO 8601 (no offset means UTC)', 'ts')
     .option('--ok-field <name>', 'outcome field: true/false or 1/0', 'ok')
     .option('--type-field <name>', 'CAPTCHA type field (optional in each line)', 'type')
+    .option('--verdict-field <name>', "the site's verdict field (optional in each line): 'rejected' turns the line's success into a failure")
     .option('--strict', 'stop at the first bad line with exit code 2 (default: report it and skip it)')
     .option('--json', 'print the result as JSON')
     .option('--chart <file>', 'write an SVG chart of budget left and burn rate over time')
@@ -77,6 +78,7 @@ async function replayCommand(file, options) {
       input,
       format: options.format,
       fields,
+      verdictField: options.verdictField,
       by,
       byFields: by && by.map((f) => (f === 'type' ? fields.type : f)),
       top: options.top === undefined ? undefined : parseTop(options.top, cliValues),

@@ -36,8 +36,9 @@ function startFleet(options, { base, names, children, manualNow, childFor }) {
       *drained() {
         for (const [child, entry] of children) {
           const { successes, failures } = child.recorded
-          if (successes === entry.drainedAt[0] && failures === entry.drainedAt[1]) continue
-          entry.drainedAt = [successes, failures]
+          const { rejected } = child // a late verdict changes the buckets, not `recorded`
+          if (successes === entry.drainedAt[0] && failures === entry.drainedAt[1] && rejected === entry.drainedAt[2]) continue
+          entry.drainedAt = [successes, failures, rejected]
           yield [entry.id, entry.link.drain()]
         }
       },
@@ -68,7 +69,7 @@ function linkChild(child, entry, bucketMs) {
     throw err
   }
   entry.id = JSON.stringify(entry.labels)
-  entry.drainedAt = [-1, -1]
+  entry.drainedAt = [-1, -1, -1]
 }
 
 module.exports = { startFleet, linkChild }

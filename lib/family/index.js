@@ -22,6 +22,7 @@ const { checkListenerArgs, dispatch, undispatch, ownListeners } = require('./lis
 const { writeAtomically, startAutosave, takeLock, releaseLock } = require('./persist.js')
 const { familySnapshot, restoreChildren, readRestoreArgs, readFamilySnapshot } = require('./snapshot.js')
 const { startFleet, linkChild } = require('./fleet.js')
+const attribution = require('../blame.js')
 
 let nextSeq = 0
 
@@ -53,6 +54,10 @@ class BudgetFamily {
   #fleet = null
   #probe = null
   #shared = null
+  /** `options.attribution` (lib/blame.js), or null. */
+  #attribution = null
+  /** An incident's blame (the family knows its provider and site labels), or undefined. */
+  #blameOf = (labels) => (this.#attribution !== null && !this.#closed ? this.blame(labels) : undefined)
 
   /**
    * @param {object} options `labelNames`, `childConfig?`, `maxChildren?`, `name?`, `persist?`, and every
@@ -70,6 +75,7 @@ class BudgetFamily {
     this.#name = checked.name
     this.#persist = checked.persist
     this.#shared = checked.shared
+    this.#attribution = checked.attribution
     this.#base = checked.base
     this.#manual = checked.base.clock === 'manual'
     // One owner per persist path, taken before the file is read (released if the constructor throws).
@@ -121,6 +127,27 @@ class BudgetFamily {
   /** The label names, in the order given. */
   get labelNames() {
     return [...this.#names]
+  }
+
+  /** `options.attribution` (`{ provider, site }` label names), or null. */
+  get attribution() {
+    return this.#attribution
+  }
+
+  /**
+   * Who is at fault for the child of `labels` — `{ label, value }`: its provider or
+   * its site — or null when the evidence does not single one out (lib/blame.js).
+   * Needs `options.attribution`.
+   */
+  blame(labels) {
+    if (this.#closed) throw closedError('blame()')
+    if (this.#attribution === null) {
+      const err = new Error('blame() needs a family created with options.attribution: { provider, site }')
+      err.code = 'ERR_INVALID_STATE'
+      throw err
+    }
+    const copy = checkLabels(labels, this.#names, 'family.blame(labels): labels')
+    return attribution.blameOf(this.children(), this.#attribution, copy)
   }
 
   /** The `name` label of the family's Prometheus series. */
@@ -223,7 +250,7 @@ class BudgetFamily {
     if (list === undefined) {
       list = []
       this.#listeners.set(event, list)
-      for (const [child, entry] of this.#children) dispatch(this.#listeners, child, entry, event)
+      for (const [child, entry] of this.#children) dispatch(this.#listeners, child, entry, event, this.#blameOf)
     }
     list.push(listener)
     return this
@@ -370,7 +397,7 @@ class BudgetFamily {
     const entry = { labels: Object.freeze(labels), own: [], dispatchers: new Map(), seq: nextSeq++, id: undefined, link: undefined }
     if (this.#probe !== null) linkChild(child, entry, this.#fleet.bucketMs)
     ownListeners(child, entry, () => this.#eviction.ownListenersGone(child, entry))
-    for (const event of this.#listeners.keys()) dispatch(this.#listeners, child, entry, event)
+    for (const event of this.#listeners.keys()) dispatch(this.#listeners, child, entry, event, this.#blameOf)
     this.#tree.set(labels, child)
     this.#children.set(child, entry)
     this.#eviction.add(child, entry)
@@ -402,6 +429,7 @@ class BudgetFamily {
       ...(opts.clock === undefined ? {} : { clock: opts.clock }),
       ...(opts.childConfig === undefined ? {} : { childConfig: opts.childConfig }),
       ...(opts.persist === undefined ? {} : { persist: opts.persist }),
+      ...(opts.attribution === undefined ? {} : { attribution: opts.attribution }),
       [RESTORING]: parsed,
     })
   }

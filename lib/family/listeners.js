@@ -22,11 +22,16 @@ function checkListenerArgs(method, event, listener) {
  * Registers on `child` (its entry `entry`) the dispatcher of `event`: it calls
  * the family's listeners of `event` (`listeners`, read at each call) with the
  * child's labels; a listener that throws is a warning, not the child's error.
+ * `blameOf(labels)` (the family's blame, or undefined) is given to an incident as `incident.blame`.
  */
-function dispatch(listeners, child, entry, event) {
+function dispatch(listeners, child, entry, event, blameOf) {
   const dispatcher = (payload) => {
     const list = listeners.get(event)
     if (list === undefined) return
+    if (event === 'incident') {
+      const blame = blameOf(entry.labels)
+      if (blame !== undefined) payload.blame = blame
+    }
     for (const listener of list.slice()) {
       try {
         listener(payload, entry.labels)

@@ -7,9 +7,10 @@ const { ErrorBudgetTracker: Tracker } = require('../tracker.js')
 const { checkFleet } = require('../fleet/options.js')
 const { checkLabelNames, isPlainObject } = require('./label-tree.js')
 const { checkPersist } = require('./persist.js')
+const { checkAttribution } = require('../blame.js')
 
 /** The family's own options; every other key is a tracker option for each child. */
-const FAMILY_KEYS = ['labelNames', 'childConfig', 'maxChildren', 'name', 'persist', 'fleet', 'shared']
+const FAMILY_KEYS = ['labelNames', 'childConfig', 'maxChildren', 'name', 'persist', 'fleet', 'shared', 'attribution']
 /** Tracker options a family does not pass on to its children. */
 const NOT_FOR_CHILDREN = {
   snapshot: 'use BudgetFamily.restore(json) to restore a family',
@@ -44,14 +45,15 @@ function unknownFamilyKey(err, where) {
 
 /**
  * Checks `new BudgetFamily(options)`'s options and returns `{ names, childConfig, maxChildren, name, persist,
- * shared, fleet, base, restoring }`: `base` the frozen tracker options of every child, checked by the tracker's
+ * shared, attribution, fleet, base, restoring }`: `base` the frozen tracker options of every child, checked by the tracker's
  * own checks (a tracker made and closed); `restoring` the parsed snapshot from BudgetFamily.restore().
  */
 function checkFamilyOptions(options, where) {
   const restoring = options[RESTORING]
-  const { labelNames, childConfig, maxChildren = DEFAULT_MAX_CHILDREN, name = 'default', persist, fleet, shared, ...base } = options
+  const { labelNames, childConfig, maxChildren = DEFAULT_MAX_CHILDREN, name = 'default', persist, fleet, shared, attribution, ...base } = options
   delete base[RESTORING] // (the rest copies symbol keys too)
   const names = checkLabelNames(labelNames, `${where}: options.labelNames`)
+  const checkedAttribution = checkAttribution(attribution, names, `${where}: options.attribution`)
   if (childConfig !== undefined && typeof childConfig !== 'function') {
     throw errors.invalidArgType(`${where}: options.childConfig must be a function (labels) => config, got ${errors.describe(childConfig)}`)
   }
@@ -96,6 +98,7 @@ function checkFamilyOptions(options, where) {
     name,
     persist: checkedPersist,
     shared: shared ?? null,
+    attribution: checkedAttribution,
     fleet: fleetOptions,
     base: Object.freeze({ ...base }),
     restoring,

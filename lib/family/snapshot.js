@@ -9,7 +9,7 @@ const { FAMILY_KEYS, NOT_FOR_CHILDREN, MAX_CHILDREN_LIMIT, DEFAULT_MAX_CHILDREN 
 const { readPersisted } = require('./persist.js')
 
 const SNAPSHOT_FORMAT = 'captcha-error-budget.family'
-const RESTORE_OPTIONS = ['clock', 'now', 'childConfig', 'persist']
+const RESTORE_OPTIONS = ['clock', 'now', 'childConfig', 'persist', 'attribution']
 
 function snapshotInvalid(message) {
   const err = new Error(`BudgetFamily.restore(json): ${message}`)

@@ -198,7 +198,9 @@ if seq > tonumber(lastSeq) then
           nChanged = nChanged + 1
           changed[nChanged] = f
         end
-        local sum = was + tonumber(add)
+        -- A negative change (a success rejected after it was pushed: one success
+        -- less, one failure more) never takes a count below 0.
+        local sum = math.max(0, was + tonumber(add))
         if sum > MAX then corrupt(field(side == 0 and 's' or 'f', members[j]), v[at] or '0') end
         sums[f] = sum
       end

@@ -61,6 +61,16 @@ local function count(field, v)
   return n
 end
 
+-- Adds a pushed change to a stored count (in \`buckets\`). A negative one (a success
+-- rejected after it was pushed: one success less, one failure more) never takes
+-- it below 0.
+local function add(field, by)
+  if tonumber(by) >= 0 then return redis.call('HINCRBY', buckets, field, by) end
+  local left = count(field, redis.call('HGET', buckets, field)) + tonumber(by)
+  if left < 0 then left = 0 end
+  redis.call('HSET', buckets, field, string.format('%d', left))
+end
+
 `
 const LUA_CLOCK = `-- (1) The server's clock bounds the worker's: a batch far outside it is refused.
 local t = redis.call('TIME')
@@ -164,8 +174,8 @@ if seq > tonumber(lastSeq) then
   for i = FIRST, #ARGV, 3 do
     local k = tonumber(ARGV[i])
     if k >= oldest then
-      if ARGV[i + 1] ~= '0' then redis.call('HINCRBY', buckets, 's' .. ARGV[i], ARGV[i + 1]) end
-      if ARGV[i + 2] ~= '0' then redis.call('HINCRBY', buckets, 'f' .. ARGV[i], ARGV[i + 2]) end
+      if ARGV[i + 1] ~= '0' then add('s' .. ARGV[i], ARGV[i + 1]) end
+      if ARGV[i + 2] ~= '0' then add('f' .. ARGV[i], ARGV[i + 2]) end
       redis.call('ZADD', changes, version, ARGV[i])
     end
   end

@@ -70,8 +70,23 @@ function grouping(by) {
   }
 }
 
+/** The verdict that turns a line's success into a failure after the fact (`--verdict-field`). */
+const REJECTED = 'rejected'
+
+/**
+ * With a verdict field: the parser reads it as one more grouping field (the last),
+ * each parsed type `<type…>U+001F<verdict>`; this splits it off again:
+ * [the type as without a verdict field, whether the verdict is 'rejected'].
+ */
+function splitVerdict(t) {
+  const at = t.lastIndexOf(GROUP_SEPARATOR)
+  return [t.slice(0, at), t.slice(at + 1) === REJECTED]
+}
+
 /**
  * Replays a solve log. Options: `input` (path or '-'), `format`, `fields`,
+ * `verdictField` (an optional string field: 'rejected' makes the line's success a
+ * failure found later, `tracker.reject()`; anything else leaves it),
  * `byType` (or `by`: the labels to group by, `['type', 'site']`, and `byFields`
  * the log's field of each, default `by`), `top` (the summary keeps the N worst), `targets` / `windows` (`{ fallback, byName: Map }`), `alerts`,
  * `minEvents`, `strict`, and the callbacks `onBadLine(bad)`, `onProgress({ bytes, lines })`.
@@ -85,7 +100,12 @@ async function replay(options) {
   const group = grouping(by)
   // The log's field of each --by label (`type` is fields.type): the first is the parser's type, the rest join it.
   const byFields = options.byFields ?? by
-  const fields = by === undefined ? options.fields : { ...options.fields, type: byFields[0], more: byFields.slice(1) }
+  const grouped = by === undefined ? options.fields : { ...options.fields, type: byFields[0], more: byFields.slice(1) }
+  const verdictField = options.verdictField
+  if (verdictField !== undefined && [grouped.ts, grouped.ok, grouped.type, ...(grouped.more ?? [])].includes(verdictField)) {
+    throw new UsageError(`--verdict-field must differ from the other fields, got ${verdictField}`)
+  }
+  const fields = verdictField === undefined ? grouped : { ...grouped, more: [...(grouped.more ?? []), verdictField] }
   const targets = options.targets ?? { byName: new Map() }
   const windows = options.windows ?? { byName: new Map() }
   if (!byType && (targets.byName.size > 0 || windows.byName.size > 0)) {
@@ -119,9 +139,12 @@ async function replay(options) {
       const { ts, ok, typeIndex } = batch
       const n = ts.length
       if (n > 0) {
-        const groups = batch.types.map(group)
+        const split = verdictField === undefined ? null : batch.types.map(splitVerdict)
+        const batchTypes = split === null ? batch.types : split.map(([t]) => t)
+        const rejected = split === null ? null : split.map(([, r]) => r)
+        const groups = batchTypes.map(group)
         if (by !== undefined) {
-          for (const t of batch.types) (by.length < 2 ? [t] : t.split(GROUP_SEPARATOR)).forEach((v, i) => (valued[i] ||= v !== ''))
+          for (const t of batchTypes) (by.length < 2 ? [t] : t.split(GROUP_SEPARATOR)).forEach((v, i) => (valued[i] ||= v !== ''))
         }
         const types = groups.map((g) => g.name)
         const slots = groups.map((g) => trackers.slotFor(g.name, g.labels))
@@ -137,9 +160,11 @@ async function replay(options) {
           }
           if (t < first) first = t
           const k = typeIndex[i]
-          const good = ok[i] === 1
           const slot = slots[k]
+          let good = ok[i] === 1
           slot.tracker.record(good, t)
+          // The site rejected the solved token: a failure where it was recorded.
+          if (good && rejected !== null && rejected[k]) good = !slot.tracker.reject(t)
           if (slot.throttle !== null) slot.throttle.step(t, good)
           if (t < slot.firstAt) slot.firstAt = t
           slot.events++

@@ -15,6 +15,10 @@ use crate::rule::AlertRule;
 
 pub use crate::field::MAX_SAFE_INTEGER;
 
+/// The `verdictWindowMs` default: 15 minutes, about as long as solver
+/// providers accept a report of a bad answer (2Captcha's limit).
+pub const DEFAULT_VERDICT_WINDOW_MS: i64 = 900_000;
+
 /// The largest number of buckets a window may have (16 bytes each: 16 MiB).
 pub const MAX_BUCKETS: i64 = 1_000_000;
 
@@ -72,7 +76,7 @@ const fn unit_interval(at_most: Option<&'static str>) -> Range {
 /// Every config key, in the order messages list them: the one table the key,
 /// type and range checks, the defaults, the known-keys message, the
 /// combination rules, `configFields()` and the docs' checks read.
-pub const FIELDS: [Field; 14] = [
+pub const FIELDS: [Field; 15] = [
   number(
     "targetRate",
     Range::Real { min: 0.0, min_open: true, max: 1.0, max_open: false, at_most: None },
@@ -125,6 +129,13 @@ pub const FIELDS: [Field; 14] = [
     DefaultValue::Number(0.0),
     "Status hysteresis: a status gets worse at once, better only this far past its threshold. Not kept in snapshots.",
     Slot::Settings { get: |s| s.hysteresis, set: |s, v| s.hysteresis = v },
+  ),
+  number(
+    "verdictWindowMs",
+    Range::Integer { min: Some(0), unit: Unit::Ms, at_most: None },
+    DefaultValue::Number(DEFAULT_VERDICT_WINDOW_MS as f64),
+    "How long after a solve `reject()` may still turn it into a failure (15 min: what providers accept reports for).",
+    Slot::Config { get: |c| c.verdict_window_ms as f64, set: |c, v| c.verdict_window_ms = v as i64 },
   ),
   Field {
     with_snapshot: true,
@@ -282,6 +293,8 @@ pub struct Config {
   pub resolution_ms: i64,
   /// The alert policy; `None` for the default one (see `alerts::default_policy`).
   pub alerts: Option<Vec<AlertRule>>,
+  /// How long after its stamp a success may still be rejected (`Tracker::reject`), ms.
+  pub verdict_window_ms: i64,
 }
 
 impl Default for Config {
@@ -392,6 +405,7 @@ impl Settings {
       min_events: 0,
       resolution_ms: 0,
       alerts,
+      verdict_window_ms: 0,
     };
     let mut settings = Settings { config, hysteresis: 0.0 };
     for (f, (_, value)) in FIELDS.iter().filter(|f| !matches!(f.slot, Slot::Binding)).zip(values) {
@@ -498,8 +512,8 @@ mod tests {
   fn the_table_lists_every_key_once_in_message_order() {
     assert_eq!(
       known_keys(),
-      "targetRate, windowMs, warningThreshold, criticalThreshold, minEvents, resolutionMs, hysteresis, clock, \
-       alerts, snapshot, now, persist, shared, fleet"
+      "targetRate, windowMs, warningThreshold, criticalThreshold, minEvents, resolutionMs, hysteresis, \
+       verdictWindowMs, clock, alerts, snapshot, now, persist, shared, fleet"
     );
     assert_eq!(restore_keys(), ["clock", "now", "persist"]);
     for (i, f) in FIELDS.iter().enumerate() {
@@ -541,6 +555,7 @@ mod tests {
       ("minEvents", "0"),
       ("resolutionMs", "max(1, floor(windowMs / 43200))"),
       ("hysteresis", "0"),
+      ("verdictWindowMs", "900 000"),
       ("clock", "'monotonic'"),
       ("alerts", "the default policy"),
       ("snapshot", "none"),
@@ -574,7 +589,7 @@ mod tests {
   #[test]
   fn each_range_edge_is_in_or_out_as_the_table_says() {
     const RANGE: &str = "ERR_OUT_OF_RANGE config";
-    let cases: [(&[(&str, f64)], String); 36] = [
+    let cases: [(&[(&str, f64)], String); 40] = [
       // targetRate in (0, 1]
       (&[("targetRate", 1.0)], "ok".into()),
       (&[("targetRate", 1e-9)], "ok".into()),
@@ -635,6 +650,17 @@ mod tests {
       (&[("hysteresis", 1.0)], format!("{RANGE}.hysteresis must be in [0, 1), got 1")),
       (&[("hysteresis", -0.01)], format!("{RANGE}.hysteresis must be in [0, 1), got -0.01")),
       (&[("hysteresis", f64::INFINITY)], format!("{RANGE}.hysteresis must be a finite number, got Infinity")),
+      // verdictWindowMs: a non-negative integer of ms (0: no verdict is taken), not bound by windowMs
+      (&[("verdictWindowMs", 0.0)], "ok".into()),
+      (&[("windowMs", 1000.0), ("verdictWindowMs", 9_007_199_254_740_991.0)], "ok".into()),
+      (
+        &[("verdictWindowMs", -1.0)],
+        format!("{RANGE}.verdictWindowMs must be a non-negative integer of milliseconds, got -1"),
+      ),
+      (
+        &[("verdictWindowMs", 0.5)],
+        format!("{RANGE}.verdictWindowMs must be a non-negative integer of milliseconds, got 0.5"),
+      ),
       // Every number is converted before any is range-checked, in table order.
       (
         &[("targetRate", 5.0), ("windowMs", 1.5)],

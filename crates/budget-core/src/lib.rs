@@ -22,7 +22,7 @@ pub use clock::{Clock, ManualClock, MonotonicClock};
 pub use config::{Config, Settings};
 pub use error::{BudgetError, ErrorKind, Result};
 pub use tracker::{
-  AlertSnapshot, Event, EventSink, Evidence, FiringAlert, FleetBucket, FleetLedger, QuietLease, Report, Snapshot,
-  Tracker, Transition,
+  AlertSnapshot, Event, EventSink, Evidence, FiringAlert, FleetBucket, FleetDelta, FleetLedger, QuietLease, Report,
+  Snapshot, Tracker, Transition,
 };
 pub use window::Placement;

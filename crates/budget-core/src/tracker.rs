@@ -13,7 +13,7 @@ mod fleet;
 mod memory;
 mod quiet;
 mod snapshot;
-pub use fleet::{FleetBucket, FleetLedger};
+pub use fleet::{FleetBucket, FleetDelta, FleetLedger};
 use quiet::Quiet;
 pub use quiet::QuietLease;
 pub use snapshot::Snapshot;
@@ -245,6 +245,9 @@ pub struct Tracker {
   /// Every event ever recorded, counted or dropped: never reset by the window
   /// (Prometheus counters are built on these).
   recorded: Counts,
+  /// Successes ever turned into failures by `reject()`: never reset, never
+  /// down (the Prometheus rejections counter).
+  rejected: u64,
   rules: Vec<ArmedRule>,
   /// The recovery spans (`alerts::recovery_spans`) as (ms, window span),
   /// shortest first; empty when no pair is held (a custom policy).
@@ -307,6 +310,7 @@ impl Tracker {
       last_status: Status::Healthy,
       dropped: 0,
       recorded: Counts::default(),
+      rejected: 0,
       first_event_ms: None,
       warm_up_end_ms: i64::MAX,
       status_hysteresis: 0.0,
@@ -493,6 +497,30 @@ impl Tracker {
       self.note_changes(events);
     }
     placement
+  }
+
+  /// A late verdict: after moving time to `now_ms`, turns one success stamped
+  /// `at_ms` (at now when later, as `record` stamps it) into a failure in the
+  /// bucket where it was counted, so that status, alerts and their events are
+  /// as if the failure had been recorded then. `false`, nothing changed, when
+  /// `at_ms` is more than `verdictWindowMs` before now, its bucket has left
+  /// the window, or that bucket holds no success.
+  pub fn reject(&mut self, now_ms: i64, at_ms: i64, events: &mut impl EventSink) -> bool {
+    self.advance(now_ms, events);
+    if self.now_ms().saturating_sub(at_ms) > self.config.verdict_window_ms || !self.window.reject(at_ms) {
+      return false;
+    }
+    // At most the successes ever recorded: below MAX_COUNT.
+    self.rejected += 1;
+    // Not a record the quiet region was worked out for: decide again.
+    self.quiet = Quiet::default();
+    self.note_changes(events);
+    true
+  }
+
+  /// Successes ever turned into failures by [`Tracker::reject`].
+  pub fn rejected(&self) -> u64 {
+    self.rejected
   }
 
   /// Why recording `successes` and `failures` at `at_ms` is refused (a

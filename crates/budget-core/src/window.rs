@@ -525,6 +525,28 @@ impl Window {
     Placement::Counted
   }
 
+  /// Moves one success of the bucket `at` falls in (the newest one when `at`
+  /// is later, as `add` clamps) to a failure, in every span that holds it.
+  /// `false`, nothing changed, when that bucket left the window or holds no
+  /// success. The bucket holds events before and after, so the cursors and
+  /// the next expiry stand.
+  pub fn reject(&mut self, at: i64) -> bool {
+    let k = if at >= self.newest_start_ms { self.newest_k } else { self.bucket_of(at) };
+    if k < self.spans[0].floor_k {
+      return false;
+    }
+    let (successes, failures) = self.bucket(k);
+    if successes == 0 {
+      return false;
+    }
+    self.store_set(k, successes - 1, failures + 1);
+    for (_, sum) in self.spans.iter().zip(&mut self.sums).filter(|(span, _)| k >= span.floor_k) {
+      sum.successes -= 1;
+      sum.failures += 1;
+    }
+    true
+  }
+
   /// Adds to live bucket `k` and the spans that hold it; keeps `scan_k`, the
   /// cursors and the cached next expiry right.
   fn add_to(&mut self, k: i64, successes: u64, failures: u64) {

@@ -48,6 +48,7 @@ fn config(target: f64, min_events: u64) -> Config {
     critical_threshold: 0.1,
     min_events,
     alerts: None,
+    ..Config::default()
   }
 }
 

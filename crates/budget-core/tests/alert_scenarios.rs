@@ -48,6 +48,7 @@ fn config_30d() -> Config {
     critical_threshold: 0.1,
     min_events: 0,
     alerts: None,
+    ..Config::default()
   };
   Config { alerts: Some(workbook_policy(&config)), ..config }
 }

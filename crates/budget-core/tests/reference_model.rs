@@ -136,12 +136,14 @@ struct Model {
   dropped: u64,
   /// Every event ever recorded, counted or dropped.
   recorded: Counts,
+  /// Successes ever turned into failures by a reject.
+  rejected: u64,
   last: Status,
 }
 
 impl Model {
   fn new(cfg: Config, now: i64) -> Self {
-    Model { cfg, now, events: Vec::new(), dropped: 0, recorded: Counts::default(), last: Status::Healthy }
+    Model { cfg, now, events: Vec::new(), dropped: 0, recorded: Counts::default(), rejected: 0, last: Status::Healthy }
   }
 
   fn in_window(&self, t: i64, now: i64) -> bool {
@@ -250,6 +252,31 @@ impl Model {
   }
 }
 
+impl Model {
+  /// A late verdict on a success stamped `at`: refused when `at` is more than
+  /// `verdict_window_ms` before now or out of the window, or when no event
+  /// stamped `at` holds a success (timestamps are bucket starts here, so the
+  /// events stamped `at` are exactly that bucket's); otherwise one such success
+  /// becomes a failure and the status is noted at now.
+  fn reject(&mut self, now: i64, at: i64) -> (bool, Vec<Transition>, usize) {
+    let mut out = self.advance(now);
+    let time_driven = out.len();
+    let now = self.now;
+    let fresh = now - at <= self.cfg.verdict_window_ms && self.in_window(at, now);
+    let entry = self.events.iter_mut().find(|e| e.0 == at && e.1 > 0);
+    match entry {
+      Some(e) if fresh => {
+        e.1 -= 1;
+        e.2 += 1;
+        self.rejected += 1;
+        self.note(now, &mut out);
+        (true, out, time_driven)
+      }
+      _ => (false, out, time_driven),
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Operations and generators
 // ---------------------------------------------------------------------------
@@ -290,6 +317,13 @@ enum Op {
     failures: u64,
   },
   Advance(Jump),
+  /// Reject a success stamped at the latest multiple of resolution at or
+  /// before now minus `back` resolutions (may be too late, or hold none),
+  /// with `now` up to a window earlier with `stale` > 0, as `RecordPast`.
+  Reject {
+    back: u32,
+    stale: u32,
+  },
 }
 
 fn batch() -> impl Strategy<Value = (u64, u64)> {
@@ -316,6 +350,8 @@ fn op() -> impl Strategy<Value = Op> {
     3 => (any::<u32>(), prop_oneof![3 => Just(0u32), 1 => any::<u32>()], batch())
       .prop_map(|(back, stale, (successes, failures))| Op::RecordPast { back, stale, successes, failures }),
     4 => jump.prop_map(Op::Advance),
+    3 => (any::<u32>(), prop_oneof![3 => Just(0u32), 1 => any::<u32>()])
+      .prop_map(|(back, stale)| Op::Reject { back, stale }),
   ]
 }
 
@@ -343,8 +379,10 @@ fn config() -> impl Strategy<Value = Config> {
     1 => Just(AlertChoice::Default),
     2 => prop::collection::vec((any::<u32>(), any::<u32>(), 0.02f64..0.98, 0u64..12), 1..4).prop_map(AlertChoice::Custom),
   ];
-  (target, threshold(), threshold(), geometry, 0u64..5, alerts).prop_map(
-    |(target_rate, a, b, (window_ms, resolution_ms), min_events, alerts)| Config {
+  // The verdict window: none, shorter or longer than the alert-free window.
+  let verdict = prop_oneof![Just(0u32), any::<u32>()];
+  (target, threshold(), threshold(), geometry, 0u64..5, alerts, verdict).prop_map(
+    |(target_rate, a, b, (window_ms, resolution_ms), min_events, alerts, verdict)| Config {
       target_rate,
       window_ms,
       warning_threshold: a.max(b),
@@ -352,6 +390,7 @@ fn config() -> impl Strategy<Value = Config> {
       min_events,
       resolution_ms,
       alerts: alerts.policy(target_rate, window_ms, resolution_ms),
+      verdict_window_ms: verdict as i64 % (2 * window_ms + 1),
     },
   )
 }
@@ -413,6 +452,7 @@ fn check_state(tracker: &mut Tracker, model: &Model, ctx: &str) -> Result<(), Te
   // The tracker's invariant: the last status is the status now.
   prop_assert_eq!(model.last, model.figures_at(model.now).status, "model last status {}", ctx);
   prop_assert_eq!(tracker.recorded(), model.recorded, "recorded {}", ctx);
+  prop_assert_eq!(tracker.rejected(), model.rejected, "rejected {}", ctx);
   let next = tracker.next_change_ms();
   if tracker.alert_rules().next().is_none() {
     prop_assert_eq!(next, model.next_expiry(), "next_change_ms {}", ctx);
@@ -479,6 +519,8 @@ struct Stats {
   time_transitions_to: [u64; 4],
   several_time_transitions_in_one_call: u64,
   records_with_time_then_event_transition: u64,
+  rejects_taken: u64,
+  rejects_refused: u64,
 }
 
 fn run(cfg: Config, start: i64, ops: Vec<Op>) -> Result<(), TestCaseError> {
@@ -522,6 +564,18 @@ fn run_with_stats(cfg: Config, start: i64, ops: Vec<Op>, stats: &mut Stats) -> R
         time_driven = td;
         prop_assert_eq!(placement, want_placement, "placement {}", ctx);
         prop_assert_eq!(&got, &want, "record transitions {}", ctx);
+      }
+      Op::Reject { back, stale } => {
+        let back = back as i64 % (buckets + 3);
+        let now = model.now - stale as i64 % (w + 1);
+        let at = floor_to(now, r) - back * r;
+        let taken = tracker.reject(now, at, &mut got);
+        let (want_taken, want, td) = model.reject(now, at);
+        time_driven = td;
+        stats.rejects_taken += want_taken as u64;
+        stats.rejects_refused += !want_taken as u64;
+        prop_assert_eq!(taken, want_taken, "reject taken {}", ctx);
+        prop_assert_eq!(&got, &want, "reject transitions {}", ctx);
       }
       Op::Advance(jump) => {
         let now = model.now;
@@ -594,6 +648,7 @@ fn generator_exercises_every_path() {
   assert!(stats.non_dividing_windows >= 50, "{stats:?}");
   assert!(stats.with_alert_rules >= 50, "{stats:?}");
   assert!(stats.too_old > 0, "{stats:?}");
+  assert!(stats.rejects_taken >= 100 && stats.rejects_refused >= 100, "{stats:?}");
   assert!(stats.several_time_transitions_in_one_call > 0, "{stats:?}");
   assert!(stats.records_with_time_then_event_transition > 0, "{stats:?}");
   for s in Status::ALL {

@@ -54,6 +54,7 @@ fn config(target: f64, min_events: u64) -> Config {
       // (f64::round: halves away from zero).
       rule("d", 255, 45, 0.5, 1),
     ]),
+    ..Config::default()
   }
 }
 

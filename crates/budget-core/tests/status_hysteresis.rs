@@ -22,6 +22,7 @@ fn config(min_events: u64) -> Config {
     critical_threshold: 0.2,
     min_events,
     alerts: Some(vec![]),
+    ..Config::default()
   }
 }
 

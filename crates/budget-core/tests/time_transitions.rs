@@ -85,6 +85,7 @@ fn burst_config() -> Config {
     critical_threshold: 0.1,
     min_events: 0,
     alerts: Some(Vec::new()), // status only: alerts have their own tests
+    ..Config::default()
   }
 }
 
@@ -221,6 +222,7 @@ fn trickle_config() -> Config {
     critical_threshold: 0.25,
     min_events: 0,
     alerts: Some(Vec::new()), // status only: alerts have their own tests
+    ..Config::default()
   }
 }
 
@@ -388,6 +390,7 @@ fn replay_config() -> Config {
     critical_threshold: 0.1,
     min_events: 0,
     alerts: Some(Vec::new()), // status only: alerts have their own tests
+    ..Config::default()
   }
 }
 

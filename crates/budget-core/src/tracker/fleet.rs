@@ -34,6 +34,20 @@ pub struct FleetBucket {
   pub counts: Counts,
 }
 
+/// What this worker changed in fleet bucket `index` since its last drain: the
+/// counts to add to the fleet's. Successes are negative when a success was
+/// rejected after it was pushed (`Tracker::reject` turns it into a failure):
+/// the push moves it, as the local window did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FleetDelta {
+  /// The fleet bucket's index: its start over its width.
+  pub index: i64,
+  /// Successes to add (negative: to take).
+  pub successes: i64,
+  /// Failures to add (negative: to take).
+  pub failures: i64,
+}
+
 /// This worker's side of the fleet's window (see the module doc).
 #[derive(Debug, Clone)]
 pub struct FleetLedger {
@@ -102,21 +116,21 @@ impl FleetLedger {
   }
 
   /// Takes what was recorded into the live fleet buckets since the last
-  /// drain: the counts to push. (Events replayed into local buckets older than
-  /// the oldest live fleet bucket are not shared.)
-  pub fn drain(&mut self, tracker: &Tracker) -> Vec<FleetBucket> {
+  /// drain: the changes to push, a rejection as one success less and one
+  /// failure more. (Events replayed into local buckets older than the oldest
+  /// live fleet bucket are not shared.)
+  pub fn drain(&mut self, tracker: &Tracker) -> Vec<FleetDelta> {
     let (oldest, newest) = self.live_range(tracker);
     self.baseline.retain(|&k, _| k >= oldest);
     let mut out = Vec::new();
     for index in oldest..=newest {
       let held = self.held(tracker, index);
       let base = self.baseline.get(&index).copied().unwrap_or_default();
-      let delta = Counts {
-        successes: held.successes.saturating_sub(base.successes),
-        failures: held.failures.saturating_sub(base.failures),
-      };
-      if delta != Counts::default() {
-        out.push(FleetBucket { index, counts: delta });
+      // Counts of one window: each at most MAX_COUNT, so the differences fit.
+      let successes = held.successes as i64 - base.successes as i64;
+      let failures = held.failures as i64 - base.failures as i64;
+      if successes != 0 || failures != 0 {
+        out.push(FleetDelta { index, successes, failures });
         self.baseline.insert(index, held);
       }
     }
@@ -262,6 +276,10 @@ mod tests {
     FleetBucket { index, counts: Counts { successes, failures } }
   }
 
+  fn d(index: i64, successes: i64, failures: i64) -> FleetDelta {
+    FleetDelta { index, successes, failures }
+  }
+
   #[test]
   fn default_width_is_the_smallest_multiple_of_the_resolution_giving_at_most_1440_buckets() {
     // A day: resolution 2000 ms; 86 400 000 / 1440 = 60 000 ms, a multiple of 2000.
@@ -299,11 +317,34 @@ mod tests {
     t.record(950, 950, 2, 0, &mut ev); // fleet bucket 0 too
     t.record(1200, 1200, 0, 4, &mut ev); // fleet bucket 1
     assert_eq!(ledger.undrained(&t), Counts { successes: 5, failures: 5 });
-    assert_eq!(ledger.drain(&t), vec![b(0, 5, 1), b(1, 0, 4)]);
+    assert_eq!(ledger.drain(&t), vec![d(0, 5, 1), d(1, 0, 4)]);
     assert_eq!(ledger.drain(&t), vec![]);
     t.record(1300, 1300, 1, 0, &mut ev);
-    assert_eq!(ledger.drain(&t), vec![b(1, 1, 0)]);
+    assert_eq!(ledger.drain(&t), vec![d(1, 1, 0)]);
     assert_eq!(ledger.undrained(&t), Counts::default());
+  }
+
+  #[test]
+  fn a_rejection_drains_as_one_success_less_and_one_failure_more_once() {
+    let c = config(10_000, 100);
+    let mut t = Tracker::new(c.clone(), 0).unwrap();
+    let mut ledger = FleetLedger::new(&c, Some(1000)).unwrap();
+    let mut ev: Vec<Event> = Vec::new();
+    t.record(500, 500, 10, 0, &mut ev);
+    assert_eq!(ledger.drain(&t), vec![d(0, 10, 0)]);
+    // Pushed, then the site rejects one: the push moves it.
+    assert!(t.reject(600, 500, &mut ev));
+    assert_eq!(ledger.drain(&t), vec![d(0, -1, 1)]);
+    assert_eq!(ledger.drain(&t), vec![]);
+    // Recorded and rejected between two drains: one failure, no success.
+    t.record(700, 700, 1, 0, &mut ev);
+    assert!(t.reject(700, 700, &mut ev));
+    assert_eq!(ledger.drain(&t), vec![d(0, 0, 1)]);
+    // The fleet acknowledges 9 + 2 (ours) and another worker's rejection of one of its
+    // 5 successes: 9 + 4 successes, 2 + 1 failures.
+    ledger.apply(&mut t, &[b(0, 13, 3)], true, &mut ev).unwrap();
+    assert_eq!(t.counts(), Counts { successes: 13, failures: 3 });
+    assert_eq!(ledger.drain(&t), vec![]);
   }
 
   #[test]
@@ -314,14 +355,14 @@ mod tests {
     let mut ev: Vec<Event> = Vec::new();
     t.record(500, 500, 10, 0, &mut ev);
     let pushed = ledger.drain(&t);
-    assert_eq!(pushed, vec![b(0, 10, 0)]);
+    assert_eq!(pushed, vec![d(0, 10, 0)]);
     // While the push travels, 1 more success here.
     t.record(600, 600, 1, 0, &mut ev);
     // The fleet: our 10, plus another worker's 20 + 2 in bucket 0 and 5 failures in bucket 3 (not yet ours: later than now).
     ledger.apply(&mut t, &[b(0, 30, 2), b(3, 0, 5)], true, &mut ev).unwrap();
     assert_eq!(t.counts(), Counts { successes: 31, failures: 2 });
     // The success recorded during the push is still to send; nothing else.
-    assert_eq!(ledger.drain(&t), vec![b(0, 1, 0)]);
+    assert_eq!(ledger.drain(&t), vec![d(0, 1, 0)]);
     // Once our clock reaches bucket 3, the next apply installs it.
     t.advance(3000, &mut ev);
     ledger.apply(&mut t, &[b(0, 31, 2), b(3, 0, 5)], true, &mut ev).unwrap();
@@ -368,7 +409,7 @@ mod tests {
                                        // The store lost everything (no persistence): only the undrained success stays.
     ledger.apply(&mut t, &[], true, &mut ev).unwrap();
     assert_eq!(t.counts(), Counts { successes: 1, failures: 0 });
-    assert_eq!(ledger.drain(&t), vec![b(0, 1, 0)]);
+    assert_eq!(ledger.drain(&t), vec![d(0, 1, 0)]);
   }
 
   #[test]

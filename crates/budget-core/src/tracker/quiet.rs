@@ -509,6 +509,7 @@ mod tests {
             critical_threshold: c,
             min_events,
             alerts,
+            verdict_window_ms: 0,
           }
         },
       )

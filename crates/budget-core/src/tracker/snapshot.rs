@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::{Tracker, Transition};
 use crate::alerts::{AlertGate, AlertRule, Severity};
 use crate::budget::{add_count, Counts, Status, MAX_COUNT};
-use crate::config::{Config, MAX_SAFE_INTEGER};
+use crate::config::{Config, DEFAULT_VERDICT_WINDOW_MS, MAX_SAFE_INTEGER};
 use crate::error::{BudgetError, Result};
 
 /// The `format` every snapshot carries.
@@ -39,6 +39,17 @@ struct ConfigJson {
   min_events: u64,
   resolution_ms: i64,
   alerts: Vec<AlertJson>,
+  /// Absent at its default (snapshots of earlier releases have none).
+  #[serde(default = "default_verdict_window_ms", skip_serializing_if = "is_default_verdict_window")]
+  verdict_window_ms: i64,
+}
+
+fn default_verdict_window_ms() -> i64 {
+  DEFAULT_VERDICT_WINDOW_MS
+}
+
+fn is_default_verdict_window(ms: &i64) -> bool {
+  *ms == DEFAULT_VERDICT_WINDOW_MS
 }
 
 #[derive(Serialize, Deserialize)]
@@ -117,6 +128,7 @@ impl Tracker {
         critical_threshold: c.critical_threshold,
         min_events: c.min_events,
         resolution_ms: c.resolution_ms,
+        verdict_window_ms: c.verdict_window_ms,
         alerts: self
           .alert_rules()
           .zip(self.alert_gates())
@@ -337,6 +349,7 @@ fn config_from(c: ConfigJson) -> Result<Config> {
     min_events: c.min_events,
     resolution_ms: c.resolution_ms,
     alerts: Some(alerts),
+    verdict_window_ms: c.verdict_window_ms,
   };
   if gated {
     config.validate().map_err(|e| invalid(format!("snapshot config is invalid: {}", e.render("config"))))?;

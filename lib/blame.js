@@ -1,0 +1,138 @@
+'use strict'
+// Fault attribution in a BudgetFamily whose labels name the provider and the site
+// (`attribution: { provider: '<label name>', site: '<label name>' }`): is a child's
+// trouble its provider's (fail over) or its site's (failing over burns the next
+// provider's budget too)?
+//
+// The statistics, for the child of provider p and site s, on the window counts of
+// every child (other labels summed over), with 2×2 tables (suspect or not) ×
+// (failed or not):
+// - the provider test: over every site but s, p's failures against the other
+//   providers' (the site in question is left out, so that its own trouble cannot
+//   make the provider look bad);
+// - the site test: on each provider that solved for s, s's failures against that
+//   provider's other sites. It finds when it finds on every such provider, and
+//   there are at least two: a site fails *across* providers (one provider failing
+//   on one site alone is no one's fault that the counts can tell).
+// Each table is a likelihood-ratio (G) test of independence: G = 2 Σ O ln(O / E),
+// with E the count expected were the failure rate the same in both rows. It finds
+// when the suspect's failure rate is the higher one and G > 10.83 (χ² with one
+// degree of freedom at 99.9 %: a family asked on every incident of many children
+// should not blame by chance). Blame goes to the suspect whose test finds alone;
+// when both find (a provider failing everywhere and a site failing on every
+// provider) or neither does (too few solves, one child failing alone), the
+// evidence does not single one out: null.
+const { describe, invalidArgType, invalidArgValue } = require('./errors')
+
+/** χ² with one degree of freedom, 99.9 %. */
+const CRITICAL_G = 10.828
+
+/** A fault the failover will not work around (lib/failover-family.js): the site's. */
+class FaultError extends Error {
+  /**
+   * @param {string} message
+   * @param {{ label: string, value: string }} blame
+   */
+  constructor(message, blame) {
+    super(message)
+    /** `'ESITE_FAULT'`: the site is blamed. */
+    this.code = 'ESITE_FAULT'
+    /** What `family.blame()` said. */
+    this.blame = blame
+  }
+}
+Object.defineProperty(FaultError.prototype, 'name', { value: 'FaultError', writable: true, configurable: true })
+
+/**
+ * `options.attribution`, checked against the family's label names.
+ * @returns {Readonly<{ provider: string, site: string }> | null}
+ */
+function checkAttribution(attribution, labelNames, where) {
+  if (attribution === undefined) return null
+  if (attribution === null || typeof attribution !== 'object' || Array.isArray(attribution)) {
+    throw invalidArgType(`${where} must be an object { provider, site }, got ${describe(attribution)}`)
+  }
+  for (const key of Object.keys(attribution)) {
+    if (key !== 'provider' && key !== 'site') throw invalidArgValue(`${where}.${key} is not an option: the options are provider, site`)
+  }
+  for (const key of ['provider', 'site']) {
+    const name = attribution[key]
+    if (typeof name !== 'string') throw invalidArgType(`${where}.${key} must be a label name (a string), got ${describe(name)}`)
+    if (!labelNames.includes(name)) {
+      throw invalidArgValue(`${where}.${key} must be one of the family's labelNames (${labelNames.join(', ')}), got '${name}'`)
+    }
+  }
+  if (attribution.provider === attribution.site) {
+    throw invalidArgValue(`${where}: provider and site must be two different labels, got '${attribution.site}' for both`)
+  }
+  return Object.freeze({ provider: attribution.provider, site: attribution.site })
+}
+
+/** G of the 2×2 table [[aFailed, aOk], [bFailed, bOk]]. */
+function gStatistic(aFailed, aOk, bFailed, bOk) {
+  const n = aFailed + aOk + bFailed + bOk
+  const rows = [aFailed + aOk, bFailed + bOk]
+  const columns = [aFailed + bFailed, aOk + bOk]
+  const cells = [
+    [aFailed, aOk],
+    [bFailed, bOk],
+  ]
+  let g = 0
+  for (let i = 0; i < 2; i++) {
+    for (let j = 0; j < 2; j++) {
+      const observed = cells[i][j]
+      if (observed > 0) g += observed * Math.log((observed * n) / (rows[i] * columns[j]))
+    }
+  }
+  return 2 * g
+}
+
+/** Whether the suspect row fails more often than the rest, and significantly so. */
+function finds(suspect, rest) {
+  const suspectTotal = suspect.failed + suspect.ok
+  const restTotal = rest.failed + rest.ok
+  if (suspectTotal === 0 || restTotal === 0) return false
+  // suspect.failed / suspectTotal > rest.failed / restTotal, without division.
+  if (suspect.failed * restTotal <= rest.failed * suspectTotal) return false
+  return gStatistic(suspect.failed, suspect.ok, rest.failed, rest.ok) > CRITICAL_G
+}
+
+/**
+ * Who is at fault for the child of `labels` (its provider and site values):
+ * `{ label, value }` (the label's name and value), or null.
+ * @param {Iterable<{ labels: object, tracker: { successes: number, failures: number } }>} children
+ * @param {{ provider: string, site: string }} attribution
+ * @param {object} labels
+ */
+function blameOf(children, attribution, labels) {
+  const p = labels[attribution.provider]
+  const s = labels[attribution.site]
+  const providerTest = { suspect: { failed: 0, ok: 0 }, rest: { failed: 0, ok: 0 } }
+  /** Each provider's site test: its solves for s, and for its other sites. */
+  const siteTests = new Map()
+  for (const { labels: l, tracker } of children) {
+    const failed = tracker.failures
+    const ok = tracker.successes
+    const sameSite = l[attribution.site] === s
+    if (!sameSite) {
+      const row = l[attribution.provider] === p ? providerTest.suspect : providerTest.rest
+      row.failed += failed
+      row.ok += ok
+    }
+    let siteTest = siteTests.get(l[attribution.provider])
+    if (siteTest === undefined) {
+      siteTest = { suspect: { failed: 0, ok: 0 }, rest: { failed: 0, ok: 0 } }
+      siteTests.set(l[attribution.provider], siteTest)
+    }
+    const row = sameSite ? siteTest.suspect : siteTest.rest
+    row.failed += failed
+    row.ok += ok
+  }
+  const provider = finds(providerTest.suspect, providerTest.rest)
+  const solvedFor = [...siteTests.values()].filter((t) => t.suspect.failed + t.suspect.ok > 0)
+  const site = solvedFor.length >= 2 && solvedFor.every((t) => finds(t.suspect, t.rest))
+  if (provider === site) return null
+  return provider ? { label: attribution.provider, value: p } : { label: attribution.site, value: s }
+}
+
+module.exports = { checkAttribution, blameOf, gStatistic, FaultError, CRITICAL_G }
