@@ -50,8 +50,10 @@ function createFailover(solvers) {
       }
     }
     const soonest = refusals.reduce((a, b) => (a.retryAfterMs !== null && (b.retryAfterMs === null || a.retryAfterMs <= b.retryAfterMs) ? a : b))
-    soonest.refusals = refusals
-    throw soonest
+    // A copy of it, so that the error is not in its own refusals (a cycle JSON.stringify refuses).
+    const err = new BudgetExhaustedError(soonest.report, soonest.retryAfterMs)
+    err.refusals = refusals
+    throw err
   }
 
   return Object.freeze({ solve, solvers: list })
