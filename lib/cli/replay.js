@@ -89,6 +89,7 @@ async function replayCommand(file, options) {
       minEvents: cliValues.parseCount(options.minEvents, '--min-events'),
       hysteresis: cliValues.parseHysteresis(options.hysteresis, '--hysteresis'),
       throttle: Boolean(options.throttle),
+      chart: Boolean(options.chart),
       strict: Boolean(options.strict),
       onBadLine({ line, message }) {
         if (++shown <= SHOWN_BAD_LINES) say(`line ${line}: ${message} (skipped)`)
@@ -96,7 +97,7 @@ async function replayCommand(file, options) {
     }
     bar = progressBar(input, options.progress)
     settings.onProgress = bar.update
-    const result = await replay(settings)
+    const result = await quietPinned(() => replay(settings))
     bar.stop()
     if (shown > SHOWN_BAD_LINES) {
       say(`… and ${shown - SHOWN_BAD_LINES} more bad lines (skipped; --json lists the first 1000)`)
@@ -136,6 +137,24 @@ async function replayCommand(file, options) {
     if (err instanceof cliValues.UsageError || err instanceof BadLineError) return fail(err.message)
     if (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'EISDIR') return fail(err.message)
     throw err
+  }
+}
+
+/**
+ * Runs `fn` without the library's PinnedTrackersWarning: a replay keeps a
+ * tracker with listeners per key by design and closes them all at its end, so
+ * the warning about trackers left open is for library users, not for it.
+ */
+async function quietPinned(fn) {
+  const emitWarning = process.emitWarning
+  process.emitWarning = function (warning, type, ...rest) {
+    if (type === 'PinnedTrackersWarning' || type?.type === 'PinnedTrackersWarning') return
+    return emitWarning.call(this, warning, type, ...rest)
+  }
+  try {
+    return await fn()
+  } finally {
+    process.emitWarning = emitWarning
   }
 }
 
