@@ -38,7 +38,9 @@ function chartSvg(result, series) {
   const t0 = times[0]
   const t1 = Math.max(times[times.length - 1], t0 + 1)
   const x = (t) => LEFT + ((t - t0) / (t1 - t0)) * PLOT_W
-  const maxBurn = Math.max(0, ...[...series.lines.values()].flatMap((l) => l.burn))
+  // A loop, not Math.max(...all): trackers × samples arguments overflow the stack.
+  let maxBurn = 0
+  for (const line of series.lines.values()) for (const b of line.burn) if (b > maxBurn) maxBurn = b
   const burnMax = niceMax(maxBurn)
   const yBudget = (pct) => BUDGET.top + BUDGET.height * (1 - pct / 100)
   const yBurn = (b) => BURN.top + BURN.height * (1 - Math.min(b, burnMax) / burnMax)
