@@ -255,7 +255,7 @@ export interface Failover {
   /**
    * Solves with the first solver whose budget admits the attempt; `solver` is its
    * index. Another solver is tried only after a BudgetExhaustedError; when all
-   * refuse, rejects with the one of soonest `retryAfterMs` (with `refusals`).
+   * refuse, rejects with a copy of the one of soonest `retryAfterMs` (with `refusals`).
    */
   solve<M extends string>(task: SolveTask<M>, options?: { critical?: boolean }): Promise<SolveResult & { solver: number }>
   readonly solvers: readonly Solver[]

@@ -33,7 +33,7 @@ function createFailover(solvers) {
   /**
    * Solves `task` with the first solver whose budget admits it. Resolves with
    * that solver's result, plus `solver`: its index. Rejects with that solver's
-   * error; when every budget refuses, with the BudgetExhaustedError whose
+   * error; when every budget refuses, with a copy of the BudgetExhaustedError whose
    * `retryAfterMs` is the soonest (null only if none can tell), its `refusals`
    * holding every solver's.
    */
