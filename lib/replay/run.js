@@ -1,6 +1,6 @@
 'use strict'
 // The replay itself: streams the log's events into manual-clock trackers (one,
-// or one per type), sampling them for the chart and counting the baseline,
+// or one per type), sampling them for the chart (only with `chart`) and counting the baseline,
 // then waits for the listeners and summarises.
 const { readLog } = require('./reader')
 const { ReplayTrackers } = require('./trackers')
