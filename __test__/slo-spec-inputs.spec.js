@@ -88,6 +88,10 @@ test('rules --spec and --alerts refuse a device, a FIFO and a directory at once 
     t.is(alerts.code, 2, file)
     t.is(alerts.stderr, `captcha-budget rules: --alerts: not 'default', 'none', inline JSON (starting with '[') or a readable file: ${file}: ${why('an alert policy')}\n`)
   }
+  // replay reads --alerts the same way.
+  const replay = await cli(['replay', '-', '--alerts', '/dev/zero'], { input: '{"ts":0,"ok":true}\n', timeout: 20_000 })
+  t.is(replay.code, 2)
+  t.is(replay.stderr, `captcha-budget replay: --alerts: not 'default', 'none', inline JSON (starting with '[') or a readable file: /dev/zero: ${why('an alert policy')}\n`)
 })
 
 test('rules --spec and --alerts refuse a file over their bound without reading it, and stdin past it', async (t) => {
