@@ -332,7 +332,7 @@ export interface Failover {
    * Solves with the first solver whose budget admits the attempt; `solver` is its
    * index. Another solver is tried only after a BudgetExhaustedError, a ProviderBackoffError
    * or a capacity answer of its provider (its profile); when all refuse, rejects with
-   * the refusal of soonest `retryAfterMs` (with `refusals`); when all were turned away
+   * a copy of the refusal of soonest `retryAfterMs` (with `refusals`); when all were turned away
    * for capacity, with the last such error.
    */
   solve<M extends string>(task: SolveTask<M> | CreateTaskTask, options?: { critical?: boolean }): Promise<SolveResult & { solver: number }>

@@ -2,8 +2,11 @@
 // Command-line values shared by the subcommands (`rules`, `replay`), read one way
 // for both: a target rate, a count, a duration, an alert policy. Every problem
 // is a UsageError, which a command turns into exit code 2.
-const fs = require('node:fs')
 const { parseDuration } = require('./duration')
+const { readFileLimited } = require('./read-limited.js')
+
+/** The most bytes an --alerts file may hold (a policy is a few pairs). */
+const MAX_ALERTS_BYTES = 1024 * 1024
 
 /** Bad command-line input: the command prints the message and exits 2. */
 class UsageError extends Error {
@@ -70,9 +73,11 @@ function parseAlerts(text) {
   let json = text
   if (!text.trimStart().startsWith('[')) {
     try {
-      json = fs.readFileSync(text, 'utf8')
+      json = readFileLimited(text, { maxBytes: MAX_ALERTS_BYTES, what: 'an alert policy', stdin: false })
     } catch (err) {
-      throw new UsageError(`--alerts: not 'default', 'none', inline JSON (starting with '[') or a readable file: ${err.message}`)
+      // fs's messages name the file; ours say what is wrong with it.
+      const named = err.code === undefined ? `${text}: ` : ''
+      throw new UsageError(`--alerts: not 'default', 'none', inline JSON (starting with '[') or a readable file: ${named}${err.message}`)
     }
   }
   let alerts
@@ -126,4 +131,4 @@ function onceEach(command) {
   return command
 }
 
-module.exports = { writeOutput, UsageError, parseTarget, parseHysteresis, parseCount, parseDurationArg, parseAlerts, onceEach }
+module.exports = { writeOutput, UsageError, parseTarget, parseHysteresis, parseCount, parseDurationArg, parseAlerts, onceEach, MAX_ALERTS_BYTES }

@@ -42,7 +42,7 @@ function createFailover(solvers) {
    * Solves `task` with the first solver whose budget admits it and whose
    * provider has capacity. Resolves with that solver's result, plus `solver`: its
    * index. Rejects with that solver's error; when every solver refuses or turns
-   * the task away, with the refusal (BudgetExhaustedError or ProviderBackoffError)
+   * the task away, with a copy of the refusal (BudgetExhaustedError or ProviderBackoffError)
    * whose `retryAfterMs` is the soonest (null only if none can tell), its
    * `refusals` holding every solver's — or, when every one was turned away for
    * capacity, with the last such error.
@@ -65,8 +65,13 @@ function createFailover(solvers) {
     }
     if (refusals.length === 0) throw turnedAway
     const soonest = refusals.reduce((a, b) => (a.retryAfterMs !== null && (b.retryAfterMs === null || a.retryAfterMs <= b.retryAfterMs) ? a : b))
-    soonest.refusals = refusals
-    throw soonest
+    // A copy of it, so that the error is not in its own refusals (a cycle JSON.stringify refuses).
+    const err =
+      soonest instanceof ProviderBackoffError
+        ? new ProviderBackoffError(soonest.provider, soonest.providerCode, soonest.retryAfterMs)
+        : new BudgetExhaustedError(soonest.report, soonest.retryAfterMs)
+    err.refusals = refusals
+    throw err
   }
 
   return Object.freeze({ solve, solvers: list })

@@ -3,8 +3,8 @@
 // snapshot aged to now, prints its report and answers with the exit code; with
 // --prometheus, asks the fleet's Prometheus instead (lib/gate-prometheus.js); with
 // --redis, reads the fleet budget in Redis (lib/gate/redis.js).
-const fs = require('node:fs')
 const prometheusGate = require('../gate-prometheus.js')
+const { readFileLimited } = require('../read-limited.js')
 
 /** Exit codes of `gate`, documented in the README. */
 const EXIT = { proceed: 0, badInput: 2, stop: 3 }
@@ -73,46 +73,9 @@ function gate(file, options) {
 /** The most bytes a snapshot may hold, as for a persist file (MAX_SNAPSHOT_BYTES in src/persist.rs). */
 const MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024
 
-/**
- * The snapshot's text: a regular file (never a FIFO or device, which could
- * block or never end), or stdin ('-'); at most MAX_SNAPSHOT_BYTES either way.
- */
+/** The snapshot's text: a regular file or stdin ('-'), at most MAX_SNAPSHOT_BYTES. */
 function readSnapshot(file) {
-  const tooLarge = () => new Error(`larger than the 256 MiB (${MAX_SNAPSHOT_BYTES} bytes) a snapshot may hold`)
-  const fd = file === '-' ? 0 : fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0))
-  try {
-    const stat = fs.fstatSync(fd)
-    // stdin may be a pipe or a terminal, never a device such as /dev/zero; a named file only a file.
-    const device = stat.isBlockDevice() || (stat.isCharacterDevice() && !require('node:tty').isatty(fd))
-    if (fd === 0 && device) {
-      throw new Error('stdin is a device (such as /dev/null or /dev/zero), not a snapshot: pipe or redirect a snapshot file into it')
-    }
-    if (fd !== 0 && !stat.isFile()) {
-      throw new Error("is not a regular file (a FIFO, device or directory?): give a snapshot file, or '-' for stdin")
-    }
-    if (stat.isFile() && stat.size > MAX_SNAPSHOT_BYTES) throw tooLarge()
-    // Read to the end, never past the maximum (a file may grow, stdin has no size).
-    const chunks = []
-    let total = 0
-    for (;;) {
-      const buf = Buffer.allocUnsafe(Math.min(1 << 20, MAX_SNAPSHOT_BYTES + 1 - total))
-      let n
-      try {
-        n = fs.readSync(fd, buf, 0, buf.length, null)
-      } catch (err) {
-        if (err.code !== 'EAGAIN') throw err
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10) // stdin not ready yet
-        continue
-      }
-      if (n === 0) break
-      chunks.push(buf.subarray(0, n))
-      total += n
-      if (total > MAX_SNAPSHOT_BYTES) throw tooLarge()
-    }
-    return Buffer.concat(chunks, total).toString('utf8')
-  } finally {
-    if (fd !== 0) fs.closeSync(fd)
-  }
+  return readFileLimited(file, { maxBytes: MAX_SNAPSHOT_BYTES, what: 'a snapshot' })
 }
 
 /** Prints the report and the decision; returns the exit code. */

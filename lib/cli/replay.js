@@ -8,9 +8,12 @@ const path = require('node:path')
 const { Option } = require('commander')
 const { DEFAULTS } = require('../replay/options')
 const { humanDuration } = require('../duration')
+const { printable } = require('../errors')
 
 /** Exit codes of `replay`, documented in the README. */
 const EXIT = { ok: 0, badInput: 2 }
+/** A message on stderr, with what a terminal would act on escaped (a bad line or a --by field quotes the log or the caller). */
+const say = (message) => console.error(printable(`captcha-budget replay: ${message}`))
 /** Bad lines printed one by one on stderr; the rest are counted. */
 const SHOWN_BAD_LINES = 20
 
@@ -65,7 +68,7 @@ async function replayCommand(file, options) {
   const { progressBar } = require('../replay/progress')
   const input = file ?? '-'
   const fail = (message) => {
-    console.error(`captcha-budget replay: ${message}`)
+    say(message)
     return EXIT.badInput
   }
   let bar = { update() {}, stop() {} }
@@ -88,22 +91,23 @@ async function replayCommand(file, options) {
       minEvents: cliValues.parseCount(options.minEvents, '--min-events'),
       hysteresis: cliValues.parseHysteresis(options.hysteresis, '--hysteresis'),
       throttle: Boolean(options.throttle),
+      chart: Boolean(options.chart),
       strict: Boolean(options.strict),
       onBadLine({ line, message }) {
-        if (++shown <= SHOWN_BAD_LINES) console.error(`captcha-budget replay: line ${line}: ${message} (skipped)`)
+        if (++shown <= SHOWN_BAD_LINES) say(`line ${line}: ${message} (skipped)`)
       },
     }
     bar = progressBar(input, options.progress)
     settings.onProgress = bar.update
-    const result = await replay(settings)
+    const result = await quietPinned(() => replay(settings))
     bar.stop()
     if (shown > SHOWN_BAD_LINES) {
-      console.error(`captcha-budget replay: … and ${shown - SHOWN_BAD_LINES} more bad lines (skipped; --json lists the first 1000)`)
+      say(`… and ${shown - SHOWN_BAD_LINES} more bad lines (skipped; --json lists the first 1000)`)
     }
     const { series, unvalued, ...summary } = result
     // A --by field that no line has is most likely a typo too ('type' is --type-field, whose absence shows as 'untyped').
     for (const field of unvalued) {
-      if (field !== 'type') console.error(`captcha-budget replay: warning: --by ${field}: no line has a value for field '${field}' (every solve grouped under an empty one)`)
+      if (field !== 'type') say(`warning: --by ${field}: no line has a value for field '${field}' (every solve grouped under an empty one)`)
     }
     // A per-type setting for a type the log never mentions is most likely a typo.
     const seen = new Set(summary.trackers.map((t) => t.name))
@@ -111,7 +115,7 @@ async function replayCommand(file, options) {
       for (const name of values.byName.keys()) {
         const used = seen.has(name) || summary.trackers.some((t) => t.labels && Object.values(t.labels).includes(name))
         if (!used && summary.trackerCount === undefined) {
-          console.error(`captcha-budget replay: warning: ${flag} ${name}=…: no solve of type '${name}' in the log`)
+          say(`warning: ${flag} ${name}=…: no solve of type '${name}' in the log`)
         }
       }
     }
@@ -135,6 +139,24 @@ async function replayCommand(file, options) {
     if (err instanceof cliValues.UsageError || err instanceof BadLineError) return fail(err.message)
     if (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'EISDIR') return fail(err.message)
     throw err
+  }
+}
+
+/**
+ * Runs `fn` without the library's PinnedTrackersWarning: a replay keeps a
+ * tracker with listeners per key by design and closes them all at its end, so
+ * the warning about trackers left open is for library users, not for it.
+ */
+async function quietPinned(fn) {
+  const emitWarning = process.emitWarning
+  process.emitWarning = function (warning, type, ...rest) {
+    if (type === 'PinnedTrackersWarning' || type?.type === 'PinnedTrackersWarning') return
+    return emitWarning.call(this, warning, type, ...rest)
+  }
+  try {
+    return await fn()
+  } finally {
+    process.emitWarning = emitWarning
   }
 }
 

@@ -2,11 +2,13 @@
 // `captcha-budget rules`: Prometheus recording and alerting rules for SLOs,
 // judged across every worker that exposes tracker.metrics({ name }): one SLO
 // from the flags, or many from an OpenSLO / Sloth file (--spec).
-const fs = require('node:fs')
+const { readFileLimited } = require('../read-limited.js')
 const { writeOutput, UsageError, parseTarget, parseCount, parseDurationArg, parseAlerts, onceEach } = require('../cli-values')
 const { printable } = require('../errors')
 
 const BAD_INPUT = 2
+/** The most bytes an SLO spec may hold: ample for hundreds of SLOs, and YAML parses it in seconds. */
+const MAX_SPEC_BYTES = 4 * 1024 * 1024
 // The flags that describe one SLO, which --spec replaces.
 const SLO_FLAGS = ['name', 'target', 'slo']
 
@@ -61,7 +63,7 @@ function specSlos(options) {
   const { readSpec, SpecError } = require('../slo/spec.js')
   let text
   try {
-    text = fs.readFileSync(options.spec === '-' ? 0 : options.spec, 'utf8')
+    text = readFileLimited(options.spec, { maxBytes: MAX_SPEC_BYTES, what: 'an SLO spec' })
   } catch (err) {
     throw new UsageError(`--spec: cannot read ${options.spec}: ${err.message}`)
   }
@@ -135,4 +137,4 @@ function rules(options) {
   return writeOutput('rules', options.output, text)
 }
 
-module.exports = { register, rules }
+module.exports = { register, rules, MAX_SPEC_BYTES }

@@ -4,6 +4,8 @@
 // changes marked on the budget lines, alerts on the burn panel, and a status
 // strip per tracker. Hand-written SVG: a few shapes need no charting library.
 
+const { printable } = require('../errors')
+
 // Tracker colours stay clear of the status colours (green, amber, orange, red).
 const COLORS = ['#1f77b4', '#9467bd', '#17becf', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#393b79']
 const STATUS_COLORS = { healthy: '#4caf50', warning: '#ffc107', critical: '#ff7043', exhausted: '#b71c1c' }
@@ -17,7 +19,8 @@ const STRIP_TOP = 540
 const STRIP_H = 14
 const TICKS = [60e3, 300e3, 900e3, 3600e3, 3 * 3600e3, 6 * 3600e3, 12 * 3600e3, 86_400e3, 2 * 86_400e3, 7 * 86_400e3, 30 * 86_400e3]
 
-const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c])
+// Control characters first, as messages write them (a C0 character is not well-formed XML), then XML's own.
+const esc = (s) => printable(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c])
 const f1 = (x) => (Math.round(x * 10) / 10).toString()
 
 // A round upper bound for the burn-rate axis, at least 2: 2, 5, 10, 20, 50, …
@@ -35,7 +38,9 @@ function chartSvg(result, series) {
   const t0 = times[0]
   const t1 = Math.max(times[times.length - 1], t0 + 1)
   const x = (t) => LEFT + ((t - t0) / (t1 - t0)) * PLOT_W
-  const maxBurn = Math.max(0, ...[...series.lines.values()].flatMap((l) => l.burn))
+  // A loop, not Math.max(...all): trackers × samples arguments overflow the stack.
+  let maxBurn = 0
+  for (const line of series.lines.values()) for (const b of line.burn) if (b > maxBurn) maxBurn = b
   const burnMax = niceMax(maxBurn)
   const yBudget = (pct) => BUDGET.top + BUDGET.height * (1 - pct / 100)
   const yBurn = (b) => BURN.top + BURN.height * (1 - Math.min(b, burnMax) / burnMax)

@@ -1,6 +1,6 @@
 'use strict'
 // The replay itself: streams the log's events into manual-clock trackers (one,
-// or one per type), sampling them for the chart and counting the baseline,
+// or one per type), sampling them for the chart (only with `chart`) and counting the baseline,
 // then waits for the listeners and summarises.
 const { readLog } = require('./reader')
 const { ReplayTrackers } = require('./trackers')
@@ -89,9 +89,10 @@ function splitVerdict(t) {
  * failure found later, `tracker.reject()`; anything else leaves it),
  * `byType` (or `by`: the labels to group by, `['type', 'site']`, and `byFields`
  * the log's field of each, default `by`), `top` (the summary keeps the N worst), `targets` / `windows` (`{ fallback, byName: Map }`), `alerts`,
- * `minEvents`, `strict`, and the callbacks `onBadLine(bad)`, `onProgress({ bytes, lines })`.
- * Resolves to the summary (see summary.js) plus `series` for the chart and
- * `unvalued`, the `by` fields that no line gave a value.
+ * `minEvents`, `strict`, `chart` (sample every tracker for the chart), and the callbacks
+ * `onBadLine(bad)`, `onProgress({ bytes, lines })`.
+ * Resolves to the summary (see summary.js) plus `series` for the chart (null
+ * without `chart`) and `unvalued`, the `by` fields that no line gave a value.
  */
 async function replay(options) {
   const { strict = false, onBadLine = () => {}, onProgress = () => {} } = options
@@ -116,7 +117,8 @@ async function replay(options) {
 
   // `throttle`: also simulate a throttling guard (lib/replay/throttle.js).
   const trackers = new ReplayTrackers({ byType, settingsFor, throttle: options.throttle === true })
-  const series = new Series(trackers)
+  // Only for the chart: sampling every tracker at every step costs trackers × samples in time and memory.
+  const series = options.chart === true ? new Series(trackers) : null
   const baseline = new Baseline()
   const bad = { count: 0, first: [] }
   // Which --by fields some line gave a value (a field that none does is most likely a typo).
@@ -150,12 +152,12 @@ async function replay(options) {
         const slots = groups.map((g) => trackers.slotFor(g.name, g.labels))
         const counts = types.map((t) => baseline.counts(t))
         // The chart starts at the first line; the summary's span at the earliest event.
-        if (series.start === null) series.begin(ts[0])
+        if (series !== null && series.start === null) series.begin(ts[0])
         // The hot loop: a few array reads, one record() and a counter per event.
         for (let i = 0; i < n; i++) {
           const t = ts[i]
           if (t > end) {
-            if (t >= series.next) series.sampleUpTo(t)
+            if (series !== null && t >= series.next) series.sampleUpTo(t)
             end = t
           }
           if (t < first) first = t
@@ -176,7 +178,8 @@ async function replay(options) {
       onProgress({ bytes: batch.bytes, lines })
     }
     if (events === 0) throw new UsageError(`nothing to replay: no valid event in ${lines} line(s)`)
-    series.finish(end)
+    if (series !== null) series.finish(end)
+    else trackers.finish(end)
     await trackers.settle()
     const summary = summarize({ input: options.input, format, lines, events, bad, end, first, trackers, baseline, by, top: options.top })
     // `unvalued`: the --by fields no line gave a value (not part of the summary).

@@ -4,6 +4,7 @@
 const { humanDuration } = require('../duration')
 const { STATUSES } = require('../fast-report')
 const { OPTIONS: THROTTLE } = require('./throttle')
+const { printable } = require('../errors')
 
 const pct = (rate, digits = 1) => `${(rate * 100).toFixed(digits)} %`
 const int = (n) => Math.round(n).toLocaleString('en-US')
@@ -131,7 +132,8 @@ function render(result, chartPath) {
     ...adviceLines(result.advice),
   ]
   if (chartPath) out.push('', `Chart: ${chartPath}`)
-  return out.join('\n')
+  // Each line with what a terminal would act on escaped: tracker names, labels and the input's name are the log's or the caller's text.
+  return out.map(printable).join('\n')
 }
 
 module.exports = { render, span }

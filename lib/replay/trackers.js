@@ -110,6 +110,14 @@ class ReplayTrackers {
     }
   }
 
+  /** The end of the replay without a chart: every clock moved to `ms`, and the burn rate there read as the chart's last sample would. */
+  finish(ms) {
+    for (const slot of this.slots.values()) {
+      if (slot.tracker.now < ms) slot.tracker.advanceTo(ms)
+      slot.noteBurnRate(slot.tracker.report().burnRate, ms)
+    }
+  }
+
   /**
    * Waits until the listeners have received every transition: they are called
    * asynchronously, later on the event loop, in order.
