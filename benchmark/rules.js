@@ -1,0 +1,125 @@
+'use strict'
+// npm run bench:rules — the Prometheus rules of one SLO against a file shaped
+// as Sloth writes one SLO for the same counter (benchmark/sloth-shaped.js), in
+// one run: recording rules per SLO, bytes, the longest line, and the time of
+// `promtool test rules` on the same 2-day scenario at a 1 m evaluation
+// interval (counters scraped every 15 s, a provider outage on day 2), as
+// ratios. `--markdown` prints the tables for docs/prometheus.md; RUNS (default
+// 1) repeats each promtool run and keeps the fastest.
+const fs = require('node:fs')
+const os = require('node:os')
+const path = require('node:path')
+const { execFileSync } = require('node:child_process')
+const { performance } = require('node:perf_hooks')
+const { prometheusRules } = require('..')
+const { toYaml } = require('../lib/rules.js')
+const { slothShaped } = require('./sloth-shaped')
+
+const DAY = 86_400_000
+const RUNS = Number(process.env.RUNS ?? 1)
+const NAME = 't'
+const SLOS = [
+  ['24h', { name: NAME, targetRate: 0.95, windowMs: DAY }],
+  ['7d', { name: NAME, targetRate: 0.95, windowMs: 7 * DAY }],
+  ['30d', { name: NAME, targetRate: 0.95, windowMs: 30 * DAY }],
+]
+const GROUPING = ['type', 'site']
+
+const shapeOf = (text) => {
+  const lines = text.split('\n')
+  return { records: lines.filter((l) => /^\s*- record:/.test(l)).length, bytes: Buffer.byteLength(text), longest: Math.max(...lines.map((l) => l.length)) }
+}
+
+/**
+ * The scenario: 2 days of a worker at 10 solves a minute, 1 % failing, scraped
+ * every 15 s; on day 2 an outage (every solve failing) from 30 h to 31 h.
+ */
+function inputSeries() {
+  const ok = []
+  const failed = []
+  let s = 0
+  let f = 0
+  for (let at = 0; at <= 2 * DAY; at += 15_000) {
+    // 2 and 3 solves by turns each 15 s (10 a minute); every 100th fails, every one in the outage.
+    const n = (at / 15_000) % 2 === 0 ? 2 : 3
+    for (let i = 0; i < n; i++) {
+      const k = s + f
+      const outage = at >= 30 * 3_600_000 && at < 31 * 3_600_000
+      if (outage || k % 100 === 0) f++
+      else s++
+    }
+    ok.push(s)
+    failed.push(f)
+  }
+  return [
+    { series: `captcha_budget_solves_total{name="${NAME}",outcome="success",instance="a"}`, values: ok.join(' ') },
+    { series: `captcha_budget_solves_total{name="${NAME}",outcome="failure",instance="a"}`, values: failed.join(' ') },
+  ]
+}
+
+/** Seconds of `promtool test rules` over `rulesText` (fastest of RUNS), and whether a page fired in the outage. */
+function promtoolSeconds(rulesText, input) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rules-bench-'))
+  try {
+    fs.writeFileSync(path.join(dir, 'rules.yml'), rulesText)
+    // The whole 2 days are evaluated (the last test is at the end); the outage must page in both files.
+    const tests = [
+      { expr: 'count(ALERTS{alertstate="firing"}) > bool 0', eval_time: '30h30m', exp_samples: [{ labels: '{}', value: 1 }] },
+      { expr: 'vector(1)', eval_time: '48h', exp_samples: [{ labels: '{}', value: 1 }] },
+    ]
+    const file = { rule_files: ['rules.yml'], evaluation_interval: '1m', tests: [{ interval: '15s', input_series: input, promql_expr_test: tests }] }
+    fs.writeFileSync(path.join(dir, 'test.yml'), toYaml(file) + '\n')
+    let best = Infinity
+    for (let i = 0; i < RUNS; i++) {
+      const start = performance.now()
+      execFileSync('promtool', ['test', 'rules', path.join(dir, 'test.yml')], { stdio: 'pipe', timeout: 3_600_000 })
+      best = Math.min(best, (performance.now() - start) / 1000)
+    }
+    return best
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+function main() {
+  const markdown = process.argv.includes('--markdown')
+  const rows = []
+  for (const [label, slo] of SLOS) {
+    for (const grouping of [undefined, GROUPING]) {
+      const ours = shapeOf(prometheusRules({ ...slo, grouping }))
+      const sloth = shapeOf(slothShaped({ ...slo, grouping }))
+      rows.push([
+        `${label}${grouping ? `, by ${grouping.join(', ')}` : ''}`,
+        `${ours.records} / ${sloth.records} (${(ours.records / sloth.records).toFixed(1)}×)`,
+        `${ours.bytes} / ${sloth.bytes} (${(ours.bytes / sloth.bytes).toFixed(1)}×)`,
+        `${ours.longest} / ${sloth.longest}`,
+      ])
+    }
+  }
+  const input = inputSeries()
+  const times = []
+  for (const [label, slo] of SLOS) {
+    const ours = promtoolSeconds(prometheusRules(slo), input)
+    const sloth = promtoolSeconds(slothShaped(slo), input)
+    times.push([label, `${ours.toFixed(1)} s`, `${sloth.toFixed(1)} s`, `${(ours / sloth).toFixed(1)}×`])
+  }
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU'
+  const promtool = execFileSync('promtool', ['--version'], { encoding: 'utf8' }).split('\n')[0]
+  console.log(`Node ${process.version}, ${os.platform()} ${os.arch()}, ${os.cpus().length} × ${cpu}, load ${os.loadavg()[0].toFixed(1)}; ${promtool}`)
+  table(markdown, ['SLO', 'recording rules: ours / Sloth-shaped', 'bytes', 'longest line'], rows)
+  table(markdown, ['SLO', 'promtool test rules, 2 days at 1 m: ours', 'Sloth-shaped', 'ratio'], times)
+}
+
+function table(markdown, head, rows) {
+  console.log('')
+  if (markdown) {
+    console.log(`| ${head.join(' | ')} |`)
+    console.log(`|${head.map(() => '---').join('|')}|`)
+    for (const row of rows) console.log(`| ${row.join(' | ')} |`)
+    return
+  }
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
+  for (const row of [head, ...rows]) console.log(row.map((c, i) => c.padEnd(widths[i])).join('  '))
+}
+
+main()
