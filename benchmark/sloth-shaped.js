@@ -28,7 +28,8 @@ function slothShaped({ name, targetRate, windowMs, grouping = [] }) {
     expr: `(sum${by}(rate(captcha_budget_solves_total{name="${name}",outcome="failure"}[${w}])))\n/\n(sum${by}(rate(captcha_budget_solves_total{name="${name}"}[${w}])))\n`,
     labels: { ...ids, sloth_window: w },
   })
-  const recordings = WINDOWS.map(sli)
+  // The period is recorded from the 5 m ratio, so a window as long as it is left out (24 h).
+  const recordings = WINDOWS.filter((w) => w !== period).map(sli)
   recordings.push({
     record: `slo:sli_error:ratio_rate${period}`,
     expr: `sum_over_time(slo:sli_error:ratio_rate5m${sel}[${period}])\n/ ignoring (sloth_window)\ncount_over_time(slo:sli_error:ratio_rate5m${sel}[${period}])\n`,

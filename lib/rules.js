@@ -62,6 +62,10 @@ function pascal(name) {
 // The family's list (a grouping is a BudgetFamily's labelNames): one accepts what the other does.
 const { RESERVED_LABELS: NOT_GROUPING } = require('./family.js')
 
+// The labels of the recovery series (one series per span; the test's table keyed by failures):
+// a grouping label of that name would be overwritten by them.
+const RECOVERY_LABELS = ['span', 'failures']
+
 /**
  * `slo.grouping` (Pyrra's): the label names the SLO is judged per set of, a
  * BudgetFamily's `labelNames` — `['type', 'site']`. Checked; `[]` without it.
@@ -76,6 +80,7 @@ function checkGrouping(grouping) {
       throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)`)
     }
     if (NOT_GROUPING.includes(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is set by the rules or the scrape (reserved: ${NOT_GROUPING.join(', ')})`)
+    if (RECOVERY_LABELS.includes(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' labels the rules' recovery series (reserved: ${RECOVERY_LABELS.join(', ')})`)
     if (seen.has(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is given twice`)
     seen.add(label)
   }
