@@ -125,7 +125,14 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
   const entries = [...table.expr.matchAll(/vector\((\d+)\), "failures", "(\d+)"/g)].map((m) => [Number(m[2]), Number(m[1])])
   t.deepEqual(entries.slice(0, 5), [[0, 57], [1, 73], [2, 87], [3, 100], [4, 112]])
   const n = 'round(captcha_budget:solves:increase60h{slo="' + ID + '"})'
-  t.true(pairs[2].expr.includes(`(${n} >= 281 or ${n} >= on(slo, name) (count_values by (slo, name) ("failures", round(captcha_budget:solve_failures:increase60h{slo="${ID}"})) * on(slo, failures) group_left captcha_budget:recovery_solves_needed{slo="${ID}",pair="slow-burn"}))`))
+  t.true(pairs[2].expr.includes(
+    `(\n  ${n} >= 281\n  or ${n} >= on(slo, name) (\n    count_values by (slo, name) ("failures", round(captcha_budget:solve_failures:increase60h{slo="${ID}"}))\n` +
+      `    * on(slo, failures) group_left captcha_budget:recovery_solves_needed{slo="${ID}",pair="slow-burn"}\n  )\n)`,
+  ))
+  // Readable: no line of the file over 400 characters, grouped or not.
+  for (const grouping of [undefined, ['type', 'site']]) {
+    t.true(prometheusRules({ ...SLO, grouping }).split('\n').every((line) => line.length <= 400))
+  }
 })
 
 /** The firing conditions of a pair's alert: the `and` terms before its re-arm and hold parts. */

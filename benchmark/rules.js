@@ -58,23 +58,39 @@ function inputSeries() {
   ]
 }
 
-/** Seconds of `promtool test rules` over `rulesText` (fastest of RUNS), and whether a page fired in the outage. */
+/**
+ * CPU seconds (user + system) of the waited-for children so far, from
+ * /proc/self/stat on Linux (clock ticks of 1/100 s); null elsewhere. CPU time,
+ * not wall time: on a machine shared with other work it still compares.
+ */
+function childCpuSeconds() {
+  try {
+    const fields = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ')
+    return (Number(fields[13]) + Number(fields[14])) / 100
+  } catch {
+    return null
+  }
+}
+
+/** `promtool test rules` over `rulesText` (fastest of RUNS): { cpu, wall } seconds; a page must fire in the outage. */
 function promtoolSeconds(rulesText, input) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rules-bench-'))
   try {
     fs.writeFileSync(path.join(dir, 'rules.yml'), rulesText)
-    // The whole 2 days are evaluated (the last test is at the end); the outage must page in both files.
+    // The whole 2 days are evaluated (the last test is at the end); the outage must fire an alert in both files.
     const tests = [
       { expr: 'count(ALERTS{alertstate="firing"}) > bool 0', eval_time: '30h59m', exp_samples: [{ labels: '{}', value: 1 }] },
       { expr: 'vector(1)', eval_time: '48h', exp_samples: [{ labels: '{}', value: 1 }] },
     ]
     const file = { rule_files: ['rules.yml'], evaluation_interval: '1m', tests: [{ interval: `${SCRAPE_MS / 1000}s`, input_series: input, promql_expr_test: tests }] }
     fs.writeFileSync(path.join(dir, 'test.yml'), toYaml(file) + '\n')
-    let best = Infinity
+    let best = { cpu: Infinity, wall: Infinity }
     for (let i = 0; i < RUNS; i++) {
+      const cpu = childCpuSeconds()
       const start = performance.now()
       execFileSync('promtool', ['test', 'rules', path.join(dir, 'test.yml')], { stdio: 'pipe', timeout: 3_600_000 })
-      best = Math.min(best, (performance.now() - start) / 1000)
+      const wall = (performance.now() - start) / 1000
+      best = { cpu: Math.min(best.cpu, cpu === null ? wall : childCpuSeconds() - cpu), wall: Math.min(best.wall, wall) }
     }
     return best
   } finally {
@@ -99,17 +115,18 @@ function main() {
   }
   const input = inputSeries()
   const times = []
-  for (const [label, slo] of SLOS) {
+  // The issue's SLO (rules --name t --target 0.95 --window 30d); PROMTOOL_SLOS=24h,7d,30d for more.
+  for (const [label, slo] of SLOS.filter(([l]) => (process.env.PROMTOOL_SLOS ?? '30d').split(',').includes(l))) {
     const ours = promtoolSeconds(prometheusRules(slo, { scrapeIntervalMs: SCRAPE_MS }), input)
     const sloth = promtoolSeconds(slothShaped(slo), input)
-    times.push([label, `${ours.toFixed(1)} s`, `${sloth.toFixed(1)} s`, `${(ours / sloth).toFixed(1)}×`])
+    times.push([label, `${ours.cpu.toFixed(1)} s (${ours.wall.toFixed(1)} s)`, `${sloth.cpu.toFixed(1)} s (${sloth.wall.toFixed(1)} s)`, `${(ours.cpu / sloth.cpu).toFixed(1)}×`])
     console.error(`promtool, ${label}: ${times.at(-1).slice(1).join(', ')}`)
   }
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU'
   const promtool = execFileSync('promtool', ['--version'], { encoding: 'utf8' }).split('\n')[0]
   console.log(`Node ${process.version}, ${os.platform()} ${os.arch()}, ${os.cpus().length} × ${cpu}, load ${os.loadavg()[0].toFixed(1)}; ${promtool}`)
   table(markdown, ['SLO', 'recording rules: ours / Sloth-shaped', 'bytes', 'longest line'], rows)
-  table(markdown, ['SLO', 'promtool test rules, 2 days at 1 m: ours', 'Sloth-shaped', 'ratio'], times)
+  table(markdown, ['SLO', 'promtool test rules, 2 days at 1 m: CPU (wall), ours', 'Sloth-shaped', 'ratio (CPU)'], times)
 }
 
 function table(markdown, head, rows) {

@@ -199,8 +199,8 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   const passes = (n, f, on) => {
     const terms = [`${n} >= ${recovery.minSolves}`, `${f} <= ${resolveBudget} * ${n}`]
     if (recovery.burnAloneFrom > recovery.minSolves) {
-      const lookup = `count_values by (${on}) ("failures", round(${f})) * on(slo, failures) group_left ${needed}`
-      terms.push(`(round(${n}) >= ${recovery.burnAloneFrom} or round(${n}) >= on(${on}) (${lookup}))`)
+      const lookup = `count_values by (${on}) ("failures", round(${f}))\n    * on(slo, failures) group_left ${needed}`
+      terms.push(`(\n  round(${n}) >= ${recovery.burnAloneFrom}\n  or round(${n}) >= on(${on}) (\n    ${lookup}\n  )\n)`)
     }
     return terms.join('\nand ')
   }
