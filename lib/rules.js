@@ -18,9 +18,9 @@ const { WINDOW } = require('./rules-slo')
 // (Sloth's and Pyrra's optimisation): a long range over raw counters is what
 // costs a Prometheus most (docs/prometheus.md, "How the windows are computed").
 const SUM_FROM_MS = 3_600_000
-/** A range in hours, minutes and seconds (`1h59m30s`): a summed window's range, half an evaluation short. */
+/** A range in hours, minutes, seconds and ms (`1h59m30s`): a summed window's range, half an evaluation short. */
 function rangeDuration(ms) {
-  const parts = [['h', 3_600_000], ['m', 60_000], ['s', 1000]].map(([unit, size]) => [Math.floor(ms / size) % (unit === 'h' ? Infinity : 60), unit])
+  const parts = [['h', 3_600_000, Infinity], ['m', 60_000, 60], ['s', 1000, 60], ['ms', 1, 1000]].map(([unit, size, of]) => [Math.floor(ms / size) % of, unit])
   return parts.filter(([n]) => n > 0).map(([n, unit]) => `${n}${unit}`).join('') || '0s'
 }
 
