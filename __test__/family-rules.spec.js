@@ -25,6 +25,9 @@ test('with grouping, every recording that reads the counters sums by name and th
     [['instance'], /'instance' is set by the rules or the scrape/],
     [['type', 'type'], /'type' is given twice/],
     [['a-b'], /not a Prometheus label name/],
+    // The recovery series label each span and each row of the test's table: a grouping label of that name would be lost.
+    [['span'], /'span' labels the rules' recovery series \(reserved: span, failures\)/],
+    [['failures'], /'failures' labels the rules' recovery series/],
   ]) {
     t.throws(() => prometheusRules({ ...SLO, grouping }), { message })
   }

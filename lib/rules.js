@@ -14,10 +14,41 @@ const { promDuration, approxDuration, threeDigits } = require('./duration')
 const { checkSlo, checkOptions, prometheusPolicy, policyOf, defaultId, budgetOf, num, WHERE, ABSENT_FOR_MS } = require('./rules-slo')
 const { WINDOW } = require('./rules-slo')
 
+// Windows at least this long are summed from recorded one-evaluation increases
+// (Sloth's and Pyrra's optimisation): a long range over raw counters is what
+// costs a Prometheus most (docs/prometheus.md, "How the windows are computed").
+const SUM_FROM_MS = 3_600_000
+/** A range in hours, minutes, seconds and ms (`1h59m30s`): a summed window's range, half an evaluation short. */
+function rangeDuration(ms) {
+  const parts = [['h', 3_600_000, Infinity], ['m', 60_000, 60], ['s', 1000, 60], ['ms', 1, 1000]].map(([unit, size, of]) => [Math.floor(ms / size) % of, unit])
+  return parts.filter(([n]) => n > 0).map(([n, unit]) => `${n}${unit}`).join('') || '0s'
+}
+
+// The comment written above each rule and group (by object).
+const RULE_COMMENTS = new WeakMap()
+
 // The PromQL selector of the SLO's counter (lib/metrics.js): its name label, and an outcome.
 function selector(name, outcome) {
   return `captcha_budget_solves_total{name=${JSON.stringify(name)}${outcome ? `,outcome="${outcome}"` : ''}}`
 }
+
+// The SLI's events as counter selectors: every solve, and the failures (the
+// errors). This is the one place the error events are written: every window,
+// piece and ratio of the rules reads them through these.
+const solveEvents = (name) => selector(name)
+const errorEvents = (name) => selector(name, 'failure')
+
+/** The events of `events` in a window `w`, summed `by` the grouping: increase() over the raw counters. */
+const increaseOf = (events, by, w) => `sum by (${by}) (increase(${events}[${w}]))`
+
+/**
+ * The events of `events` in the last evaluation interval `w` (a piece), summed
+ * `by` the grouping: each counter now less its sample `w` ago, exactly (no
+ * extrapolation, so pieces add up to the counters' change over a window); after
+ * a restart (the counter went down), the counter itself, as increase() counts
+ * it; a counter not yet there `w` ago adds nothing, as with increase().
+ */
+const pieceOf = (events, by, w) => `sum by (${by}) ((${events} - ${events} offset ${w}) >= 0 or (${events} and ${events} offset ${w}))`
 
 function pascal(name) {
   return name
@@ -30,6 +61,10 @@ function pascal(name) {
 // Labels the series, the rules or the scrape set themselves: a grouping label of that name would clash.
 // The package's one list (a grouping is a BudgetFamily's labelNames): one accepts what the other does.
 const { RESERVED_LABELS: NOT_GROUPING } = require('./labels.js')
+
+// The labels of the recovery series (one series per span; the test's table keyed by failures):
+// a grouping label of that name would be overwritten by them.
+const RECOVERY_LABELS = ['span', 'failures']
 
 /**
  * `slo.grouping` (Pyrra's): the label names the SLO is judged per set of, a
@@ -45,6 +80,7 @@ function checkGrouping(grouping) {
       throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)`)
     }
     if (NOT_GROUPING.includes(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is set by the rules or the scrape (reserved: ${NOT_GROUPING.join(', ')})`)
+    if (RECOVERY_LABELS.includes(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' labels the rules' recovery series (reserved: ${RECOVERY_LABELS.join(', ')})`)
     if (seen.has(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is given twice`)
     seen.add(label)
   }
@@ -155,25 +191,29 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
     `unless ${added} (present_over_time(${firing}[${long}]) unless ${added} ${failures(short)} >= ${2 * minFailures})`,
   ]
   const resolveBudget = num(Number((pair.resolveBurnRate * budgetOf(slo.targetRate)).toPrecision(12)))
-  // A span's failures against resolve × (1 − target) × solves: its burn at or below the resolve rate.
-  const burnOk = (w) => `(${failures(w)}) <= ${resolveBudget} * ${solves(w)}`
-  // Below burnAloneFrom solves, the binomial test too: as many failures as failureSteps entries ≤ the
-  // solves (counts rounded: increase() extrapolates).
-  const testOk = (w) => {
-    const n = `round(${solves(w)})`
-    const allowed = recovery.failureSteps.length === 0 ? '0' : recovery.failureSteps.map((step) => `(${n} >= bool ${step})`).join(' + ')
-    return `(${n} >= ${recovery.burnAloneFrom} or round(${failures(w)}) <= ${allowed})`
+  const needed = `captcha_budget:recovery_solves_needed{slo=${JSON.stringify(labels.slo)},pair=${JSON.stringify(pair.name)}}`
+  // Whether a span of n solves holding f failures (series matched on `on`) passes the recovery
+  // test: n ≥ minSolves, its burn at or below the resolve rate, and below burnAloneFrom solves
+  // the binomial test, looked up: the fewest solves its failure count needs (a recorded table
+  // keyed by `failures`), counts rounded as increase() extrapolates.
+  const passes = (n, f, on) => {
+    const terms = [`${n} >= ${recovery.minSolves}`, `${f} <= ${resolveBudget} * ${n}`]
+    if (recovery.burnAloneFrom > recovery.minSolves) {
+      const lookup = `count_values by (${on}) ("failures", round(${f}))\n    * on(slo, failures) group_left ${needed}`
+      terms.push(`(\n  round(${n}) >= ${recovery.burnAloneFrom}\n  or round(${n}) >= on(${on}) (\n    ${lookup}\n  )\n)`)
+    }
+    return terms.join('\nand ')
   }
-  const spanOk = (w) => (recovery.burnAloneFrom > recovery.minSolves ? `(${burnOk(w)} and ${testOk(w)})` : burnOk(w))
-  const spans = recoverySpansMs.map((ms) => [promDuration(ms), ms])
-  // A span judges once it holds minSolves solves and this firing episode is at least its length old
-  // (ALERTS_FOR_STATE: when the alert became active, kept per episode as the tracker's fired_at).
+  // A recovery span judges once it holds minSolves solves and this firing episode is at least
+  // its length old (ALERTS_FOR_STATE: when the alert became active, the tracker's fired_at);
+  // any span that judges and passes ends the page, as the tracker asks each.
   const activeSince = `ALERTS_FOR_STATE{alertname=${JSON.stringify(alert)},slo=${JSON.stringify(labels.slo)}}`
-  const judges = (w, ms) => `(${solves(w)} >= ${recovery.minSolves} and ${added} (time() - ${activeSince} >= ${num(ms / 1000)}))`
-  // Any span that judges may end it, as the tracker asks each.
-  const bySpan = spans.map(([w, ms]) => `(${judges(w, ms)} and ${spanOk(w)})`)
+  const spanSolves = `captcha_budget:recovery_span_solves:increase${sel}`
+  const spanFailures = `captcha_budget:recovery_span_failures:increase${sel}`
+  const spanOld = `(captcha_budget:recovery_span:seconds${sel} + on(slo, span) group_right 0 * ${spanSolves})\n  <= on(slo, ${by}) group_left() (time() - ${activeSince})`
+  const bySpan = recoverySpansMs.length === 0 ? [] : [`count by (slo, ${by}) (\n${passes(spanSolves, spanFailures, `slo, ${by}, span`)}\nand ${spanOld}\n)`]
   const recovered = [
-    `(${solves(long)} >= ${recovery.minSolves} and ${spanOk(long)})`,
+    `(\n${passes(solves(long), failures(long), `slo, ${by}`)}\n)`,
     `(${failures(long)} < ${minFailures} and ${failures(short)} == 0 and ${solves(short)} > 0)`,
     ...bySpan,
   ].join('\nor\n')
@@ -208,22 +248,40 @@ function compileOne(slo, options) {
   const sel = `{slo=${JSON.stringify(id)}}`
   const ids = { slo: id }
   const alertWindows = [...new Set(policy.flatMap((r) => [r.shortWindowMs, r.longWindowMs]))].sort((a, b) => a - b)
-  const windows = [...new Set([...alertWindows, ...recoverySpansMs, windowMs])].sort((a, b) => a - b)
+  // The windows recorded by name (what the alerts, dashboards and Sloth read): the pairs' and the period.
+  const windows = [...new Set([...alertWindows, windowMs])].sort((a, b) => a - b)
   const shortest = windows[0]
   const optimised = options.periodRules === 'optimised' && windowMs !== shortest
+  // A window of SUM_FROM_MS or more, a whole number of evaluation intervals, is summed from
+  // recorded one-interval increases (the pieces) instead of read from the raw counters.
+  const pieceMs = options.evaluationIntervalMs
+  const piece = promDuration(pieceMs)
+  const summed = (ms) => !slo.sli && ms >= SUM_FROM_MS && ms > pieceMs && ms % pieceMs === 0
 
   const recordings = []
-  const raw = (w, ms) => slo.sli ? sliRecordings(slo.sli, w, ms, ids) : [
-    { record: `captcha_budget:solves:increase${w}`, expr: `sum by (${by}) (increase(${selector(name)}[${w}]))`, labels: ids },
-    { record: `captcha_budget:solve_failures:increase${w}`, expr: `sum by (${by}) (increase(${selector(name, 'failure')}[${w}]))`, labels: ids },
-    {
-      record: `captcha_budget:solve_error:ratio_rate${w}`,
-      expr: [`sum by (${by}) (rate(${selector(name, 'failure')}[${w}]))`, '/', `sum by (${by}) (rate(${selector(name)}[${w}]))`].join('\n'),
-      labels: ids,
-    },
-  ]
+  // What each recording is for, written above it in the YAML.
+  const note = (comment, rule) => {
+    RULE_COMMENTS.set(rule, comment)
+    return rule
+  }
+  // The solves (kind 'solves') or failures of a window, as an expression: summed pieces, or the raw counters.
+  const countExpr = (kind, ms) => {
+    const w = promDuration(ms)
+    if (summed(ms)) return `sum_over_time(captcha_budget:${kind}:increase${piece}${sel}[${rangeDuration(ms - pieceMs / 2)}])`
+    if (slo.sli) return sliRecordings(slo.sli, w, ms, ids)[kind === 'solves' ? 0 : 1].expr
+    const events = kind === 'solves' ? solveEvents(name) : errorEvents(name)
+    return ms === pieceMs && usesPieces ? pieceOf(events, by, w) : increaseOf(events, by, w)
+  }
+  const usesPieces = [...windows.filter((ms) => !(optimised && ms === windowMs)), ...recoverySpansMs].some(summed)
+  if (usesPieces && !windows.includes(pieceMs)) {
+    recordings.push(
+      note(`Solves in each ${piece} (one evaluation interval): summed into the long windows below.`, { record: `captcha_budget:solves:increase${piece}`, expr: pieceOf(solveEvents(name), by, piece), labels: ids }),
+      note(`Failures in each ${piece}: summed into the long windows below.`, { record: `captcha_budget:solve_failures:increase${piece}`, expr: pieceOf(errorEvents(name), by, piece), labels: ids }),
+    )
+  }
   for (const ms of windows) {
     const w = promDuration(ms)
+    const how = summed(ms) ? `the sum of the ${piece} pieces over ${w}` : ms === pieceMs && usesPieces ? `the counters' change over one evaluation interval (a piece)` : `the counters over ${w}`
     if (ms === windowMs && optimised) {
       // Sums of the shortest window's recorded increases, one per evaluation:
       // each solve is counted (shortest / evaluation interval) times, in the
@@ -232,49 +290,91 @@ function compileOne(slo, options) {
       const s = promDuration(shortest)
       const scale = num(options.evaluationIntervalMs / shortest)
       recordings.push(
-        { record: `captcha_budget:solves:increase${w}`, expr: `sum_over_time(captcha_budget:solves:increase${s}${sel}[${w}]) * ${scale}`, labels: ids },
-        {
+        note(`Solves over the period (${w}): the ${s} increases summed, scaled by ${scale} (periodRules: optimised).`, { record: `captcha_budget:solves:increase${w}`, expr: `sum_over_time(captcha_budget:solves:increase${s}${sel}[${w}]) * ${scale}`, labels: ids }),
+        note(`Failures over the period, as the solves.`, {
           record: `captcha_budget:solve_failures:increase${w}`,
           expr: `sum_over_time(captcha_budget:solve_failures:increase${s}${sel}[${w}]) * ${scale}`,
           labels: ids,
-        },
-        {
+        }),
+        note(`The error ratio over the period.`, {
           record: `captcha_budget:solve_error:ratio_rate${w}`,
           expr: `sum_over_time(captcha_budget:solve_failures:increase${s}${sel}[${w}])\n/\nsum_over_time(captcha_budget:solves:increase${s}${sel}[${w}])`,
           labels: ids,
-        },
+        }),
       )
+    } else if (slo.sli) {
+      const [total, errors, ratio] = sliRecordings(slo.sli, w, ms, ids)
+      recordings.push(note(`Solves over ${w} (the SLI's total query × ${num(ms / 1000)} s).`, total), note(`Failures over ${w} (the SLI's error query).`, errors), note(`The error ratio over ${w}.`, ratio))
     } else {
-      recordings.push(...raw(w, ms))
+      recordings.push(
+        note(`Solves over ${w}: ${how}.`, { record: `captcha_budget:solves:increase${w}`, expr: countExpr('solves', ms), labels: ids }),
+        note(`Failures over ${w}: ${how}.`, { record: `captcha_budget:solve_failures:increase${w}`, expr: countExpr('solve_failures', ms), labels: ids }),
+        note(`The error ratio over ${w}: failures / solves.`, {
+          record: `captcha_budget:solve_error:ratio_rate${w}`,
+          expr: `captcha_budget:solve_failures:increase${w}${sel}\n/\ncaptcha_budget:solves:increase${w}${sel}`,
+          labels: ids,
+        }),
+      )
     }
-    recordings.push({
+    recordings.push(note(`The burn rate over ${w}: the error ratio / the error budget (${num(budgetOf(targetRate))}); 1 spends the budget exactly over the period.`, {
       record: `captcha_budget:burn_rate:ratio_rate${w}`,
       expr: `captcha_budget:solve_error:ratio_rate${w}${sel} / ${num(budgetOf(targetRate))}`,
       labels: ids,
-    })
+    }))
   }
+  // The recovery spans, each labelled `span`: one series per span and label set, read by every held pair.
+  if (recoverySpansMs.length > 0) {
+    const spanLines = (kind) => recoverySpansMs.map((ms) => {
+      const w = promDuration(ms)
+      const expr = windows.includes(ms) && !(ms === windowMs && optimised) ? `captcha_budget:${kind}:increase${w}${sel}` : countExpr(kind, ms)
+      return `label_replace(${expr}, "span", "${w}", "", "")`
+    }).join('\nor\n')
+    const spans = recoverySpansMs.map(promDuration).join(', ')
+    recordings.push(
+      note(`Solves over each recovery span (${spans}), labelled span: a held page may end on any of them.`, { record: 'captcha_budget:recovery_span_solves:increase', expr: spanLines('solves'), labels: ids }),
+      note(`Failures over each recovery span, as the solves.`, { record: 'captcha_budget:recovery_span_failures:increase', expr: spanLines('solve_failures'), labels: ids }),
+      note(`Each recovery span's length in seconds: a span judges a page only once the page is that old.`, {
+        record: 'captcha_budget:recovery_span:seconds',
+        expr: recoverySpansMs.map((ms) => `label_replace(vector(${num(ms / 1000)}), "span", "${promDuration(ms)}", "", "")`).join('\nor\n'),
+        labels: ids,
+      }),
+    )
+  }
+  // Per held pair, the recovery test as a table: the fewest solves a span must hold to end
+  // the page with `failures` failures (the binomial test at the core's alpha), up to the
+  // count from which the burn rate alone decides.
+  policy.forEach((pair, i) => {
+    const test = recovery[i]
+    if (!(pair.resolveBurnRate < pair.burnRate) || !(test.burnAloneFrom > test.minSolves)) return
+    const entries = [test.minSolves, ...test.failureSteps].map((n, f) => `label_replace(vector(${n}), "failures", "${f}", "", "")`)
+    recordings.push(note(
+      `${pair.name} recovery: a span with <failures> failures ends the page from this many solves (${test.burnAloneFrom}+: its burn rate alone decides).`,
+      { record: 'captcha_budget:recovery_solves_needed', expr: entries.join('\nor\n'), labels: { ...ids, pair: pair.name } },
+    ))
+  })
   // Fixed names, whatever the windows and period: what a dashboard reads.
-  for (const ms of alertWindows) {
-    const w = promDuration(ms)
-    recordings.push({ record: 'captcha_budget:window_burn_rate:ratio', expr: `captcha_budget:burn_rate:ratio_rate${w}${sel}`, labels: { ...ids, window: w } })
-  }
+  recordings.push(note('The burn rate over each alert window, labelled window (fixed name, for dashboards).', {
+    record: 'captcha_budget:window_burn_rate:ratio',
+    expr: alertWindows.map((ms) => `label_replace(captcha_budget:burn_rate:ratio_rate${promDuration(ms)}${sel}, "window", "${promDuration(ms)}", "", "")`).join('\nor\n'),
+    labels: ids,
+  }))
   // With a PromQL SLI there may be no source name.
   const named = name === undefined ? ids : { ...ids, name }
   const info = { ...named, objective: num(targetRate), period, ...(slo.labels ?? {}) }
   if (slo.description) info.description = slo.description
   recordings.push(
-    { record: 'captcha_budget:slo_info', expr: 'vector(1)', labels: info },
-    { record: 'captcha_budget:objective:ratio', expr: `vector(${num(targetRate)})`, labels: named },
-    { record: 'captcha_budget:error_budget:ratio', expr: `vector(${num(budgetOf(targetRate))})`, labels: named },
-    { record: 'captcha_budget:period:seconds', expr: `vector(${num(windowMs / 1000)})`, labels: named },
-    { record: 'captcha_budget:current_burn_rate:ratio', expr: `captcha_budget:burn_rate:ratio_rate${promDuration(shortest)}${sel}`, labels: ids },
-    { record: 'captcha_budget:period_burn_rate:ratio', expr: `captcha_budget:burn_rate:ratio_rate${period}${sel}`, labels: ids },
-    { record: 'captcha_budget:error_budget_remaining:ratio', expr: `clamp_min(1 - captcha_budget:period_burn_rate:ratio${sel}, 0)`, labels: ids },
+    note('The SLO itself: objective, period and labels (value 1).', { record: 'captcha_budget:slo_info', expr: 'vector(1)', labels: info }),
+    note('The objective.', { record: 'captcha_budget:objective:ratio', expr: `vector(${num(targetRate)})`, labels: named }),
+    note('The error budget: 1 - objective.', { record: 'captcha_budget:error_budget:ratio', expr: `vector(${num(budgetOf(targetRate))})`, labels: named }),
+    note('The period in seconds.', { record: 'captcha_budget:period:seconds', expr: `vector(${num(windowMs / 1000)})`, labels: named }),
+    note('The burn rate now: over the shortest window.', { record: 'captcha_budget:current_burn_rate:ratio', expr: `captcha_budget:burn_rate:ratio_rate${promDuration(shortest)}${sel}`, labels: ids }),
+    note('The burn rate over the whole period.', { record: 'captcha_budget:period_burn_rate:ratio', expr: `captcha_budget:burn_rate:ratio_rate${period}${sel}`, labels: ids }),
+    note('The share of the error budget left (0 when overspent).', { record: 'captcha_budget:error_budget_remaining:ratio', expr: `clamp_min(1 - captcha_budget:period_burn_rate:ratio${sel}, 0)`, labels: ids }),
   )
 
-  // The error ratio of a window, as the raw recordings compute it (the third of each window's three).
-  const ratioOf = (w, ms) => raw(w, ms)[2].expr
-  if (options.compat === 'sloth') recordings.push(...slothRecordings({ id, slo, windows, sel, ratioOf }))
+  // The error ratio of a window (Sloth's windows that are not recorded by name).
+  const ratioOf = (w, ms) => slo.sli ? sliRecordings(slo.sli, w, ms, ids)[2].expr : `${countExpr('solve_failures', ms)}\n/\n${countExpr('solves', ms)}`
+  if (options.compat === 'sloth') recordings.push(...slothRecordings({ id, slo, windows, sel, ratioOf }).map((r) => note(`Sloth's name (compat: sloth) for ${r.record.replace(/^slo:|^sloth_/, '')}.`, r)))
 
   // The SLO's own labels (owner, tier, cluster, …) on every alert, so that routes and silences keep matching.
   const sloLabels = slo.labels ?? {}
@@ -297,7 +397,13 @@ function compileOne(slo, options) {
     const expr = pairExpr({ pair, recovery: recovery[policy.indexOf(pair)], recoverySpansMs, alert, labels, minFailures, minEvents, slo, sel, by, period })
     const spent = (100 * pair.burnRate * pair.longWindowMs) / windowMs
     const failuresText = minFailures > 0 ? `, with at least ${minFailures} failures in ${long}` : ''
-    alerts.push({
+    const held = pair.resolveBurnRate < pair.burnRate
+    const gates = [minFailures > 0 ? `${minFailures} failures` : '', pair.minEvents > 0 ? `${pair.minEvents} solves` : ''].filter(Boolean).join(' and ')
+    alerts.push(note(
+      `${pair.name} (${pair.severity}): the burn rate above ${num(pair.burnRate)} over ${long} and ${short}` +
+        (gates ? `, with ${gates} in ${long}` : '') +
+        (held ? `; held until recovered: burn at or below ${num(pair.resolveBurnRate)} on the long window or a recovery span that passes the recovery test.` : '.'),
+      {
       alert,
       // No `for:` and no keep_firing_for: the tracker fires at once and holds a
       // page until it has recovered (pairExpr), and so do the rules.
@@ -314,13 +420,13 @@ function compileOne(slo, options) {
         ...alerting.annotations,
         ...(route?.annotations ?? {}),
       },
-    })
+    }))
   }
   // No alert at all when both kinds are disabled (Sloth's no-alerts), not even this one.
   if (!(alerting.page.disable && alerting.ticket.disable)) {
     const absent = `${alerting.name}SourceAbsent`
     const watched = slo.sli ? sliQuery(slo.sli.totalQuery, promDuration(shortest)) : selector(name)
-    alerts.push({
+    alerts.push(note(`The source has been absent for ${promDuration(ABSENT_FOR_MS)}: the SLO cannot be judged.`, {
       alert: absent,
       expr: `absent(${watched})`,
       for: promDuration(ABSENT_FOR_MS),
@@ -335,14 +441,17 @@ function compileOne(slo, options) {
         ...alerting.annotations,
         ...alerting.ticket.annotations,
       },
-    })
+    }))
   }
 
   // One group: its rules run in order at each evaluation, so the alerts read the
   // recordings of the same instant (separate groups run on their own timers).
-  const group = { name: `captcha-budget-${id}` }
+  const group = note(
+    `The SLO ${id}: ${num(targetRate * 100)}% of solves succeed over ${period}. Recordings first (counts, ratios and burn rates per window), then one alert per pair of the policy.`,
+    { name: `captcha-budget-${id}` },
+  )
   // The optimised period counts evaluations: the group's interval is the one they assume.
-  if (optimised) group.interval = promDuration(options.evaluationIntervalMs)
+  if (optimised || usesPieces) group.interval = promDuration(options.evaluationIntervalMs)
   group.rules = [...recordings, ...alerts]
   return { id, group, policy }
 }
@@ -373,7 +482,29 @@ function ruleGroups(slos, options) {
  */
 function toYaml(value) {
   // No anchors/aliases for shared label objects: each rule reads whole.
-  return YAML.stringify(value, { lineWidth: 0, aliasDuplicateObjects: false }).trimEnd()
+  const doc = new YAML.Document(value, { aliasDuplicateObjects: false })
+  // Each group and rule with its comment (what it is for) above it.
+  const groups = value?.groups ?? value?.spec?.groups
+  const at = value?.groups ? ['groups'] : ['spec', 'groups']
+  if (Array.isArray(groups)) {
+    groups.forEach((group, i) => {
+      if (RULE_COMMENTS.has(group)) doc.getIn([...at, i], true).commentBefore = commentText(RULE_COMMENTS.get(group))
+      group.rules?.forEach((rule, j) => {
+        if (RULE_COMMENTS.has(rule)) doc.getIn([...at, i, 'rules', j], true).commentBefore = commentText(RULE_COMMENTS.get(rule))
+      })
+    })
+  }
+  return doc.toString({ lineWidth: 0 }).trimEnd()
+}
+
+/** A comment for YAML: each line after a space, wrapped at about 100 characters. */
+function commentText(text) {
+  const lines = []
+  for (const word of text.split(' ')) {
+    if (lines.length && lines.at(-1).length + word.length < 100) lines[lines.length - 1] += ` ${word}`
+    else lines.push(` ${word}`)
+  }
+  return lines.join('\n')
 }
 
 /**
