@@ -2,8 +2,10 @@
 // `captcha-budget gate --redis <url> --key <key> --labels type=turnstile,site=x`: the
 // deploy gate for one child of a BudgetFamily fleet (lib/fleet/family-store.js), or, without
 // --labels, for its worst child. Read-only, like the single-budget gate (redis.js,
-// whose connection it uses); each child is judged by the family's stored options.
+// whose connection, redis-client.js, it uses); each child is judged by the family's stored options.
 const { familyKeysOf } = require('../fleet/family-store.js')
+const { ErrorBudgetTracker } = require('../tracker.js')
+const { connect } = require('./redis-client.js')
 
 /** `type=turnstile,site=x` → { type: 'turnstile', site: 'x' } (values may hold '='). */
 function parseLabels(text) {
@@ -21,7 +23,6 @@ function parseLabels(text) {
  * child) of family fleet `key`, with `labels` and `fleet: { key, bucketMs, children }`.
  */
 async function familyReport(url, key, labels) {
-  const { connect } = require('./redis.js')
   const client = await connect(url)
   let fields
   try {
@@ -69,7 +70,6 @@ async function familyReport(url, key, labels) {
     }
     byChild.set(want, [])
   }
-  const { ErrorBudgetTracker } = require('../tracker.js')
   // As redis.js: each child restored from an empty snapshot of the stored config
   // (a snapshot's config, its alert policy resolved), then its buckets recorded.
   const empty = JSON.stringify({
