@@ -29,7 +29,7 @@ function pascal(name) {
 
 // Labels the series, the rules or the scrape set themselves: a grouping label of that name would clash.
 // The package's one list (a grouping is a BudgetFamily's labelNames): one accepts what the other does.
-const { RESERVED_LABELS: NOT_GROUPING } = require('./labels.js')
+const { RESERVED_LABELS: NOT_GROUPING, LABEL_NAME_RULE, isLabelName } = require('./labels.js')
 
 /**
  * `slo.grouping` (Pyrra's): the label names the SLO is judged per set of, a
@@ -41,9 +41,7 @@ function checkGrouping(grouping) {
   const seen = new Set()
   for (const label of grouping) {
     if (typeof label !== 'string') throw invalidArgType(`${WHERE}slo.grouping: each label name must be a string, got ${describe(label)}`)
-    if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(label) || label.startsWith('__')) {
-      throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)`)
-    }
+    if (!isLabelName(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is not a Prometheus label name (${LABEL_NAME_RULE})`)
     if (NOT_GROUPING.includes(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is set by the rules or the scrape (reserved: ${NOT_GROUPING.join(', ')})`)
     if (seen.has(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is given twice`)
     seen.add(label)
