@@ -4,6 +4,7 @@
 // bug" advice (lib/load-native.js throws it).
 const fs = require('node:fs')
 const path = require('node:path')
+const { name, version, napi } = require('../package.json')
 
 const root = path.join(__dirname, '..')
 const ARCH = { x86_64: 'x64', aarch64: 'arm64' }
@@ -52,7 +53,6 @@ function addonMissing(
     forcedWasi = cause instanceof Error && /^WASI binding not found/.test(cause.message),
   } = {},
 ) {
-  const { name, version, napi } = require('../package.json')
   const wanted = `${name}-${suffix}`
   // --cpu applies to optional dependencies only: npm then takes the wasm32 package of
   // the main package's optionalDependencies and skips the native ones. Naming the WASI

@@ -95,7 +95,7 @@ function writeOutput(command, file, text) {
     return 0
   }
   try {
-    require('node:fs').writeFileSync(file, text)
+    fs.writeFileSync(file, text)
   } catch (err) {
     // Node's message ("ENOENT: no such file or directory, open '…'") does not say which option.
     const why = err.code ? `${err.message.replace(/^\w+: /, '').replace(/, \w+ '.*'$/s, '')} (${err.code})` : err.message

@@ -2,6 +2,7 @@
 // The error classes of the JavaScript parts (guard, solver) and the helpers that
 // build the package's argument errors: a TypeError / RangeError with the same
 // `code`s the native addon uses (ERR_INVALID_ARG_TYPE, ERR_INVALID_ARG_VALUE, ERR_OUT_OF_RANGE).
+const { inspect } = require('node:util')
 
 /**
  * Thrown (as a rejection) by `tracker.guard()` when the budget is exhausted and
@@ -104,7 +105,7 @@ function thrownText(value) {
       const message = value.message
       if (typeof message === 'string') return message
     }
-    return require('node:util').inspect(value, { depth: 2, breakLength: Infinity })
+    return inspect(value, { depth: 2, breakLength: Infinity })
   } catch {
     return `an unprintable ${value === null ? 'null' : typeof value}`
   }

@@ -263,6 +263,7 @@ const registries = new WeakMap()
 
 function loadPromClient() {
   try {
+    // An optional peer dependency: loaded by the first registerMetrics(), which needs it.
     return require('prom-client')
   } catch (err) {
     if (err.code !== 'MODULE_NOT_FOUND') throw err

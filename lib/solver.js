@@ -9,6 +9,7 @@ const { readLimited } = require('./read-limited.js')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { SolveError, describe, invalidArgType, invalidArgValue, checkOptionsObject, integerOption } = require('./errors')
 const { redact, redactUrl, quoteBody } = require('./redact')
+const throttles = require('./throttle')
 
 const DEFAULT_BASE_URL = 'https://ocr.captchaai.com'
 const SOLVER_OPTIONS = ['apiKey', 'baseUrl', 'tracker', 'pollIntervalMs', 'timeoutMs', 'countsAsFailure', 'whenExhausted', 'minSolves', 'probeIntervalMs']
@@ -197,7 +198,7 @@ function createSolver(options) {
   const timeoutMs = integerOption(opts.timeoutMs, 'createSolver options.timeoutMs', 1, MAX_MS, 180_000)
   const countsAsFailure = opts.countsAsFailure ?? defaultCountsAsFailure
   // What the guard does while the budget is exhausted (lib/throttle.js): passed to every solve.
-  const whenExhausted = require('./throttle').checkOptions(opts, 'createSolver options')
+  const whenExhausted = throttles.checkOptions(opts, 'createSolver options')
   const inUrl = new URL('in.php', base)
   const resUrl = new URL('res.php', base)
 

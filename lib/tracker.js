@@ -109,6 +109,7 @@ const getters = {
 }
 
 // --- the methods ----------------------------------------------------------------
+// The Prometheus exposition is loaded on first use: requiring the package costs the tracker only (docs/performance.md).
 const lazy = {
   get metrics() {
     return require('./metrics.js')

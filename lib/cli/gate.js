@@ -4,6 +4,8 @@
 // --prometheus, asks the fleet's Prometheus instead (lib/gate-prometheus.js); with
 // --redis, reads the fleet budget in Redis (lib/gate/redis.js).
 const fs = require('node:fs')
+const tty = require('node:tty')
+const cliValues = require('../cli-values')
 const prometheusGate = require('../gate-prometheus.js')
 
 /** Exit codes of `gate`, documented in the README. */
@@ -42,6 +44,7 @@ function register(program) {
       if (fromPrometheus) {
         process.exitCode = await fromPrometheus
       } else if (usesRedis) {
+        // The Redis gate (and its client) only for --redis, as the tracker below: the CLI's other commands need neither.
         process.exitCode = await require('../gate/redis.js').gateRedis(file, options, { answer, EXIT })
       } else if (file === undefined) {
         console.error("captcha-budget gate: missing argument 'snapshot' (or --prometheus <url> --slo <id>, or --redis <url> --key <key>)")
@@ -51,7 +54,7 @@ function register(program) {
       }
     })
   // A single-value flag given twice is a usage error, not the last one silently.
-  require('../cli-values').onceEach(command)
+  cliValues.onceEach(command)
 }
 
 function gate(file, options) {
@@ -83,7 +86,7 @@ function readSnapshot(file) {
   try {
     const stat = fs.fstatSync(fd)
     // stdin may be a pipe or a terminal, never a device such as /dev/zero; a named file only a file.
-    const device = stat.isBlockDevice() || (stat.isCharacterDevice() && !require('node:tty').isatty(fd))
+    const device = stat.isBlockDevice() || (stat.isCharacterDevice() && !tty.isatty(fd))
     if (fd === 0 && device) {
       throw new Error('stdin is a device (such as /dev/null or /dev/zero), not a snapshot: pipe or redirect a snapshot file into it')
     }

@@ -8,6 +8,7 @@ const path = require('node:path')
 const { Option } = require('commander')
 const { DEFAULTS } = require('../replay/options')
 const { humanDuration } = require('../duration')
+const cliValues = require('../cli-values')
 
 /** Exit codes of `replay`, documented in the README. */
 const EXIT = { ok: 0, badInput: 2 }
@@ -52,13 +53,12 @@ function register(program) {
       process.exitCode = await replayCommand(file, options)
     })
   // A single-value flag given twice is a usage error, not the last one silently (--target and --window collect theirs).
-  require('../cli-values').onceEach(command)
+  cliValues.onceEach(command)
 }
 
 /** Runs the command; resolves to its exit code. */
 async function replayCommand(file, options) {
   // Required here, not at the top: the CLI's other commands need no addon.
-  const cliValues = require('../cli-values')
   const { perName, checkFields } = require('../replay/options')
   const { replay, BadLineError } = require('../replay/run')
   const { progressBar } = require('../replay/progress')
@@ -115,6 +115,7 @@ async function replayCommand(file, options) {
     }
     let chartPath = null
     if (options.chart) {
+      // Each output's writer only when asked for (the CLI loads every command's module).
       const { chartSvg } = require('../replay/chart')
       chartPath = path.resolve(options.chart)
       fs.writeFileSync(chartPath, chartSvg(summary, series))
@@ -122,7 +123,7 @@ async function replayCommand(file, options) {
     if (options.json) {
       console.log(JSON.stringify({ ...summary, chart: chartPath }, null, 2))
     } else {
-      const { render } = require('../replay/text')
+      const { render } = require('../replay/text') // (as the chart's)
       // The chart's path as typed when it is under the working directory, else absolute.
       const shown = chartPath && (path.relative(process.cwd(), chartPath).startsWith('..') ? chartPath : path.relative(process.cwd(), chartPath))
       console.log(render(summary, shown))

@@ -58,6 +58,7 @@ function specSlos(options) {
   for (const flag of SLO_FLAGS) {
     if (options[flag] !== undefined) throw new UsageError(`--${flag} cannot be given with --spec (the file describes the SLOs)`)
   }
+  // Required here, not at the top: only --spec reads OpenSLO / Sloth files (and loads yaml).
   const { readSpec, SpecError } = require('../slo/spec.js')
   let text
   try {

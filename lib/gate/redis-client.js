@@ -31,6 +31,7 @@ async function connect(url) {
   }
   let nodeRedis
   try {
+    // The other optional peer dependency, when ioredis is not installed.
     nodeRedis = require('redis')
   } catch {
     throw new Error('--redis needs the ioredis or redis (node-redis v5+) package installed')

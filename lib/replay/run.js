@@ -2,6 +2,7 @@
 // The replay itself: streams the log's events into manual-clock trackers (one,
 // or one per type), sampling them for the chart and counting the baseline,
 // then waits for the listeners and summarises.
+const { ErrorBudgetTracker } = require('../tracker.js')
 const { readLog } = require('./reader')
 const { ReplayTrackers } = require('./trackers')
 const { Series } = require('./series')
@@ -163,7 +164,6 @@ async function replay(options) {
 
 // Every configured tracker must be valid before the replay starts, not at its first event.
 function checkSettings(settingsFor, names) {
-  const { ErrorBudgetTracker } = require('../tracker.js')
   for (const name of names) {
     try {
       new ErrorBudgetTracker({ ...settingsFor(name), clock: 'manual' }).close()
