@@ -3,7 +3,7 @@
 // for both: a target rate, a count, a duration, an alert policy. Every problem
 // is a UsageError, which a command turns into exit code 2.
 const fs = require('node:fs')
-const { parseDuration } = require('./duration')
+const { parseDuration } = require('./duration.js')
 
 /** Bad command-line input: the command prints the message and exits 2. */
 class UsageError extends Error {

@@ -6,7 +6,7 @@
 // budget exhausted: throttled or refused, a BudgetExhaustedError, nothing sent or
 // recorded) hands the task to the next; any other outcome is final — a solve that
 // ran and failed was recorded by its own budget, and is not sent twice.
-const { BudgetExhaustedError, describe, invalidArgType, checkOptionsObject } = require('./errors')
+const { BudgetExhaustedError, describe, invalidArgType, checkOptionsObject } = require('./errors.js')
 
 /**
  * @param {ReadonlyArray<{ solve: (task: object, options?: object) => Promise<unknown> }>} solvers in order of preference

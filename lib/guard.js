@@ -13,8 +13,8 @@ const {
   invalidArgType,
   checkOptionsObject,
   integerOption,
-} = require('./errors')
-const throttles = require('./throttle')
+} = require('./errors.js')
+const throttles = require('./throttle.js')
 
 // The guard() calls of each tracker whose fn has not settled (nor timed out) yet:
 // a family never evicts a child with one (lib/family/children.js), its outcome would be lost.

@@ -5,8 +5,8 @@
 // config fields and custom pairs as a tracker does and holds the one table of
 // every policy; this file checks what only the rules have (names, routing).
 const { scrapePolicy } = require('./load-native.js')
-const { ARGUMENT_NAME, describe, printable, invalidArgType, outOfRange, invalidArgValue } = require('./errors')
-const { promDuration } = require('./duration')
+const { ARGUMENT_NAME, describe, printable, invalidArgType, outOfRange, invalidArgValue } = require('./errors.js')
+const { promDuration } = require('./duration.js')
 const { LABEL_NAME, LABEL_NAME_RULE, RULE_LABELS: RESERVED_LABELS, isLabelName } = require('./labels.js')
 
 /** The fields of `slo`. */

@@ -9,10 +9,10 @@
 // the hold/resolve rule: pairExpr), asked of the core by lib/rules-slo.js,
 // which also checks the SLO.
 const YAML = require('yaml')
-const { outOfRange, invalidArgValue, invalidArgType, describe } = require('./errors')
-const { promDuration, approxDuration, threeDigits } = require('./duration')
-const { checkSlo, checkOptions, prometheusPolicy, policyOf, defaultId, budgetOf, num, WHERE, ABSENT_FOR_MS } = require('./rules-slo')
-const { WINDOW } = require('./rules-slo')
+const { outOfRange, invalidArgValue, invalidArgType, describe } = require('./errors.js')
+const { promDuration, approxDuration, threeDigits } = require('./duration.js')
+const { checkSlo, checkOptions, prometheusPolicy, policyOf, defaultId, budgetOf, num, WHERE, ABSENT_FOR_MS } = require('./rules-slo.js')
+const { WINDOW } = require('./rules-slo.js')
 
 // The PromQL selector of the SLO's counter (lib/metrics.js): its name label, and an outcome.
 function selector(name, outcome) {

@@ -7,9 +7,9 @@
 // attempt, so it is recorded exactly once, and refused while the budget is exhausted.
 const { readLimited } = require('./read-limited.js')
 const { setTimeout: sleep } = require('node:timers/promises')
-const { SolveError, describe, invalidArgType, invalidArgValue, checkOptionsObject, integerOption } = require('./errors')
-const { redact, redactUrl, quoteBody } = require('./redact')
-const throttles = require('./throttle')
+const { SolveError, describe, invalidArgType, invalidArgValue, checkOptionsObject, integerOption } = require('./errors.js')
+const { redact, redactUrl, quoteBody } = require('./redact.js')
+const throttles = require('./throttle.js')
 
 const DEFAULT_BASE_URL = 'https://ocr.captchaai.com'
 const SOLVER_OPTIONS = ['apiKey', 'baseUrl', 'tracker', 'pollIntervalMs', 'timeoutMs', 'countsAsFailure', 'whenExhausted', 'minSolves', 'probeIntervalMs']
@@ -238,6 +238,6 @@ function createSolver(options) {
 }
 
 // Solvers tried in order, each under its own budget (lib/failover.js); exported here too.
-const { createFailover } = require('./failover')
+const { createFailover } = require('./failover.js')
 
 module.exports = { createSolver, defaultCountsAsFailure, CALLER_ERROR_CODES, createFailover }

@@ -1,7 +1,7 @@
 'use strict'
 // `captcha-budget dashboard`: a Grafana dashboard (JSON) for the rules of
 // `captcha-budget rules`, the SLO chosen in a variable (lib/dashboard.js).
-const cliValues = require('../cli-values')
+const cliValues = require('../cli-values.js')
 
 const BAD_INPUT = 2
 

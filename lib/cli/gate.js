@@ -5,7 +5,7 @@
 // --redis, reads the fleet budget in Redis (lib/gate/redis.js).
 const fs = require('node:fs')
 const tty = require('node:tty')
-const cliValues = require('../cli-values')
+const cliValues = require('../cli-values.js')
 const prometheusGate = require('../gate-prometheus.js')
 
 /** Exit codes of `gate`, documented in the README. */

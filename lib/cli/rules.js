@@ -3,8 +3,8 @@
 // judged across every worker that exposes tracker.metrics({ name }): one SLO
 // from the flags, or many from an OpenSLO / Sloth file (--spec).
 const fs = require('node:fs')
-const { writeOutput, UsageError, parseTarget, parseCount, parseDurationArg, parseAlerts, onceEach } = require('../cli-values')
-const { printable } = require('../errors')
+const { writeOutput, UsageError, parseTarget, parseCount, parseDurationArg, parseAlerts, onceEach } = require('../cli-values.js')
+const { printable } = require('../errors.js')
 
 const BAD_INPUT = 2
 // The flags that describe one SLO, which --spec replaces.

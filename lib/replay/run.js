@@ -3,14 +3,14 @@
 // or one per type), sampling them for the chart and counting the baseline,
 // then waits for the listeners and summarises.
 const { ErrorBudgetTracker } = require('../tracker.js')
-const { readLog } = require('./reader')
-const { ReplayTrackers } = require('./trackers')
-const { Series } = require('./series')
-const { Baseline } = require('./baseline')
-const { summarize } = require('./summary')
-const { UsageError } = require('../cli-values')
-const { DEFAULTS } = require('./options')
-const { GROUP_SEPARATOR } = require('./reader')
+const { readLog } = require('./reader.js')
+const { ReplayTrackers } = require('./trackers.js')
+const { Series } = require('./series.js')
+const { Baseline } = require('./baseline.js')
+const { summarize } = require('./summary.js')
+const { UsageError } = require('../cli-values.js')
+const { DEFAULTS } = require('./options.js')
+const { GROUP_SEPARATOR } = require('./reader.js')
 
 /** What lines without a type are called. */
 const UNTYPED = 'untyped'

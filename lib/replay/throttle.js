@@ -5,7 +5,7 @@
 // the same config, fed only the solves it would have admitted (a refused solve
 // never happens, so it is never recorded). Its state changes join the timeline
 // as `{ kind: 'throttle', from, to, admitted, refused, probes }`.
-const { Throttle, DEFAULTS, recentBurnRate } = require('../throttle')
+const { Throttle, DEFAULTS, recentBurnRate } = require('../throttle.js')
 const { ErrorBudgetTracker } = require('../tracker.js')
 
 const OPTIONS = Object.freeze({ whenExhausted: 'throttle', ...DEFAULTS.throttle, critical: false })

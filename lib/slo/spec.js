@@ -10,11 +10,11 @@
 // document and the field, and why.
 const path = require('node:path')
 const YAML = require('yaml')
-const { parseDuration } = require('../duration')
+const { parseDuration } = require('../duration.js')
 const { LABEL_NAME_RULE, isLabelName } = require('../labels.js')
 const { WINDOW } = require('../rules-slo.js')
 // Names quoted in messages with what a terminal or log would act on escaped (a hostile name is refused later, by lib/rules-slo.js).
-const { printable } = require('../errors')
+const { printable } = require('../errors.js')
 
 const COUNTER = 'captcha_budget_solves_total'
 // OpenSLO's units; M, Q and Y are calendar lengths, which a rolling window of fixed length cannot be.
