@@ -50,7 +50,7 @@ function addonMissing(
   {
     suffix = hostSuffix(),
     clone = fs.existsSync(path.join(root, 'Cargo.toml')),
-    forcedWasi = cause instanceof Error && /^WASI binding not found/.test(cause.message),
+    forcedWasi = cause instanceof Error && String(cause.message).startsWith('WASI binding not found'),
   } = {},
 ) {
   const wanted = `${name}-${suffix}`

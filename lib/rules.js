@@ -9,7 +9,7 @@
 // the hold/resolve rule: pairExpr), asked of the core by lib/rules-slo.js,
 // which also checks the SLO.
 const YAML = require('yaml')
-const { outOfRange, invalidArgValue, invalidArgType, describe } = require('./errors.js')
+const { invalidArgValue, invalidArgType, describe } = require('./errors.js')
 const { promDuration, approxDuration, threeDigits } = require('./duration.js')
 const { checkSlo, checkOptions, prometheusPolicy, policyOf, defaultId, budgetOf, num, WHERE, ABSENT_FOR_MS } = require('./rules-slo.js')
 const { WINDOW } = require('./rules-slo.js')
