@@ -90,6 +90,24 @@ function describe(value) {
 }
 
 /**
+ * A tracker member (`report()`, `the total getter`) called on `receiver`, which is
+ * not a tracker: a TypeError with code ERR_INVALID_THIS naming the member and, for
+ * a method, how to call it.
+ */
+function invalidThis(member, receiver) {
+  const not = 'that is not an ErrorBudgetTracker'
+  let got
+  if (receiver === undefined || receiver === null) got = String(receiver)
+  else if (typeof receiver === 'object') got = `an object ${not}`
+  else if (typeof receiver === 'function') got = `a function ${not}`
+  else got = `a ${typeof receiver}`
+  const how = member.endsWith('()') ? `: call it as tracker.${member.slice(0, -2)}(), or bind it to the tracker` : ''
+  const err = new TypeError(`${member} needs an ErrorBudgetTracker as this, got ${got}${how}`)
+  err.code = 'ERR_INVALID_THIS'
+  return err
+}
+
+/**
  * A thrown value as text for a warning or a message, whatever it is: an Error's
  * message, a string as is, anything else as util.inspect shows it (a Symbol, a
  * null-prototype object, an object whose toString throws). Never throws: a value
@@ -180,6 +198,7 @@ module.exports = {
   GuardTimeoutError,
   SolveError,
   describe,
+  invalidThis,
   thrownText,
   printable,
   invalidArgType,

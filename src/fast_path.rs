@@ -95,7 +95,7 @@ pub fn remember_prototype_record(env: &Env, proto: &mut Object) -> Result<()> {
     getter: None,
     setter: None,
     value: record.raw(),
-    // Configurable: lib/receiver.js points it at its checked wrapper of `record`.
+    // Configurable: lib/tracker.js's class defines its own, the checked `record`.
     attributes: sys::PropertyAttributes::configurable,
     data: ptr::null_mut(),
   };

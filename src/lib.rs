@@ -12,7 +12,6 @@ mod handle;
 mod listeners;
 mod persist;
 mod policy;
-mod receiver;
 mod record;
 mod replay;
 mod report;
@@ -29,16 +28,15 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
-/// Finishes the class once the module's exports exist: its members checked
-/// (raw getters, a receiver check before the glue: `receiver.rs`),
-/// `Symbol.dispose`, and the prototype's `record` remembered for the fast path.
+/// Finishes the class once the module's exports exist: `Symbol.dispose`, and
+/// the prototype's `record` remembered for the fast path. (Receivers are
+/// checked by `lib/tracker.js`, the class's JavaScript side.)
 #[napi(module_exports)]
 pub fn finish_class(exports: Object, env: Env) -> napi::Result<()> {
   let ctor: Unknown = exports.get_named_property("ErrorBudgetTracker")?;
   // Classes and `Symbol` are functions: read their properties through the object view.
   let ctor: Object = unsafe { ctor.cast() }?;
   let mut proto: Object = ctor.get_named_property("prototype")?;
-  receiver::finish_prototype(&env, &mut proto)?;
   install_dispose(&env, &mut proto)?;
   fast_path::remember_prototype_record(&env, &mut proto)?;
   fast_path::export_report_buffer(&env, &exports)?;

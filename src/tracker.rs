@@ -384,13 +384,6 @@ impl ErrorBudgetTracker {
   }
 }
 
-/// A tracker's object collected: its address is no longer a tracker's.
-impl Drop for ErrorBudgetTracker {
-  fn drop(&mut self) {
-    crate::receiver::forget(self);
-  }
-}
-
 /// Checks `on`/`off` arguments: a known event name and a function.
 fn listener_args<'a>(
   method: &str,
