@@ -1,5 +1,10 @@
-//! Node.js binding of captcha-error-budget: a thin napi-rs layer over the pure
-//! `budget_core` crate (argument checks, listener dispatch, the JS class).
+//! Node.js binding of captcha-error-budget over the pure `budget_core` crate:
+//! napi-rs glue for the native class and its arguments, and what the core
+//! cannot do without Node (threadsafe listener dispatch, the timer and saving
+//! threads, persist files, shared trackers, the fleet's native side). Raw
+//! Node-API is the one documented exception, for the hot paths only
+//! (`fast_path.rs`: each tracker's `record`, report fill and `figure`) and the
+//! listener error path (`listeners.rs`). The class's JavaScript side is `lib/tracker.js`.
 
 mod args;
 mod clock;
@@ -9,6 +14,7 @@ mod error;
 mod fast_path;
 mod fleet;
 mod handle;
+mod layout;
 mod listeners;
 mod persist;
 mod policy;
