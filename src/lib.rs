@@ -41,7 +41,7 @@ use napi_derive::napi;
 pub fn finish_class(exports: Object, env: Env) -> napi::Result<()> {
   let ctor: Unknown = exports.get_named_property("ErrorBudgetTracker")?;
   // Classes and `Symbol` are functions: read their properties through the object view.
-  let ctor: Object = unsafe { ctor.cast() }?;
+  let ctor = Object::from_unknown(ctor)?;
   let mut proto: Object = ctor.get_named_property("prototype")?;
   install_dispose(&env, &mut proto)?;
   fast_path::remember_prototype_record(&env, &mut proto)?;
@@ -54,7 +54,7 @@ pub fn finish_class(exports: Object, env: Env) -> napi::Result<()> {
 fn install_dispose(env: &Env, proto: &mut Object) -> napi::Result<()> {
   let close: Unknown = proto.get_named_property("close")?;
   let symbol: Unknown = env.get_global()?.get_named_property("Symbol")?;
-  let symbol: Object = unsafe { symbol.cast() }?;
+  let symbol = Object::from_unknown(symbol)?;
   let dispose: Unknown = symbol.get_named_property("dispose")?;
   if dispose.get_type()? == ValueType::Symbol {
     proto.set_property(dispose, close)?;
