@@ -93,6 +93,10 @@ test('the contract: the addon exports its symbols and layouts, and a difference 
   t.is(seam.REPORT_INTO, Symbol.for(contract.reportIntoSymbol))
   t.is(seam.FIGURE, Symbol.for(contract.figureSymbol))
   t.is(seam.REPORT_HEAD, 15)
+  // Each layout is the addon's enum as { name: index } (src/layout.rs): every index once.
+  t.deepEqual(Object.values(contract.reportLayout).sort((a, b) => a - b), [...Array(15).keys()])
+  t.deepEqual(Object.keys(contract.pairLayout).sort(), ['burnRateLong', 'burnRateShort', 'index'])
+  t.deepEqual(Object.values(contract.figureLayout).sort((a, b) => a - b), [...Array(12).keys()])
   t.deepEqual(seam.STATUSES, ['healthy', 'warning', 'critical', 'exhausted'])
   // The per-instance functions live under the addon's keys.
   const tracker = new ErrorBudgetTracker({ clock: 'manual' })
@@ -105,14 +109,13 @@ test('the contract: the addon exports its symbols and layouts, and a difference 
   const nativePath = require.resolve('../lib/load-native.js')
   const contractPath = require.resolve('../lib/contract.js')
   const saved = require.cache[nativePath].exports
-  const swapped = [...contract.reportFields]
-  ;[swapped[2], swapped[3]] = [swapped[3], swapped[2]]
-  require.cache[nativePath].exports = { ...saved, seamContract: () => ({ ...contract, reportFields: swapped }) }
+  const { total, ...renamed } = contract.reportLayout
+  require.cache[nativePath].exports = { ...saved, seamContract: () => ({ ...contract, reportLayout: { ...renamed, count: total } }) }
   delete require.cache[contractPath]
   try {
     const err = t.throws(() => require('../lib/contract.js'))
     t.regex(err.message, /disagree on the report buffer layout/)
-    t.regex(err.message, /"failures","total"/)
+    t.regex(err.message, /\(the addon has no total; the JavaScript does not read the addon's count\)/)
   } finally {
     require.cache[nativePath].exports = saved
     delete require.cache[contractPath]
@@ -165,4 +168,31 @@ withRedis('a fleet tracker is an ErrorBudgetTracker: constructor, report().fleet
   plain.close()
   tracker.close()
   t.true(tracker.closed)
+})
+
+test('lib/fast-report.js reads the buffer by the addon\'s indexes, not by position (issue 32)', (t) => {
+  const contract = native.seamContract()
+  const nativePath = require.resolve('../lib/load-native.js')
+  const contractPath = require.resolve('../lib/contract.js')
+  const reportPath = require.resolve('../lib/fast-report.js')
+  const saved = require.cache[nativePath].exports
+  // An addon that said total and failures trade places: the JavaScript reads them from each other's slots.
+  const { total, failures } = contract.reportLayout
+  const swapped = { ...contract, reportLayout: { ...contract.reportLayout, total: failures, failures: total } }
+  require.cache[nativePath].exports = Object.assign(Object.create(saved), { seamContract: () => swapped })
+  delete require.cache[contractPath]
+  delete require.cache[reportPath]
+  const tracker = new ErrorBudgetTracker({ clock: 'manual' })
+  try {
+    tracker.recordMany(97, 3, 0)
+    const report = require('../lib/fast-report.js').fastReport(tracker)
+    t.is(report.total, 3)
+    t.is(report.failures, 100)
+  } finally {
+    tracker.close()
+    require.cache[nativePath].exports = saved
+    delete require.cache[contractPath]
+    delete require.cache[reportPath]
+    require('../lib/fast-report.js')
+  }
 })

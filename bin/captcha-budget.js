@@ -27,7 +27,7 @@ program
 
 const commandsDir = path.join(__dirname, '..', 'lib', 'cli')
 for (const file of fs.readdirSync(commandsDir).filter((f) => f.endsWith('.js')).sort()) {
-  require(path.join(commandsDir, file)).register(program)
+  require(path.join(commandsDir, file)).register(program) // each command registers its flags
 }
 
 program.parseAsync(process.argv).catch((err) => {

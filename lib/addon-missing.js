@@ -4,6 +4,7 @@
 // bug" advice (lib/load-native.js throws it).
 const fs = require('node:fs')
 const path = require('node:path')
+const { name, version, napi } = require('../package.json')
 
 const root = path.join(__dirname, '..')
 const ARCH = { x86_64: 'x64', aarch64: 'arm64' }
@@ -50,10 +51,9 @@ function addonMissing(
   {
     suffix = hostSuffix(),
     clone = fs.existsSync(path.join(root, 'Cargo.toml')),
-    forcedWasi = cause instanceof Error && /^WASI binding not found/.test(cause.message),
+    forcedWasi = cause instanceof Error && String(cause.message).startsWith('WASI binding not found'),
   } = {},
 ) {
-  const { name, version, napi } = require('../package.json')
   const wanted = `${name}-${suffix}`
   // A version that is not published (a clone's, or an install of the clone's folder) is
   // not on the registry: the command above would fail with a 404.

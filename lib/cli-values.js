@@ -2,11 +2,12 @@
 // Command-line values shared by the subcommands (`rules`, `replay`), read one way
 // for both: a target rate, a count, a duration, an alert policy. Every problem
 // is a UsageError, which a command turns into exit code 2.
-const { parseDuration } = require('./duration')
+const { parseDuration } = require('./duration.js')
 const { readFileLimited } = require('./read-limited.js')
 
 /** The most bytes an --alerts file may hold (a policy is a few pairs). */
 const MAX_ALERTS_BYTES = 1024 * 1024
+const fs = require('node:fs')
 
 /** Bad command-line input: the command prints the message and exits 2. */
 class UsageError extends Error {
@@ -100,7 +101,7 @@ function writeOutput(command, file, text) {
     return 0
   }
   try {
-    require('node:fs').writeFileSync(file, text)
+    fs.writeFileSync(file, text)
   } catch (err) {
     // Node's message ("ENOENT: no such file or directory, open '…'") does not say which option.
     const why = err.code ? `${err.message.replace(/^\w+: /, '').replace(/, \w+ '.*'$/s, '')} (${err.code})` : err.message

@@ -3,13 +3,15 @@
 // the package loads: the registered symbols both sides use, the layout of the
 // report buffer (src/fast_path.rs `write_report` ↔ lib/fast-report.js), the
 // figure indexes of the getters (src/fast_path.rs `figure` ↔ lib/tracker.js)
-// and the status order. The addon says what it does (`seamContract()`); this
-// file says what the JavaScript was written against; a difference is an
-// error at load, naming it, rather than wrong figures later.
+// and the status order. Each layout is one Rust enum (src/layout.rs), which the
+// addon exports as `{ name: index }`: the JavaScript reads by those indexes
+// (`b[R.total]`), and this file checks that the addon has exactly the names the
+// JavaScript reads; a difference is an error at load, naming it, rather than
+// wrong figures later.
 const native = require('./load-native.js')
 const { ARGUMENT_NAME } = require('./errors.js')
 
-/** What lib/fast-report.js reads at each index of the report buffer's head. */
+/** What lib/fast-report.js reads of the report buffer's head. */
 const REPORT_FIELDS = Object.freeze([
   'status',
   'currentRate',
@@ -29,7 +31,7 @@ const REPORT_FIELDS = Object.freeze([
 ])
 /** What it reads for each firing pair after the head. */
 const REPORT_PAIR_FIELDS = Object.freeze(['index', 'burnRateLong', 'burnRateShort'])
-/** The getters lib/tracker.js reads through `figure(index)`, by index. */
+/** The getters lib/tracker.js reads through `figure(index)`. */
 const FIGURES = Object.freeze([
   'now',
   'total',
@@ -55,9 +57,25 @@ function check(what, expected, actual) {
     )
   }
 }
-check('the report buffer layout', REPORT_FIELDS, contract.reportFields)
-check("the report buffer's pair layout", REPORT_PAIR_FIELDS, contract.reportPairFields)
-check('the figure indexes', FIGURES, contract.figures)
+/**
+ * The addon's layout `{ name: index }`, checked: exactly the names the JavaScript reads
+ * (`names`), at the indexes 0 to n − 1. Returned frozen, for reading by name.
+ */
+function layout(what, names, given) {
+  const byIndex = []
+  for (const [name, index] of Object.entries(given ?? {})) byIndex[index] = name
+  const unwritten = names.filter((name) => !Object.hasOwn(given ?? {}, name))
+  const unread = Object.keys(given ?? {}).filter((name) => !names.includes(name))
+  if (unwritten.length > 0 || unread.length > 0) {
+    const parts = [...unwritten.map((name) => `the addon has no ${name}`), ...unread.map((name) => `the JavaScript does not read the addon's ${name}`)]
+    throw new Error(`captcha-error-budget: the addon and the JavaScript disagree on ${what} (${parts.join('; ')}); rebuild the addon (npm run build)`)
+  }
+  if (byIndex.length !== names.length || byIndex.some((name) => name === undefined)) check(`${what} indexes`, names.map((_, i) => i), Object.values(given))
+  return Object.freeze({ ...given })
+}
+const REPORT = layout('the report buffer layout', REPORT_FIELDS, contract.reportLayout)
+const PAIR = layout("the report buffer's pair layout", REPORT_PAIR_FIELDS, contract.pairLayout)
+const FIGURE_INDEX = layout('the figure indexes', FIGURES, contract.figureLayout)
 // lib/errors.js names the symbol itself (it loads without the addon): the same key.
 check('the config argument name symbol', Symbol.keyFor(ARGUMENT_NAME), contract.argumentNameSymbol)
 
@@ -68,11 +86,16 @@ module.exports = {
   FIGURE: Symbol.for(contract.figureSymbol),
   /** The prototype's own `record`, which a subclass's override is told apart from. */
   NATIVE_RECORD: Symbol.for(contract.nativeRecordSymbol),
+  /** The index of each field of the report buffer's head, by name. */
+  REPORT,
+  /** The index of each value of a firing pair (after the head), by name. */
+  PAIR,
   /** Values before the firing pairs in the report buffer. */
   REPORT_HEAD: REPORT_FIELDS.length,
+  /** Values of each firing pair. */
   REPORT_PAIR: REPORT_PAIR_FIELDS.length,
   /** The figure index of each getter lib/tracker.js defines, by name. */
-  FIGURE_INDEX: Object.freeze(Object.fromEntries(FIGURES.map((name, i) => [name, i]))),
+  FIGURE_INDEX,
   /** The statuses in the order of the native status index (`Status::ALL`): the one list. */
   STATUSES: Object.freeze(contract.statuses),
 }

@@ -4,7 +4,7 @@
 // SLO, the SLO chosen with the `slo` variable (from captcha_budget:slo_info),
 // its source with `source`. Every query names only those series and ALERTS
 // (__test__/dashboard.spec.js checks both, and the JSON against @grafana/schema).
-const { describe, invalidArgType, invalidArgValue, checkOptionsObject } = require('./errors')
+const { describe, invalidArgType, invalidArgValue, checkOptionsObject } = require('./errors.js')
 
 /** Grafana's dashboard uid: at most 40 characters of these. */
 const UID = /^[A-Za-z0-9_-]{1,40}$/
@@ -62,7 +62,7 @@ function grafanaDashboard(options) {
   if (slo !== undefined) {
     // The SLO id as the rules take it: printable, no Go template syntax. Required
     // here, not at the top: lib/rules-slo.js loads the addon, which the dashboard otherwise needs not.
-    const { textProblem, shown } = require('./rules-slo')
+    const { textProblem, shown } = require('./rules-slo.js')
     const problem = textProblem(slo)
     if (problem) throw invalidArgValue(`grafanaDashboard(options): options.slo ${problem}, got ${shown(slo)}`)
   }

@@ -3,7 +3,7 @@
 // `90m`, `1h30m`, `500ms`), and written three ways, each for its reader:
 // Prometheus (exact, in rule names and labels), people (exact, the units a person
 // uses) and prose (approximate, three significant digits).
-const { outOfRange } = require('./errors')
+const { outOfRange } = require('./errors.js')
 
 const DURATION = /^(?:(\d+)w)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+)s)?(?:(\d+)ms)?$/
 const UNIT_MS = [604_800_000, 86_400_000, 3_600_000, 60_000, 1000, 1]

@@ -2,6 +2,7 @@
 // The error classes of the JavaScript parts (guard, solver) and the helpers that
 // build the package's argument errors: a TypeError / RangeError with the same
 // `code`s the native addon uses (ERR_INVALID_ARG_TYPE, ERR_INVALID_ARG_VALUE, ERR_OUT_OF_RANGE).
+const { inspect } = require('node:util')
 
 /**
  * Thrown (as a rejection) by `tracker.guard()` when the budget is exhausted and
@@ -115,6 +116,24 @@ function describe(value) {
 }
 
 /**
+ * A tracker member (`report()`, `the total getter`) called on `receiver`, which is
+ * not a tracker: a TypeError with code ERR_INVALID_THIS naming the member and, for
+ * a method, how to call it.
+ */
+function invalidThis(member, receiver) {
+  const not = 'that is not an ErrorBudgetTracker'
+  let got
+  if (receiver === undefined || receiver === null) got = String(receiver)
+  else if (typeof receiver === 'object') got = `an object ${not}`
+  else if (typeof receiver === 'function') got = `a function ${not}`
+  else got = `a ${typeof receiver}`
+  const how = member.endsWith('()') ? `: call it as tracker.${member.slice(0, -2)}(), or bind it to the tracker` : ''
+  const err = new TypeError(`${member} needs an ErrorBudgetTracker as this, got ${got}${how}`)
+  err.code = 'ERR_INVALID_THIS'
+  return err
+}
+
+/**
  * A thrown value as text for a warning or a message, whatever it is: an Error's
  * message, a string as is, anything else as util.inspect shows it (a Symbol, a
  * null-prototype object, an object whose toString throws). Never throws: a value
@@ -130,7 +149,7 @@ function thrownText(value) {
       const message = value.message
       if (typeof message === 'string') return message
     }
-    return require('node:util').inspect(value, { depth: 2, breakLength: Infinity })
+    return inspect(value, { depth: 2, breakLength: Infinity })
   } catch {
     return `an unprintable ${value === null ? 'null' : typeof value}`
   }
@@ -206,6 +225,7 @@ module.exports = {
   GuardTimeoutError,
   SolveError,
   describe,
+  invalidThis,
   thrownText,
   printable,
   invalidArgType,

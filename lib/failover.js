@@ -8,8 +8,8 @@
 // lib/outcomes.js), or whose provider turned it away for capacity (by the
 // solver's profile: nothing solved), hands the task to the next; any other outcome is final — a solve that
 // ran and failed was recorded by its own budget, and is not sent twice.
-const { BudgetExhaustedError, ProviderBackoffError, describe, invalidArgType, checkOptionsObject } = require('./errors')
-const { classify } = require('./classify')
+const { BudgetExhaustedError, ProviderBackoffError, describe, invalidArgType, checkOptionsObject } = require('./errors.js')
+const { classify } = require('./classify.js')
 
 /**
  * @param {ReadonlyArray<{ solve: (task: object, options?: object) => Promise<unknown> }>} solvers in order of preference

@@ -3,11 +3,11 @@
 // where building the same 15-property object through Node-API costs ≈3 µs
 // (every property interns its name and walks V8's map transitions). The
 // numbers come from the native tracker in one call, written into a shared
-// Float64Array (layout in src/fast_path.rs, `write_report`, checked against
-// this file's at load by lib/contract.js).
+// Float64Array, read by name: `b[R.total]` (the layout is src/layout.rs's
+// `ReportField` and `PairField`, which lib/contract.js checks at load).
 
 const native = require('./load-native.js')
-const { REPORT_INTO, REPORT_HEAD, REPORT_PAIR, STATUSES } = require('./contract.js')
+const { REPORT_INTO, REPORT: R, PAIR: P, REPORT_HEAD, REPORT_PAIR, STATUSES } = require('./contract.js')
 
 const HEAD = REPORT_HEAD
 
@@ -36,8 +36,8 @@ function firingAlerts(policy, b, count) {
   const alerts = []
   for (let i = 0; i < count; i++) {
     const at = HEAD + REPORT_PAIR * i
-    const rule = policy[b[at]]
-    alerts.push({ name: rule.name, severity: rule.severity, burnRateLong: b[at + 1], burnRateShort: b[at + 2], threshold: rule.burnRate })
+    const rule = policy[b[at + P.index]]
+    alerts.push({ name: rule.name, severity: rule.severity, burnRateLong: b[at + P.burnRateLong], burnRateShort: b[at + P.burnRateShort], threshold: rule.burnRate })
   }
   return alerts
 }
@@ -60,23 +60,23 @@ function fastReport(tracker) {
     // Asked again (a second reading of the clock); more still, the native report.
     if (tracker[REPORT_INTO](b) > b.length) return undefined
   }
-  const firing = b[14]
+  const firing = b[R.firing]
   return {
-    status: STATUSES[b[0]],
-    currentRate: b[1],
-    total: b[2],
-    failures: b[3],
-    budgetRemainingPct: b[4],
-    burnRate: b[5],
-    sloTarget: b[6],
-    successes: b[7],
-    budgetTotal: b[8],
-    budgetRemaining: b[9],
-    dropped: b[10],
-    at: b[11],
+    status: STATUSES[b[R.status]],
+    currentRate: b[R.currentRate],
+    total: b[R.total],
+    failures: b[R.failures],
+    budgetRemainingPct: b[R.budgetRemainingPct],
+    burnRate: b[R.burnRate],
+    sloTarget: b[R.sloTarget],
+    successes: b[R.successes],
+    budgetTotal: b[R.budgetTotal],
+    budgetRemaining: b[R.budgetRemaining],
+    dropped: b[R.dropped],
+    at: b[R.at],
     alerts: firing === 0 ? [] : firingAlerts(policyOf(tracker), b, firing),
-    insufficientData: b[12] === 1,
-    exhaustsInMs: Number.isNaN(b[13]) ? null : b[13],
+    insufficientData: b[R.insufficientData] === 1,
+    exhaustsInMs: Number.isNaN(b[R.exhaustsInMs]) ? null : b[R.exhaustsInMs],
   }
 }
 

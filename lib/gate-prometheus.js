@@ -4,10 +4,10 @@
 // series `captcha-budget rules` records (lib/rules.js); the status comes from
 // the remaining budget with the tracker's thresholds, the exit code as the
 // snapshot gate's (lib/cli/gate.js), so a pipeline can use either.
-const { parseDuration } = require('./duration')
+const { parseDuration } = require('./duration.js')
 const { readLimited } = require('./read-limited.js')
-const { redact, redactUrl, urlSecrets } = require('./redact')
-const { printable } = require('./errors')
+const { redact, redactUrl, urlSecrets } = require('./redact.js')
+const { printable } = require('./errors.js')
 
 /** A gate query's answer is a few series: anything past this is cut off (an endless or hostile body). */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024

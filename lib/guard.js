@@ -13,12 +13,12 @@ const {
   invalidArgType,
   checkOptionsObject,
   integerOption,
-} = require('./errors')
-const throttles = require('./throttle')
-const outcomes = require('./outcomes')
-const { classify } = require('./classify')
-const { PROVIDER_NAMES } = require('./providers')
-const { Verdict } = require('./verdict')
+} = require('./errors.js')
+const throttles = require('./throttle.js')
+const outcomes = require('./outcomes.js')
+const { classify } = require('./classify.js')
+const { PROVIDER_NAMES } = require('./providers.js')
+const { Verdict } = require('./verdict.js')
 
 // The guard() calls of each tracker whose fn has not settled (nor timed out) yet:
 // a family never evicts a child with one (lib/family/children.js), its outcome would be lost.

@@ -9,5 +9,6 @@ try {
   // asks for); an addon that loads and then throws is reported as is.
   const loaderMissing = err?.code === 'MODULE_NOT_FOUND' && /native\.js'/.test(err.message)
   if (!loaderMissing && !/^((Cannot find|Failed to load) native binding|WASI binding not found)/.test(err?.message ?? '')) throw err
+  // Loaded only when the addon is missing: its message reads the package's platform list.
   throw require('./addon-missing.js').addonMissing(err)
 }

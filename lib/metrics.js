@@ -8,14 +8,14 @@
 // the tracker itself sees in its window.
 // The addon's class: every tracker (the exported class, a subclass, a shared handle) is one of its instances.
 const { ErrorBudgetTracker } = require('./load-native.js')
-const { describe, invalidArgType, invalidArgValue } = require('./errors')
+const { describe, invalidArgType, invalidArgValue } = require('./errors.js')
 const { LABEL_NAME_RULE, RESERVED_LABELS, isLabelName } = require('./labels.js')
 const { CHILD_SERIES } = require('./series-source.js')
-const { promDuration } = require('./duration')
-const { STATUSES } = require('./fast-report')
-const { countedSinceStart } = require('./counter-start')
-const throttles = require('./throttle')
-const outcomes = require('./outcomes')
+const { promDuration } = require('./duration.js')
+const { STATUSES } = require('./fast-report.js')
+const { countedSinceStart } = require('./counter-start.js')
+const throttles = require('./throttle.js')
+const outcomes = require('./outcomes.js')
 
 /** Content-Type of the text exposition format produced by `metrics()`. */
 const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
@@ -301,6 +301,7 @@ const registries = new WeakMap()
 
 function loadPromClient() {
   try {
+    // An optional peer dependency: loaded by the first registerMetrics(), which needs it.
     return require('prom-client')
   } catch (err) {
     if (err.code !== 'MODULE_NOT_FOUND') throw err

@@ -5,8 +5,9 @@
 // config fields and custom pairs as a tracker does and holds the one table of
 // every policy; this file checks what only the rules have (names, routing).
 const { scrapePolicy } = require('./load-native.js')
-const { ARGUMENT_NAME, describe, printable, invalidArgType, outOfRange, invalidArgValue } = require('./errors')
-const { promDuration } = require('./duration')
+const { ARGUMENT_NAME, describe, printable, invalidArgType, outOfRange, invalidArgValue } = require('./errors.js')
+const { promDuration } = require('./duration.js')
+const { LABEL_NAME, LABEL_NAME_RULE, RULE_LABELS: RESERVED_LABELS, isLabelName } = require('./labels.js')
 
 /** The fields of `slo`. */
 const SLO_KEYS = ['id', 'name', 'targetRate', 'windowMs', 'alerts', 'minEvents', 'minFailures', 'resolutionMs', 'labels', 'alerting', 'description', 'grouping', 'sli']
@@ -16,9 +17,7 @@ const OPTION_KEYS = ['scrapeIntervalMs', 'periodRules', 'evaluationIntervalMs', 
 const ALERTING_KEYS = ['name', 'labels', 'annotations', 'page', 'ticket']
 /** What every message about `slo` starts with (the CLI strips it: its own flags name the field). */
 const WHERE = 'prometheusRules(slo): '
-const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/
-// Labels the rules set themselves: a user label of that name would break matching or identity.
-const RESERVED_LABELS = ['slo', 'name', 'pair', 'window', 'outcome', 'alertname', 'alertstate', 'objective', 'period', 'description']
+// (RESERVED_LABELS: the labels the rules set themselves; a user label of that name would break matching or identity.)
 // Characters that Prometheus, YAML or promtool will not take in a name, id or label
 // value as they are, or that forge a line in a file or a log: the C0 controls,
 // DEL, the C1 controls (NEL, U+0085, is a YAML line break), the line and
@@ -129,9 +128,7 @@ function checkStringMap(value, where, { labels }) {
     throw invalidArgType(`${WHERE}${where} must be an object of strings, got ${describe(value)}`)
   }
   for (const [key, v] of Object.entries(value)) {
-    if (labels && (!LABEL_NAME.test(key) || key.startsWith('__'))) {
-      throw invalidArgValue(`${WHERE}${where}: '${key}' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)`)
-    }
+    if (labels && !isLabelName(key)) throw invalidArgValue(`${WHERE}${where}: '${key}' is not a Prometheus label name (${LABEL_NAME_RULE})`)
     if (labels && RESERVED_LABELS.includes(key)) {
       throw invalidArgValue(`${WHERE}${where}: '${key}' is set by the rules (reserved: ${RESERVED_LABELS.join(', ')})`)
     }

@@ -9,10 +9,10 @@
 // the hold/resolve rule: pairExpr), asked of the core by lib/rules-slo.js,
 // which also checks the SLO.
 const YAML = require('yaml')
-const { outOfRange, invalidArgValue, invalidArgType, describe } = require('./errors')
-const { promDuration, approxDuration, threeDigits } = require('./duration')
-const { checkSlo, checkOptions, prometheusPolicy, policyOf, defaultId, budgetOf, num, WHERE, ABSENT_FOR_MS } = require('./rules-slo')
-const { WINDOW } = require('./rules-slo')
+const { invalidArgValue, invalidArgType, describe } = require('./errors.js')
+const { promDuration, approxDuration, threeDigits } = require('./duration.js')
+const { checkSlo, checkOptions, prometheusPolicy, policyOf, defaultId, budgetOf, num, WHERE, ABSENT_FOR_MS } = require('./rules-slo.js')
+const { WINDOW } = require('./rules-slo.js')
 
 // Windows at least this long are summed from recorded one-evaluation increases
 // (Sloth's and Pyrra's optimisation): a long range over raw counters is what
@@ -60,7 +60,7 @@ function pascal(name) {
 
 // Labels the series, the rules or the scrape set themselves: a grouping label of that name would clash.
 // The package's one list (a grouping is a BudgetFamily's labelNames): one accepts what the other does.
-const { RESERVED_LABELS: NOT_GROUPING } = require('./labels.js')
+const { RESERVED_LABELS: NOT_GROUPING, LABEL_NAME_RULE, isLabelName } = require('./labels.js')
 
 // The labels of the recovery series (one series per span; the test's table keyed by failures):
 // a grouping label of that name would be overwritten by them.
@@ -76,9 +76,7 @@ function checkGrouping(grouping) {
   const seen = new Set()
   for (const label of grouping) {
     if (typeof label !== 'string') throw invalidArgType(`${WHERE}slo.grouping: each label name must be a string, got ${describe(label)}`)
-    if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(label) || label.startsWith('__')) {
-      throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)`)
-    }
+    if (!isLabelName(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is not a Prometheus label name (${LABEL_NAME_RULE})`)
     if (NOT_GROUPING.includes(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is set by the rules or the scrape (reserved: ${NOT_GROUPING.join(', ')})`)
     if (RECOVERY_LABELS.includes(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' labels the rules' recovery series (reserved: ${RECOVERY_LABELS.join(', ')})`)
     if (seen.has(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is given twice`)

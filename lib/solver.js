@@ -10,10 +10,11 @@
 // attempt, so it is recorded exactly once, and refused while the budget is exhausted.
 const { readLimited } = require('./read-limited.js')
 const { setTimeout: sleep } = require('node:timers/promises')
-const { SolveError, describe, invalidArgType, invalidArgValue, checkOptionsObject, integerOption } = require('./errors')
-const { redact, redactUrl, quoteBody } = require('./redact')
-const { PROVIDERS, PROVIDER_NAMES } = require('./providers')
-const { createTaskClient } = require('./create-task')
+const { SolveError, describe, invalidArgType, invalidArgValue, checkOptionsObject, integerOption } = require('./errors.js')
+const { redact, redactUrl, quoteBody } = require('./redact.js')
+const { PROVIDERS, PROVIDER_NAMES } = require('./providers.js')
+const { createTaskClient } = require('./create-task.js')
+const throttles = require('./throttle.js')
 
 const SOLVER_OPTIONS = ['apiKey', 'provider', 'baseUrl', 'tracker', 'pollIntervalMs', 'timeoutMs', 'countsAsFailure', 'whenExhausted', 'minSolves', 'probeIntervalMs']
 const SOLVE_OPTIONS = ['critical']
@@ -220,7 +221,7 @@ function createSolver(options) {
   const countsAsFailure = opts.countsAsFailure
   const base = checkBaseUrl(opts.baseUrl ?? PROVIDERS[provider].baseUrl)
   // What the guard does while the budget is exhausted (lib/throttle.js): passed to every solve.
-  const whenExhausted = require('./throttle').checkOptions(opts, 'createSolver options')
+  const whenExhausted = throttles.checkOptions(opts, 'createSolver options')
   const title = PROVIDERS[provider].title
   // Anti-Captcha, CapSolver and CapMonster speak createTask / getTaskResult (lib/create-task.js).
   // Within the provider's published poll limit (2Captcha: about 20 res.php polls a
@@ -272,6 +273,6 @@ function createSolver(options) {
 }
 
 // Solvers tried in order, each under its own budget (lib/failover.js); exported here too.
-const { createFailover } = require('./failover')
+const { createFailover } = require('./failover.js')
 
 module.exports = { createSolver, defaultCountsAsFailure, CALLER_ERROR_CODES, createFailover }

@@ -2,13 +2,13 @@
 // The exported ErrorBudgetTracker: the one JavaScript class, over the addon's.
 //
 //   native (src/tracker.rs)   the state, record(), recordMany(), on()/off(),
-//                             close(), snapshot(), … — every member checks its
-//                             receiver (src/receiver.rs); each instance gets a
+//                             close(), snapshot(), …; each instance gets a
 //                             raw `record`, a report filler and a figure reader
 //                             (src/fast_path.rs)
 //   this file                 the constructor (config.fleet, counters from
 //                             construction), the getters, report(), guard(),
-//                             metrics(), sync(), restore() and shared()
+//                             metrics(), sync(), restore() and shared(), and
+//                             every native member behind a receiver check
 //
 // `ErrorBudgetTracker` is a constructor function rather than `class … extends`:
 // a class cannot be called, and calling this one without `new` must give the
@@ -21,7 +21,7 @@
 
 const native = require('./load-native.js')
 const errors = require('./errors.js')
-const { FIGURE, FIGURE_INDEX: F } = require('./contract.js')
+const { FIGURE, FIGURE_INDEX: F, NATIVE_RECORD } = require('./contract.js')
 const { fastReport, STATUSES } = require('./fast-report.js')
 const { makeGuard } = require('./guard.js')
 const counterStart = require('./counter-start.js')
@@ -65,9 +65,17 @@ ErrorBudgetTracker.prototype = Object.create(nativeProto, {
 })
 Object.defineProperty(ErrorBudgetTracker, 'prototype', { writable: false })
 
-/** The native getter `name`, called on a receiver that is not a tracker: it throws ERR_INVALID_THIS. */
+/** The getter `name`, called on a receiver that is not a tracker: ERR_INVALID_THIS. */
 function notATracker(name, receiver) {
-  return Object.getOwnPropertyDescriptor(nativeProto, name).get.call(receiver)
+  throw errors.invalidThis(`the ${name} getter`, receiver)
+}
+
+/**
+ * Throws ERR_INVALID_THIS naming `member` unless `receiver` is a tracker: each has its own figure
+ * reader (src/fast_path.rs). Without it, napi-rs's glue would say "Failed to unwrap exclusive reference".
+ */
+function checkThis(receiver, member) {
+  if (receiver?.[FIGURE] === undefined) throw errors.invalidThis(member, receiver)
 }
 
 // --- the getters -----------------------------------------------------------------
@@ -123,6 +131,7 @@ const getters = {
 const nativeRecorded = Object.getOwnPropertyDescriptor(nativeProto, 'recorded').get
 
 // --- the methods ----------------------------------------------------------------
+// The Prometheus exposition is loaded on first use: requiring the package costs the tracker only (docs/performance.md).
 const lazy = {
   get metrics() {
     return require('./metrics.js')
@@ -132,6 +141,7 @@ const lazy = {
 const methods = {
   /** The report now (built in JavaScript from one native call: lib/fast-report.js), with `fleet` for a fleet tracker. */
   report() {
+    checkThis(this, 'report()')
     const report = (FAST_REPORT && fastReport(this)) || nativeProto.report.call(this)
     const sync = this[fleet.FLEET]
     if (sync !== undefined) report.fleet = sync.info()
@@ -149,6 +159,7 @@ const methods = {
 
   /** As the native on(), plus 'incident' listeners (lib/incidents.js) and 'fleet-error' listeners of a fleet tracker. */
   on(event, listener) {
+    checkThis(this, 'on()')
     if (event === 'incident') return incidents.addIncidentListener(this, listener, nativeProto.on)
     const sync = fleet.fleetOf(this)
     if (sync === undefined || event !== 'fleet-error' || typeof listener !== 'function') return incidents.withIncidentEvent(nativeProto.on, this, event, listener)
@@ -158,6 +169,7 @@ const methods = {
 
   /** As the native off(), plus 'incident' listeners and 'fleet-error' listeners of a fleet tracker. */
   off(event, listener) {
+    checkThis(this, 'off()')
     if (event === 'incident') return incidents.removeIncidentListener(this, listener, nativeProto.off)
     const sync = fleet.fleetOf(this)
     if (sync === undefined || event !== 'fleet-error') return incidents.withIncidentEvent(nativeProto.off, this, event, listener)
@@ -168,6 +180,7 @@ const methods = {
 
   /** As the native close(); a fleet tracker stops its sync first. */
   close() {
+    checkThis(this, 'close()')
     fleet.fleetOf(this)?.close()
     return nativeProto.close.call(this)
   },
@@ -196,9 +209,34 @@ for (const [key, descriptor] of [...Object.entries(Object.getOwnPropertyDescript
   Object.defineProperty(proto, key, { ...descriptor, enumerable: false })
 }
 if (typeof Symbol.dispose === 'symbol') Object.defineProperty(proto, Symbol.dispose, { value: methods.close, writable: true, configurable: true })
+// Every other native member (`recorded`, `snapshot()`, …), behind the receiver check, as the native class has it.
 for (const [key, descriptor] of Object.entries(Object.getOwnPropertyDescriptors(nativeProto))) {
-  if (typeof descriptor.get === 'function' && !Object.hasOwn(proto, key)) Object.defineProperty(proto, key, descriptor)
+  if (key === 'constructor' || Object.hasOwn(proto, key)) continue
+  if (typeof descriptor.get === 'function') {
+    const get = descriptor.get
+    const member = `the ${key} getter`
+    Object.defineProperty(proto, key, {
+      ...descriptor,
+      get: function () {
+        checkThis(this, member)
+        return get.call(this)
+      },
+    })
+  } else if (typeof descriptor.value === 'function') {
+    const method = descriptor.value
+    const member = `${key}()`
+    const checked = {
+      [key]() {
+        checkThis(this, member)
+        return Reflect.apply(method, this, arguments)
+      },
+    }[key]
+    Object.defineProperty(proto, key, { ...descriptor, value: checked })
+  }
 }
+// The constructor tells a subclass that overrides `record` from this class by this symbol (src/fast_path.rs):
+// this class's `record` is the checked one.
+Object.defineProperty(proto, NATIVE_RECORD, { value: proto.record, configurable: true })
 
 // --- the statics -----------------------------------------------------------------
 /** The options `restore()` takes (the config fields that may go with a snapshot: the core's table); read on first use. */

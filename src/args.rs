@@ -43,7 +43,7 @@ pub fn count(what: &str, v: Unknown) -> CoreResult<u64> {
   let must_be = "must be an integer from 0 to 4294967295";
   match v.get_type() {
     Ok(ValueType::Number) => {
-      let n = unsafe { v.cast::<f64>() }.map_err(|e| BudgetError::invalid_type(e.reason))?;
+      let n = f64::from_unknown(v).map_err(|e| BudgetError::invalid_type(e.reason))?;
       if n >= 0.0 && n.fract() == 0.0 && n <= MAX_BATCH {
         Ok(n as u64)
       } else {
@@ -60,7 +60,7 @@ pub fn timestamp(what: &str, v: Unknown) -> CoreResult<Option<i64>> {
   match v.get_type() {
     Ok(ValueType::Undefined) => Ok(None),
     Ok(ValueType::Number) => {
-      let ms = unsafe { v.cast::<f64>() }.map_err(|e| BudgetError::invalid_type(e.reason))?;
+      let ms = f64::from_unknown(v).map_err(|e| BudgetError::invalid_type(e.reason))?;
       finite_ms(what, ms).map(Some)
     }
     Ok(other) => {
@@ -87,7 +87,7 @@ pub fn finite_ms(what: &str, ms: f64) -> CoreResult<i64> {
 pub fn registered_symbol<'a>(env: &'a Env, name: &str) -> Result<Unknown<'a>> {
   // `Symbol` is a function: read its `for` through the object view.
   let symbol: Unknown = env.get_global()?.get_named_property("Symbol")?;
-  let symbol: Object = unsafe { symbol.cast() }?;
+  let symbol = Object::from_unknown(symbol)?;
   let symbol_for: Function<&str, Unknown> = symbol.get_named_property("for")?;
   symbol_for.call(name)
 }
@@ -102,7 +102,7 @@ pub fn argument_name(env: &Env, config: &Object) -> Result<Option<String>> {
   let key = registered_symbol(env, ARGUMENT_NAME_SYMBOL)?;
   let value: Unknown = config.get_property(key)?;
   Ok(match value.get_type()? {
-    ValueType::String => Some(unsafe { value.cast::<String>() }?),
+    ValueType::String => Some(String::from_unknown(value)?),
     _ => None,
   })
 }

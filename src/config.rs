@@ -184,15 +184,12 @@ fn read(raw: &Object) -> std::result::Result<Given, BudgetError> {
   // Converted once every key has passed its checks.
   let mut given = Given::default();
   for (field, value) in fields {
-    let (env, raw) = (value.env(), value.raw());
-    // SAFETY: values of the current scope, each of the type its kind was checked for above.
-    let value = unsafe {
-      match field.kind {
-        Kind::Number => f64::from_napi_value(env, raw).map(Value::Number),
-        Kind::Alerts => Vec::<AlertRuleConfig>::from_napi_value(env, raw).map(Value::Alerts),
-        Kind::Persist => PersistConfig::from_napi_value(env, raw).map(Value::Persist),
-        _ => String::from_napi_value(env, raw).map(Value::Text),
-      }
+    // Each of the type its kind was checked for above.
+    let value = match field.kind {
+      Kind::Number => f64::from_unknown(value).map(Value::Number),
+      Kind::Alerts => Vec::<AlertRuleConfig>::from_unknown(value).map(Value::Alerts),
+      Kind::Persist => PersistConfig::from_unknown(value).map(Value::Persist),
+      _ => String::from_unknown(value).map(Value::Text),
     }
     .map_err(err)?;
     given.0.push((field, value));
@@ -203,7 +200,7 @@ fn read(raw: &Object) -> std::result::Result<Given, BudgetError> {
 /// Checks the keys and types of `config.persist`.
 fn check_persist(value: Unknown) -> std::result::Result<(), BudgetError> {
   let err = |e: napi::Error| BudgetError::invalid_type(e.reason);
-  let persist: Object = unsafe { value.cast() }.map_err(err)?;
+  let persist = Object::from_unknown(value).map_err(err)?;
   for key in Object::keys(&persist).map_err(err)? {
     if key.contains('\0') {
       return Err(
@@ -246,14 +243,14 @@ fn read_once<'a>(raw: &Object<'a>) -> napi::Result<Object<'a>> {
     if value.get_type()? != ValueType::Object {
       continue;
     }
-    let inner: Object = unsafe { value.cast() }?;
+    let inner = Object::from_unknown(value)?;
     let copied = if value.is_array()? {
       let len = inner.get_array_length()?;
       let mut array = env.create_array(len)?;
       for i in 0..len {
         let rule: Unknown = inner.get_element(i)?;
         if rule.get_type()? == ValueType::Object && !rule.is_array()? {
-          array.set(i, copy_own(&env, &unsafe { rule.cast::<Object>() }?)?)?;
+          array.set(i, copy_own(&env, &Object::from_unknown(rule)?)?)?;
         } else {
           array.set(i, rule)?;
         }
@@ -310,18 +307,9 @@ fn copy_own<'a>(env: &Env, source: &Object) -> napi::Result<Object<'a>> {
 /// cannot hold one) and no lone surrogate (UTF-8 has no form for it, so two
 /// distinct strings would become one name or one file).
 fn well_formed(field: &str, value: Unknown) -> std::result::Result<(), BudgetError> {
-  let env = value.env();
-  let mut len = 0usize;
-  // SAFETY: a string value (checked by the caller) of the current scope.
-  let status = unsafe { sys::napi_get_value_string_utf16(env, value.raw(), std::ptr::null_mut(), 0, &mut len) };
-  if status != sys::Status::napi_ok {
+  let Ok(units) = Utf16String::from_unknown(value) else {
     return Ok(()); // not a string: the type checks name it
-  }
-  let mut units = vec![0u16; len + 1];
-  let mut written = 0usize;
-  // SAFETY: `units` holds `len` code units and the terminator.
-  unsafe { sys::napi_get_value_string_utf16(env, value.raw(), units.as_mut_ptr(), units.len(), &mut written) };
-  units.truncate(written);
+  };
   for (index, unit) in char::decode_utf16(units.iter().copied()).enumerate() {
     match unit {
       Err(lone) => {
@@ -358,7 +346,7 @@ fn check_alerts(value: Unknown) -> std::result::Result<(), BudgetError> {
   if !value.is_array().map_err(err)? {
     return Err(BudgetError::invalid_type(format!("must be an array, got {}", describe(&value))).at("alerts"));
   }
-  let array: Object = unsafe { value.cast() }.map_err(err)?;
+  let array = Object::from_unknown(value).map_err(err)?;
   let len = array.get_array_length().map_err(err)?;
   for i in 0..len {
     let rule: Unknown = array.get_element(i).map_err(err)?;
@@ -366,7 +354,7 @@ fn check_alerts(value: Unknown) -> std::result::Result<(), BudgetError> {
     if rule.get_type().map_err(err)? != ValueType::Object || rule.is_array().map_err(err)? {
       return Err(BudgetError::invalid_type(format!("must be an object with {RULE_KEYS}")).at(&at));
     }
-    let rule: Object = unsafe { rule.cast() }.map_err(err)?;
+    let rule = Object::from_unknown(rule).map_err(err)?;
     for key in Object::keys(&rule).map_err(err)? {
       if key.contains('\0') {
         return Err(BudgetError::invalid_value(format!("has an unknown key '{key}'; known keys: {RULE_KEYS}")).at(&at));

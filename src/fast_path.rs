@@ -25,6 +25,7 @@
 //! `Symbol.for('captcha-error-budget.reportInto')` (layout: `report_into`).
 
 use std::cell::Cell;
+use std::collections::HashMap;
 use std::ffi::{c_void, CStr};
 use std::ptr;
 use std::sync::Arc;
@@ -35,6 +36,7 @@ use napi::{check_status, sys, Env};
 
 use crate::args::registered_symbol;
 use crate::handle::Handle;
+use crate::layout::{Figure, PairField, ReportField};
 
 /// The registered symbol the report filler is stored under (`lib/fast-report.js`
 /// reads it from [`contract`]).
@@ -43,45 +45,6 @@ pub const REPORT_INTO_SYMBOL: &str = "captcha-error-budget.reportInto";
 pub const FIGURE_SYMBOL: &str = "captcha-error-budget.figure";
 /// The registered symbol under which the prototype keeps its own `record`.
 pub const NATIVE_RECORD_SYMBOL: &str = "captcha-error-budget.nativeRecord";
-
-/// The figures `figure(index)` returns, by index: the getters of the same
-/// names (`status` and `lastStatus` as their index in `Status::ALL`, `closed`
-/// as 0 or 1).
-pub const FIGURES: [&str; 12] = [
-  "now",
-  "total",
-  "successes",
-  "failures",
-  "currentRate",
-  "budgetTotal",
-  "budgetRemaining",
-  "remainingFraction",
-  "burnRate",
-  "status",
-  "lastStatus",
-  "closed",
-];
-
-/// The report buffer's head, by index (see `write_report`).
-pub const REPORT_FIELDS: [&str; REPORT_HEAD] = [
-  "status",
-  "currentRate",
-  "total",
-  "failures",
-  "budgetRemainingPct",
-  "burnRate",
-  "sloTarget",
-  "successes",
-  "budgetTotal",
-  "budgetRemaining",
-  "dropped",
-  "at",
-  "insufficientData",
-  "exhaustsInMs",
-  "firing",
-];
-/// Each firing pair's values after the head.
-pub const REPORT_PAIR_FIELDS: [&str; 3] = ["index", "burnRateLong", "burnRateShort"];
 
 /// At module load: keeps the prototype's `record` under a registered symbol,
 /// so that the constructor can tell a subclass that overrides `record`.
@@ -95,7 +58,7 @@ pub fn remember_prototype_record(env: &Env, proto: &mut Object) -> Result<()> {
     getter: None,
     setter: None,
     value: record.raw(),
-    // Configurable: lib/receiver.js points it at its checked wrapper of `record`.
+    // Configurable: lib/tracker.js's class defines its own, the checked `record`.
     attributes: sys::PropertyAttributes::configurable,
     data: ptr::null_mut(),
   };
@@ -284,8 +247,8 @@ unsafe fn slow(env: sys::napi_env, state: &Handle, argv: [sys::napi_value; 2]) -
   ptr::null_mut()
 }
 
-/// `figure(index): number` — the figure `FIGURES[index]` now; `NaN` for an
-/// index out of range or not an int32 (`lib/tracker.js` only passes constants).
+/// `figure(index): number` — the figure `Figure` `index` now; `NaN` for an
+/// index out of range or not an int32 (`lib/tracker.js` passes the contract's indexes).
 unsafe extern "C" fn figure(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
   // SAFETY: called by Node-API as the function `create` made.
   let Some((_, argv, state)) = (unsafe { call_args::<1>(env, info) }) else {
@@ -294,20 +257,20 @@ unsafe extern "C" fn figure(env: sys::napi_env, info: sys::napi_callback_info) -
   let mut index = -1i32;
   // SAFETY: valid env and value; a non-number leaves `index` at -1.
   unsafe { sys::napi_get_value_int32(env, argv[0], &mut index) };
-  let value = match index {
-    0 => state.read(|core| core.now_ms() as f64),
-    1 => state.read(|core| core.counts().total() as f64),
-    2 => state.read(|core| core.counts().successes as f64),
-    3 => state.read(|core| core.counts().failures as f64),
-    4 => state.read(|core| core.budget().current_rate),
-    5 => state.read(|core| core.budget().budget_total),
-    6 => state.read(|core| core.budget().budget_remaining),
-    7 => state.read(|core| core.budget().remaining_fraction),
-    8 => state.read(|core| core.budget().burn_rate),
-    9 => state.read(|core| core.budget().status.index() as f64),
-    10 => state.read(|core| core.last_status().index() as f64),
-    11 => state.is_closed() as u8 as f64,
-    _ => f64::NAN,
+  let value = match Figure::from_index(index) {
+    Some(Figure::Now) => state.read(|core| core.now_ms() as f64),
+    Some(Figure::Total) => state.read(|core| core.counts().total() as f64),
+    Some(Figure::Successes) => state.read(|core| core.counts().successes as f64),
+    Some(Figure::Failures) => state.read(|core| core.counts().failures as f64),
+    Some(Figure::CurrentRate) => state.read(|core| core.budget().current_rate),
+    Some(Figure::BudgetTotal) => state.read(|core| core.budget().budget_total),
+    Some(Figure::BudgetRemaining) => state.read(|core| core.budget().budget_remaining),
+    Some(Figure::RemainingFraction) => state.read(|core| core.budget().remaining_fraction),
+    Some(Figure::BurnRate) => state.read(|core| core.budget().burn_rate),
+    Some(Figure::Status) => state.read(|core| core.budget().status.index() as f64),
+    Some(Figure::LastStatus) => state.read(|core| core.last_status().index() as f64),
+    Some(Figure::Closed) => state.is_closed() as u8 as f64,
+    None => f64::NAN,
   };
   let mut result = ptr::null_mut();
   // SAFETY: valid env and out-pointer.
@@ -316,7 +279,9 @@ unsafe extern "C" fn figure(env: sys::napi_env, info: sys::napi_callback_info) -
 }
 
 /// Values before the firing alerts in the report buffer.
-const REPORT_HEAD: usize = 15;
+const REPORT_HEAD: usize = ReportField::COUNT;
+/// Values of each firing pair.
+const REPORT_PAIR: usize = PairField::COUNT;
 
 /// `reportInto(buffer?: Float64Array): number` — writes the report now into
 /// `buffer`, or without one into this thread's buffer (`reportBuffer`, what
@@ -374,7 +339,7 @@ unsafe fn fill(env: sys::napi_env, state: &Handle, values: *mut f64, length: usi
 /// is filled into a buffer its caller passes (`lib/fast-report.js` keeps one).
 pub const THREAD_BUFFER_PAIRS: usize = 64;
 /// The length of this thread's report buffer, in f64.
-const THREAD_BUFFER_LENGTH: usize = REPORT_HEAD + 3 * THREAD_BUFFER_PAIRS;
+const THREAD_BUFFER_LENGTH: usize = REPORT_HEAD + REPORT_PAIR * THREAD_BUFFER_PAIRS;
 
 /// This thread's report buffer (`reportBuffer()`): an ArrayBuffer the addon
 /// created, its memory, and the reference that keeps it alive. Made once per
@@ -461,11 +426,8 @@ pub fn export_report_buffer(env: &Env, exports: &Object) -> Result<()> {
   )
 }
 
-/// The report buffer: `[status index (0 healthy … 3 exhausted), currentRate,
-/// total, failures, budgetRemainingPct, burnRate, sloTarget, successes,
-/// budgetTotal, budgetRemaining, dropped, at, insufficientData (0/1),
-/// exhaustsInMs (NaN for null), n firing]`, then per firing pair `[its index
-/// in alertPolicy, burnRateLong, burnRateShort]` — the fields of `BudgetReport`.
+/// The report buffer: the head by `ReportField`, then per firing pair its values
+/// by `PairField` — the fields of `BudgetReport`.
 /// Written through the raw pointer `out` (valid for `length` f64), never a
 /// Rust reference to memory JavaScript owns; nothing when `length` is short.
 ///
@@ -473,34 +435,40 @@ pub fn export_report_buffer(env: &Env, exports: &Object) -> Result<()> {
 /// `out` is valid for `length` aligned f64 writes (or `length` is 0).
 unsafe fn write_report(core: &Tracker, out: *mut f64, length: usize) -> usize {
   let (report, alerts) = core.report_and_alerts();
-  let needed = REPORT_HEAD + 3 * alerts.firing.len();
+  let needed = REPORT_HEAD + REPORT_PAIR * alerts.firing.len();
   if length < needed {
     return needed;
   }
-  let head = [
-    report.status.index() as f64,
-    report.current_rate,
-    report.total as f64,
-    report.failures as f64,
-    report.budget_remaining_pct,
-    report.burn_rate,
-    report.slo_target,
-    report.successes as f64,
-    report.budget_total,
-    report.budget_remaining,
-    report.dropped as f64,
-    report.at_ms as f64,
-    alerts.insufficient_data as u8 as f64,
-    alerts.exhausts_in_ms.unwrap_or(f64::NAN),
-    alerts.firing.len() as f64,
-  ];
+  let mut head = [0f64; REPORT_HEAD];
+  for field in ReportField::ALL {
+    head[*field as usize] = match field {
+      ReportField::Status => report.status.index() as f64,
+      ReportField::CurrentRate => report.current_rate,
+      ReportField::Total => report.total as f64,
+      ReportField::Failures => report.failures as f64,
+      ReportField::BudgetRemainingPct => report.budget_remaining_pct,
+      ReportField::BurnRate => report.burn_rate,
+      ReportField::SloTarget => report.slo_target,
+      ReportField::Successes => report.successes as f64,
+      ReportField::BudgetTotal => report.budget_total,
+      ReportField::BudgetRemaining => report.budget_remaining,
+      ReportField::Dropped => report.dropped as f64,
+      ReportField::At => report.at_ms as f64,
+      ReportField::InsufficientData => alerts.insufficient_data as u8 as f64,
+      ReportField::ExhaustsInMs => alerts.exhausts_in_ms.unwrap_or(f64::NAN),
+      ReportField::Firing => alerts.firing.len() as f64,
+    };
+  }
   // SAFETY: `needed` ≤ `length` values, as the caller promised.
   unsafe { ptr::copy_nonoverlapping(head.as_ptr(), out, REPORT_HEAD) };
   for (i, firing) in alerts.firing.iter().enumerate() {
     let index = core.alert_rules().position(|rule| rule.name == firing.name).unwrap_or(usize::MAX);
-    let pair = [index as f64, firing.burn_rate_long, firing.burn_rate_short];
+    let mut pair = [0f64; REPORT_PAIR];
+    pair[PairField::Index as usize] = index as f64;
+    pair[PairField::BurnRateLong as usize] = firing.burn_rate_long;
+    pair[PairField::BurnRateShort as usize] = firing.burn_rate_short;
     // SAFETY: as above: pair `i` ends at most at `needed`.
-    unsafe { ptr::copy_nonoverlapping(pair.as_ptr(), out.add(REPORT_HEAD + 3 * i), 3) };
+    unsafe { ptr::copy_nonoverlapping(pair.as_ptr(), out.add(REPORT_HEAD + REPORT_PAIR * i), REPORT_PAIR) };
   }
   needed
 }
@@ -518,12 +486,12 @@ pub struct SeamContract {
   pub native_record_symbol: String,
   /// `Symbol.for` key under which the package's callers name a config (`restore(json, options): options`).
   pub argument_name_symbol: String,
-  /// The report buffer's head, by index.
-  pub report_fields: Vec<String>,
-  /// Each firing pair's values after the head.
-  pub report_pair_fields: Vec<String>,
-  /// The figures of `figure(index)`, by index.
-  pub figures: Vec<String>,
+  /// The report buffer's head: each field's index (`ReportField`).
+  pub report_layout: HashMap<String, u32>,
+  /// Each firing pair's values after the head: each value's index (`PairField`).
+  pub pair_layout: HashMap<String, u32>,
+  /// The figures of `figure(index)`: each figure's index (`Figure`).
+  pub figure_layout: HashMap<String, u32>,
   /// The status names by index (`Status::ALL`).
   pub statuses: Vec<String>,
 }
@@ -532,15 +500,14 @@ pub struct SeamContract {
 #[napi_derive::napi(skip_typescript)]
 #[cfg_attr(test, allow(dead_code))]
 pub fn seam_contract() -> SeamContract {
-  let strings = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
   SeamContract {
     report_into_symbol: REPORT_INTO_SYMBOL.into(),
     figure_symbol: FIGURE_SYMBOL.into(),
     native_record_symbol: NATIVE_RECORD_SYMBOL.into(),
     argument_name_symbol: crate::args::ARGUMENT_NAME_SYMBOL.into(),
-    report_fields: strings(&REPORT_FIELDS),
-    report_pair_fields: strings(&REPORT_PAIR_FIELDS),
-    figures: strings(&FIGURES),
+    report_layout: ReportField::to_js(),
+    pair_layout: PairField::to_js(),
+    figure_layout: Figure::to_js(),
     statuses: budget_core::Status::ALL.iter().map(|s| s.as_str().to_string()).collect(),
   }
 }

@@ -1,5 +1,10 @@
-//! Node.js binding of captcha-error-budget: a thin napi-rs layer over the pure
-//! `budget_core` crate (argument checks, listener dispatch, the JS class).
+//! Node.js binding of captcha-error-budget over the pure `budget_core` crate:
+//! napi-rs glue for the native class and its arguments, and what the core
+//! cannot do without Node (threadsafe listener dispatch, the timer and saving
+//! threads, persist files, shared trackers, the fleet's native side). Raw
+//! Node-API is the one documented exception, for the hot paths only
+//! (`fast_path.rs`: each tracker's `record`, report fill and `figure`) and the
+//! listener error path (`listeners.rs`). The class's JavaScript side is `lib/tracker.js`.
 
 mod args;
 mod clock;
@@ -10,11 +15,11 @@ mod family;
 mod fast_path;
 mod fleet;
 mod handle;
+mod layout;
 mod listeners;
 mod persist;
 mod persist_file;
 mod policy;
-mod receiver;
 mod record;
 mod replay;
 mod report;
@@ -31,16 +36,15 @@ use napi::bindgen_prelude::*;
 use napi::Env;
 use napi_derive::napi;
 
-/// Finishes the class once the module's exports exist: its members checked
-/// (raw getters, a receiver check before the glue: `receiver.rs`),
-/// `Symbol.dispose`, and the prototype's `record` remembered for the fast path.
+/// Finishes the class once the module's exports exist: `Symbol.dispose`, and
+/// the prototype's `record` remembered for the fast path. (Receivers are
+/// checked by `lib/tracker.js`, the class's JavaScript side.)
 #[napi(module_exports)]
 pub fn finish_class(exports: Object, env: Env) -> napi::Result<()> {
   let ctor: Unknown = exports.get_named_property("ErrorBudgetTracker")?;
   // Classes and `Symbol` are functions: read their properties through the object view.
-  let ctor: Object = unsafe { ctor.cast() }?;
+  let ctor = Object::from_unknown(ctor)?;
   let mut proto: Object = ctor.get_named_property("prototype")?;
-  receiver::finish_prototype(&env, &mut proto)?;
   install_dispose(&env, &mut proto)?;
   fast_path::remember_prototype_record(&env, &mut proto)?;
   fast_path::export_report_buffer(&env, &exports)?;
@@ -52,7 +56,7 @@ pub fn finish_class(exports: Object, env: Env) -> napi::Result<()> {
 fn install_dispose(env: &Env, proto: &mut Object) -> napi::Result<()> {
   let close: Unknown = proto.get_named_property("close")?;
   let symbol: Unknown = env.get_global()?.get_named_property("Symbol")?;
-  let symbol: Object = unsafe { symbol.cast() }?;
+  let symbol = Object::from_unknown(symbol)?;
   let dispose: Unknown = symbol.get_named_property("dispose")?;
   if dispose.get_type()? == ValueType::Symbol {
     proto.set_property(dispose, close)?;

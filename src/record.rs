@@ -25,7 +25,7 @@ pub fn record_at(state: &Handle, at: Option<i64>, successes: u64, failures: u64)
 pub fn record_js(env: &Env, state: &Handle, success: Unknown, at_ms: Option<Unknown>) -> napi::Result<()> {
   or_throw(env, state.check_open("record"))?;
   let success = match success.get_type()? {
-    ValueType::Boolean => unsafe { success.cast::<bool>() }?,
+    ValueType::Boolean => bool::from_unknown(success)?,
     _ => {
       let msg = format!("record(success): success must be a boolean, got {}", describe(&success));
       return Err(throw(env, BudgetError::invalid_type(msg)));

@@ -69,7 +69,7 @@ impl ErrorBudgetTracker {
       Some(v) => match v.get_type()? {
         ValueType::Undefined => None,
         // An array is not a config (as for shared(name, config) in index.js).
-        ValueType::Object if !v.is_array()? => Some(unsafe { v.cast::<Object>() }?),
+        ValueType::Object if !v.is_array()? => Some(Object::from_unknown(v)?),
         _ => {
           let msg = format!("config must be an object, got {}", describe(&v));
           return Err(throw(&env, BudgetError::invalid_type(msg)));
@@ -325,7 +325,7 @@ impl ErrorBudgetTracker {
     let window_ms = self.handle.read(|core| core.config().window_ms);
     let must_be = format!("burnRateOver(ms): ms must be an integer of milliseconds from 1 to windowMs ({window_ms})");
     let ms = match ms.get_type()? {
-      ValueType::Number => unsafe { ms.cast::<f64>() }?,
+      ValueType::Number => f64::from_unknown(ms)?,
       other => return Err(throw(&env, BudgetError::invalid_type(format!("{must_be}, got {}", type_name(other))))),
     };
     if !(ms.fract() == 0.0 && ms >= 1.0 && ms <= window_ms as f64) {
@@ -410,13 +410,6 @@ impl ErrorBudgetTracker {
   }
 }
 
-/// A tracker's object collected: its address is no longer a tracker's.
-impl Drop for ErrorBudgetTracker {
-  fn drop(&mut self) {
-    crate::receiver::forget(self);
-  }
-}
-
 /// Checks `on`/`off` arguments: a known event name and a function.
 fn listener_args<'a>(
   method: &str,
@@ -424,7 +417,7 @@ fn listener_args<'a>(
   listener: Unknown<'a>,
 ) -> CoreResult<(EventKind, Function<'a, Unknown<'static>, Unknown<'static>>)> {
   let name = match event.get_type() {
-    Ok(ValueType::String) => unsafe { event.cast::<String>() }.ok(),
+    Ok(ValueType::String) => String::from_unknown(event).ok(),
     _ => None,
   };
   let Some(kind) = name.as_deref().and_then(EventKind::parse) else {
@@ -441,7 +434,7 @@ fn listener_args<'a>(
   match listener.get_type() {
     Ok(ValueType::Function) => Ok((
       kind,
-      unsafe { listener.cast::<Function<Unknown<'static>, Unknown<'static>>>() }
+      Function::<Unknown<'static>, Unknown<'static>>::from_unknown(listener)
         .map_err(|e| BudgetError::invalid_type(e.reason))?,
     )),
     Ok(other) => Err(BudgetError::invalid_type(format!(

@@ -8,11 +8,9 @@
 const { connect, fleetTracker, T0 } = require('./fleet')
 
 let tracker
-let close
 process.on('message', async (msg) => {
   if (msg.op === 'start') {
     const c = await connect('ioredis', msg.url)
-    close = c.close
     tracker = fleetTracker(c.redis, msg.key)
     process.send({ op: 'started' })
   } else if (msg.op === 'record') {

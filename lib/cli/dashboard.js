@@ -1,6 +1,8 @@
 'use strict'
 // `captcha-budget dashboard`: a Grafana dashboard (JSON) for the rules of
 // `captcha-budget rules`, the SLO chosen in a variable (lib/dashboard.js).
+const cliValues = require('../cli-values.js')
+
 const BAD_INPUT = 2
 
 function register(program) {
@@ -16,11 +18,12 @@ function register(program) {
       process.exitCode = dashboard(options)
     })
   // A single-value flag given twice is a usage error, not the last one silently.
-  require('../cli-values').onceEach(command)
+  cliValues.onceEach(command)
 }
 
 /** Runs the command; returns the exit code (0, or 2 on bad input). */
 function dashboard(options) {
+  // Required here, not at the top: the CLI loads every command's module; only this one needs the dashboard.
   const { grafanaDashboard } = require('../dashboard.js')
   let json
   try {
@@ -30,7 +33,7 @@ function dashboard(options) {
     console.error(`captcha-budget dashboard: ${err.message.replace(/^grafanaDashboard\(options\): options\.(\w+)/, '--$1')}`)
     return BAD_INPUT
   }
-  return require('../cli-values').writeOutput('dashboard', options.output, json)
+  return cliValues.writeOutput('dashboard', options.output, json)
 }
 
 module.exports = { register, dashboard }

@@ -3,6 +3,9 @@
 // snapshot aged to now, prints its report and answers with the exit code; with
 // --prometheus, asks the fleet's Prometheus instead (lib/gate-prometheus.js); with
 // --redis, reads the fleet budget in Redis (lib/gate/redis.js).
+const fs = require('node:fs')
+const tty = require('node:tty')
+const cliValues = require('../cli-values.js')
 const prometheusGate = require('../gate-prometheus.js')
 const { readFileLimited } = require('../read-limited.js')
 
@@ -42,6 +45,7 @@ function register(program) {
       if (fromPrometheus) {
         process.exitCode = await fromPrometheus
       } else if (usesRedis) {
+        // The Redis gate (and its client) only for --redis, as the tracker below: the CLI's other commands need neither.
         process.exitCode = await require('../gate/redis.js').gateRedis(file, options, { answer, EXIT })
       } else if (file === undefined) {
         console.error("captcha-budget gate: missing argument 'snapshot' (or --prometheus <url> --slo <id>, or --redis <url> --key <key>)")
@@ -51,7 +55,7 @@ function register(program) {
       }
     })
   // A single-value flag given twice is a usage error, not the last one silently.
-  require('../cli-values').onceEach(command)
+  cliValues.onceEach(command)
 }
 
 function gate(file, options) {

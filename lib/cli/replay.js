@@ -6,9 +6,10 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { Option } = require('commander')
-const { DEFAULTS } = require('../replay/options')
-const { humanDuration } = require('../duration')
-const { printable } = require('../errors')
+const { DEFAULTS } = require('../replay/options.js')
+const { humanDuration } = require('../duration.js')
+const { printable } = require('../errors.js')
+const cliValues = require('../cli-values.js')
 
 /** Exit codes of `replay`, documented in the README. */
 const EXIT = { ok: 0, badInput: 2 }
@@ -56,16 +57,15 @@ function register(program) {
       process.exitCode = await replayCommand(file, options)
     })
   // A single-value flag given twice is a usage error, not the last one silently (--target and --window collect theirs).
-  require('../cli-values').onceEach(command)
+  cliValues.onceEach(command)
 }
 
 /** Runs the command; resolves to its exit code. */
 async function replayCommand(file, options) {
   // Required here, not at the top: the CLI's other commands need no addon.
-  const cliValues = require('../cli-values')
-  const { perName, checkFields } = require('../replay/options')
-  const { replay, BadLineError } = require('../replay/run')
-  const { progressBar } = require('../replay/progress')
+  const { perName, checkFields } = require('../replay/options.js')
+  const { replay, BadLineError } = require('../replay/run.js')
+  const { progressBar } = require('../replay/progress.js')
   const input = file ?? '-'
   const fail = (message) => {
     say(message)
@@ -121,14 +121,15 @@ async function replayCommand(file, options) {
     }
     let chartPath = null
     if (options.chart) {
-      const { chartSvg } = require('../replay/chart')
+      // Each output's writer only when asked for (the CLI loads every command's module).
+      const { chartSvg } = require('../replay/chart.js')
       chartPath = path.resolve(options.chart)
       fs.writeFileSync(chartPath, chartSvg(summary, series))
     }
     if (options.json) {
       console.log(JSON.stringify({ ...summary, chart: chartPath }, null, 2))
     } else {
-      const { render } = require('../replay/text')
+      const { render } = require('../replay/text.js') // (as the chart's)
       // The chart's path as typed when it is under the working directory, else absolute.
       const shown = chartPath && (path.relative(process.cwd(), chartPath).startsWith('..') ? chartPath : path.relative(process.cwd(), chartPath))
       console.log(render(summary, shown))

@@ -3,8 +3,9 @@
 // judged across every worker that exposes tracker.metrics({ name }): one SLO
 // from the flags, or many from an OpenSLO / Sloth file (--spec).
 const { readFileLimited } = require('../read-limited.js')
-const { writeOutput, UsageError, parseTarget, parseCount, parseDurationArg, parseAlerts, onceEach } = require('../cli-values')
-const { printable } = require('../errors')
+const { writeOutput, UsageError, parseTarget, parseCount, parseDurationArg, parseAlerts, onceEach } = require('../cli-values.js')
+const { printable } = require('../errors.js')
+const fs = require('node:fs')
 
 const BAD_INPUT = 2
 /** The most bytes an SLO spec may hold: ample for hundreds of SLOs, and YAML parses it in seconds. */
@@ -60,6 +61,7 @@ function specSlos(options) {
   for (const flag of SLO_FLAGS) {
     if (options[flag] !== undefined) throw new UsageError(`--${flag} cannot be given with --spec (the file describes the SLOs)`)
   }
+  // Required here, not at the top: only --spec reads OpenSLO / Sloth files (and loads yaml).
   const { readSpec, SpecError } = require('../slo/spec.js')
   let text
   try {

@@ -10,13 +10,6 @@ const MAX_SKEW_MS = 7 * 86_400_000
 // under a fleet that has since moved on, counting its solves twice.
 const EXCLUSIVE = ['shared', 'persist', 'snapshot']
 
-/** A TypeError with code ERR_INVALID_ARG_VALUE: the right type, a value not allowed. */
-function invalidValue(message) {
-  const err = new TypeError(message)
-  err.code = 'ERR_INVALID_ARG_VALUE'
-  return err
-}
-
 /**
  * Checks `config.fleet` (and what it cannot be combined with).
  * @returns {{ redis: object, kind: 'ioredis' | 'node-redis', key: string, syncMs: number, bucketMs: number | undefined, timeoutMs: number, maxSkewMs: number | undefined }}
@@ -30,7 +23,7 @@ function checkFleet(config) {
     if (!KEYS.includes(key)) throw invalidArgValue(`unknown key '${key}' in config.fleet; known keys: ${KEYS.join(', ')}`)
   }
   for (const other of EXCLUSIVE) {
-    if (config[other] !== undefined) throw invalidValue(`config.fleet cannot be given with config.${other}: the fleet's window lives in Redis`)
+    if (config[other] !== undefined) throw invalidArgValue(`config.fleet cannot be given with config.${other}: the fleet's window lives in Redis`)
   }
   const kind = clientKind(fleet.redis)
   if (kind === null) {
@@ -38,7 +31,7 @@ function checkFleet(config) {
   }
   if (typeof fleet.key !== 'string') throw invalidArgType(`config.fleet.key must be a string, got ${describe(fleet.key)}`)
   if (fleet.key === '' || /[{}]/.test(fleet.key)) {
-    throw invalidValue(`config.fleet.key must be a non-empty string without '{' or '}' (it becomes the keys' hash tag), got ${JSON.stringify(fleet.key)}`)
+    throw invalidArgValue(`config.fleet.key must be a non-empty string without '{' or '}' (it becomes the keys' hash tag), got ${JSON.stringify(fleet.key)}`)
   }
   const syncMs = integerOption(fleet.syncMs, 'config.fleet.syncMs', 0, 3_600_000, 1000)
   if (syncMs > 0 && syncMs < 10) throw outOfRange(`config.fleet.syncMs must be 0 (no background sync) or an integer in [10, 3600000], got ${syncMs}`)

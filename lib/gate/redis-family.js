@@ -2,8 +2,10 @@
 // `captcha-budget gate --redis <url> --key <key> --labels type=turnstile,site=x`: the
 // deploy gate for one child of a BudgetFamily fleet (lib/fleet/family-store.js), or, without
 // --labels, for its worst child. Read-only, like the single-budget gate (redis.js,
-// whose connection it uses); each child is judged by the family's stored options.
+// whose connection, redis-client.js, it uses); each child is judged by the family's stored options.
 const { familyKeysOf, corruptCountText, labelText, excerpt } = require('../fleet/family-store.js')
+const { ErrorBudgetTracker } = require('../tracker.js')
+const { connect } = require('./redis-client.js')
 
 /** The most one recordMany() takes of an outcome: a stored count above it goes in parts. */
 const MAX_RECORD = 0xffff_ffff
@@ -43,7 +45,6 @@ function parseLabels(text) {
  * child) of family fleet `key`, with `labels` and `fleet: { key, bucketMs, children }`.
  */
 async function familyReport(url, key, labels) {
-  const { connect } = require('./redis.js')
   const client = await connect(url)
   let fields
   try {
@@ -96,7 +97,6 @@ async function familyReport(url, key, labels) {
     }
     byChild.set(want, [])
   }
-  const { ErrorBudgetTracker } = require('../tracker.js')
   // As redis.js: each child restored from an empty snapshot of the stored config
   // (a snapshot's config, its alert policy resolved), then its buckets recorded.
   const empty = JSON.stringify({

@@ -8,52 +8,9 @@ const { keysOf, excerpt } = require('../fleet/store.js')
 const { familyKeysOf } = require('../fleet/family-store.js')
 const { redact, redactUrl, urlSecrets } = require('../redact.js')
 const { printable } = require('../errors.js')
-
-// What went wrong connecting: the client's own last error (ECONNREFUSED, WRONGPASS, …)
-// rather than the "Connection is closed." that connect() rejects with after it.
-function connectError(err, last) {
-  const cause = last ?? err
-  const why = cause?.code && !String(cause.message).includes(cause.code) ? `${cause.code}: ${cause.message}` : cause?.message
-  return new Error(`cannot connect: ${why ?? String(cause)}`, { cause })
-}
-
-/** Loads whichever client is installed and connects it to `url`. */
-async function connect(url) {
-  let Redis
-  try {
-    Redis = require('ioredis')
-  } catch {}
-  if (Redis !== undefined) {
-    const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null })
-    let last
-    redis.on('error', (err) => (last = err))
-    try {
-      await redis.connect()
-    } catch (err) {
-      redis.disconnect()
-      throw connectError(err, last)
-    }
-    return { send: (args) => redis.call(...args), close: () => redis.disconnect() }
-  }
-  let nodeRedis
-  try {
-    nodeRedis = require('redis')
-  } catch {
-    throw new Error('--redis needs the ioredis or redis (node-redis v5+) package installed')
-  }
-  const redis = nodeRedis.createClient({ url, socket: { reconnectStrategy: false } })
-  let last
-  redis.on('error', (err) => (last = err))
-  try {
-    await redis.connect()
-  } catch (err) {
-    try {
-      redis.destroy()
-    } catch {}
-    throw connectError(err, last)
-  }
-  return { send: (args) => redis.sendCommand(args), close: () => redis.destroy() }
-}
+const { ErrorBudgetTracker, fleetEmptySnapshot } = require('../tracker.js')
+const { connect } = require('./redis-client.js')
+const { familyReport, parseLabels } = require('./redis-family.js')
 
 /**
  * The fleet budget `key`'s report now, as its workers see it after a sync.
@@ -76,7 +33,6 @@ async function fleetReport(url, key) {
     const hint = family === 1 ? `; '${key}' is a BudgetFamily fleet: add --family (its worst child) or --labels type=…,site=… (one child)` : ''
     throw new Error(`no fleet budget '${key}' in Redis (no worker synced it within its window)${hint}`)
   }
-  const { ErrorBudgetTracker, fleetEmptySnapshot } = require('../tracker.js')
   const bucketMs = Number(hash.get('width'))
   const now = Date.now()
   // The stored config is a snapshot's (the alert policy with its gates), so the
@@ -114,7 +70,6 @@ async function gateRedis(snapshot, options, { answer, EXIT }) {
   try {
     // --labels: one child of a BudgetFamily fleet (redis-family.js); --family: its worst child.
     if (options.labels !== undefined || options.family) {
-      const { familyReport, parseLabels } = require('./redis-family.js')
       report = await familyReport(options.redis, options.key, options.labels === undefined ? undefined : parseLabels(options.labels))
     } else {
       report = await fleetReport(options.redis, options.key)
@@ -132,4 +87,4 @@ function fail(message, EXIT) {
   return EXIT.badInput
 }
 
-module.exports = { gateRedis, fleetReport, connect }
+module.exports = { gateRedis, fleetReport }

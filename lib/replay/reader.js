@@ -5,7 +5,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { parseLogChunk } = require('../load-native.js')
-const { UsageError } = require('../cli-values')
+const { UsageError } = require('../cli-values.js')
 
 const CHUNK_BYTES = 1 << 20
 // The longest line read (MAX_LINE_BYTES in crates/budget-core/src/logparse.rs): a longer one is one bad line.

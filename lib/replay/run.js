@@ -2,14 +2,15 @@
 // The replay itself: streams the log's events into manual-clock trackers (one,
 // or one per type), sampling them for the chart (only with `chart`) and counting the baseline,
 // then waits for the listeners and summarises.
-const { readLog } = require('./reader')
-const { ReplayTrackers } = require('./trackers')
-const { Series } = require('./series')
-const { Baseline } = require('./baseline')
-const { summarize } = require('./summary')
-const { UsageError } = require('../cli-values')
-const { DEFAULTS } = require('./options')
-const { GROUP_SEPARATOR } = require('./reader')
+const { ErrorBudgetTracker } = require('../tracker.js')
+const { readLog } = require('./reader.js')
+const { ReplayTrackers } = require('./trackers.js')
+const { Series } = require('./series.js')
+const { Baseline } = require('./baseline.js')
+const { summarize } = require('./summary.js')
+const { UsageError } = require('../cli-values.js')
+const { DEFAULTS } = require('./options.js')
+const { GROUP_SEPARATOR } = require('./reader.js')
 
 /** What lines without a type are called. */
 const UNTYPED = 'untyped'
@@ -191,7 +192,6 @@ async function replay(options) {
 
 // Every configured tracker must be valid before the replay starts, not at its first event.
 function checkSettings(settingsFor, names) {
-  const { ErrorBudgetTracker } = require('../tracker.js')
   for (const name of names) {
     try {
       new ErrorBudgetTracker({ ...settingsFor(name), clock: 'manual' }).close()

@@ -5,7 +5,8 @@
 // the same config, fed only the solves it would have admitted (a refused solve
 // never happens, so it is never recorded). Its state changes join the timeline
 // as `{ kind: 'throttle', from, to, admitted, refused, probes }`.
-const { Throttle, DEFAULTS, recentBurnRate } = require('../throttle')
+const { Throttle, DEFAULTS, recentBurnRate } = require('../throttle.js')
+const { ErrorBudgetTracker } = require('../tracker.js')
 
 const OPTIONS = Object.freeze({ whenExhausted: 'throttle', ...DEFAULTS.throttle, critical: false })
 
@@ -15,7 +16,6 @@ class ThrottleReplay {
    * @param {(entry: object) => void} onChange receives each state change
    */
   constructor(config, onChange) {
-    const { ErrorBudgetTracker } = require('../tracker.js')
     this.shadow = new ErrorBudgetTracker({ ...config, clock: 'manual' })
     this.throttle = new Throttle(config.targetRate)
     this.onChange = onChange

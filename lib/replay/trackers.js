@@ -5,8 +5,8 @@
 // worst burn rate seen.
 const { ErrorBudgetTracker } = require('../tracker.js')
 
-const { STATUSES } = require('../fast-report')
-const { ThrottleReplay } = require('./throttle')
+const { STATUSES } = require('../fast-report.js')
+const { ThrottleReplay } = require('./throttle.js')
 const ALL = 'all'
 
 /** One tracker of the replay and what happened to it. */

@@ -10,9 +10,11 @@
 // document and the field, and why.
 const path = require('node:path')
 const YAML = require('yaml')
-const { parseDuration } = require('../duration')
+const { parseDuration } = require('../duration.js')
+const { LABEL_NAME_RULE, isLabelName } = require('../labels.js')
+const { WINDOW } = require('../rules-slo.js')
 // Names quoted in messages with what a terminal or log would act on escaped (a hostile name is refused later, by lib/rules-slo.js).
-const { printable } = require('../errors')
+const { printable } = require('../errors.js')
 
 const COUNTER = 'captcha_budget_solves_total'
 // OpenSLO's units; M, Q and Y are calendar lengths, which a rolling window of fixed length cannot be.
@@ -66,7 +68,7 @@ function readLabels(labels, fail, field) {
   const out = {}
   for (const [key, value] of Object.entries(labels)) {
     // They become Prometheus labels (of the info series, or of the alerts).
-    if (!/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(key) || key.startsWith('__')) fail(`${field}.${key}`, 'is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)')
+    if (!isLabelName(key)) fail(`${field}.${key}`, `is not a Prometheus label name (${LABEL_NAME_RULE})`)
     const values = Array.isArray(value) ? value : [value]
     if (!values.every((v) => ['string', 'number', 'boolean'].includes(typeof v))) fail(`${field}.${key}`, 'must be a string, number or boolean, or a list of them')
     out[key] = values.map(String).join(',')
@@ -91,7 +93,6 @@ const SELECTOR = new RegExp(String.raw`^\s*${SELECTOR_BODY}\s*$`)
 // ratioMetric example. Of a counter that is the sum of its rates over each window.
 const BY = String.raw`by\s*\(\s*([a-zA-Z_][a-zA-Z0-9_]*(?:\s*,\s*[a-zA-Z_][a-zA-Z0-9_]*)*)?\s*,?\s*\)`
 const SUM_OF_SELECTOR = new RegExp(String.raw`^\s*sum\s*(?:${BY}\s*)?\(\s*(${SELECTOR_BODY})\s*\)\s*(?:${BY})?\s*$`)
-const WINDOW = '{{.window}}'
 
 /**
  * An OpenSLO or Pyrra query as a Sloth-style template: a bare selector becomes
@@ -460,7 +461,7 @@ function pyrraLabels(labels, fail) {
  */
 function pyrraGrouping(grouping, fail, field) {
   if (grouping === undefined || grouping === null) return []
-  if (!Array.isArray(grouping) || !grouping.every((l) => typeof l === 'string' && /^[a-zA-Z_][a-zA-Z0-9_]*$/.test(l) && !l.startsWith('__'))) {
+  if (!Array.isArray(grouping) || !grouping.every((l) => typeof l === 'string' && isLabelName(l))) {
     fail(field, `must be a list of Prometheus label names, got ${printable(JSON.stringify(grouping))}`)
   }
   if (grouping.includes('slo')) fail(field, "may not hold 'slo', which the rules set")
