@@ -22,7 +22,7 @@
 // when both find (a provider failing everywhere and a site failing on every
 // provider) or neither does (too few solves, one child failing alone), the
 // evidence does not single one out: null.
-const { describe, invalidArgType, invalidArgValue } = require('./errors')
+const { describe, invalidArgType, invalidArgValue } = require('./errors.js')
 
 /** χ² with one degree of freedom, 99.9 %. */
 const CRITICAL_G = 10.828

@@ -4,8 +4,8 @@
 // else 'failure'. Kept apart from lib/guard.js: the guard asks one question,
 // classify(), and records what it answers.
 
-const { describe, thrownText } = require('./errors')
-const { meaning } = require('./providers')
+const { describe, thrownText } = require('./errors.js')
+const { meaning } = require('./providers.js')
 
 /** The outcomes of an attempt, as a classifier may name them. */
 const OUTCOMES = Object.freeze(['success', 'failure', 'excluded', 'capacity'])

@@ -8,8 +8,8 @@
 // redacted with the API key as a secret, as the in.php client's (lib/solver.js).
 const { setTimeout: sleep } = require('node:timers/promises')
 const { readLimited } = require('./read-limited.js')
-const { SolveError, describe, invalidArgType } = require('./errors')
-const { redact, quoteBody } = require('./redact')
+const { SolveError, describe, invalidArgType } = require('./errors.js')
+const { redact, quoteBody } = require('./redact.js')
 
 // A createTask answer is a status and a task id, a solution a token or a few
 // cookies: a few KiB. A longer body is cut off (ERR_BAD_RESPONSE).

@@ -12,7 +12,7 @@
 // - otherwise its guard decides, as in createFailover(solvers): a budget that does
 //   not admit the attempt (BudgetExhaustedError) hands the task on, any other
 //   outcome is final.
-const { BudgetExhaustedError, describe, invalidArgType, invalidArgValue, checkOptionsObject } = require('./errors')
+const { BudgetExhaustedError, describe, invalidArgType, invalidArgValue, checkOptionsObject } = require('./errors.js')
 const { FaultError } = require('./blame.js')
 
 /**

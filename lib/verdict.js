@@ -4,7 +4,7 @@
 // token later (a late verdict: `tracker.reject(atMs)` on the success's stamp).
 // One verdict per attempt: the first call answers, every later one is false,
 // so an attempt is never counted as a failure twice.
-const { describe, invalidArgType } = require('./errors')
+const { describe, invalidArgType } = require('./errors.js')
 
 /** The longest reason kept: a note for logs, not a payload. */
 const MAX_REASON_LENGTH = 200

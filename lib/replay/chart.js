@@ -4,7 +4,7 @@
 // changes marked on the budget lines, alerts on the burn panel, and a status
 // strip per tracker. Hand-written SVG: a few shapes need no charting library.
 
-const { printable } = require('../errors')
+const { printable } = require('../errors.js')
 
 // Tracker colours stay clear of the status colours (green, amber, orange, red).
 const COLORS = ['#1f77b4', '#9467bd', '#17becf', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#393b79']
