@@ -36,6 +36,7 @@ test('require() of the package loads no solver, Prometheus, CLI or yaml code unt
   t.deepEqual(out.keys, [
     'ErrorBudgetTracker',
     'BudgetExhaustedError',
+    'ProviderBackoffError',
     'FleetSyncError',
     'GuardTimeoutError',
     'SolveError',

@@ -26,7 +26,7 @@ test('renderMetrics([{ tracker: family }, { tracker, name, labels }]): every HEL
   const text = renderMetrics([{ tracker: family }, { tracker: checkout, ...all }])
   const helps = text.split('\n').filter((line) => line.startsWith('# HELP '))
   t.is(helps.length, new Set(helps).size)
-  t.is(helps.length, 12) // the twelve metrics of tracker.metrics()
+  t.is(helps.length, 15) // the fifteen metrics of tracker.metrics(): twelve, excluded, capacity, rejections
   // The same series as family.metrics() and checkout.metrics(all), only without the second HELP/TYPE.
   t.deepEqual(series(text).sort(), [...series(family.metrics()), ...series(checkout.metrics(all))].sort())
   t.true(text.includes('captcha_budget_window_solves{name="solves",site="a.example",type="turnstile"} 10\n'))

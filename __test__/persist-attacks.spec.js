@@ -8,7 +8,7 @@ const path = require('node:path')
 const { ErrorBudgetTracker } = require('..')
 
 const KNOWN =
-  'targetRate, windowMs, warningThreshold, criticalThreshold, minEvents, resolutionMs, hysteresis, clock, alerts, snapshot, now, persist, shared, fleet'
+  'targetRate, windowMs, warningThreshold, criticalThreshold, minEvents, resolutionMs, hysteresis, verdictWindowMs, clock, alerts, snapshot, now, persist, shared, fleet'
 
 function tempDir(t) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'persist-attacks-'))

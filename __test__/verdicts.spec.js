@@ -37,7 +37,7 @@ test('100 solves, 10 rejected within the window: 90 successes, 10 failures, stat
   t.like(r, { successes: 90, failures: 10, total: 100, currentRate: 0.9, status: 'exhausted', burnRate: 2, budgetTotal: 5, budgetRemaining: 0 })
   t.is(tracker.rejected, 10)
   // Counters never go down: the success stays in `recorded`, the rejection is counted apart.
-  t.deepEqual(tracker.recorded, { successes: 100, failures: 0 })
+  t.deepEqual(tracker.recorded, { successes: 100, failures: 0, excluded: 0, capacity: 0 })
   // The same as 90 successes and 10 failures recorded in those buckets.
   const direct = hour()
   for (let i = 0; i < 100; i++) direct.record(i % 10 !== 0, i * 1000)

@@ -18,7 +18,7 @@ const { createClient } = require('redis')
 const Redis = require('ioredis')
 const { startRedis } = require('../__test__/helpers/redis-server.js')
 const before = require('./family-script-before.js')
-const { SCRIPT, FIRST, familyKeysOf } = require('../lib/fleet/family-store.js')
+const { SCRIPT, familyKeysOf } = require('../lib/fleet/family-store.js')
 const { FamilySync } = require('../lib/fleet/family-sync.js')
 const { BudgetFamily } = require('../index.js')
 

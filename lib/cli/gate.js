@@ -3,8 +3,6 @@
 // snapshot aged to now, prints its report and answers with the exit code; with
 // --prometheus, asks the fleet's Prometheus instead (lib/gate-prometheus.js); with
 // --redis, reads the fleet budget in Redis (lib/gate/redis.js).
-const fs = require('node:fs')
-const tty = require('node:tty')
 const cliValues = require('../cli-values.js')
 const prometheusGate = require('../gate-prometheus.js')
 const { readFileLimited } = require('../read-limited.js')

@@ -5,7 +5,6 @@
 const { readFileLimited } = require('../read-limited.js')
 const { writeOutput, UsageError, parseTarget, parseCount, parseDurationArg, parseAlerts, onceEach } = require('../cli-values.js')
 const { printable } = require('../errors.js')
-const fs = require('node:fs')
 
 const BAD_INPUT = 2
 /** The most bytes an SLO spec may hold: ample for hundreds of SLOs, and YAML parses it in seconds. */

@@ -13,7 +13,7 @@
 const { FleetLoop } = require('./loop.js')
 const { FleetSyncError, syncError, MAX_COUNT } = require('./sync.js')
 const { excerpt } = require('./store.js')
-const { FIRST, familyKeysOf, runFamilyScript, labelText, corruptCountText } = require('./family-store.js')
+const { FIRST, familyKeysOf, runFamilyScript, corruptCountText } = require('./family-store.js')
 
 /** The most (child, bucket) counts one script call pushes. */
 const MAX_CHUNK_COUNTS = 1000
