@@ -123,6 +123,7 @@ const getters = {
   },
   /** The native counts by outcome, plus the guard's attempts neither counted nor failed (lib/outcomes.js). */
   get recorded() {
+    if (this?.[FIGURE] === undefined) notATracker('recorded', this)
     const { excluded, capacity } = outcomes.countsOf(this)
     // Every native count as it is (the core may count more outcomes), then the guard's two.
     return { ...nativeRecorded.call(this), excluded, capacity }
