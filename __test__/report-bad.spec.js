@@ -207,3 +207,28 @@ test('bad input: reportBad not a boolean, a reason not a string', async (t) => {
   t.is(reportsTo(mock).length, 0)
   t.true(results[0].reject(), 'the bad call changed nothing')
 })
+
+test("docs/providers.md's report table is each profile's reportBad, row for row", (t) => {
+  const { PROVIDERS } = require('../lib/providers.js')
+  const page = require('node:fs').readFileSync(require('node:path').join(__dirname, '..', 'docs', 'providers.md'), 'utf8')
+  const section = page.split('## Reporting a bad answer')[1].split(/^## /m)[0]
+  const rows = section
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => line.split(' | ').map((cell) => cell.replace(/^\| |\s*\|$/g, '').replace(/`/g, '')))
+  const age = (ms) => (ms === null ? '—' : ms >= 120_000 ? `${ms / 60_000} min` : `${ms / 1000} s`) // 60 s as Anti-Captcha words it
+  const expected = Object.entries(PROVIDERS).flatMap(([name, { protocol, reportBad }]) =>
+    Object.entries(reportBad.endpoints).map(([pattern, endpoint]) => [
+      name,
+      protocol === 'in.php' ? `res.php?action=${endpoint}` : endpoint,
+      pattern,
+      age(reportBad.withinMs),
+      `${Math.round(reportBad.maxShare * 100)} %`,
+    ]),
+  )
+  t.deepEqual(rows, expected)
+  // 2Captcha refuses reports over 40 % of recent solves or older than 15 minutes; Anti-Captcha's limit is 60 s.
+  t.true(PROVIDERS['2captcha'].reportBad.maxShare < 0.4)
+  t.is(PROVIDERS['2captcha'].reportBad.withinMs, 15 * 60_000)
+  t.is(PROVIDERS.anticaptcha.reportBad.withinMs, 60_000)
+})
