@@ -1,7 +1,7 @@
 // A local CaptchaAI: a real node:http server on 127.0.0.1 (ephemeral port) that
 // speaks the 2captcha-compatible protocol the solver uses — POST/GET in.php
 // (key, method, the method's parameters, json) and GET/POST res.php (key,
-// action=get, id, json) — with knobs for the ways a real service fails.
+// action=get or reportbad, id, json) — with knobs for the ways a real service fails.
 const http = require('node:http')
 
 // What each known method needs, and the code the service answers without it.
