@@ -272,6 +272,13 @@ export interface SolverOptions {
   minSolves?: number
   /** See `GuardOptions.probeIntervalMs`. */
   probeIntervalMs?: number
+  /**
+   * Report a bad answer to the provider when `result.reject()` turns a solve into a
+   * failure (its endpoint: docs/providers.md), fire-and-forget: at most 35 % of the
+   * last 15 minutes' solves and within the provider's age limit (others skipped),
+   * counted in `solver.reports`, never awaited or thrown. Default `false`.
+   */
+  reportBad?: boolean
 }
 
 /** The parameters each known method requires; other methods are passed through unchecked. */
@@ -305,6 +312,24 @@ export interface SolveResult {
   taskId: string
   answer: string | null
   solution?: { [field: string]: unknown }
+  /**
+   * The target site rejected this answer: the solve's recorded success becomes a
+   * failure (guard's `attempt.reject()`), and with `reportBad` the provider is told.
+   * `true` if the budget took it; `false` when too late (`verdictWindowMs`) or
+   * already given. Not enumerable. A TypeError (`ERR_INVALID_ARG_TYPE`) for a
+   * reason that is not a string.
+   */
+  readonly reject: (reason?: string) => boolean
+}
+
+/** What a solver's `reportBad` did so far. */
+export interface BadReports {
+  /** Reports the provider accepted. */
+  readonly reported: number
+  /** Verdicts not reported: over 35 % of the recent solves, past the provider's age limit, or a task type it takes no report for. */
+  readonly skipped: number
+  /** Reports sent that failed: no answer within 30 s, or the provider refused it. */
+  readonly failed: number
 }
 
 /** A solver client under an error budget (`createSolver()`): the `provider`'s protocol, in.php / res.php or createTask / getTaskResult. */
@@ -321,6 +346,10 @@ export interface Solver {
   readonly provider: ProviderName
   /** The base URL in use, with a trailing slash. */
   readonly baseUrl: string
+  /** What `reportBad` did so far (all 0 without it). */
+  readonly reports: BadReports
+  /** Resolves once every report sent so far has settled (before a worker exits); never rejects. */
+  reportsSettled(): Promise<void>
 }
 
 /** A solver client for `provider` (CaptchaAI by default) whose every `solve()` goes through `tracker.guard()`. */

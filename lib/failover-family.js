@@ -13,6 +13,7 @@
 //   not admit the attempt (BudgetExhaustedError) hands the task on, any other
 //   outcome is final.
 const { BudgetExhaustedError, describe, invalidArgType, invalidArgValue, checkOptionsObject } = require('./errors.js')
+const { copyResult } = require('./solve-result.js')
 const { FaultError } = require('./blame.js')
 
 /**
@@ -74,7 +75,7 @@ function createFamilyFailover(family, options) {
     const tryProvider = async (value) => {
       const child = family.labels({ ...labels, [attribution.provider]: value })
       const result = await solverOf(child, { ...labels, [attribution.provider]: value }).solve(task, critical === undefined ? undefined : { critical })
-      return { ...result, provider: value }
+      return copyResult(result, { provider: value })
     }
     for (const value of order) {
       const childLabels = { ...labels, [attribution.provider]: value }

@@ -9,6 +9,7 @@
 // solver's profile: nothing solved), hands the task to the next; any other outcome is final — a solve that
 // ran and failed was recorded by its own budget, and is not sent twice.
 const { BudgetExhaustedError, ProviderBackoffError, describe, invalidArgType, checkOptionsObject } = require('./errors.js')
+const { copyResult } = require('./solve-result.js')
 const { classify } = require('./classify.js')
 
 /**
@@ -54,7 +55,7 @@ function createFailover(solvers) {
     for (let i = 0; i < list.length; i++) {
       try {
         const result = await list[i].solve(task, options)
-        return { ...result, solver: i }
+        return copyResult(result, { solver: i })
       } catch (err) {
         // Not admitted (nothing sent): its budget refused, or its provider's back-off holds it.
         if (err instanceof BudgetExhaustedError || err instanceof ProviderBackoffError) refusals.push(err)

@@ -11,9 +11,18 @@
 // thread or slot free now, counted apart and paces the guard. A code missing
 // from the table counts as a failure (lib/classify.js warns once per code).
 // docs/providers.md renders this table; __test__/providers.spec.js checks it.
+//
+// `reportBad`: where a bad answer is reported (createSolver({ reportBad: true })):
+// `endpoints` maps a task type (a trailing `*` matches any rest, case aside; the
+// first that matches wins; in.php tasks have none, so only '*' matches them) to
+// the res.php action (in.php providers) or the createTask API's method; a type
+// none matches is not reported. `withinMs`: the provider's published age limit of
+// a report (null: none published); `maxShare`: the most of the recent solves
+// reported (2Captcha refuses reports over 40 %: kept below, at 35 %, for all).
 
 const SECOND = 1000
 const MINUTE = 60 * SECOND
+const REPORT_SHARE = 0.35
 
 // The in.php / res.php codes CaptchaAI and 2Captcha share the meaning of.
 const IN_PHP_CALLER = {
@@ -86,6 +95,7 @@ const PROVIDERS = {
     protocol: 'in.php',
     baseUrl: 'https://ocr.captchaai.com',
     doc: 'https://captchaai.com/api-docs',
+    reportBad: { endpoints: { '*': 'reportbad' }, withinMs: 15 * MINUTE, maxShare: REPORT_SHARE },
     codes: {
       ...IN_PHP_CALLER,
       ERROR_ZERO_BALANCE: ['capacity', 'every thread of the plan is busy ("NO AVAILABLE THREADS")', 5 * SECOND],
@@ -97,6 +107,8 @@ const PROVIDERS = {
     protocol: 'in.php',
     baseUrl: 'https://2captcha.com',
     doc: 'https://2captcha.com/2captcha-api#error_handling',
+    // ERROR_REPORT_NOT_RECORDED: over 40 % of recent solves reported, or a solve older than 15 minutes.
+    reportBad: { endpoints: { '*': 'reportbad' }, withinMs: 15 * MINUTE, maxShare: REPORT_SHARE },
     // "about 20 res.php requests per task": more, and ERROR: 1003 bans the key for a while.
     maxPolls: 20,
     codes: {
@@ -110,6 +122,12 @@ const PROVIDERS = {
     protocol: 'createTask',
     baseUrl: 'https://api.anti-captcha.com',
     doc: 'https://anti-captcha.com/apidoc/errors',
+    // Reports within 60 s of the task's completion, one per task; images, reCAPTCHA and hCaptcha only.
+    reportBad: {
+      endpoints: { 'ImageToText*': 'reportIncorrectImageCaptcha', 'Recaptcha*': 'reportIncorrectRecaptcha', 'HCaptcha*': 'reportIncorrectHcaptcha' },
+      withinMs: 60 * SECOND,
+      maxShare: REPORT_SHARE,
+    },
     codes: {
       ...CREATE_TASK_CALLER,
       ERROR_NO_SLOT_AVAILABLE: ['capacity', 'no idle worker is available now', 5 * SECOND],
@@ -120,6 +138,8 @@ const PROVIDERS = {
     protocol: 'createTask',
     baseUrl: 'https://api.capsolver.com',
     doc: 'https://docs.capsolver.com/en/guide/api-error/',
+    // feedbackTask with result.invalid: true, for any task type.
+    reportBad: { endpoints: { '*': 'feedbackTask' }, withinMs: null, maxShare: REPORT_SHARE },
     codes: {
       ERROR_KEY_DENIED_ACCESS: ['excluded', 'the API key is wrong or denied', 0],
       ERROR_ZERO_BALANCE: ['excluded', 'the account has no funds', 60 * SECOND],
@@ -142,6 +162,7 @@ const PROVIDERS = {
     protocol: 'createTask',
     baseUrl: 'https://api.capmonster.cloud',
     doc: 'https://docs.capmonster.cloud/docs/api/api-errors',
+    reportBad: { endpoints: { 'ImageToText*': 'reportIncorrectImageCaptcha', '*': 'reportIncorrectTokenCaptcha' }, withinMs: null, maxShare: REPORT_SHARE },
     codes: {
       ...CREATE_TASK_CALLER,
       ERROR_DOMAIN_NOT_ALLOWED: ['excluded', 'the site is not served', 0],
@@ -153,6 +174,8 @@ const PROVIDERS = {
   },
 }
 for (const profile of Object.values(PROVIDERS)) {
+  Object.freeze(profile.reportBad.endpoints)
+  Object.freeze(profile.reportBad)
   for (const row of Object.values(profile.codes)) Object.freeze(row)
   Object.freeze(profile.codes)
   Object.freeze(profile)

@@ -15,8 +15,10 @@ const { redact, redactUrl, quoteBody } = require('./redact.js')
 const { PROVIDERS, PROVIDER_NAMES } = require('./providers.js')
 const { createTaskClient } = require('./create-task.js')
 const throttles = require('./throttle.js')
+const { createBadReports } = require('./report-bad.js')
+const { withReject } = require('./solve-result.js')
 
-const SOLVER_OPTIONS = ['apiKey', 'provider', 'baseUrl', 'tracker', 'pollIntervalMs', 'timeoutMs', 'countsAsFailure', 'whenExhausted', 'minSolves', 'probeIntervalMs']
+const SOLVER_OPTIONS = ['apiKey', 'provider', 'baseUrl', 'tracker', 'pollIntervalMs', 'timeoutMs', 'countsAsFailure', 'whenExhausted', 'minSolves', 'probeIntervalMs', 'reportBad']
 const SOLVE_OPTIONS = ['critical']
 const MAX_MS = 2 ** 31 - 1 // setTimeout's limit
 // Parameters each known method cannot go without; other methods are passed through unchecked.
@@ -219,6 +221,10 @@ function createSolver(options) {
     throw invalidArgValue(`createSolver options.provider must be one of ${known}, got '${provider}'`)
   }
   const countsAsFailure = opts.countsAsFailure
+  if (opts.reportBad !== undefined && typeof opts.reportBad !== 'boolean') {
+    throw invalidArgType(`createSolver options.reportBad must be a boolean, got ${describe(opts.reportBad)}`)
+  }
+  const reportBad = opts.reportBad === true
   const base = checkBaseUrl(opts.baseUrl ?? PROVIDERS[provider].baseUrl)
   // What the guard does while the budget is exhausted (lib/throttle.js): passed to every solve.
   const whenExhausted = throttles.checkOptions(opts, 'createSolver options')
@@ -229,6 +235,8 @@ function createSolver(options) {
   const maxPolls = PROVIDERS[provider].maxPolls
   const pollEveryMs = maxPolls === undefined ? pollIntervalMs : Math.max(pollIntervalMs, Math.ceil(timeoutMs / maxPolls))
   const createTask = PROVIDERS[provider].protocol === 'createTask' ? createTaskClient({ title, base, apiKey, pollIntervalMs: pollEveryMs }) : null
+  // Bad answers reported to the provider (lib/report-bad.js), on the tracker's clock.
+  const reports = createBadReports({ profile: PROVIDERS[provider], base, apiKey, now: () => tracker.now })
   const inUrl = new URL('in.php', base)
   const resUrl = new URL('res.php', base)
 
@@ -261,15 +269,41 @@ function createSolver(options) {
       throw invalidArgType(`solve options.critical must be a boolean, got ${describe(critical)}`)
     }
     const guardOptions = { timeoutMs, critical, countsAsFailure, provider, ...whenExhausted }
+    let send
     if (createTask !== null) {
       const checked = createTask.checkTask(task)
-      return tracker.guard((signal) => createTask.run(checked, signal), guardOptions)
+      send = (signal) => createTask.run(checked, signal)
+    } else {
+      const params = checkTask(task)
+      send = (signal) => run(params, signal)
     }
-    const params = checkTask(task)
-    return tracker.guard((signal) => run(params, signal), guardOptions)
+    let attempt
+    const result = await tracker.guard((signal, handle) => {
+      attempt = handle
+      return send(signal)
+    }, guardOptions)
+    const solvedAt = tracker.now
+    if (reportBad) reports.solved(solvedAt)
+    // The site rejected the answer: the budget counts it as a failure (attempt.reject),
+    // and, with reportBad, the provider is told — never awaited, never thrown.
+    return withReject(result, (reason) => {
+      const taken = attempt.reject(reason)
+      if (taken && reportBad) reports.report(result.taskId, task, solvedAt, reason)
+      return taken
+    })
   }
 
-  return Object.freeze({ solve, provider, baseUrl: base.href })
+  return Object.freeze({
+    solve,
+    provider,
+    baseUrl: base.href,
+    /** Bad answers reported to the provider so far: `{ reported, skipped, failed }`. */
+    get reports() {
+      return reports.counts()
+    },
+    /** Resolves once every report sent so far has settled (before a worker exits); never rejects. */
+    reportsSettled: () => reports.settled(),
+  })
 }
 
 // Solvers tried in order, each under its own budget (lib/failover.js); exported here too.

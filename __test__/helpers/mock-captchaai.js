@@ -1,7 +1,7 @@
 // A local CaptchaAI: a real node:http server on 127.0.0.1 (ephemeral port) that
 // speaks the 2captcha-compatible protocol the solver uses — POST/GET in.php
 // (key, method, the method's parameters, json) and GET/POST res.php (key,
-// action=get, id, json) — with knobs for the ways a real service fails.
+// action=get or reportbad, id, json) — with knobs for the ways a real service fails.
 const http = require('node:http')
 
 // What each known method needs, and the code the service answers without it.
@@ -28,6 +28,9 @@ const REQUIRED = {
  * - `answer` ((params, id) => `token-${id}`): the solution of a task.
  * - `delayMs` (0): every answer waits this long (a slow service).
  * - `malformed` (null): 'in.php' or 'res.php' answers truncated JSON there.
+ * - `reports` ('accept'): res.php?action=reportbad on a known task answers
+ *   OK_REPORT_RECORDED ('accept'), ERROR_REPORT_NOT_RECORDED ('refuse'), or the
+ *   connection is dropped without an answer ('reset').
  * - `raw` ({}): `{ 'in.php'?: handler, 'res.php'?: handler }`, a hostile server's
  *   answer there: `handler(res, params, req)` writes the whole response itself (an
  *   endless body, a huge answer, a gzip bomb, a body echoing the request). The
@@ -44,6 +47,7 @@ async function startMockCaptchaAI(behaviour = {}) {
     delayMs = 0,
     malformed = null,
     raw: hostileAnswers = {},
+    reports = 'accept',
   } = behaviour
   const requests = []
   const tasks = new Map() // id → { params, polls }
@@ -61,6 +65,10 @@ async function startMockCaptchaAI(behaviour = {}) {
       const id = String(nextId++)
       tasks.set(id, { params, polls: 0 })
       return { status: 1, request: id }
+    }
+    if (params.action === 'reportbad') {
+      if (!tasks.has(params.id)) return 'ERROR_WRONG_CAPTCHA_ID'
+      return reports === 'accept' ? { status: 1, request: 'OK_REPORT_RECORDED' } : 'ERROR_REPORT_NOT_RECORDED'
     }
     if (params.action !== 'get') return 'ERROR_EMPTY_ACTION'
     const task = tasks.get(params.id)
@@ -85,6 +93,7 @@ async function startMockCaptchaAI(behaviour = {}) {
           res.writeHead(404, { 'content-type': 'text/plain' }).end('not found')
           return
         }
+        if (reports === 'reset' && params.action === 'reportbad') return res.destroy()
         const hostile = hostileAnswers[url.pathname.slice(1)]
         if (hostile) return hostile(res, params, req)
         const result = protocolAnswer(url.pathname, params)

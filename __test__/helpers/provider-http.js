@@ -61,12 +61,17 @@ function createTaskApi(code, origin) {
   return scope
 }
 
+/** The report methods of the createTask providers (a bad answer: lib/providers.js). */
+const REPORT_PATHS = new Set(['/reportIncorrectImageCaptcha', '/reportIncorrectRecaptcha', '/reportIncorrectHcaptcha', '/reportIncorrectTokenCaptcha', '/feedbackTask'])
+
 /**
  * A loopback createTask / getTaskResult server (CapSolver's protocol, as a raw
- * fetch() sees it). `next(code, processing?)` sets up the next solve's answers. Returns
+ * fetch() sees it). `next(code, processing?)` sets up the next solve's answers. A
+ * report of a bad answer is accepted (`{ errorId: 0, status: 'success' }`), or with
+ * `reports: 'refuse'` answered ERROR_NO_SUCH_CAPCHA_ID. Returns
  * `{ url, requests, next, close }`.
  */
-async function startCreateTaskServer() {
+async function startCreateTaskServer({ reports = 'accept' } = {}) {
   const requests = []
   let queue = []
   const server = http.createServer((req, res) => {
@@ -74,7 +79,9 @@ async function startCreateTaskServer() {
     req.on('data', (chunk) => (body += chunk))
     req.on('end', () => {
       requests.push({ path: req.url, body: body === '' ? null : JSON.parse(body) })
-      const answer = queue.length > 0 && queue[0][0] === req.url ? queue.shift()[1] : { errorId: 1, errorCode: 'ERROR_UNEXPECTED_REQUEST' }
+      const report = reports === 'accept' ? { errorId: 0, status: 'success' } : { errorId: 16, errorCode: 'ERROR_NO_SUCH_CAPCHA_ID' }
+      const expected = queue.length > 0 && queue[0][0] === req.url ? queue.shift()[1] : null
+      const answer = expected ?? (REPORT_PATHS.has(req.url) ? report : { errorId: 1, errorCode: 'ERROR_UNEXPECTED_REQUEST' })
       res.writeHead(200, { 'content-type': 'application/json' })
       res.end(JSON.stringify(answer))
     })

@@ -1,5 +1,5 @@
 // Compiled by `tsc -p __test__/types` (types.spec.js): late verdicts and fault attribution.
-import { BudgetFamily, ErrorBudgetTracker, FaultError, createFailover, createSolver, type Blame } from 'captcha-error-budget'
+import { BudgetFamily, ErrorBudgetTracker, FaultError, createFailover, createSolver, type BadReports, type Blame } from 'captcha-error-budget'
 
 const seen: unknown[] = []
 
@@ -32,8 +32,22 @@ export async function verdicts(): Promise<void> {
   })
   try {
     const solved = await failover.solve({ method: 'turnstile', sitekey: 'k', pageurl: 'https://x.example' }, { labels: { site: 'x' } })
-    seen.push(solved.provider)
+    seen.push(solved.provider, solved.reject('incorrect-captcha-sol'))
   } catch (err) {
     if (err instanceof FaultError) seen.push(err.code, err.blame.value)
 }
+}
+
+export async function reportBad(): Promise<void> {
+  const tracker = new ErrorBudgetTracker({ clock: 'manual' })
+  const solver = createSolver({ provider: '2captcha', apiKey: 'key', tracker, reportBad: true })
+  const result = await solver.solve({ method: 'turnstile', sitekey: 'k', pageurl: 'https://x.example' })
+  const taken: boolean = result.reject('incorrect-captcha-sol')
+  const counts: BadReports = solver.reports
+  await solver.reportsSettled()
+  seen.push(taken, counts.reported, counts.skipped, counts.failed)
+  // @ts-expect-error: reportBad is a boolean
+  createSolver({ apiKey: 'key', tracker, reportBad: 'yes' })
+  // @ts-expect-error: a reason is a string
+  result.reject(42)
 }
