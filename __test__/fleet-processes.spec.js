@@ -1,10 +1,9 @@
 // Needs Debian's redis-server: without it (and not under CI) the file skips in one line.
 const test = require('./helpers/external.js').needs(require('ava'), 'redis-server', __filename)
-const { fork } = require('node:child_process')
 const path = require('node:path')
 const { once } = require('node:events')
 const { startRedis } = require('./helpers/redis-server')
-const { connect, fleetTracker, storedCounts, recordEach } = require('./helpers/fleet')
+const { connect, fleetTracker, storedCounts, recordEach, spawnWorker } = require('./helpers/fleet')
 
 const WORKER = path.join(__dirname, 'helpers', 'fleet-worker.js')
 
@@ -14,21 +13,10 @@ test.before(async () => {
 })
 test.after.always(() => server?.stop())
 
-/** A worker process; ask(msg) sends a message and resolves with its answer. */
-function spawnWorker(t) {
-  const child = fork(WORKER, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  t.teardown(() => child.kill('SIGKILL'))
-  const ask = async (msg) => {
-    const answer = once(child, 'message')
-    child.send(msg)
-    return (await answer)[0]
-  }
-  return { child, ask }
-}
 
 test('4 processes × 250 000 solves → after a sync every worker reports the exact fleet totals', async (t) => {
   const key = 'four-processes'
-  const workers = [1, 2, 3, 4].map(() => spawnWorker(t))
+  const workers = [1, 2, 3, 4].map(() => spawnWorker(t, WORKER))
   await Promise.all(workers.map((w) => w.ask({ op: 'start', url: server.url, key })))
   // Every 40th solve fails: 6 250 failures per worker.
   await Promise.all(workers.map((w) => w.ask({ op: 'record', solves: 250_000, failEvery: 40, syncEvery: 25_000 })))
@@ -44,7 +32,7 @@ test('4 processes × 250 000 solves → after a sync every worker reports the ex
 
 test('a worker kill -9ed between syncs loses only its unsent counts; nothing is counted twice', async (t) => {
   const key = 'kill-9'
-  const victim = spawnWorker(t)
+  const victim = spawnWorker(t, WORKER)
   await victim.ask({ op: 'start', url: server.url, key })
   // 1000 solves, every 50th failing: 980 + 20, all synced.
   await victim.ask({ op: 'record', solves: 1000, failEvery: 50, syncEvery: 1000 })

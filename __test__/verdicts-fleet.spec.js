@@ -2,12 +2,11 @@
 // exactly once, through restarts and lost replies.
 // Needs Debian's redis-server: without it (and not under CI) the file skips in one line.
 const test = require('./helpers/external.js').needs(require('ava'), 'redis-server', __filename)
-const { fork } = require('node:child_process')
 const path = require('node:path')
 const { once } = require('node:events')
 const { startRedis } = require('./helpers/redis-server')
 const { startProxy } = require('./helpers/tcp-proxy')
-const { T0, connect, fleetTracker, storedCounts } = require('./helpers/fleet')
+const { T0, connect, fleetTracker, storedCounts, spawnWorker } = require('./helpers/fleet')
 
 const WORKER = path.join(__dirname, 'helpers', 'verdict-worker.js')
 
@@ -17,21 +16,10 @@ test.before(async () => {
 })
 test.after.always(() => server?.stop())
 
-/** A worker process; ask(msg) sends a message and resolves with its answer. */
-function spawnWorker(t) {
-  const child = fork(WORKER, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
-  t.teardown(() => child.kill('SIGKILL'))
-  const ask = async (msg) => {
-    const answer = once(child, 'message')
-    child.send(msg)
-    return (await answer)[0]
-  }
-  return { child, ask }
-}
 
 test('3 processes: each rejection is counted once in every view, and survives a restart', async (t) => {
   const key = 'verdicts-three'
-  const workers = [0, 1, 2].map(() => spawnWorker(t))
+  const workers = [0, 1, 2].map(() => spawnWorker(t, WORKER))
   await Promise.all(workers.map((w, i) => w.ask({ op: 'start', url: server.url, key, at: T0 + i * 1000 })))
   // Worker i: 100 successes at T0 + i s (its own bucket), then i + 2 of them rejected (2 + 3 + 4 = 9).
   await Promise.all(workers.map((w, i) => w.ask({ op: 'record', successes: 100, at: T0 + i * 1000 })))
@@ -50,7 +38,7 @@ test('3 processes: each rejection is counted once in every view, and survives a 
   // Worker 1 is killed and started again: its new view holds every rejection once.
   workers[1].child.kill('SIGKILL')
   await once(workers[1].child, 'exit')
-  const again = spawnWorker(t)
+  const again = spawnWorker(t, WORKER)
   await again.ask({ op: 'start', url: server.url, key, at: T0 + 3000 })
   t.like((await again.ask({ op: 'report', at: T0 + 5000 })).report, expected)
   // A rejection after the restart, by a worker that kept running, reaches the new one once.

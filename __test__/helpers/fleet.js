@@ -1,6 +1,8 @@
 'use strict'
 // Shared pieces of the fleet specs: clients of both kinds, trackers on a
 // manual clock, and the fleet's counts read straight from Redis.
+const { fork } = require('node:child_process')
+const { once } = require('node:events')
 const Redis = require('ioredis')
 const nodeRedis = { 'node-redis': require('redis'), 'node-redis v5': require('redis-v5') }
 const { ErrorBudgetTracker } = require('../..')
@@ -58,4 +60,19 @@ function recordEach(tracker, successes, failures) {
   for (let i = 0; i < failures; i++) tracker.record(false)
 }
 
-module.exports = { T0, connect, fleetTracker, storedCounts, recordEach }
+/**
+ * A worker process running `script` (a fixture answering messages), killed at the
+ * test's end; ask(msg) sends a message and resolves with its answer.
+ */
+function spawnWorker(t, script) {
+  const child = fork(script, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  t.teardown(() => child.kill('SIGKILL'))
+  const ask = async (msg) => {
+    const answer = once(child, 'message')
+    child.send(msg)
+    return (await answer)[0]
+  }
+  return { child, ask }
+}
+
+module.exports = { T0, connect, fleetTracker, storedCounts, recordEach, spawnWorker }
