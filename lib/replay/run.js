@@ -10,6 +10,8 @@ const { summarize } = require('./summary')
 const { UsageError } = require('../cli-values')
 const { DEFAULTS } = require('./options')
 const { GROUP_SEPARATOR } = require('./reader')
+const { rankKeys, rereadable } = require('./ranking')
+const { TypeCounts } = require('./baseline')
 
 /** What lines without a type are called. */
 const UNTYPED = 'untyped'
@@ -96,6 +98,14 @@ async function replay(options) {
   checkSettings(settingsFor, [...targets.byName.keys(), ...windows.byName.keys(), '(default)'])
 
   // `throttle`: also simulate a throttling guard (lib/replay/throttle.js).
+  // `top` without a chart over a regular file: trackers only for the `top` worst keys, found
+  // beforehand from two numbers per key (ranking.js), so memory is bounded by `top`, not by the keys.
+  const ranked =
+    byType && options.top !== undefined && options.chart !== true && rereadable(options.input)
+      ? await rankKeys({ input: options.input, format: options.format, fields, group, settingsFor, top: options.top })
+      : null
+  // Then the advice's '(all)' row is counted apart, from every key's solves.
+  const pooled = ranked === null ? null : new TypeCounts('(all)')
   const trackers = new ReplayTrackers({ byType, settingsFor, throttle: options.throttle === true })
   // Only for the chart: sampling every tracker at every step costs trackers × samples in time and memory.
   const series = options.chart === true ? new Series(trackers) : null
@@ -126,8 +136,9 @@ async function replay(options) {
           for (const t of batch.types) (by.length < 2 ? [t] : t.split(GROUP_SEPARATOR)).forEach((v, i) => (valued[i] ||= v !== ''))
         }
         const types = groups.map((g) => g.name)
-        const slots = groups.map((g) => trackers.slotFor(g.name, g.labels))
-        const counts = types.map((t) => baseline.counts(t))
+        const kept = ranked === null ? null : batch.types.map((t) => ranked.top.has(t))
+        const slots = groups.map((g, k) => (kept === null || kept[k] ? trackers.slotFor(g.name, g.labels) : null))
+        const counts = types.map((t, k) => (kept === null || kept[k] ? baseline.counts(t) : null))
         // The chart starts at the first line; the summary's span at the earliest event.
         if (series !== null && series.start === null) series.begin(ts[0])
         // The hot loop: a few array reads, one record() and a counter per event.
@@ -141,6 +152,10 @@ async function replay(options) {
           const k = typeIndex[i]
           const good = ok[i] === 1
           const slot = slots[k]
+          if (pooled !== null) {
+            pooled.add(t, good)
+            if (slot === null) continue
+          }
           slot.tracker.record(good, t)
           if (slot.throttle !== null) slot.throttle.step(t, good)
           if (t < slot.firstAt) slot.firstAt = t
@@ -156,8 +171,23 @@ async function replay(options) {
     if (series !== null) series.finish(end)
     else trackers.finish(end)
     await trackers.settle()
-    const summary = summarize({ input: options.input, format, lines, events, bad, end, first, trackers, baseline, by, top: options.top })
+    const summary = summarize({
+      input: options.input,
+      format,
+      lines,
+      events,
+      bad,
+      end,
+      first,
+      trackers,
+      baseline,
+      by,
+      top: options.top,
+      ...(ranked === null ? {} : { trackerCount: ranked.keyCount, pooled: { days: pooled.days, types: ranked.keyCount } }),
+    })
     // `unvalued`: the --by fields no line gave a value (not part of the summary).
+    // `peakTrackers`: the most trackers the replay held at once (a memory proxy, for tests; not printed).
+    Object.defineProperty(summary, 'peakTrackers', { value: trackers.slots.size + (ranked === null ? 0 : 1), enumerable: false })
     return Object.assign(summary, { series, unvalued: by === undefined ? [] : by.filter((_, i) => !valued[i]) })
   } finally {
     trackers.close()

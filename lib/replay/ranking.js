@@ -1,0 +1,120 @@
+'use strict'
+// `replay --by … --top N` over a regular file: which N keys to replay, found
+// without a tracker per key. The summary ranks trackers by their state at the
+// end (remaining budget, then burn rate, then name), which is a function of
+// the counts in each tracker's window at the end alone. So: one pass finds the
+// end, a second counts per key the solves of its final window (two numbers
+// per key), and each key's rank comes from a scratch tracker fed those counts
+// at the end, one at a time. The replay proper then keeps trackers only for
+// the N worst.
+const fs = require('node:fs')
+const { readLog } = require('./reader')
+const { ErrorBudgetTracker } = require('../tracker.js')
+
+/** The tracker's default bucket width (config.rs `default_resolution_ms`): a 43 200th of the window, at least 1 ms. */
+const resolutionOf = (windowMs) => Math.max(Math.floor(windowMs / 43_200), 1)
+
+/** Whether `input` can be read more than once: a regular file (not stdin, a FIFO or a device). */
+function rereadable(input) {
+  if (input === '-') return false
+  try {
+    return fs.statSync(input).isFile()
+  } catch {
+    return false
+  }
+}
+
+/** Per-key counts in two growing typed arrays (16 bytes a key, plus the Map entry of its name). */
+class KeyCounts {
+  constructor() {
+    this.index = new Map()
+    this.ok = new Float64Array(1024)
+    this.fail = new Float64Array(1024)
+  }
+
+  indexOf(type) {
+    let i = this.index.get(type)
+    if (i === undefined) {
+      i = this.index.size
+      if (i === this.ok.length) {
+        const grow = (a) => {
+          const b = new Float64Array(a.length * 2)
+          b.set(a)
+          return b
+        }
+        this.ok = grow(this.ok)
+        this.fail = grow(this.fail)
+      }
+      this.index.set(type, i)
+    }
+    return i
+  }
+}
+
+/**
+ * The raw types (the reader's type strings) of the `top` worst keys at the end,
+ * and how many keys there are. `group(type)` gives a key's tracker name and
+ * labels, `settingsFor(name, labels)` its tracker config. Bad lines are skipped
+ * here (the replay proper reports them).
+ * @returns {Promise<{ top: Set<string>, keyCount: number }>}
+ */
+async function rankKeys({ input, format, fields, group, settingsFor, top }) {
+  let end = -Infinity
+  for await (const batch of readLog({ input, format, fields })) {
+    const { ts } = batch
+    for (let i = 0; i < ts.length; i++) if (ts[i] > end) end = ts[i]
+  }
+  const keys = new KeyCounts()
+  // The first bucket of each window length still in the window at the end (window.rs `first_live_bucket`).
+  const floors = new Map()
+  const floorOf = (windowMs) => {
+    let f = floors.get(windowMs)
+    if (f === undefined) {
+      const res = resolutionOf(windowMs)
+      f = { res, floorK: Math.floor((end - windowMs) / res) + 1 }
+      floors.set(windowMs, f)
+    }
+    return f
+  }
+  for await (const batch of readLog({ input, format, fields })) {
+    const { ts, ok, typeIndex } = batch
+    if (ts.length === 0) continue
+    const slots = batch.types.map((type) => {
+      const g = group(type)
+      return { i: keys.indexOf(type), ...floorOf(settingsFor(g.name, g.labels).windowMs) }
+    })
+    for (let j = 0; j < ts.length; j++) {
+      const s = slots[typeIndex[j]]
+      // Counted at the end iff its bucket is still in the window then (an event dropped as too old never is).
+      if (Math.floor(ts[j] / s.res) < s.floorK) continue
+      if (ok[j] === 1) keys.ok[s.i]++
+      else keys.fail[s.i]++
+    }
+  }
+  // Each key's state at the end, from a scratch tracker fed its counts there.
+  const n = keys.index.size
+  const remaining = new Float64Array(n)
+  const burn = new Float64Array(n)
+  const names = new Array(n)
+  const types = new Array(n)
+  for (const [type, i] of keys.index) {
+    const g = group(type)
+    const tracker = new ErrorBudgetTracker({ ...settingsFor(g.name, g.labels), clock: 'manual' })
+    try {
+      tracker.advanceTo(end)
+      if (keys.ok[i] + keys.fail[i] > 0) tracker.recordMany(keys.ok[i], keys.fail[i], end)
+      remaining[i] = tracker.remainingFraction
+      burn[i] = tracker.burnRate
+    } finally {
+      tracker.close()
+    }
+    names[i] = g.name
+    types[i] = type
+  }
+  // The summary's order: least budget left, then highest burn rate, then name.
+  const order = Array.from({ length: n }, (_, i) => i)
+  order.sort((a, b) => remaining[a] - remaining[b] || burn[b] - burn[a] || (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : 0))
+  return { top: new Set(order.slice(0, top).map((i) => types[i])), keyCount: n }
+}
+
+module.exports = { rankKeys, rereadable, resolutionOf }
