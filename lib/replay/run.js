@@ -186,8 +186,6 @@ async function replay(options) {
       ...(ranked === null ? {} : { trackerCount: ranked.keyCount, pooled: { days: pooled.days, types: ranked.keyCount } }),
     })
     // `unvalued`: the --by fields no line gave a value (not part of the summary).
-    // `peakTrackers`: the most trackers the replay held at once (a memory proxy, for tests; not printed).
-    Object.defineProperty(summary, 'peakTrackers', { value: trackers.slots.size + (ranked === null ? 0 : 1), enumerable: false })
     return Object.assign(summary, { series, unvalued: by === undefined ? [] : by.filter((_, i) => !valued[i]) })
   } finally {
     trackers.close()
