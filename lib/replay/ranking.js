@@ -4,15 +4,28 @@
 // end (remaining budget, then burn rate, then name), which is a function of
 // the counts in each tracker's window at the end alone. So: one pass finds the
 // end, a second counts per key the solves of its final window (two numbers
-// per key), and each key's rank comes from a scratch tracker fed those counts
-// at the end, one at a time. The replay proper then keeps trackers only for
-// the N worst.
+// per key), and each key's rank from those counts by the budget's formulas
+// (budget.rs `Budget::of`; a tracker per key to compute them cost 55 µs and
+// garbage each). The replay proper then keeps trackers only for the N worst.
 const fs = require('node:fs')
 const { readLog } = require('./reader')
-const { ErrorBudgetTracker } = require('../tracker.js')
 
 /** The tracker's default bucket width (config.rs `default_resolution_ms`): a 43 200th of the window, at least 1 ms. */
 const resolutionOf = (windowMs) => Math.max(Math.floor(windowMs / 43_200), 1)
+
+/**
+ * `[remainingFraction, burnRate]` of a window holding `successes` and `failures`
+ * under `config` (`targetRate`, `minEvents`): what the tracker's getters read,
+ * computed as budget.rs `Budget::of` does, in the same floating-point steps.
+ */
+function budgetOf(successes, failures, { targetRate, minEvents }) {
+  const total = successes + failures
+  const budgetTotal = total * (1 - targetRate)
+  const budgetRemaining = Math.max(budgetTotal - failures, 0)
+  const remainingFraction = budgetTotal <= 0 ? (failures === 0 ? 1 : 0) : Math.max(budgetRemaining / budgetTotal, 0)
+  const burnRate = total === 0 || budgetTotal <= 0 || total < minEvents ? 0 : failures / budgetTotal
+  return [remainingFraction, burnRate]
+}
 
 /** Whether `input` can be read more than once: a regular file (not stdin, a FIFO or a device). */
 function rereadable(input) {
@@ -91,7 +104,7 @@ async function rankKeys({ input, format, fields, group, settingsFor, top }) {
       else keys.fail[s.i]++
     }
   }
-  // Each key's state at the end, from a scratch tracker fed its counts there.
+  // Each key's state at the end, from its counts there.
   const n = keys.index.size
   const remaining = new Float64Array(n)
   const burn = new Float64Array(n)
@@ -99,15 +112,9 @@ async function rankKeys({ input, format, fields, group, settingsFor, top }) {
   const types = new Array(n)
   for (const [type, i] of keys.index) {
     const g = group(type)
-    const tracker = new ErrorBudgetTracker({ ...settingsFor(g.name, g.labels), clock: 'manual' })
-    try {
-      tracker.advanceTo(end)
-      if (keys.ok[i] + keys.fail[i] > 0) tracker.recordMany(keys.ok[i], keys.fail[i], end)
-      remaining[i] = tracker.remainingFraction
-      burn[i] = tracker.burnRate
-    } finally {
-      tracker.close()
-    }
+    const [remainingFraction, burnRate] = budgetOf(keys.ok[i], keys.fail[i], settingsFor(g.name, g.labels))
+    remaining[i] = remainingFraction
+    burn[i] = burnRate
     names[i] = g.name
     types[i] = type
   }
@@ -117,4 +124,4 @@ async function rankKeys({ input, format, fields, group, settingsFor, top }) {
   return { top: new Set(order.slice(0, top).map((i) => types[i])), keyCount: n }
 }
 
-module.exports = { rankKeys, rereadable, resolutionOf }
+module.exports = { rankKeys, rereadable, resolutionOf, budgetOf }
