@@ -27,14 +27,22 @@ function budgetOf(successes, failures, { targetRate, minEvents }) {
   return [remainingFraction, burnRate]
 }
 
-/** Whether `input` can be read more than once: a regular file (not stdin, a FIFO or a device). */
+/**
+ * When `input` can be read more than once (a regular file, not stdin, a FIFO or a
+ * device): a function opening its first `size` bytes as they are now, so that
+ * every pass reads the same lines of a log still being written; else null.
+ */
 function rereadable(input) {
-  if (input === '-') return false
+  if (input === '-') return null
+  let size
   try {
-    return fs.statSync(input).isFile()
+    const stat = fs.statSync(input)
+    if (!stat.isFile() || stat.size === 0) return null
+    size = stat.size
   } catch {
-    return false
+    return null
   }
+  return () => fs.createReadStream(input, { start: 0, end: size - 1, highWaterMark: 1 << 20 })
 }
 
 /** Per-key counts in two growing typed arrays (16 bytes a key, plus the Map entry of its name). */
@@ -66,14 +74,14 @@ class KeyCounts {
 
 /**
  * The raw types (the reader's type strings) of the `top` worst keys at the end,
- * and how many keys there are. `group(type)` gives a key's tracker name and
+ * and how many keys there are; `open()` opens the input (rereadable()). `group(type)` gives a key's tracker name and
  * labels, `settingsFor(name, labels)` its tracker config. Bad lines are skipped
  * here (the replay proper reports them).
  * @returns {Promise<{ top: Set<string>, keyCount: number }>}
  */
-async function rankKeys({ input, format, fields, group, settingsFor, top }) {
+async function rankKeys({ input, open, format, fields, group, settingsFor, top }) {
   let end = -Infinity
-  for await (const batch of readLog({ input, format, fields })) {
+  for await (const batch of readLog({ input, format, fields, stream: open() })) {
     const { ts } = batch
     for (let i = 0; i < ts.length; i++) if (ts[i] > end) end = ts[i]
   }
@@ -89,7 +97,7 @@ async function rankKeys({ input, format, fields, group, settingsFor, top }) {
     }
     return f
   }
-  for await (const batch of readLog({ input, format, fields })) {
+  for await (const batch of readLog({ input, format, fields, stream: open() })) {
     const { ts, ok, typeIndex } = batch
     if (ts.length === 0) continue
     const slots = batch.types.map((type) => {
@@ -104,24 +112,26 @@ async function rankKeys({ input, format, fields, group, settingsFor, top }) {
       else keys.fail[s.i]++
     }
   }
-  // Each key's state at the end, from its counts there.
-  const n = keys.index.size
-  const remaining = new Float64Array(n)
-  const burn = new Float64Array(n)
-  const names = new Array(n)
-  const types = new Array(n)
+  // Each key's state at the end, from its counts there; the `top` worst so far kept in order
+  // (the summary's: least budget left, then highest burn rate, then name), nothing more per key.
+  const worst = []
+  const before = (a, b) => a.remaining - b.remaining || b.burn - a.burn || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
   for (const [type, i] of keys.index) {
     const g = group(type)
-    const [remainingFraction, burnRate] = budgetOf(keys.ok[i], keys.fail[i], settingsFor(g.name, g.labels))
-    remaining[i] = remainingFraction
-    burn[i] = burnRate
-    names[i] = g.name
-    types[i] = type
+    const [remaining, burn] = budgetOf(keys.ok[i], keys.fail[i], settingsFor(g.name, g.labels))
+    const key = { type, name: g.name, remaining, burn }
+    if (worst.length === top && before(key, worst[top - 1]) >= 0) continue
+    let lo = 0
+    let hi = worst.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (before(worst[mid], key) < 0) lo = mid + 1
+      else hi = mid
+    }
+    worst.splice(lo, 0, key)
+    if (worst.length > top) worst.pop()
   }
-  // The summary's order: least budget left, then highest burn rate, then name.
-  const order = Array.from({ length: n }, (_, i) => i)
-  order.sort((a, b) => remaining[a] - remaining[b] || burn[b] - burn[a] || (names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : 0))
-  return { top: new Set(order.slice(0, top).map((i) => types[i])), keyCount: n }
+  return { top: new Set(worst.map((k) => k.type)), keyCount: keys.index.size }
 }
 
 module.exports = { rankKeys, rereadable, resolutionOf, budgetOf }

@@ -1,6 +1,7 @@
 'use strict'
 // The replay itself: streams the log's events into manual-clock trackers (one,
-// or one per type), sampling them for the chart (only with `chart`) and counting the baseline,
+// or one per type; with `top` over a file, one per key of the `top` worst only),
+// sampling them for the chart (only with `chart`) and counting the baseline,
 // then waits for the listeners and summarises.
 const { readLog } = require('./reader')
 const { ReplayTrackers } = require('./trackers')
@@ -97,15 +98,13 @@ async function replay(options) {
   const settingsFor = settings({ targets, windows, alerts: options.alerts, minEvents: options.minEvents, hysteresis: options.hysteresis })
   checkSettings(settingsFor, [...targets.byName.keys(), ...windows.byName.keys(), '(default)'])
 
-  // `throttle`: also simulate a throttling guard (lib/replay/throttle.js).
   // `top` without a chart over a regular file: trackers only for the `top` worst keys, found
   // beforehand from two numbers per key (ranking.js), so memory is bounded by `top`, not by the keys.
-  const ranked =
-    byType && options.top !== undefined && options.chart !== true && rereadable(options.input)
-      ? await rankKeys({ input: options.input, format: options.format, fields, group, settingsFor, top: options.top })
-      : null
+  const open = byType && options.top !== undefined && options.chart !== true ? rereadable(options.input) : null
+  const ranked = open === null ? null : await rankKeys({ input: options.input, open, format: options.format, fields, group, settingsFor, top: options.top })
   // Then the advice's '(all)' row is counted apart, from every key's solves.
   const pooled = ranked === null ? null : new TypeCounts('(all)')
+  // `throttle`: also simulate a throttling guard (lib/replay/throttle.js).
   const trackers = new ReplayTrackers({ byType, settingsFor, throttle: options.throttle === true })
   // Only for the chart: sampling every tracker at every step costs trackers × samples in time and memory.
   const series = options.chart === true ? new Series(trackers) : null
@@ -119,7 +118,7 @@ async function replay(options) {
   let end = -Infinity
   let first = Infinity
   try {
-    for await (const batch of readLog({ input: options.input, format: options.format, fields })) {
+    for await (const batch of readLog({ input: options.input, format: options.format, fields, stream: open?.() })) {
       format = batch.format
       lines = batch.lines
       for (const badLine of batch.badLines) {
