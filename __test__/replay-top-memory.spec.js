@@ -85,3 +85,23 @@ test('the ranking reads from counts what a tracker holding them reads (budgetOf)
     }
   }
 })
+
+test('replay --by type --top 1: lines without a type and lines of type "untyped" are one tracker, ranked as one', async (t) => {
+  // 'untyped': 1 failure and 1 success from lines without a type, 1 failure from type "untyped": 2 of 3
+  // fail, burn rate 2/3 / 0.05 ≈ 13.33; 'turnstile': 1 failure of 2, burn rate 10. Apart, neither
+  // half of 'untyped' (burn 20 and 10) would rank as the whole does.
+  const lines = [
+    { ts: T0, ok: false },
+    { ts: T0 + 1000, ok: true },
+    { ts: T0 + 2000, type: 'untyped', ok: false },
+    { ts: T0 + 3000, type: 'turnstile', ok: false },
+    { ts: T0 + 4000, type: 'turnstile', ok: true },
+  ]
+  const files = tempFiles({ 'solves.jsonl': `${lines.map((l) => JSON.stringify(l)).join('\n')}\n` })
+  t.teardown(() => fs.rmSync(files.dir, { recursive: true, force: true }))
+  const out = await replayCli([files['solves.jsonl'], '--by', 'type', '--top', '1', '--min-events', '0', '--window', '1h', '--json'])
+  t.is(out.code, 0, out.stderr)
+  const result = JSON.parse(out.stdout)
+  t.is(result.trackerCount, 2)
+  t.deepEqual(result.trackers.map((s) => [s.name, s.events, s.final.burnRate]), [['untyped', 3, 13.33]])
+})

@@ -45,16 +45,20 @@ function rereadable(input) {
   return () => fs.createReadStream(input, { start: 0, end: size - 1, highWaterMark: 1 << 20 })
 }
 
-/** Per-key counts in two growing typed arrays (16 bytes a key, plus the Map entry of its name). */
+/**
+ * Per key (tracker name): its solves in the window at the end and its target, in
+ * growing typed arrays (24 bytes a key, plus the Map entry of its name).
+ */
 class KeyCounts {
   constructor() {
     this.index = new Map()
     this.ok = new Float64Array(1024)
     this.fail = new Float64Array(1024)
+    this.targetRate = new Float64Array(1024)
   }
 
-  indexOf(type) {
-    let i = this.index.get(type)
+  indexOf(name, targetRate) {
+    let i = this.index.get(name)
     if (i === undefined) {
       i = this.index.size
       if (i === this.ok.length) {
@@ -65,17 +69,19 @@ class KeyCounts {
         }
         this.ok = grow(this.ok)
         this.fail = grow(this.fail)
+        this.targetRate = grow(this.targetRate)
       }
-      this.index.set(type, i)
+      this.index.set(name, i)
+      this.targetRate[i] = targetRate
     }
     return i
   }
 }
 
 /**
- * The raw types (the reader's type strings) of the `top` worst keys at the end,
- * and how many keys there are; `open()` opens the input (rereadable()). `group(type)` gives a key's tracker name and
- * labels, `settingsFor(name, labels)` its tracker config. Bad lines are skipped
+ * The tracker names of the `top` worst keys at the end, and how many keys there
+ * are; `open()` opens the input (rereadable()). `group(type)` gives a key's tracker name and
+ * labels, `settingsFor(name, labels)` its tracker config (its minEvents the same for every key). Bad lines are skipped
  * here (the replay proper reports them).
  * @returns {Promise<{ top: Set<string>, keyCount: number }>}
  */
@@ -100,9 +106,11 @@ async function rankKeys({ input, open, format, fields, group, settingsFor, top }
   for await (const batch of readLog({ input, format, fields, stream: open() })) {
     const { ts, ok, typeIndex } = batch
     if (ts.length === 0) continue
+    // Keyed by tracker name, as the trackers are ('' and 'untyped' are one).
     const slots = batch.types.map((type) => {
       const g = group(type)
-      return { i: keys.indexOf(type), ...floorOf(settingsFor(g.name, g.labels).windowMs) }
+      const config = settingsFor(g.name, g.labels)
+      return { i: keys.indexOf(g.name, config.targetRate), ...floorOf(config.windowMs) }
     })
     for (let j = 0; j < ts.length; j++) {
       const s = slots[typeIndex[j]]
@@ -116,10 +124,10 @@ async function rankKeys({ input, open, format, fields, group, settingsFor, top }
   // (the summary's: least budget left, then highest burn rate, then name), nothing more per key.
   const worst = []
   const before = (a, b) => a.remaining - b.remaining || b.burn - a.burn || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
-  for (const [type, i] of keys.index) {
-    const g = group(type)
-    const [remaining, burn] = budgetOf(keys.ok[i], keys.fail[i], settingsFor(g.name, g.labels))
-    const key = { type, name: g.name, remaining, burn }
+  const { minEvents } = settingsFor('')
+  for (const [name, i] of keys.index) {
+    const [remaining, burn] = budgetOf(keys.ok[i], keys.fail[i], { targetRate: keys.targetRate[i], minEvents })
+    const key = { name, remaining, burn }
     if (worst.length === top && before(key, worst[top - 1]) >= 0) continue
     let lo = 0
     let hi = worst.length
@@ -131,7 +139,7 @@ async function rankKeys({ input, open, format, fields, group, settingsFor, top }
     worst.splice(lo, 0, key)
     if (worst.length > top) worst.pop()
   }
-  return { top: new Set(worst.map((k) => k.type)), keyCount: keys.index.size }
+  return { top: new Set(worst.map((k) => k.name)), keyCount: keys.index.size }
 }
 
 module.exports = { rankKeys, rereadable, resolutionOf, budgetOf }

@@ -135,7 +135,7 @@ async function replay(options) {
           for (const t of batch.types) (by.length < 2 ? [t] : t.split(GROUP_SEPARATOR)).forEach((v, i) => (valued[i] ||= v !== ''))
         }
         const types = groups.map((g) => g.name)
-        const kept = ranked === null ? null : batch.types.map((t) => ranked.top.has(t))
+        const kept = ranked === null ? null : types.map((name) => ranked.top.has(name))
         const slots = groups.map((g, k) => (kept === null || kept[k] ? trackers.slotFor(g.name, g.labels) : null))
         const counts = types.map((t, k) => (kept === null || kept[k] ? baseline.counts(t) : null))
         // The chart starts at the first line; the summary's span at the earliest event.
