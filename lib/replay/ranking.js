@@ -80,9 +80,10 @@ class KeyCounts {
 
 /**
  * The tracker names of the `top` worst keys at the end, and how many keys there
- * are; `open()` opens the input (rereadable()). `group(type)` gives a key's tracker name and
- * labels, `settingsFor(name, labels)` its tracker config (its minEvents the same for every key). Bad lines are skipped
- * here (the replay proper reports them).
+ * are; `open()` opens the input (rereadable()). `group(type)` gives a key's
+ * tracker name and labels, `settingsFor(name, labels)` its tracker config (its
+ * minEvents the same for every key). Bad lines are skipped here (the replay
+ * proper reports them).
  * @returns {Promise<{ top: Set<string>, keyCount: number }>}
  */
 async function rankKeys({ input, open, format, fields, group, settingsFor, top }) {
