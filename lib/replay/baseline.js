@@ -113,12 +113,15 @@ class Baseline {
 
   /**
    * The advice: one row per type (by name), then one for all types together
-   * when there are several.
+   * when there are several. `pooled` (`{ days, types }`): that row's counts and the
+   * number of types, when only some types were counted here.
    * @param {number} spanMs
    */
-  advice(spanMs) {
+  advice(spanMs, pooled) {
     const rows = [...this.types.values()].sort((a, b) => (a.type < b.type ? -1 : 1)).map((c) => adviceFor(c.type, c.days, spanMs))
-    if (this.types.size > 1) {
+    if (pooled !== undefined) {
+      if (pooled.types > 1) rows.push(adviceFor('(all)', pooled.days, spanMs))
+    } else if (this.types.size > 1) {
       const all = new Map()
       for (const c of this.types.values()) {
         for (const [day, [ok, fail]] of c.days) {

@@ -1,16 +1,18 @@
 'use strict'
 // The replay itself: streams the log's events into manual-clock trackers (one,
-// or one per type), sampling them for the chart (only with `chart`) and counting the baseline,
+// or one per type; with `top` over a file, one per key of the `top` worst only),
+// sampling them for the chart (only with `chart`) and counting the baseline,
 // then waits for the listeners and summarises.
 const { ErrorBudgetTracker } = require('../tracker.js')
 const { readLog } = require('./reader.js')
 const { ReplayTrackers } = require('./trackers.js')
 const { Series } = require('./series.js')
-const { Baseline } = require('./baseline.js')
+const { Baseline, TypeCounts } = require('./baseline.js')
 const { summarize } = require('./summary.js')
 const { UsageError } = require('../cli-values.js')
 const { DEFAULTS } = require('./options.js')
 const { GROUP_SEPARATOR } = require('./reader.js')
+const { rankKeys, rereadable } = require('./ranking.js')
 
 /** What lines without a type are called. */
 const UNTYPED = 'untyped'
@@ -116,6 +118,22 @@ async function replay(options) {
   const settingsFor = settings({ targets, windows, alerts: options.alerts, minEvents: options.minEvents, hysteresis: options.hysteresis })
   checkSettings(settingsFor, [...targets.byName.keys(), ...windows.byName.keys(), '(default)'])
 
+  // `top` without a chart over a regular file: trackers only for the `top` worst keys, found
+  // beforehand from two numbers per key (ranking.js), so memory is bounded by `top`, not by the keys.
+  const open = byType && options.top !== undefined && options.chart !== true ? rereadable(options.input) : null
+  const ranked = open === null ? null : await rankKeys({
+          input: options.input,
+          open,
+          format: options.format,
+          fields,
+          // With a verdict field, each type ends in its verdict: split off, a rejected success ranks as a failure.
+          group: verdictField === undefined ? group : (t) => group(splitVerdict(t)[0]),
+          rejectedOf: verdictField === undefined ? null : (t) => splitVerdict(t)[1],
+          settingsFor,
+          top: options.top,
+        })
+  // Then the advice's '(all)' row is counted apart, from every key's solves.
+  const pooled = ranked === null ? null : new TypeCounts('(all)')
   // `throttle`: also simulate a throttling guard (lib/replay/throttle.js).
   const trackers = new ReplayTrackers({ byType, settingsFor, throttle: options.throttle === true })
   // Only for the chart: sampling every tracker at every step costs trackers × samples in time and memory.
@@ -130,7 +148,7 @@ async function replay(options) {
   let end = -Infinity
   let first = Infinity
   try {
-    for await (const batch of readLog({ input: options.input, format: options.format, fields })) {
+    for await (const batch of readLog({ input: options.input, format: options.format, fields, stream: open?.() })) {
       format = batch.format
       lines = batch.lines
       for (const badLine of batch.badLines) {
@@ -150,8 +168,9 @@ async function replay(options) {
           for (const t of batchTypes) (by.length < 2 ? [t] : t.split(GROUP_SEPARATOR)).forEach((v, i) => (valued[i] ||= v !== ''))
         }
         const types = groups.map((g) => g.name)
-        const slots = groups.map((g) => trackers.slotFor(g.name, g.labels))
-        const counts = types.map((t) => baseline.counts(t))
+        const kept = ranked === null ? null : types.map((name) => ranked.top.has(name))
+        const slots = groups.map((g, k) => (kept === null || kept[k] ? trackers.slotFor(g.name, g.labels) : null))
+        const counts = types.map((t, k) => (kept === null || kept[k] ? baseline.counts(t) : null))
         // The chart starts at the first line; the summary's span at the earliest event.
         if (series !== null && series.start === null) series.begin(ts[0])
         // The hot loop: a few array reads, one record() and a counter per event.
@@ -165,9 +184,14 @@ async function replay(options) {
           const k = typeIndex[i]
           const slot = slots[k]
           let good = ok[i] === 1
-          slot.tracker.record(good, t)
           // The site rejected the solved token: a failure where it was recorded.
-          if (good && rejected !== null && rejected[k]) good = !slot.tracker.reject(t)
+          const rejectedHere = good && rejected !== null && rejected[k]
+          if (pooled !== null) {
+            pooled.add(t, good && !rejectedHere)
+            if (slot === null) continue
+          }
+          slot.tracker.record(good, t)
+          if (rejectedHere) good = !slot.tracker.reject(t)
           if (slot.throttle !== null) slot.throttle.step(t, good)
           if (t < slot.firstAt) slot.firstAt = t
           slot.events++
@@ -182,7 +206,20 @@ async function replay(options) {
     if (series !== null) series.finish(end)
     else trackers.finish(end)
     await trackers.settle()
-    const summary = summarize({ input: options.input, format, lines, events, bad, end, first, trackers, baseline, by, top: options.top })
+    const summary = summarize({
+      input: options.input,
+      format,
+      lines,
+      events,
+      bad,
+      end,
+      first,
+      trackers,
+      baseline,
+      by,
+      top: options.top,
+      ...(ranked === null ? {} : { trackerCount: ranked.keyCount, pooled: { days: pooled.days, types: ranked.keyCount } }),
+    })
     // `unvalued`: the --by fields no line gave a value (not part of the summary).
     return Object.assign(summary, { series, unvalued: by === undefined ? [] : by.filter((_, i) => !valued[i]) })
   } finally {

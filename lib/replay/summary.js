@@ -52,9 +52,11 @@ function trackerSummary(slot, start, end) {
  * Trackers are in name order; with several `--by` fields or `top`, worst first
  * (least budget left at the end, then highest burn rate, then name), and only
  * the `top` worst are kept (the timeline and the advice with them).
- * @param {object} r `{ input, format, lines, events, bad, end, first, trackers, baseline, by?, top? }`
+ * `trackerCount` and `pooled` (`{ days, types }`, the '(all)' row's counts) stand for the keys
+ * that have no tracker when only the `top` worst got one (ranking.js).
+ * @param {object} r `{ input, format, lines, events, bad, end, first, trackers, baseline, by?, top?, trackerCount?, pooled? }`
  */
-function summarize({ input, format, lines, events, bad, end, first, trackers, baseline, by, top }) {
+function summarize({ input, format, lines, events, bad, end, first, trackers, baseline, by, top, trackerCount, pooled }) {
   const byName = (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
   let slots = [...trackers.slots.values()].sort(byName)
   const worstFirst = (by !== undefined && by.length > 1) || top !== undefined
@@ -62,7 +64,7 @@ function summarize({ input, format, lines, events, bad, end, first, trackers, ba
     const key = new Map(slots.map((s) => [s, [s.tracker.remainingFraction, s.tracker.burnRate]]))
     slots.sort((a, b) => key.get(a)[0] - key.get(b)[0] || key.get(b)[1] - key.get(a)[1] || byName(a, b))
   }
-  const all = slots.length
+  const all = trackerCount ?? slots.length
   if (top !== undefined) slots = slots.slice(0, top)
   const kept = new Set(slots.map((s) => s.name))
   // Concatenated in tracker order, then a stable sort by time: ties keep tracker order,
@@ -86,7 +88,7 @@ function summarize({ input, format, lines, events, bad, end, first, trackers, ba
     ...(worstFirst ? { order: 'worst first', trackerCount: all } : {}),
     trackers: slots.map((slot) => trackerSummary(slot, first, end)),
     timeline,
-    advice: keptAdvice(baseline.advice(end - first), top === undefined ? null : kept),
+    advice: keptAdvice(baseline.advice(end - first, pooled), top === undefined ? null : kept),
   }
 }
 
