@@ -11,7 +11,7 @@ use std::thread::{self, ThreadId};
 use budget_core::{Event, Status as CoreStatus};
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
-use napi::{check_status, sys, Env};
+use napi::{sys, Env};
 
 use crate::report::{AlertEvent, BudgetReport};
 
@@ -359,7 +359,8 @@ unsafe fn rust_string(env: sys::napi_env, value: sys::napi_value) -> Option<Stri
 /// process) says so and that `close()` frees them.
 pub struct Pinned {
   env: sys::napi_env,
-  reference: sys::napi_ref,
+  /// `None` once released.
+  reference: Option<ObjectRef<false>>,
 }
 
 /// How many pinned trackers at once make the warning (each holds its window
@@ -374,24 +375,24 @@ static PIN_WARNED: AtomicBool = AtomicBool::new(false);
 impl Pinned {
   /// Pins `object` in `env`.
   pub fn new(env: &Env, object: &Object) -> Result<Pinned> {
-    let mut reference = std::ptr::null_mut();
-    // SAFETY: valid env and object, on their JS thread.
-    check_status!(unsafe { sys::napi_create_reference(env.raw(), object.raw(), 1, &mut reference) })?;
+    let reference = object.create_ref::<false>()?;
     let pinned = PINNED.fetch_add(1, Ordering::AcqRel) + 1;
     if pinned >= PIN_WARNING_AT && !PIN_WARNED.swap(true, Ordering::AcqRel) {
       // SAFETY: on the env's JS thread, inside a call.
       unsafe { warn_pinned(env.raw(), pinned) };
     }
-    Ok(Pinned { env: env.raw(), reference })
+    Ok(Pinned { env: env.raw(), reference: Some(reference) })
   }
 }
 
 impl Drop for Pinned {
   fn drop(&mut self) {
     PINNED.fetch_sub(1, Ordering::AcqRel);
-    // SAFETY: created by `new` in this env; dropped on the env's thread (by
-    // close(), off() or the object's finalizer), once.
-    unsafe { sys::napi_delete_reference(self.env, self.reference) };
+    // Created by `new` in this env; dropped on the env's thread (by close(),
+    // off() or the object's finalizer).
+    if let Some(reference) = self.reference.take() {
+      let _ = reference.unref(&Env::from_raw(self.env));
+    }
   }
 }
 
