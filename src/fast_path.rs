@@ -36,7 +36,7 @@ use napi::{check_status, sys, Env};
 
 use crate::args::registered_symbol;
 use crate::handle::Handle;
-use crate::layout::{Figure, PairField, ReportField};
+use budget_core::layout::{self, Figure, PairField, ReportField};
 
 /// The registered symbol the report filler is stored under (`lib/fast-report.js`
 /// reads it from [`contract`]).
@@ -258,18 +258,8 @@ unsafe extern "C" fn figure(env: sys::napi_env, info: sys::napi_callback_info) -
   // SAFETY: valid env and value; a non-number leaves `index` at -1.
   unsafe { sys::napi_get_value_int32(env, argv[0], &mut index) };
   let value = match Figure::from_index(index) {
-    Some(Figure::Now) => state.read(|core| core.now_ms() as f64),
-    Some(Figure::Total) => state.read(|core| core.counts().total() as f64),
-    Some(Figure::Successes) => state.read(|core| core.counts().successes as f64),
-    Some(Figure::Failures) => state.read(|core| core.counts().failures as f64),
-    Some(Figure::CurrentRate) => state.read(|core| core.budget().current_rate),
-    Some(Figure::BudgetTotal) => state.read(|core| core.budget().budget_total),
-    Some(Figure::BudgetRemaining) => state.read(|core| core.budget().budget_remaining),
-    Some(Figure::RemainingFraction) => state.read(|core| core.budget().remaining_fraction),
-    Some(Figure::BurnRate) => state.read(|core| core.budget().burn_rate),
-    Some(Figure::Status) => state.read(|core| core.budget().status.index() as f64),
-    Some(Figure::LastStatus) => state.read(|core| core.last_status().index() as f64),
     Some(Figure::Closed) => state.is_closed() as u8 as f64,
+    Some(figure) => state.read(|core| layout::figure(core, figure)),
     None => f64::NAN,
   };
   let mut result = ptr::null_mut();
@@ -439,34 +429,11 @@ unsafe fn write_report(core: &Tracker, out: *mut f64, length: usize) -> usize {
   if length < needed {
     return needed;
   }
-  let mut head = [0f64; REPORT_HEAD];
-  for field in ReportField::ALL {
-    head[*field as usize] = match field {
-      ReportField::Status => report.status.index() as f64,
-      ReportField::CurrentRate => report.current_rate,
-      ReportField::Total => report.total as f64,
-      ReportField::Failures => report.failures as f64,
-      ReportField::BudgetRemainingPct => report.budget_remaining_pct,
-      ReportField::BurnRate => report.burn_rate,
-      ReportField::SloTarget => report.slo_target,
-      ReportField::Successes => report.successes as f64,
-      ReportField::BudgetTotal => report.budget_total,
-      ReportField::BudgetRemaining => report.budget_remaining,
-      ReportField::Dropped => report.dropped as f64,
-      ReportField::At => report.at_ms as f64,
-      ReportField::InsufficientData => alerts.insufficient_data as u8 as f64,
-      ReportField::ExhaustsInMs => alerts.exhausts_in_ms.unwrap_or(f64::NAN),
-      ReportField::Firing => alerts.firing.len() as f64,
-    };
-  }
+  let head = layout::report_head(&report, &alerts);
   // SAFETY: `needed` ≤ `length` values, as the caller promised.
   unsafe { ptr::copy_nonoverlapping(head.as_ptr(), out, REPORT_HEAD) };
   for (i, firing) in alerts.firing.iter().enumerate() {
-    let index = core.alert_rules().position(|rule| rule.name == firing.name).unwrap_or(usize::MAX);
-    let mut pair = [0f64; REPORT_PAIR];
-    pair[PairField::Index as usize] = index as f64;
-    pair[PairField::BurnRateLong as usize] = firing.burn_rate_long;
-    pair[PairField::BurnRateShort as usize] = firing.burn_rate_short;
+    let pair = layout::pair_values(core, firing);
     // SAFETY: as above: pair `i` ends at most at `needed`.
     unsafe { ptr::copy_nonoverlapping(pair.as_ptr(), out.add(REPORT_HEAD + REPORT_PAIR * i), REPORT_PAIR) };
   }

@@ -14,7 +14,6 @@ mod error;
 mod fast_path;
 mod fleet;
 mod handle;
-mod layout;
 mod listeners;
 mod persist;
 mod policy;

@@ -9,6 +9,7 @@ pub mod clock;
 pub mod config;
 pub mod error;
 pub mod field;
+pub mod layout;
 pub mod lease;
 pub mod rule;
 pub mod tracker;
