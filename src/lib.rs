@@ -3,8 +3,11 @@
 //! cannot do without Node (threadsafe listener dispatch, the timer and saving
 //! threads, persist files, shared trackers, the fleet's native side). Raw
 //! Node-API is the one documented exception, for the hot paths only
-//! (`fast_path.rs`: each tracker's `record`, report fill and `figure`) and the
-//! listener error path (`listeners.rs`). The class's JavaScript side is `lib/tracker.js`.
+//! (`fast_path.rs`: each tracker's `record`, report fill and `figure`); outside
+//! them it is kept to what napi-rs has no safe form of (listeners.rs's
+//! `try_call`, which keeps a thrown value as it is; env_hook.rs's cleanup hooks,
+//! which napi-rs leaks on removal; the listeners' keepalive ref/unref, which
+//! napi-rs has only as deprecated `&mut` methods). The class's JavaScript side is `lib/tracker.js`.
 
 mod args;
 mod clock;
