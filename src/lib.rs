@@ -25,9 +25,10 @@ mod replay;
 mod report;
 mod shared;
 mod state;
-mod sync;
-mod timer;
 mod tracker;
+
+// The binding's locks and its timer thread: no napi in them.
+use budget_core::{sync, timer};
 
 pub use report::{BudgetReport, BudgetStatus};
 pub use tracker::ErrorBudgetTracker;
