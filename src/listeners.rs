@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::{self, ThreadId};
 
-use budget_core::{Event, Status as CoreStatus};
+use budget_core::event_kind::{kind_name, EventKind};
+use budget_core::Event;
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::{sys, Env};
@@ -17,59 +18,10 @@ use crate::report::{AlertEvent, BudgetReport};
 
 type Listener = Rc<FunctionRef<Unknown<'static>, Unknown<'static>>>;
 
-/// What a listener listens to: a status, or an alert starting or stopping.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EventKind {
-  Status(CoreStatus),
-  Alert,
-  Resolve,
-}
-
-/// The names of the event kinds, by `EventKind::index`: the core's statuses
-/// (`Status::ALL`, the one list), then the two alert events.
-fn kind_name(index: usize) -> &'static str {
-  match CoreStatus::ALL.get(index) {
-    Some(status) => status.as_str(),
-    None => ["alert", "resolve"].get(index - CoreStatus::ALL.len()).copied().unwrap_or("?"),
-  }
-}
-
-/// The names `on()` and `off()` accept, quoted, for messages.
-pub fn event_names() -> String {
-  (0..CoreStatus::ALL.len() + 2).map(|i| format!("'{}'", kind_name(i))).collect::<Vec<_>>().join(", ")
-}
-
-impl EventKind {
-  /// The kind called `name`, if any.
-  pub fn parse(name: &str) -> Option<EventKind> {
-    match name {
-      "alert" => Some(EventKind::Alert),
-      "resolve" => Some(EventKind::Resolve),
-      _ => CoreStatus::parse(name).map(EventKind::Status),
-    }
-  }
-
-  fn index(self) -> usize {
-    match self {
-      EventKind::Status(s) => s.index(),
-      EventKind::Alert => CoreStatus::ALL.len(),
-      EventKind::Resolve => CoreStatus::ALL.len() + 1,
-    }
-  }
-
-  fn of(event: &Event) -> EventKind {
-    match event {
-      Event::Status(t, _) => EventKind::Status(t.to),
-      Event::Alert { fired: true, .. } => EventKind::Alert,
-      Event::Alert { fired: false, .. } => EventKind::Resolve,
-    }
-  }
-}
-
 /// The listeners of one tracker handle, by event kind. Lives on its JS thread only.
 #[derive(Default)]
 pub struct ListenerTable {
-  by_kind: [Vec<Listener>; 6],
+  by_kind: [Vec<Listener>; EventKind::COUNT],
   /// Set by `close` while transitions are still queued: the last delivery clears the table.
   closing: bool,
 }

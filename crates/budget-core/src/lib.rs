@@ -10,6 +10,7 @@ pub mod checked;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod event_kind;
 pub mod field;
 pub mod layout;
 pub mod lease;
