@@ -48,7 +48,7 @@ pub fn finish_class(exports: Object, env: Env) -> napi::Result<()> {
   let mut proto: Object = ctor.get_named_property("prototype")?;
   install_dispose(&env, &mut proto)?;
   fast_path::remember_prototype_record(&env, &mut proto)?;
-  fast_path::export_report_buffer(&env, &exports)?;
+  fast_path::export_report_buffer(&exports)?;
   Ok(())
 }
 
