@@ -93,10 +93,16 @@ test('the contract: the addon exports its symbols and layouts, and a difference 
   t.is(seam.REPORT_INTO, Symbol.for(contract.reportIntoSymbol))
   t.is(seam.FIGURE, Symbol.for(contract.figureSymbol))
   t.is(seam.REPORT_HEAD, 15)
-  // Each layout is the addon's enum as { name: index } (src/layout.rs): every index once.
-  t.deepEqual(Object.values(contract.reportLayout).sort((a, b) => a - b), [...Array(15).keys()])
+  // Each layout is the addon's enum as { name: index } (crates/budget-core/src/layout.rs): every index once.
+  t.deepEqual(
+    Object.values(contract.reportLayout).sort((a, b) => a - b),
+    [...Array(15).keys()],
+  )
   t.deepEqual(Object.keys(contract.pairLayout).sort(), ['burnRateLong', 'burnRateShort', 'index'])
-  t.deepEqual(Object.values(contract.figureLayout).sort((a, b) => a - b), [...Array(12).keys()])
+  t.deepEqual(
+    Object.values(contract.figureLayout).sort((a, b) => a - b),
+    [...Array(12).keys()],
+  )
   t.deepEqual(seam.STATUSES, ['healthy', 'warning', 'critical', 'exhausted'])
   // The per-instance functions live under the addon's keys.
   const tracker = new ErrorBudgetTracker({ clock: 'manual' })
@@ -170,7 +176,7 @@ withRedis('a fleet tracker is an ErrorBudgetTracker: constructor, report().fleet
   t.true(tracker.closed)
 })
 
-test('lib/fast-report.js reads the buffer by the addon\'s indexes, not by position (issue 32)', (t) => {
+test("lib/fast-report.js reads the buffer by the addon's indexes, not by position (issue 32)", (t) => {
   const contract = native.seamContract()
   const nativePath = require.resolve('../lib/load-native.js')
   const contractPath = require.resolve('../lib/contract.js')

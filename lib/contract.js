@@ -3,7 +3,7 @@
 // the package loads: the registered symbols both sides use, the layout of the
 // report buffer (src/fast_path.rs `write_report` ↔ lib/fast-report.js), the
 // figure indexes of the getters (src/fast_path.rs `figure` ↔ lib/tracker.js)
-// and the status order. Each layout is one Rust enum (src/layout.rs), which the
+// and the status order. Each layout is one Rust enum (crates/budget-core/src/layout.rs), which the
 // addon exports as `{ name: index }`: the JavaScript reads by those indexes
 // (`b[R.total]`), and this file checks that the addon has exactly the names the
 // JavaScript reads; a difference is an error at load, naming it, rather than
@@ -70,7 +70,12 @@ function layout(what, names, given) {
     const parts = [...unwritten.map((name) => `the addon has no ${name}`), ...unread.map((name) => `the JavaScript does not read the addon's ${name}`)]
     throw new Error(`captcha-error-budget: the addon and the JavaScript disagree on ${what} (${parts.join('; ')}); rebuild the addon (npm run build)`)
   }
-  if (byIndex.length !== names.length || byIndex.some((name) => name === undefined)) check(`${what} indexes`, names.map((_, i) => i), Object.values(given))
+  if (byIndex.length !== names.length || byIndex.some((name) => name === undefined))
+    check(
+      `${what} indexes`,
+      names.map((_, i) => i),
+      Object.values(given),
+    )
   return Object.freeze({ ...given })
 }
 const REPORT = layout('the report buffer layout', REPORT_FIELDS, contract.reportLayout)

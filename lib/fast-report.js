@@ -3,7 +3,7 @@
 // where building the same 15-property object through Node-API costs ≈3 µs
 // (every property interns its name and walks V8's map transitions). The
 // numbers come from the native tracker in one call, written into a shared
-// Float64Array, read by name: `b[R.total]` (the layout is src/layout.rs's
+// Float64Array, read by name: `b[R.total]` (the layout is crates/budget-core/src/layout.rs's
 // `ReportField` and `PairField`, which lib/contract.js checks at load).
 
 const native = require('./load-native.js')
@@ -37,7 +37,13 @@ function firingAlerts(policy, b, count) {
   for (let i = 0; i < count; i++) {
     const at = HEAD + REPORT_PAIR * i
     const rule = policy[b[at + P.index]]
-    alerts.push({ name: rule.name, severity: rule.severity, burnRateLong: b[at + P.burnRateLong], burnRateShort: b[at + P.burnRateShort], threshold: rule.burnRate })
+    alerts.push({
+      name: rule.name,
+      severity: rule.severity,
+      burnRateLong: b[at + P.burnRateLong],
+      burnRateShort: b[at + P.burnRateShort],
+      threshold: rule.burnRate,
+    })
   }
   return alerts
 }

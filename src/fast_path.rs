@@ -36,7 +36,7 @@ use napi::{check_status, sys, Env};
 
 use crate::args::registered_symbol;
 use crate::handle::Handle;
-use crate::layout::{Figure, PairField, ReportField};
+use budget_core::layout::{self, Figure, PairField, ReportField};
 
 /// The registered symbol the report filler is stored under (`lib/fast-report.js`
 /// reads it from [`contract`]).
@@ -51,19 +51,10 @@ pub const NATIVE_RECORD_SYMBOL: &str = "captcha-error-budget.nativeRecord";
 pub fn remember_prototype_record(env: &Env, proto: &mut Object) -> Result<()> {
   let record: Unknown = proto.get_named_property("record")?;
   let key = registered_symbol(env, NATIVE_RECORD_SYMBOL)?;
-  let property = sys::napi_property_descriptor {
-    utf8name: ptr::null(),
-    name: key.raw(),
-    method: None,
-    getter: None,
-    setter: None,
-    value: record.raw(),
-    // Configurable: lib/tracker.js's class defines its own, the checked `record`.
-    attributes: sys::PropertyAttributes::configurable,
-    data: ptr::null_mut(),
-  };
-  // SAFETY: valid env, object and descriptor.
-  check_status!(unsafe { sys::napi_define_properties(env.raw(), proto.raw(), 1, &property) }, "cannot keep record()")
+  // Configurable: lib/tracker.js's class defines its own, the checked `record`.
+  let property =
+    Property::new().with_name(env, key)?.with_value(&record).with_property_attributes(PropertyAttributes::Configurable);
+  proto.define_properties(&[property])
 }
 
 /// Whether the constructor was called to construct: `this` is a new object
@@ -89,50 +80,20 @@ pub fn install(env: &Env, this: &Object, state: &Arc<Handle>) -> Result<()> {
   let inherited: Unknown = this.get_named_property("record")?;
   let prototype_record: Unknown = this.get_property(registered_symbol(env, NATIVE_RECORD_SYMBOL)?)?;
   let overridden = !env.strict_equals(inherited, prototype_record)?;
-  let report_fn = create(env, c"reportInto", report_into, state)?;
-  let key = registered_symbol(env, REPORT_INTO_SYMBOL)?;
-  let attributes = sys::PropertyAttributes::writable | sys::PropertyAttributes::configurable;
-  let figure_fn = create(env, c"figure", figure, state)?;
-  let figure_key = registered_symbol(env, FIGURE_SYMBOL)?;
+  let attributes = PropertyAttributes::Writable | PropertyAttributes::Configurable;
+  let bound = |key: Unknown, value| Property::new().with_name(env, key)?.with_napi_value(env, value);
   let mut properties = vec![
-    sys::napi_property_descriptor {
-      utf8name: ptr::null(),
-      name: key.raw(),
-      method: None,
-      getter: None,
-      setter: None,
-      value: report_fn,
-      attributes,
-      data: ptr::null_mut(),
-    },
-    sys::napi_property_descriptor {
-      utf8name: ptr::null(),
-      name: figure_key.raw(),
-      method: None,
-      getter: None,
-      setter: None,
-      value: figure_fn,
-      attributes,
-      data: ptr::null_mut(),
-    },
+    bound(registered_symbol(env, REPORT_INTO_SYMBOL)?, create(env, c"reportInto", report_into, state)?)?,
+    bound(registered_symbol(env, FIGURE_SYMBOL)?, create(env, c"figure", figure, state)?)?,
   ];
   if !overridden {
-    properties.push(sys::napi_property_descriptor {
-      utf8name: c"record".as_ptr(),
-      name: ptr::null_mut(),
-      method: None,
-      getter: None,
-      setter: None,
-      value: create(env, c"record", record, state)?,
-      attributes,
-      data: ptr::null_mut(),
-    });
+    properties
+      .push(Property::new().with_utf8_name("record")?.with_napi_value(env, create(env, c"record", record, state)?)?);
   }
-  // SAFETY: valid env, object and descriptors.
-  check_status!(
-    unsafe { sys::napi_define_properties(env.raw(), this.raw(), properties.len(), properties.as_ptr()) },
-    "cannot define record()"
-  )
+  let properties: Vec<Property> =
+    properties.into_iter().map(|property| property.with_property_attributes(attributes)).collect();
+  let mut this = *this;
+  this.define_properties(&properties)
 }
 
 /// A function whose callback data is a strong reference to `state`, released
@@ -258,18 +219,8 @@ unsafe extern "C" fn figure(env: sys::napi_env, info: sys::napi_callback_info) -
   // SAFETY: valid env and value; a non-number leaves `index` at -1.
   unsafe { sys::napi_get_value_int32(env, argv[0], &mut index) };
   let value = match Figure::from_index(index) {
-    Some(Figure::Now) => state.read(|core| core.now_ms() as f64),
-    Some(Figure::Total) => state.read(|core| core.counts().total() as f64),
-    Some(Figure::Successes) => state.read(|core| core.counts().successes as f64),
-    Some(Figure::Failures) => state.read(|core| core.counts().failures as f64),
-    Some(Figure::CurrentRate) => state.read(|core| core.budget().current_rate),
-    Some(Figure::BudgetTotal) => state.read(|core| core.budget().budget_total),
-    Some(Figure::BudgetRemaining) => state.read(|core| core.budget().budget_remaining),
-    Some(Figure::RemainingFraction) => state.read(|core| core.budget().remaining_fraction),
-    Some(Figure::BurnRate) => state.read(|core| core.budget().burn_rate),
-    Some(Figure::Status) => state.read(|core| core.budget().status.index() as f64),
-    Some(Figure::LastStatus) => state.read(|core| core.last_status().index() as f64),
     Some(Figure::Closed) => state.is_closed() as u8 as f64,
+    Some(figure) => state.read(|core| layout::figure(core, figure)),
     None => f64::NAN,
   };
   let mut result = ptr::null_mut();
@@ -393,37 +344,13 @@ unsafe extern "C" fn report_buffer(env: sys::napi_env, _info: sys::napi_callback
 }
 
 /// Defines `reportBuffer` on the module's exports (a raw function, like the per-tracker ones).
-pub fn export_report_buffer(env: &Env, exports: &Object) -> Result<()> {
-  let mut func = ptr::null_mut();
-  // SAFETY: valid env and out-pointer.
-  check_status!(
-    unsafe {
-      sys::napi_create_function(
-        env.raw(),
-        c"reportBuffer".as_ptr(),
-        12,
-        Some(report_buffer),
-        ptr::null_mut(),
-        &mut func,
-      )
-    },
-    "cannot create reportBuffer()"
-  )?;
-  let property = sys::napi_property_descriptor {
-    utf8name: c"reportBuffer".as_ptr(),
-    name: ptr::null_mut(),
-    method: None,
-    getter: None,
-    setter: None,
-    value: func,
-    attributes: sys::PropertyAttributes::default,
-    data: ptr::null_mut(),
-  };
-  // SAFETY: valid env, object and descriptor.
-  check_status!(
-    unsafe { sys::napi_define_properties(env.raw(), exports.raw(), 1, &property) },
-    "cannot export reportBuffer()"
-  )
+pub fn export_report_buffer(exports: &Object) -> Result<()> {
+  let property = Property::new()
+    .with_utf8_name("reportBuffer")?
+    .with_method(report_buffer)
+    .with_property_attributes(PropertyAttributes::Default);
+  let mut exports = *exports;
+  exports.define_properties(&[property])
 }
 
 /// The report buffer: the head by `ReportField`, then per firing pair its values
@@ -439,34 +366,11 @@ unsafe fn write_report(core: &Tracker, out: *mut f64, length: usize) -> usize {
   if length < needed {
     return needed;
   }
-  let mut head = [0f64; REPORT_HEAD];
-  for field in ReportField::ALL {
-    head[*field as usize] = match field {
-      ReportField::Status => report.status.index() as f64,
-      ReportField::CurrentRate => report.current_rate,
-      ReportField::Total => report.total as f64,
-      ReportField::Failures => report.failures as f64,
-      ReportField::BudgetRemainingPct => report.budget_remaining_pct,
-      ReportField::BurnRate => report.burn_rate,
-      ReportField::SloTarget => report.slo_target,
-      ReportField::Successes => report.successes as f64,
-      ReportField::BudgetTotal => report.budget_total,
-      ReportField::BudgetRemaining => report.budget_remaining,
-      ReportField::Dropped => report.dropped as f64,
-      ReportField::At => report.at_ms as f64,
-      ReportField::InsufficientData => alerts.insufficient_data as u8 as f64,
-      ReportField::ExhaustsInMs => alerts.exhausts_in_ms.unwrap_or(f64::NAN),
-      ReportField::Firing => alerts.firing.len() as f64,
-    };
-  }
+  let head = layout::report_head(&report, &alerts);
   // SAFETY: `needed` ≤ `length` values, as the caller promised.
   unsafe { ptr::copy_nonoverlapping(head.as_ptr(), out, REPORT_HEAD) };
   for (i, firing) in alerts.firing.iter().enumerate() {
-    let index = core.alert_rules().position(|rule| rule.name == firing.name).unwrap_or(usize::MAX);
-    let mut pair = [0f64; REPORT_PAIR];
-    pair[PairField::Index as usize] = index as f64;
-    pair[PairField::BurnRateLong as usize] = firing.burn_rate_long;
-    pair[PairField::BurnRateShort as usize] = firing.burn_rate_short;
+    let pair = layout::pair_values(core, firing);
     // SAFETY: as above: pair `i` ends at most at `needed`.
     unsafe { ptr::copy_nonoverlapping(pair.as_ptr(), out.add(REPORT_HEAD + REPORT_PAIR * i), REPORT_PAIR) };
   }

@@ -40,10 +40,9 @@ impl Handle {
   /// collector feels trackers that are dropped without `close()`.
   pub fn report_memory(&self, env: &Env) {
     let (bytes, window_bytes) = self.tracker.native_bytes();
-    let mut adjusted = 0;
     let mut external = self.external.lock();
-    // SAFETY: valid env, on its JS thread.
-    unsafe { sys::napi_adjust_external_memory(env.raw(), bytes, &mut adjusted) };
+    // A hint to the collector: nothing to do when V8 declines it.
+    let _ = env.adjust_external_memory(bytes);
     *external = Some((env.raw() as usize, bytes));
     self.window_bytes.store(window_bytes, Ordering::Relaxed);
   }
@@ -71,10 +70,9 @@ impl Handle {
     let previous = self.window_bytes.swap(window_bytes, Ordering::Relaxed);
     if let Some((env, bytes)) = external.as_mut() {
       let delta = window_bytes - previous;
-      let mut adjusted = 0;
-      // SAFETY: the env the bytes were reported to, and its thread: records
-      // through a handle run on the thread that made it.
-      unsafe { sys::napi_adjust_external_memory(*env as sys::napi_env, delta, &mut adjusted) };
+      // The env the bytes were reported to, on its thread: records through a
+      // handle run on the thread that made it.
+      let _ = Env::from_raw(*env as sys::napi_env).adjust_external_memory(delta);
       *bytes += delta;
     }
   }
@@ -106,10 +104,9 @@ impl Handle {
         }
       }
       if let Some((env, bytes)) = self.external.lock().take() {
-        let mut adjusted = 0;
-        // SAFETY: the env the bytes were reported to, on its thread, still alive
-        // (its finalizers and cleanup run before it goes).
-        unsafe { sys::napi_adjust_external_memory(env as sys::napi_env, -bytes, &mut adjusted) };
+        // The env the bytes were reported to, on its thread, still alive (its
+        // finalizers and cleanup run before it goes).
+        let _ = Env::from_raw(env as sys::napi_env).adjust_external_memory(-bytes);
       }
     }
   }

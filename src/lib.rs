@@ -3,8 +3,11 @@
 //! cannot do without Node (threadsafe listener dispatch, the timer and saving
 //! threads, persist files, shared trackers, the fleet's native side). Raw
 //! Node-API is the one documented exception, for the hot paths only
-//! (`fast_path.rs`: each tracker's `record`, report fill and `figure`) and the
-//! listener error path (`listeners.rs`). The class's JavaScript side is `lib/tracker.js`.
+//! (`fast_path.rs`: each tracker's `record`, report fill and `figure`); outside
+//! them it is kept to what napi-rs has no safe form of (listeners.rs's
+//! `try_call`, which keeps a thrown value as it is; env_hook.rs's cleanup hooks,
+//! which napi-rs leaks on removal; the listeners' keepalive ref/unref, which
+//! napi-rs has only as deprecated `&mut` methods). The class's JavaScript side is `lib/tracker.js`.
 
 mod args;
 mod clock;
@@ -15,7 +18,6 @@ mod family;
 mod fast_path;
 mod fleet;
 mod handle;
-mod layout;
 mod listeners;
 mod persist;
 mod persist_file;
@@ -25,9 +27,10 @@ mod replay;
 mod report;
 mod shared;
 mod state;
-mod sync;
-mod timer;
 mod tracker;
+
+// The binding's locks and its timer thread: no napi in them.
+use budget_core::{sync, timer};
 
 pub use report::{BudgetReport, BudgetStatus};
 pub use tracker::ErrorBudgetTracker;
@@ -47,7 +50,7 @@ pub fn finish_class(exports: Object, env: Env) -> napi::Result<()> {
   let mut proto: Object = ctor.get_named_property("prototype")?;
   install_dispose(&env, &mut proto)?;
   fast_path::remember_prototype_record(&env, &mut proto)?;
-  fast_path::export_report_buffer(&env, &exports)?;
+  fast_path::export_report_buffer(&exports)?;
   Ok(())
 }
 

@@ -8,68 +8,20 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::{self, ThreadId};
 
-use budget_core::{Event, Status as CoreStatus};
+use budget_core::event_kind::{kind_name, EventKind};
+use budget_core::Event;
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
-use napi::{check_status, sys, Env};
+use napi::{sys, Env};
 
 use crate::report::{AlertEvent, BudgetReport};
 
 type Listener = Rc<FunctionRef<Unknown<'static>, Unknown<'static>>>;
 
-/// What a listener listens to: a status, or an alert starting or stopping.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EventKind {
-  Status(CoreStatus),
-  Alert,
-  Resolve,
-}
-
-/// The names of the event kinds, by `EventKind::index`: the core's statuses
-/// (`Status::ALL`, the one list), then the two alert events.
-fn kind_name(index: usize) -> &'static str {
-  match CoreStatus::ALL.get(index) {
-    Some(status) => status.as_str(),
-    None => ["alert", "resolve"].get(index - CoreStatus::ALL.len()).copied().unwrap_or("?"),
-  }
-}
-
-/// The names `on()` and `off()` accept, quoted, for messages.
-pub fn event_names() -> String {
-  (0..CoreStatus::ALL.len() + 2).map(|i| format!("'{}'", kind_name(i))).collect::<Vec<_>>().join(", ")
-}
-
-impl EventKind {
-  /// The kind called `name`, if any.
-  pub fn parse(name: &str) -> Option<EventKind> {
-    match name {
-      "alert" => Some(EventKind::Alert),
-      "resolve" => Some(EventKind::Resolve),
-      _ => CoreStatus::parse(name).map(EventKind::Status),
-    }
-  }
-
-  fn index(self) -> usize {
-    match self {
-      EventKind::Status(s) => s.index(),
-      EventKind::Alert => CoreStatus::ALL.len(),
-      EventKind::Resolve => CoreStatus::ALL.len() + 1,
-    }
-  }
-
-  fn of(event: &Event) -> EventKind {
-    match event {
-      Event::Status(t, _) => EventKind::Status(t.to),
-      Event::Alert { fired: true, .. } => EventKind::Alert,
-      Event::Alert { fired: false, .. } => EventKind::Resolve,
-    }
-  }
-}
-
 /// The listeners of one tracker handle, by event kind. Lives on its JS thread only.
 #[derive(Default)]
 pub struct ListenerTable {
-  by_kind: [Vec<Listener>; 6],
+  by_kind: [Vec<Listener>; EventKind::COUNT],
   /// Set by `close` while transitions are still queued: the last delivery clears the table.
   closing: bool,
 }
@@ -166,9 +118,13 @@ impl Sink {
         // Copy the list first: a listener may call on()/off() re-entrantly.
         let listeners = table.borrow().for_kind(kind);
         for listener in listeners {
-          let f = listener.borrow_back(ctx.env)?;
-          // SAFETY: on the JS thread, inside a callback, with values of this scope.
-          if unsafe { call_listener(ctx.env, f.raw(), report.raw(), kind) } == Delivery::Stopping {
+          let f = listener.borrow_back(ctx.env)?.to_unknown();
+          let delivery = match try_call(ctx.env, f, None, &[report]) {
+            Call::Returned(_) => Delivery::Done,
+            Call::Threw(thrown) => report_listener_error(ctx.env, thrown, kind),
+            Call::CannotRun => Delivery::Stopping,
+          };
+          if delivery == Delivery::Stopping {
             // The thread is being torn down (worker terminated, process.exit()
             // in a worker): JS cannot run, and that is no listener's fault.
             break;
@@ -220,63 +176,68 @@ enum Delivery {
   Stopping,
 }
 
-/// Calls `listener(report)`. Whatever it throws (an Error, a Symbol, a string,
-/// `null`, `undefined`…) becomes a process warning (`process.on('warning')`)
-/// showing the thrown value, and the other listeners still run. A call that
-/// fails without a thrown value means the thread is stopping: nothing is reported.
-///
-/// # Safety
-/// `env` is the current callback's env, on its JS thread; the values belong to it.
-unsafe fn call_listener(env: &Env, listener: sys::napi_value, report: sys::napi_value, kind: usize) -> Delivery {
-  let raw = env.raw();
-  let mut undefined = std::ptr::null_mut();
+/// How a JS call went.
+enum Call<'e> {
+  Returned(Unknown<'e>),
+  /// It threw this value (`throw undefined` included).
+  Threw(Unknown<'e>),
+  /// It was refused without a thrown value: JS cannot run on this thread any more.
+  CannotRun,
+}
+
+/// `f.apply(this, args)` (`this` undefined when `None`), catching what it throws. The listener path's one raw
+/// call: napi-rs turns a throw into its `Error` (stringifying the value, which
+/// may run user code or throw again), where this needs the thrown value itself,
+/// told apart from a call refused because the thread is stopping.
+fn try_call<'e>(env: &'e Env, f: Unknown<'e>, this: Option<Unknown<'e>>, args: &[Unknown<'e>]) -> Call<'e> {
+  let argv: Vec<sys::napi_value> = args.iter().map(|arg| arg.raw()).collect();
   let mut result = std::ptr::null_mut();
+  // SAFETY: values of `env`, on its JS thread (they borrow it); the result is of `env`.
   unsafe {
-    sys::napi_get_undefined(raw, &mut undefined);
-    if sys::napi_call_function(raw, undefined, listener, 1, &report, &mut result) == sys::Status::napi_ok {
-      return Delivery::Done;
+    let mut receiver = this.map_or(std::ptr::null_mut(), |this| this.raw());
+    if this.is_none() {
+      sys::napi_get_undefined(env.raw(), &mut receiver);
     }
-    match take_exception(raw) {
-      Some(thrown) => report_listener_error(raw, thrown, kind),
-      None => Delivery::Stopping,
+    let status = sys::napi_call_function(env.raw(), receiver, f.raw(), argv.len(), argv.as_ptr(), &mut result);
+    if status == sys::Status::napi_ok {
+      return Call::Returned(Unknown::from_raw_unchecked(env.raw(), result));
     }
   }
+  take_exception(env).map_or(Call::CannotRun, Call::Threw)
 }
 
 /// The pending exception, cleared; `None` when there is none (a call refused
 /// because JS cannot run). `throw undefined` is `Some(undefined)`.
-unsafe fn take_exception(env: sys::napi_env) -> Option<sys::napi_value> {
+fn take_exception(env: &Env) -> Option<Unknown<'_>> {
   let mut pending = false;
+  let mut thrown = std::ptr::null_mut();
+  // SAFETY: on the env's JS thread; what is cleared is a value of `env`.
   unsafe {
-    if sys::napi_is_exception_pending(env, &mut pending) != sys::Status::napi_ok || !pending {
+    if sys::napi_is_exception_pending(env.raw(), &mut pending) != sys::Status::napi_ok || !pending {
       return None;
     }
-    let mut thrown = std::ptr::null_mut();
-    (sys::napi_get_and_clear_last_exception(env, &mut thrown) == sys::Status::napi_ok).then_some(thrown)
+    (sys::napi_get_and_clear_last_exception(env.raw(), &mut thrown) == sys::Status::napi_ok)
+      .then(|| Unknown::from_raw_unchecked(env.raw(), thrown))
   }
 }
 
-/// Reports what a listener threw as a process warning: an Error as itself (as
-/// `emitWarning` shows errors), any other value described in a message.
-unsafe fn report_listener_error(env: sys::napi_env, thrown: sys::napi_value, kind: usize) -> Delivery {
-  let mut is_error = false;
-  unsafe { sys::napi_is_error(env, thrown, &mut is_error) };
-  let described = if is_error { None } else { Some(unsafe { describe(env, thrown) }) };
+/// Reports what a listener threw as a process warning (`process.on('warning')`):
+/// an Error as itself (as `emitWarning` shows errors), any other value (a
+/// Symbol, a string, `null`, `undefined`…) described in a message; the other
+/// listeners still run.
+fn report_listener_error(env: &Env, thrown: Unknown, kind: usize) -> Delivery {
+  let described = if thrown.is_error().unwrap_or(false) { None } else { Some(describe(env, thrown)) };
   let event = kind_name(kind);
   let warning = match &described {
     None => Some(thrown),
-    Some(what) => unsafe { js_string(env, &format!("an ErrorBudgetTracker '{event}' listener threw {what}")) },
+    Some(what) => {
+      env.create_string(format!("an ErrorBudgetTracker '{event}' listener threw {what}")).ok().map(|s| s.to_unknown())
+    }
   };
-  let emitted = warning.and_then(|warning| unsafe {
-    let process = property(env, global(env)?, c"process")?;
-    let emit = property(env, process, c"emitWarning")?;
-    let mut result = std::ptr::null_mut();
-    (sys::napi_call_function(env, process, emit, 1, &warning, &mut result) == sys::Status::napi_ok).then_some(())
-  });
-  if emitted.is_some() {
+  if warning.is_some_and(|warning| emit_warning(env, &[warning])) {
     return Delivery::Done;
   }
-  if unsafe { take_exception(env) }.is_none() && !unsafe { can_run_js(env) } {
+  if take_exception(env).is_none() && !can_run_js(env) {
     return Delivery::Stopping;
   }
   // emitWarning itself threw (replaced, or its own listeners failed): stderr is all that is left.
@@ -285,70 +246,41 @@ unsafe fn report_listener_error(env: sys::napi_env, thrown: sys::napi_value, kin
   Delivery::Done
 }
 
+/// `process.emitWarning(...args)`; whether it returned.
+fn emit_warning(env: &Env, args: &[Unknown]) -> bool {
+  let Some(process) = global_property(env, "process") else { return false };
+  let Ok(emit) = Object::from_unknown(process).and_then(|p| p.get_named_property::<Unknown>("emitWarning")) else {
+    return false;
+  };
+  matches!(try_call(env, emit, Some(process), args), Call::Returned(_))
+}
+
 /// A readable form of a thrown value that is not an Error: strings quoted,
 /// everything else as `String(value)` shows it (`Symbol(x)`, `null`, `42`).
-unsafe fn describe(env: sys::napi_env, value: sys::napi_value) -> String {
-  let mut ty = sys::ValueType::napi_undefined;
-  unsafe { sys::napi_typeof(env, value, &mut ty) };
-  let shown = unsafe {
-    global(env)
-      .and_then(|g| property(env, g, c"String"))
-      .and_then(|string| {
-        let mut result = std::ptr::null_mut();
-        let called = sys::napi_call_function(env, value, string, 1, &value, &mut result);
-        (called == sys::Status::napi_ok).then_some(result)
-      })
-      .and_then(|s| rust_string(env, s))
-  };
+fn describe(env: &Env, value: Unknown) -> String {
+  let shown = global_property(env, "String").and_then(|string| match try_call(env, string, Some(value), &[value]) {
+    Call::Returned(result) => napi::JsString::from_unknown(result).and_then(|s| s.into_utf8()?.into_owned()).ok(),
+    _ => None,
+  });
   let Some(shown) = shown else {
-    unsafe { take_exception(env) };
+    take_exception(env);
     return "a value that String() cannot show".into();
   };
-  match ty {
-    sys::ValueType::napi_string => format!("'{shown}'"),
-    sys::ValueType::napi_bigint => format!("{shown}n"),
+  match value.get_type() {
+    Ok(ValueType::String) => format!("'{shown}'"),
+    Ok(ValueType::BigInt) => format!("{shown}n"),
     _ => shown,
   }
 }
 
 /// Whether JS can run on this thread now (false once its teardown began).
-unsafe fn can_run_js(env: sys::napi_env) -> bool {
-  unsafe { global(env).and_then(|g| property(env, g, c"Object")).is_some() }
+fn can_run_js(env: &Env) -> bool {
+  global_property(env, "Object").is_some()
 }
 
-unsafe fn global(env: sys::napi_env) -> Option<sys::napi_value> {
-  let mut g = std::ptr::null_mut();
-  (unsafe { sys::napi_get_global(env, &mut g) } == sys::Status::napi_ok).then_some(g)
-}
-
-unsafe fn property(env: sys::napi_env, object: sys::napi_value, name: &std::ffi::CStr) -> Option<sys::napi_value> {
-  let mut value = std::ptr::null_mut();
-  (unsafe { sys::napi_get_named_property(env, object, name.as_ptr(), &mut value) } == sys::Status::napi_ok)
-    .then_some(value)
-}
-
-unsafe fn js_string(env: sys::napi_env, text: &str) -> Option<sys::napi_value> {
-  let mut value = std::ptr::null_mut();
-  let status = unsafe { sys::napi_create_string_utf8(env, text.as_ptr().cast(), text.len() as isize, &mut value) };
-  (status == sys::Status::napi_ok).then_some(value)
-}
-
-unsafe fn rust_string(env: sys::napi_env, value: sys::napi_value) -> Option<String> {
-  let mut len = 0usize;
-  unsafe {
-    if sys::napi_get_value_string_utf8(env, value, std::ptr::null_mut(), 0, &mut len) != sys::Status::napi_ok {
-      return None;
-    }
-    let mut buf = vec![0u8; len + 1];
-    let mut written = 0usize;
-    if sys::napi_get_value_string_utf8(env, value, buf.as_mut_ptr().cast(), buf.len(), &mut written)
-      != sys::Status::napi_ok
-    {
-      return None;
-    }
-    buf.truncate(written);
-    Some(String::from_utf8_lossy(&buf).into_owned())
-  }
+/// `globalThis[name]`.
+fn global_property<'e>(env: &'e Env, name: &str) -> Option<Unknown<'e>> {
+  env.get_global().ok()?.get_named_property::<Unknown>(name).ok()
 }
 
 /// A strong reference to a tracker object while it has listeners: like an
@@ -359,7 +291,8 @@ unsafe fn rust_string(env: sys::napi_env, value: sys::napi_value) -> Option<Stri
 /// process) says so and that `close()` frees them.
 pub struct Pinned {
   env: sys::napi_env,
-  reference: sys::napi_ref,
+  /// `None` once released.
+  reference: Option<ObjectRef<false>>,
 }
 
 /// How many pinned trackers at once make the warning (each holds its window
@@ -374,47 +307,41 @@ static PIN_WARNED: AtomicBool = AtomicBool::new(false);
 impl Pinned {
   /// Pins `object` in `env`.
   pub fn new(env: &Env, object: &Object) -> Result<Pinned> {
-    let mut reference = std::ptr::null_mut();
-    // SAFETY: valid env and object, on their JS thread.
-    check_status!(unsafe { sys::napi_create_reference(env.raw(), object.raw(), 1, &mut reference) })?;
+    let reference = object.create_ref::<false>()?;
     let pinned = PINNED.fetch_add(1, Ordering::AcqRel) + 1;
     if pinned >= PIN_WARNING_AT && !PIN_WARNED.swap(true, Ordering::AcqRel) {
-      // SAFETY: on the env's JS thread, inside a call.
-      unsafe { warn_pinned(env.raw(), pinned) };
+      warn_pinned(env, pinned);
     }
-    Ok(Pinned { env: env.raw(), reference })
+    Ok(Pinned { env: env.raw(), reference: Some(reference) })
   }
 }
 
 impl Drop for Pinned {
   fn drop(&mut self) {
     PINNED.fetch_sub(1, Ordering::AcqRel);
-    // SAFETY: created by `new` in this env; dropped on the env's thread (by
-    // close(), off() or the object's finalizer), once.
-    unsafe { sys::napi_delete_reference(self.env, self.reference) };
+    // Created by `new` in this env; dropped on the env's thread (by close(),
+    // off() or the object's finalizer).
+    if let Some(reference) = self.reference.take() {
+      let _ = reference.unref(&Env::from_raw(self.env));
+    }
   }
 }
 
 /// `process.emitWarning(message, 'PinnedTrackersWarning', 'CAPTCHA_BUDGET_PINNED')`;
 /// on stderr if that fails.
-unsafe fn warn_pinned(env: sys::napi_env, pinned: usize) {
+fn warn_pinned(env: &Env, pinned: usize) {
   let message = format!(
     "{pinned} ErrorBudgetTracker objects with listeners are alive: a tracker with listeners stays alive (like an \
      interval) until close() or its last off(), even with no reference to it. close() every tracker you drop"
   );
-  let emitted = unsafe {
-    let args =
-      [js_string(env, &message), js_string(env, "PinnedTrackersWarning"), js_string(env, "CAPTCHA_BUDGET_PINNED")];
-    (|| {
-      let args = [args[0]?, args[1]?, args[2]?];
-      let process = property(env, global(env)?, c"process")?;
-      let emit = property(env, process, c"emitWarning")?;
-      let mut result = std::ptr::null_mut();
-      (sys::napi_call_function(env, process, emit, 3, args.as_ptr(), &mut result) == sys::Status::napi_ok).then_some(())
-    })()
+  let args = [message.as_str(), "PinnedTrackersWarning", "CAPTCHA_BUDGET_PINNED"]
+    .map(|text| env.create_string(text).map(|s| s.to_unknown()));
+  let emitted = match args {
+    [Ok(message), Ok(name), Ok(code)] => emit_warning(env, &[message, name, code]),
+    _ => false,
   };
-  if emitted.is_none() {
-    unsafe { take_exception(env) };
+  if !emitted {
+    take_exception(env);
     eprintln!("captcha-error-budget: {message}");
   }
 }

@@ -24,16 +24,6 @@ pub enum BudgetStatus {
   Exhausted,
 }
 
-/// The status names in the order of the core's status index (`Status::ALL`),
-/// which the fast report writes: the one list, read by lib/fast-report.js.
-/// Internal: left out of the package's types.
-#[napi(skip_typescript)]
-// Only JavaScript calls it: `cargo test` builds no registration, so Rust sees no caller.
-#[cfg_attr(test, allow(dead_code))]
-pub fn status_names() -> Vec<String> {
-  Status::ALL.iter().map(|s| s.as_str().to_string()).collect()
-}
-
 impl From<Status> for BudgetStatus {
   fn from(s: Status) -> Self {
     match s {

@@ -5,6 +5,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use budget_core::event_kind::{event_names, EventKind};
 use budget_core::{BudgetError, CheckedConfig, Result as CoreResult};
 use napi::bindgen_prelude::*;
 use napi::Env;
@@ -16,7 +17,7 @@ use crate::config::{self, ClockKind};
 use crate::env_hook::SinkCleanup;
 use crate::error::{or_throw, throw, throw_in};
 use crate::handle::Handle;
-use crate::listeners::{event_names, EventKind, ListenerTable, Pinned, Sink};
+use crate::listeners::{ListenerTable, Pinned, Sink};
 use crate::persist;
 use crate::record::{record_at, record_js};
 use crate::report::{AlertRuleInfo, BudgetReport, BudgetStatus, RecordedCounts};

@@ -1,6 +1,8 @@
 //! The pure core of captcha-error-budget: a bucketed rolling window, the error
-//! budget computed from it, status transitions, and clocks. No Node-API here:
-//! the napi binding is a thin layer over [`Tracker`].
+//! budget computed from it, status transitions, and clocks; with the report
+//! layouts the JavaScript reads (`layout`), and the locks and timer thread of
+//! the binding (`sync`, `timer`), which need no Node-API either. No Node-API
+//! here: the napi binding is a thin layer over [`Tracker`].
 
 pub mod alerts;
 pub mod budget;
@@ -8,9 +10,13 @@ pub mod checked;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod event_kind;
 pub mod field;
+pub mod layout;
 pub mod lease;
 pub mod rule;
+pub mod sync;
+pub mod timer;
 pub mod tracker;
 pub mod tracker_clock;
 pub mod window;

@@ -13,7 +13,7 @@ use std::sync::{Arc, LazyLock, Weak};
 use std::time::{Duration, Instant};
 
 use crate::sync::{spawn, Condvar, Mutex};
-use budget_core::BudgetError;
+use crate::BudgetError;
 
 /// What the timer moves: a tracker's native state.
 pub trait Ticks: Send + Sync {
@@ -141,5 +141,64 @@ fn run() {
     for (key, at) in next {
       s.schedule(key, at);
     }
+  }
+}
+
+#[cfg(test)]
+mod tests {
+  use super::*;
+  use std::sync::mpsc::{channel, Receiver, Sender};
+
+  /// A state that reports each tick and then asks for no further one.
+  struct Reporting(std::sync::Mutex<Sender<()>>);
+
+  impl Ticks for Reporting {
+    fn tick(&self) -> Option<i64> {
+      let _ = self.0.lock().unwrap().send(());
+      None
+    }
+  }
+
+  fn reporting() -> (Arc<Reporting>, Receiver<()>) {
+    let (sender, ticks) = channel();
+    (Arc::new(Reporting(std::sync::Mutex::new(sender))), ticks)
+  }
+
+  /// Generous: the thread shares the machine with the other tests.
+  const TICKED: Duration = Duration::from_secs(20);
+
+  #[test]
+  fn a_watched_state_is_ticked_at_once_and_again_when_poked() {
+    let (state, ticks) = reporting();
+    watch(&state).unwrap();
+    ticks.recv_timeout(TICKED).expect("ticked when watched");
+    poke(&*state, 0);
+    ticks.recv_timeout(TICKED).expect("ticked when poked");
+    unwatch(&*state);
+  }
+
+  #[test]
+  fn an_unwatched_state_is_not_ticked_when_poked() {
+    let (state, ticks) = reporting();
+    watch(&state).unwrap();
+    ticks.recv_timeout(TICKED).expect("ticked when watched");
+    unwatch(&*state);
+    poke(&*state, 0);
+    assert!(ticks.recv_timeout(Duration::from_millis(300)).is_err(), "no tick after unwatch");
+  }
+
+  #[test]
+  fn the_schedule_keeps_the_earlier_due_time() {
+    let mut schedule = Schedule::default();
+    let at = Instant::now();
+    let state: Weak<dyn Ticks> = Weak::<Reporting>::new();
+    schedule.watched.insert(1, Watched { state: state.clone(), due: None });
+    schedule.watched.insert(2, Watched { state, due: None });
+    assert!(schedule.schedule(1, at + Duration::from_secs(10)), "the only one: first");
+    assert!(schedule.schedule(2, at + Duration::from_secs(5)), "earlier: first");
+    assert!(!schedule.schedule(1, at + Duration::from_secs(20)), "later than its own: kept");
+    assert!(schedule.schedule(1, at), "earlier than both: first");
+    assert!(!schedule.schedule(3, at), "not watched: not scheduled");
+    assert_eq!(schedule.due.values().copied().collect::<Vec<_>>(), vec![1, 2]);
   }
 }

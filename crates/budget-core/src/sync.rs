@@ -1,13 +1,13 @@
-//! The background threads' start (`spawn`) and the locks of the binding: parking_lot's everywhere but WASI. On stable
+//! The background threads' start (`spawn`) and the locks of the binding's threads: parking_lot's everywhere but WASI. On stable
 //! Rust parking_lot builds its wasm parker without atomics, which panics on
 //! the first wait ("Parking not supported"), so the timer and autosave threads
 //! died there; on WASI std's futex-based Mutex and Condvar stand in, behind
-//! the parking_lot API the rest of `src/` uses.
+//! the parking_lot API the binding uses.
 
 #[cfg(not(target_os = "wasi"))]
 pub use parking_lot::{Condvar, Mutex, MutexGuard};
 
-use budget_core::{BudgetError, ErrorKind};
+use crate::{BudgetError, ErrorKind};
 
 /// Starts the background thread `name` running `run`. A failed spawn (a
 /// thread or pids limit) is an `ERR_THREAD_SPAWN` error naming `what` and
