@@ -58,9 +58,11 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
   // Summed over instances first (the 1 m pieces), then over the window, then divided: the fleet's
   // ratio, not an average of ratios.
   // A piece: each counter now less a minute ago (after a restart, the counter itself).
-  const piece = (sel) => `sum by (name) ((${sel} - ${sel} offset 1m) >= 0 or (${sel} and ${sel} offset 1m))`
+  const piece = (sel) => `sum by (name) (\n  (${sel} - ${sel} offset 1m) >= 0\n  or (${sel} and ${sel} offset 1m)\n)`
   t.is(byName('captcha_budget:solves:increase1m')[0].expr, piece('captcha_budget_solves_total{name="turnstile"}'))
-  t.is(byName('captcha_budget:solve_failures:increase1m')[0].expr, piece('captcha_budget_solves_total{name="turnstile",outcome="failure"}'))
+  // The errors: the failed solves and the rejected ones (their own counter, without outcome).
+  const errors = '{__name__=~"captcha_budget_solves_total|captcha_budget_rejections_total",name="turnstile",outcome=~"failure|"}'
+  t.is(byName('captcha_budget:solve_failures:increase1m')[0].expr, piece(errors))
   t.is(byName('captcha_budget:solves:increase1h')[0].expr, summed('solves', '59m30s'))
   t.is(byName('captcha_budget:solve_failures:increase30d')[0].expr, summed('solve_failures', '719h59m30s'))
   // Shorter windows read the counters.
@@ -380,4 +382,40 @@ test('loading the package loads no YAML or CLI code; prometheusRules loads it on
   ].join('\n')
   const out = await run(process.execPath, ['-e', script], {})
   t.is(out.stdout.trim(), '0 true', out.stderr)
+})
+
+withBinary(test, promtool)('rejections count as errors; a source without the rejections counter counts its failures alone', async (t) => {
+  t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
+  if (!promtool) return
+  const dir = tempDir(t)
+  // Two sources, 30 days at 95 %: each minute 9 successes and 1 failure; on `a`, 2 of
+  // the successes are rejected later (captcha_budget_rejections_total), `b` has no
+  // such counter. Over the hour to minute 70: 600 solves each; errors 60 + 120 = 180
+  // on a (ratio 0.3), 60 on b (ratio 0.1); over 5 min: 50 solves, 15 and 5 errors.
+  const slos = ['a', 'b'].map((name) => ({ name, targetRate: 0.95, windowMs: 30 * DAY }))
+  fs.writeFileSync(path.join(dir, 'rules.yml'), prometheusRules(slos))
+  const minutes = Array.from({ length: 71 }, (_, k) => k)
+  const input = ['a', 'b'].flatMap((name) => [
+    { series: `captcha_budget_solves_total{name="${name}",outcome="success",instance="w"}`, values: minutes.map((k) => 9 * k).join(' ') },
+    { series: `captcha_budget_solves_total{name="${name}",outcome="failure",instance="w"}`, values: minutes.map((k) => k).join(' ') },
+  ])
+  input.push({ series: 'captcha_budget_rejections_total{name="a",instance="w"}', values: minutes.map((k) => 2 * k).join(' ') })
+  const value = (series, name, expected) => ({
+    expr: `abs(${series}{name="${name}"} - ${expected}) < bool 1e-9`,
+    eval_time: '70m',
+    exp_samples: [{ labels: `{name="${name}",slo="${name}-95-30d"}`, value: 1 }],
+  })
+  const tests = [
+    value('captcha_budget:solves:increase1h', 'a', 600),
+    value('captcha_budget:solve_failures:increase1h', 'a', 180),
+    value('captcha_budget:solve_error:ratio_rate1h', 'a', 0.3),
+    value('captcha_budget:solve_failures:increase5m', 'a', 15),
+    value('captcha_budget:solve_failures:increase1h', 'b', 60),
+    value('captcha_budget:solve_error:ratio_rate1h', 'b', 0.1),
+    value('captcha_budget:solve_failures:increase5m', 'b', 5),
+  ]
+  const file = { rule_files: ['rules.yml'], evaluation_interval: '1m', tests: [{ interval: '1m', input_series: input, promql_expr_test: tests }] }
+  fs.writeFileSync(path.join(dir, 'test.yml'), toYaml(file) + '\n')
+  const result = await run(promtool, ['test', 'rules', path.join(dir, 'test.yml')], { timeout: 200_000 })
+  t.is(result.code, 0, result.stdout + result.stderr)
 })

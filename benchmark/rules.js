@@ -5,7 +5,8 @@
 // `promtool test rules` on the same 2-day scenario at a 1 m evaluation
 // interval (counters scraped every minute, a provider outage on day 2), as
 // ratios. Scraped every minute, not 15 s: promtool refuses a query that loads
-// over 10 000 samples, which the Sloth-shaped 3 d window would at 15 s. `--markdown` prints the tables for docs/prometheus.md; RUNS (default
+// over 10 000 samples, which the Sloth-shaped 3 d window would at 15 s. `--markdown` prints the tables for docs/prometheus.md, `--prometheus` adds the
+// evaluation time in a real Prometheus (benchmark/rules-prometheus.js); RUNS (default
 // 1) repeats each promtool run and keeps the fastest.
 const fs = require('node:fs')
 const os = require('node:os')
@@ -98,7 +99,7 @@ function promtoolSeconds(rulesText, input) {
   }
 }
 
-function main() {
+async function main() {
   const markdown = process.argv.includes('--markdown')
   const rows = []
   for (const [label, slo] of SLOS) {
@@ -127,6 +128,13 @@ function main() {
   console.log(`Node ${process.version}, ${os.platform()} ${os.arch()}, ${os.cpus().length} × ${cpu}, load ${os.loadavg()[0].toFixed(1)}; ${promtool}`)
   table(markdown, ['SLO', 'recording rules: ours / Sloth-shaped', 'bytes', 'longest line'], rows)
   table(markdown, ['SLO', 'promtool test rules, 2 days at 1 m: CPU (wall), ours', 'Sloth-shaped', 'ratio (CPU)'], times)
+  // --prometheus: the rule groups' evaluation time in a real Prometheus (benchmark/rules-prometheus.js; minutes).
+  if (process.argv.includes('--prometheus')) {
+    const evaluation = require('./rules-prometheus')
+    const rows = await evaluation.main()
+    console.log(`\nPrometheus: ${evaluation.DAYS} days of history, ${evaluation.TYPES * evaluation.SITES} label sets, 1 m evaluation interval`)
+    table(markdown, ['30d SLO', 'one evaluation (median): ours', 'Sloth-shaped', 'ratio', 'evaluations'], rows)
+  }
 }
 
 function table(markdown, head, rows) {
@@ -141,4 +149,7 @@ function table(markdown, head, rows) {
   for (const row of [head, ...rows]) console.log(row.map((c, i) => c.padEnd(widths[i])).join('  '))
 }
 
-main()
+main().catch((error) => {
+  console.error(error)
+  process.exitCode = 1
+})

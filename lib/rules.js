@@ -32,11 +32,16 @@ function selector(name, outcome) {
   return `captcha_budget_solves_total{name=${JSON.stringify(name)}${outcome ? `,outcome="${outcome}"` : ''}}`
 }
 
-// The SLI's events as counter selectors: every solve, and the failures (the
-// errors). This is the one place the error events are written: every window,
-// piece and ratio of the rules reads them through these.
+// The SLI's events as counter selectors: every solve, and the errors. This is
+// the one place the error events are written: every window, piece and ratio of
+// the rules reads them through these.
 const solveEvents = (name) => selector(name)
-const errorEvents = (name) => selector(name, 'failure')
+// The errors: the failed solves and the solves the site rejected later
+// (captcha_budget_rejections_total, counted among the successes: a counter never
+// goes down). One selector over both counters (the rejections have no outcome
+// label, which `outcome=~"failure|"` matches): a process that does not export
+// the rejections adds nothing, and it costs no more than the failures alone.
+const errorEvents = (name) => `{__name__=~"captcha_budget_solves_total|captcha_budget_rejections_total",name=${JSON.stringify(name)},outcome=~"failure|"}`
 
 /** The events of `events` in a window `w`, summed `by` the grouping: increase() over the raw counters. */
 const increaseOf = (events, by, w) => `sum by (${by}) (increase(${events}[${w}]))`
@@ -48,7 +53,7 @@ const increaseOf = (events, by, w) => `sum by (${by}) (increase(${events}[${w}])
  * a restart (the counter went down), the counter itself, as increase() counts
  * it; a counter not yet there `w` ago adds nothing, as with increase().
  */
-const pieceOf = (events, by, w) => `sum by (${by}) ((${events} - ${events} offset ${w}) >= 0 or (${events} and ${events} offset ${w}))`
+const pieceOf = (events, by, w) => `sum by (${by}) (\n  (${events} - ${events} offset ${w}) >= 0\n  or (${events} and ${events} offset ${w})\n)`
 
 function pascal(name) {
   return name
