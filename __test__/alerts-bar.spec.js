@@ -60,10 +60,7 @@ for (const scenario of SCENARIOS) {
         const end = scenario.windowMs + scenario.incident.ms
         const { successes, failures } = countsBetween(scenario, seed, end, end + goal)
         const allowance = (successes + failures) * (1 - scenario.targetRate)
-        t.true(
-          failures > allowance,
-          `reset ${r.resetMs} ms > ${goal} ms after ${failures} failures in ${successes + failures} solves:\n${log}`,
-        )
+        t.true(failures > allowance, `reset ${r.resetMs} ms > ${goal} ms after ${failures} failures in ${successes + failures} solves:\n${log}`)
       }
     })
   }
@@ -74,8 +71,14 @@ for (const scenario of SCENARIOS) {
 // for a 95 % SLO: fast-burn 14.4×, budget-spend 2×, slow-burn 3×, budget-leak
 // 1.5×; the core's own test (alerts.rs) holds it to the same.
 test('recovery minimum of solves for a 95 % SLO', (t) => {
-  t.deepEqual([14.4, 2, 3, 1.5].map((threshold) => recoveryMinSolves(0.95, threshold)), [10, 88, 57, 119])
-  t.deepEqual([14.4, 2, 3, 1.5].map((threshold) => recoveryMinSolves(0.99, threshold)), [60, 456, 303, 610])
+  t.deepEqual(
+    [14.4, 2, 3, 1.5].map((threshold) => recoveryMinSolves(0.95, threshold)),
+    [10, 88, 57, 119],
+  )
+  t.deepEqual(
+    [14.4, 2, 3, 1.5].map((threshold) => recoveryMinSolves(0.99, threshold)),
+    [60, 456, 303, 610],
+  )
 })
 
 // The reset goals by hand (docs/alert-policy.md, "Reset time"): 60 minutes
@@ -86,7 +89,10 @@ test('recovery minimum of solves for a 95 % SLO', (t) => {
 test("the suite's recovery spans are the core's", (t) => {
   const spans = policyOf({ name: 'x', targetRate: 0.95, windowMs: 7 * DAY }, 15_000).recoverySpansMs
   // Rounded to whole buckets of the window's resolution (a few seconds at 7 d).
-  t.deepEqual(spans.map((ms) => Math.round(ms / MIN)), RECOVERY_SPANS_MIN)
+  t.deepEqual(
+    spans.map((ms) => Math.round(ms / MIN)),
+    RECOVERY_SPANS_MIN,
+  )
 })
 
 test('reset goals of the scenarios', (t) => {
@@ -120,7 +126,10 @@ test('the shipped sample: turnstile pages before its budget is exhausted, once p
   const fs = require('node:fs')
   const path = require('node:path')
   const { ErrorBudgetTracker } = require('..')
-  const lines = fs.readFileSync(path.join(__dirname, '..', 'sample', 'solves.jsonl'), 'utf8').trim().split('\n')
+  const lines = fs
+    .readFileSync(path.join(__dirname, '..', 'sample', 'solves.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
   const tracker = new ErrorBudgetTracker({ windowMs: 12 * 3_600_000, targetRate: 0.967, minEvents: 100, clock: 'manual' })
   const log = []
   tracker.on('alert', (e) => log.push(['alert', e.name, e.severity, e.at]))

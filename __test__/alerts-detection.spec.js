@@ -31,7 +31,12 @@ function firstPage(windowMs, policy) {
   }
 }
 
-for (const [label, windowMs] of [['6 h', 6 * HOUR], ['24 h', DAY], ['7 d', 7 * DAY], ['30 d', 30 * DAY]]) {
+for (const [label, windowMs] of [
+  ['6 h', 6 * HOUR],
+  ['24 h', DAY],
+  ['7 d', 7 * DAY],
+  ['30 d', 30 * DAY],
+]) {
   test(`total outage, ${label}: the default policy pages no later than the workbook's`, (t) => {
     const ours = firstPage(windowMs, 'default')
     const workbook = firstPage(windowMs, 'workbook')

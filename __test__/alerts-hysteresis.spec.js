@@ -27,7 +27,16 @@ async function transitions(tracker, feed) {
 //   + 1 failed          145, 8 / 14.5         → 44.8 %  warning   |
 //   + 60 ok             205, 8 / 20.5         → 61 %    healthy   | ≥ 60 %: healthy
 function hover(tracker) {
-  for (const [ok, failed] of [[97, 3], [0, 3], [20, 0], [0, 1], [20, 0], [0, 1], [60, 0]]) tracker.recordMany(ok, failed)
+  for (const [ok, failed] of [
+    [97, 3],
+    [0, 3],
+    [20, 0],
+    [0, 1],
+    [20, 0],
+    [0, 1],
+    [60, 0],
+  ])
+    tracker.recordMany(ok, failed)
 }
 
 test('a status hovering at a threshold: the plain status flips, hysteresis changes it twice', async (t) => {

@@ -67,7 +67,11 @@ test('a steady random 10 % failure rate fires budget-leak once and keeps it firi
     tracker.recordMany(0, 100)
     await done
     const log = fired.filter((e) => e[1] < end)
-    t.deepEqual(log.map((e) => e[0]), ['alert'], `seed ${seed}: ${JSON.stringify(log)}`)
+    t.deepEqual(
+      log.map((e) => e[0]),
+      ['alert'],
+      `seed ${seed}: ${JSON.stringify(log)}`,
+    )
     t.true(firingAtEnd.includes('budget-leak'), `seed ${seed}: ${JSON.stringify(firingAtEnd)}`)
     tracker.close()
   }

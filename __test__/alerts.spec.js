@@ -6,7 +6,14 @@ const { noMoreDeliveries, waitForCalls } = require('./helpers/deliveries')
 // until `count` of the events `pick` selects have arrived, then until everything
 // queued has been delivered, so that an event too many would show too.
 async function delivered(events, count, pick = () => true) {
-  await waitForCalls({ get length() { return events.filter(pick).length } }, count)
+  await waitForCalls(
+    {
+      get length() {
+        return events.filter(pick).length
+      },
+    },
+    count,
+  )
   await noMoreDeliveries(events)
 }
 
@@ -38,7 +45,18 @@ function alertTracker(config = {}) {
 
 test('the default policy for 1 h and 24 h windows', (t) => {
   const brief = (tracker) =>
-    tracker.alertPolicy.map((r) => [r.name, r.severity, r.longWindowMs, r.shortWindowMs, r.burnRate, r.minEvents, r.minFailures, r.resolveBurnRate, r.warmUpMs, r.minBudgetShare])
+    tracker.alertPolicy.map((r) => [
+      r.name,
+      r.severity,
+      r.longWindowMs,
+      r.shortWindowMs,
+      r.burnRate,
+      r.minEvents,
+      r.minFailures,
+      r.resolveBurnRate,
+      r.warmUpMs,
+      r.minBudgetShare,
+    ])
   // 24 h, 2 s buckets: P/720 = 2 min, its twelfth 10 s (5 buckets);
   // P/72 = 20 min & 100 s; P/12 = 2 h & 10 min; P/4 = 6 h & 30 min. 5 failures to
   // fire, resolved at half the threshold, a warm-up of the long window (P/4 for
@@ -60,7 +78,10 @@ test('the default policy for 1 h and 24 h windows', (t) => {
     ['budget-leak', 'ticket', 899_969, 75_032, 1.5, 10, 5, 0.75, 899_969, 0],
   ])
   // At 90 % the largest burn is 10: the 14.4 page could never fire and is left out.
-  t.deepEqual(new ErrorBudgetTracker({ targetRate: 0.9 }).alertPolicy.map((r) => r.name), ['budget-spend', 'slow-burn', 'budget-leak'])
+  t.deepEqual(
+    new ErrorBudgetTracker({ targetRate: 0.9 }).alertPolicy.map((r) => r.name),
+    ['budget-spend', 'slow-burn', 'budget-leak'],
+  )
 })
 
 // Total outage. 3 h of successes (5400 events, the long windows full), then
@@ -76,17 +97,23 @@ test('a total outage pages, then every alert resolves as its short window cools,
   const T0 = 3 * 3_600_000
   for (let at = 0; at < T0; at += STEP) tracker.record(true, at)
   for (let n = 0; n < 250; n++) tracker.record(false, T0 + n * STEP)
-  t.deepEqual(tracker.report().alerts.map((a) => a.name), ['fast-burn', 'slow-burn', 'budget-leak'])
+  t.deepEqual(
+    tracker.report().alerts.map((a) => a.name),
+    ['fast-burn', 'slow-burn', 'budget-leak'],
+  )
   tracker.advanceTo(T0 + 2 * 3_600_000)
   await delivered(events, 6)
-  t.deepEqual(events.map(([kind, name, at]) => [kind, name, at - T0]), [
-    ['alert', 'fast-burn', 86_000],
-    ['alert', 'slow-burn', 216_000],
-    ['alert', 'budget-leak', 432_000],
-    ['resolve', 'fast-burn', 508_000],
-    ['resolve', 'slow-burn', 558_000],
-    ['resolve', 'budget-leak', 1_218_000],
-  ])
+  t.deepEqual(
+    events.map(([kind, name, at]) => [kind, name, at - T0]),
+    [
+      ['alert', 'fast-burn', 86_000],
+      ['alert', 'slow-burn', 216_000],
+      ['alert', 'budget-leak', 432_000],
+      ['resolve', 'fast-burn', 508_000],
+      ['resolve', 'slow-burn', 558_000],
+      ['resolve', 'budget-leak', 1_218_000],
+    ],
+  )
   // The page fires as time reaches T0 + 86 s, just before the 44th failure lands:
   // the success at T0 − 34 s leaves the 2-min window at that instant, leaving 43
   // failures in 59 events: 43 / 2.95 = 14.58 > 14.4; the 10-s window holds 4
@@ -105,9 +132,15 @@ test('a slow leak at 1.5× burn fires only the ticket', async (t) => {
   const { tracker, events } = alertTracker()
   for (let i = 0; i < 5400; i++) tracker.record(![0, 13, 26].includes(i % 40), i * STEP)
   await delivered(events, 1)
-  t.deepEqual(events.map(([kind, name, at]) => [kind, name, at]), [['alert', 'budget-leak', 18_000]])
+  t.deepEqual(
+    events.map(([kind, name, at]) => [kind, name, at]),
+    [['alert', 'budget-leak', 18_000]],
+  )
   const report = tracker.report()
-  t.deepEqual(report.alerts.map((a) => [a.name, a.severity, a.threshold]), [['budget-leak', 'ticket', 1]])
+  t.deepEqual(
+    report.alerts.map((a) => [a.name, a.severity, a.threshold]),
+    [['budget-leak', 'ticket', 1]],
+  )
   t.false(report.insufficientData)
   t.is(tracker.burnRateOver(720_000), 27 / (360 * (1 - 0.95))) // 27 failures in the last 360 events
 })
@@ -158,11 +191,14 @@ test('minEvents in the config: below it nothing fires, status stays healthy', as
   t.like(tracker.report(), { status: 'healthy', burnRate: 0, insufficientData: true, exhaustsInMs: null })
   tracker.record(false, 99 * STEP)
   await delivered(events, 3)
-  t.deepEqual(events.map(([kind, name]) => [kind, name]), [
-    ['alert', 'fast-burn'],
-    ['alert', 'slow-burn'],
-    ['alert', 'budget-leak'],
-  ])
+  t.deepEqual(
+    events.map(([kind, name]) => [kind, name]),
+    [
+      ['alert', 'fast-burn'],
+      ['alert', 'slow-burn'],
+      ['alert', 'budget-leak'],
+    ],
+  )
 })
 
 // 1 h window: 98 successes and 2 failures at time 0: budget 5, remaining 3
@@ -186,7 +222,18 @@ test('a custom policy: windows rounded to whole buckets, events carry the report
   })
   // A custom pair has no gate: no minimum of failures, resolved at its threshold.
   t.deepEqual(tracker.alertPolicy, [
-    { name: 'burst', severity: 'page', longWindowMs: 10_000, shortWindowMs: 3000, burnRate: 10, minEvents: 0, minFailures: 0, resolveBurnRate: 10, warmUpMs: 0, minBudgetShare: 0 },
+    {
+      name: 'burst',
+      severity: 'page',
+      longWindowMs: 10_000,
+      shortWindowMs: 3000,
+      burnRate: 10,
+      minEvents: 0,
+      minFailures: 0,
+      resolveBurnRate: 10,
+      warmUpMs: 0,
+      minBudgetShare: 0,
+    },
   ])
   const alerts = []
   tracker.on('alert', (e) => alerts.push(e))
@@ -196,30 +243,60 @@ test('a custom policy: windows rounded to whole buckets, events carry the report
   t.is(alerts.length, 1)
   t.like(alerts[0], { name: 'burst', severity: 'page', threshold: 10, at: 0, burnRateLong: 20, burnRateShort: 20 })
   t.like(alerts[0].report, { status: 'exhausted', failures: 1, total: 1, at: 0 })
-  t.deepEqual(alerts[0].report.alerts.map((a) => a.name), ['burst'])
+  t.deepEqual(
+    alerts[0].report.alerts.map((a) => a.name),
+    ['burst'],
+  )
   t.deepEqual(alerts[0].evidence, {
-    longWindowMs: 10_000, longFailures: 1, longTotal: 1, shortWindowMs: 3000, shortFailures: 1, shortTotal: 1, minFailures: 0, resolveBurnRate: 10,
+    longWindowMs: 10_000,
+    longFailures: 1,
+    longTotal: 1,
+    shortWindowMs: 3000,
+    shortFailures: 1,
+    shortTotal: 1,
+    minFailures: 0,
+    resolveBurnRate: 10,
   })
   t.is(alerts[0].reason, 'burst: 1 failure in 1 solve over the last 10 s burn 20× and 1 failure in 1 solve over the last 3 s burn 20×: both above 10×')
 })
 
 const badPolicies = [
-  [{ name: 'x', severity: 'page', longWindowMs: 3_600_000, shortWindowMs: 300_000, burnRate: 20 }, RangeError,
-    "config.alerts[0].burnRate must be in (0, 20): a 95% SLO burns at most 20× (every event failing), got 20"],
-  [{ name: 'x', severity: 'page', longWindowMs: 7_200_000, shortWindowMs: 300_000, burnRate: 2 }, RangeError,
-    "config.alerts[0].longWindowMs must be between one bucket (83 ms, resolutionMs) and the window (3600000 ms, windowMs), got 7200000"],
-  [{ name: 'x', severity: 'page', longWindowMs: 600_000, shortWindowMs: 50, burnRate: 2 }, RangeError,
-    "config.alerts[0].shortWindowMs must be between one bucket (83 ms"],
-  [{ name: 'x', severity: 'page', longWindowMs: 600_000, shortWindowMs: 600_000, burnRate: 2 }, RangeError,
-    "config.alerts[0].shortWindowMs (600000) must be shorter than longWindowMs (600000)"],
-  [{ name: 'x', severity: 'sms', longWindowMs: 600_000, shortWindowMs: 60_000, burnRate: 2 }, TypeError,
-    "config.alerts[0].severity must be 'page' or 'ticket', got 'sms'"],
-  [{ name: 'x', severity: 'page', longWindowMs: 600_000, shortWindowMs: 60_000, burnRate: '2' }, TypeError,
-    'config.alerts[0].burnRate must be a number, got string'],
-  [{ name: 'x', severity: 'page', longWindowMs: 600_000, shortWindowMs: 60_000 }, TypeError,
-    'config.alerts[0].burnRate is required'],
-  [{ name: 'x', severity: 'page', longWindow: 600_000, shortWindowMs: 60_000, burnRate: 2 }, TypeError,
-    "config.alerts[0] has an unknown key 'longWindow'; known keys: name, severity, longWindowMs, shortWindowMs, burnRate, minEvents"],
+  [
+    { name: 'x', severity: 'page', longWindowMs: 3_600_000, shortWindowMs: 300_000, burnRate: 20 },
+    RangeError,
+    'config.alerts[0].burnRate must be in (0, 20): a 95% SLO burns at most 20× (every event failing), got 20',
+  ],
+  [
+    { name: 'x', severity: 'page', longWindowMs: 7_200_000, shortWindowMs: 300_000, burnRate: 2 },
+    RangeError,
+    'config.alerts[0].longWindowMs must be between one bucket (83 ms, resolutionMs) and the window (3600000 ms, windowMs), got 7200000',
+  ],
+  [
+    { name: 'x', severity: 'page', longWindowMs: 600_000, shortWindowMs: 50, burnRate: 2 },
+    RangeError,
+    'config.alerts[0].shortWindowMs must be between one bucket (83 ms',
+  ],
+  [
+    { name: 'x', severity: 'page', longWindowMs: 600_000, shortWindowMs: 600_000, burnRate: 2 },
+    RangeError,
+    'config.alerts[0].shortWindowMs (600000) must be shorter than longWindowMs (600000)',
+  ],
+  [
+    { name: 'x', severity: 'sms', longWindowMs: 600_000, shortWindowMs: 60_000, burnRate: 2 },
+    TypeError,
+    "config.alerts[0].severity must be 'page' or 'ticket', got 'sms'",
+  ],
+  [
+    { name: 'x', severity: 'page', longWindowMs: 600_000, shortWindowMs: 60_000, burnRate: '2' },
+    TypeError,
+    'config.alerts[0].burnRate must be a number, got string',
+  ],
+  [{ name: 'x', severity: 'page', longWindowMs: 600_000, shortWindowMs: 60_000 }, TypeError, 'config.alerts[0].burnRate is required'],
+  [
+    { name: 'x', severity: 'page', longWindow: 600_000, shortWindowMs: 60_000, burnRate: 2 },
+    TypeError,
+    "config.alerts[0] has an unknown key 'longWindow'; known keys: name, severity, longWindowMs, shortWindowMs, burnRate, minEvents",
+  ],
 ]
 for (const [rule, errorClass, message] of badPolicies) {
   test(`alert policy rejected: ${message.slice(0, 60)}`, (t) => {
@@ -238,7 +315,10 @@ test('config.alerts must be an array; [] means no alerts', (t) => {
 
 test('burnRateOver checks its argument', (t) => {
   const tracker = new ErrorBudgetTracker()
-  t.throws(() => tracker.burnRateOver(0), { instanceOf: RangeError, message: 'burnRateOver(ms): ms must be an integer of milliseconds from 1 to windowMs (3600000), got 0' })
+  t.throws(() => tracker.burnRateOver(0), {
+    instanceOf: RangeError,
+    message: 'burnRateOver(ms): ms must be an integer of milliseconds from 1 to windowMs (3600000), got 0',
+  })
   t.throws(() => tracker.burnRateOver(3_600_001), { instanceOf: RangeError })
   t.throws(() => tracker.burnRateOver('1h'), { instanceOf: TypeError })
   t.throws(() => tracker.burnRateOver(1.5), { instanceOf: RangeError, message: /got 1.5$/ })

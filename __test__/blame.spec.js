@@ -38,10 +38,13 @@ function history(f, fails) {
 const solvers = (fails) => {
   const make = (tracker, labels) => ({
     solve: (task, options) =>
-      tracker.guard(async () => {
-        if (fails(labels)) throw new Error(`${labels.provider} cannot solve on ${labels.site}`)
-        return { token: `${labels.provider}:${labels.site}:${task.id}` }
-      }, { whenExhausted: 'refuse', ...options }),
+      tracker.guard(
+        async () => {
+          if (fails(labels)) throw new Error(`${labels.provider} cannot solve on ${labels.site}`)
+          return { token: `${labels.provider}:${labels.site}:${task.id}` }
+        },
+        { whenExhausted: 'refuse', ...options },
+      ),
   })
   return { a: make, b: make }
 }
@@ -151,10 +154,25 @@ test("family 'incident' listeners get incident.blame", async (t) => {
 test('bad input: attribution and blame() are checked; blame() needs attribution', (t) => {
   const labelNames = ['provider', 'site']
   for (const [attribution, type, code, message] of [
-    ['provider', TypeError, 'ERR_INVALID_ARG_TYPE', "new BudgetFamily(options): options.attribution must be an object { provider, site }, got string"],
-    [{ provider: 'provider' }, TypeError, 'ERR_INVALID_ARG_TYPE', 'new BudgetFamily(options): options.attribution.site must be a label name (a string), got undefined'],
-    [{ provider: 'provider', site: 'region' }, TypeError, 'ERR_INVALID_ARG_VALUE', "new BudgetFamily(options): options.attribution.site must be one of the family's labelNames (provider, site), got 'region'"],
-    [{ provider: 'site', site: 'site' }, TypeError, 'ERR_INVALID_ARG_VALUE', "new BudgetFamily(options): options.attribution: provider and site must be two different labels, got 'site' for both"],
+    ['provider', TypeError, 'ERR_INVALID_ARG_TYPE', 'new BudgetFamily(options): options.attribution must be an object { provider, site }, got string'],
+    [
+      { provider: 'provider' },
+      TypeError,
+      'ERR_INVALID_ARG_TYPE',
+      'new BudgetFamily(options): options.attribution.site must be a label name (a string), got undefined',
+    ],
+    [
+      { provider: 'provider', site: 'region' },
+      TypeError,
+      'ERR_INVALID_ARG_VALUE',
+      "new BudgetFamily(options): options.attribution.site must be one of the family's labelNames (provider, site), got 'region'",
+    ],
+    [
+      { provider: 'site', site: 'site' },
+      TypeError,
+      'ERR_INVALID_ARG_VALUE',
+      "new BudgetFamily(options): options.attribution: provider and site must be two different labels, got 'site' for both",
+    ],
   ]) {
     const err = t.throws(() => new BudgetFamily({ labelNames, attribution }), { instanceOf: type })
     t.is(err.code, code)

@@ -24,7 +24,10 @@ test('the class called without new is a TypeError that defines nothing on global
   t.is(err.message, CONSTRUCT)
   t.throws(() => ErrorBudgetTracker({ clock: 'manual' }), { code: 'ERR_CONSTRUCT_CALL_REQUIRED' })
   t.false(Object.hasOwn(globalThis, 'record'))
-  t.deepEqual(Object.getOwnPropertySymbols(globalThis).filter((s) => s === REPORT_INTO), [])
+  t.deepEqual(
+    Object.getOwnPropertySymbols(globalThis).filter((s) => s === REPORT_INTO),
+    [],
+  )
 })
 
 test('ErrorBudgetTracker.call(tracker) is a TypeError and the tracker keeps its state, record and report', (t) => {
@@ -78,22 +81,25 @@ test('restore() and shared() called on a subclass make an instance of it; detach
   for (const tracker of [source, restored, shared, detached]) tracker.close()
 })
 
-nativeOnly('the fast report() (reportInto) is native-only: on WASI report() is the native method itself')('reportInto refuses a Float64Array over a SharedArrayBuffer and writes nothing into it', (t) => {
-  const tracker = trackerWith(97, 3)
-  const shared = new Float64Array(new SharedArrayBuffer(8 * 64)).fill(7)
-  const err = t.throws(() => tracker[REPORT_INTO](shared), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE' })
-  t.is(err.message, 'reportInto(buffer): buffer must be a Float64Array over an ArrayBuffer, not a SharedArrayBuffer')
-  t.true(shared.every((v) => v === 7))
-  // An ordinary buffer: 15 values, [2] the total, [3] the failures.
-  const plain = new Float64Array(64)
-  t.is(tracker[REPORT_INTO](plain), 15)
-  t.deepEqual([plain[2], plain[3]], [100, 3])
-  // Too small: the size needed, nothing written.
-  const small = new Float64Array(4).fill(7)
-  t.is(tracker[REPORT_INTO](small), 15)
-  t.true(small.every((v) => v === 7))
-  tracker.close()
-})
+nativeOnly('the fast report() (reportInto) is native-only: on WASI report() is the native method itself')(
+  'reportInto refuses a Float64Array over a SharedArrayBuffer and writes nothing into it',
+  (t) => {
+    const tracker = trackerWith(97, 3)
+    const shared = new Float64Array(new SharedArrayBuffer(8 * 64)).fill(7)
+    const err = t.throws(() => tracker[REPORT_INTO](shared), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE' })
+    t.is(err.message, 'reportInto(buffer): buffer must be a Float64Array over an ArrayBuffer, not a SharedArrayBuffer')
+    t.true(shared.every((v) => v === 7))
+    // An ordinary buffer: 15 values, [2] the total, [3] the failures.
+    const plain = new Float64Array(64)
+    t.is(tracker[REPORT_INTO](plain), 15)
+    t.deepEqual([plain[2], plain[3]], [100, 3])
+    // Too small: the size needed, nothing written.
+    const small = new Float64Array(4).fill(7)
+    t.is(tracker[REPORT_INTO](small), 15)
+    t.true(small.every((v) => v === 7))
+    tracker.close()
+  },
+)
 
 test('a shared name with a lone surrogate is a TypeError; distinct well-formed names are distinct trackers', (t) => {
   for (const name of ['\ud800pool', 'pool\udc00', '\ud83dpool']) {
@@ -170,16 +176,16 @@ test('each config property is read once: a getter cannot pass the checks with on
       enumerable: true,
     }
   }
-  const config = Object.defineProperties({}, {
-    targetRate: counted('targetRate', 0.9, 'not a number'),
-    clock: counted('clock', 'manual', 42),
-    alerts: counted('alerts', [
-      Object.defineProperties(
-        { name: 'fast', severity: 'page', longWindowMs: 60000, shortWindowMs: 5000 },
-        { burnRate: counted('burnRate', 5, 'x') },
-      ),
-    ]),
-  })
+  const config = Object.defineProperties(
+    {},
+    {
+      targetRate: counted('targetRate', 0.9, 'not a number'),
+      clock: counted('clock', 'manual', 42),
+      alerts: counted('alerts', [
+        Object.defineProperties({ name: 'fast', severity: 'page', longWindowMs: 60000, shortWindowMs: 5000 }, { burnRate: counted('burnRate', 5, 'x') }),
+      ]),
+    },
+  )
   const tracker = new ErrorBudgetTracker(config)
   t.deepEqual(reads, { targetRate: 1, clock: 1, alerts: 1, burnRate: 1 })
   t.is(tracker.report().sloTarget, 0.9)

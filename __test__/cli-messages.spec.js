@@ -97,7 +97,10 @@ test('replay quotes at most about 100 characters of a huge bad line', async (t) 
 test('a 50 MB quoted value is cut without overflowing the stack (a regular expression did)', (t) => {
   const { shortenMessages } = require('../lib/replay/reader')
   const value = `a\\"${'y'.repeat(50 << 20)}`
-  const badLines = [{ line: 1, message: `bad timestamp "${value}": not epoch ms or ISO 8601` }, { line: 2, message: 'short "kept"' }]
+  const badLines = [
+    { line: 1, message: `bad timestamp "${value}": not epoch ms or ISO 8601` },
+    { line: 2, message: 'short "kept"' },
+  ]
   shortenMessages(badLines)
   t.deepEqual(badLines, [
     { line: 1, message: `bad timestamp "a\\"${'y'.repeat(97)}… (${value.length} characters)": not epoch ms or ISO 8601` },
@@ -121,7 +124,10 @@ test('rules: no alert window under 4 scrape intervals, long ones included: defau
   t.is(out.stderr, '')
   const ranges = [...out.stdout.matchAll(/\[(\d+)([smhdw])\]/g)].map(([, n, unit]) => Number(n) * { s: 1, m: 60, h: 3600, d: 86400, w: 604800 }[unit])
   t.true(ranges.length > 0)
-  t.true(ranges.every((seconds) => seconds >= 4 * 3600), String(ranges))
+  t.true(
+    ranges.every((seconds) => seconds >= 4 * 3600),
+    String(ranges),
+  )
   // A custom pair whose windows are both under 4h: refused, the window named.
   const pair = { name: 'p', severity: 'page', longWindowMs: 7_200_000, shortWindowMs: 300_000, burnRate: 14.4 }
   const custom = await run(CLI, [...RULES, '--window', '30d', '--scrape-interval', '1h', '--alerts', JSON.stringify([pair])])
@@ -162,6 +168,17 @@ test('a single-value option given twice is a usage error naming it, exit 2, noth
     t.false(fs.existsSync(out), args.join(' '))
   }
   // What may repeat still does: replay's --target per type, and flags.
-  const ok = await run(CLI, ['replay', '--by', 'type', '--target', 'turnstile=0.9', '--target', 'image=0.8', '--json', '--json', path.join(ROOT, 'sample', 'solves.jsonl')])
+  const ok = await run(CLI, [
+    'replay',
+    '--by',
+    'type',
+    '--target',
+    'turnstile=0.9',
+    '--target',
+    'image=0.8',
+    '--json',
+    '--json',
+    path.join(ROOT, 'sample', 'solves.jsonl'),
+  ])
   t.is(ok.code, 0, ok.stderr)
 })

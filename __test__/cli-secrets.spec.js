@@ -93,7 +93,9 @@ test('gate --prometheus: credentials from CAPTCHA_BUDGET_PROMETHEUS_AUTH (user:p
   t.is(bearer.code, 0, bearer.stderr)
   t.true(seen.includes(`Bearer ${PASSWORD}`))
   t.deepEqual([...leaked(basic), ...leaked(bearer)], [])
-  const both = await cli(['gate', '--prometheus', `http://ci:${PASSWORD}@127.0.0.1:${port}`, '--slo', 'x'], { CAPTCHA_BUDGET_PROMETHEUS_AUTH: `ci:${PASSWORD}` })
+  const both = await cli(['gate', '--prometheus', `http://ci:${PASSWORD}@127.0.0.1:${port}`, '--slo', 'x'], {
+    CAPTCHA_BUDGET_PROMETHEUS_AUTH: `ci:${PASSWORD}`,
+  })
   t.is(both.code, 2)
   t.is(both.stderr, "captcha-budget gate: give Prometheus's credentials in the --prometheus URL or in CAPTCHA_BUDGET_PROMETHEUS_AUTH, not both\n")
   const malformed = await cli(['gate', '--prometheus', url, '--slo', 'x'], { CAPTCHA_BUDGET_PROMETHEUS_AUTH: PASSWORD })
@@ -139,10 +141,19 @@ test('gate --prometheus: unreachable or not http(s), with credentials: the cause
 
 test('gate --redis: a refused connection names ECONNREFUSED (not "Connection is closed."), the password masked', async (t) => {
   const closed = await freePort()
-  for (const url of [`redis://ci:${PASSWORD}@127.0.0.1:${closed}/0`, `redis://:${PASSWORD}@127.0.0.1:${closed}`, `redis://ci:S3cret@Passw0rd@127.0.0.1:${closed}`]) {
+  for (const url of [
+    `redis://ci:${PASSWORD}@127.0.0.1:${closed}/0`,
+    `redis://:${PASSWORD}@127.0.0.1:${closed}`,
+    `redis://ci:S3cret@Passw0rd@127.0.0.1:${closed}`,
+  ]) {
     const out = await cli(['gate', '--redis', url, '--key', 'k'])
     t.is(out.code, 2, url)
-    t.regex(out.stderr, new RegExp(`^captcha-budget gate: redis://\\*\\*\\*@127\\.0\\.0\\.1:${closed}(/0)? k: cannot connect: connect ECONNREFUSED 127\\.0\\.0\\.1:${closed}\\n$`))
+    t.regex(
+      out.stderr,
+      new RegExp(
+        `^captcha-budget gate: redis://\\*\\*\\*@127\\.0\\.0\\.1:${closed}(/0)? k: cannot connect: connect ECONNREFUSED 127\\.0\\.0\\.1:${closed}\\n$`,
+      ),
+    )
     t.deepEqual(leaked(out), [], url)
     t.false(out.stderr.includes('S3cret'), out.stderr)
   }
@@ -215,7 +226,8 @@ test('every message in lib/solver.js, lib/cli/, lib/gate-prometheus.js and lib/g
     // The helper is used at all where URLs or bodies are quoted.
     const source = lines.join('\n')
     // (lib/gate/redis-client.js's errors are quoted by gateRedis, which redacts them.)
-    if (/fetch\(|connect\(/.test(source) && file !== 'gate/redis-client.js') t.regex(source, /require\('\.\.?\/(\.\.\/)?redact(\.js)?'\)/, `lib/${file} fetches but does not use lib/redact.js`)
+    if (/fetch\(|connect\(/.test(source) && file !== 'gate/redis-client.js')
+      t.regex(source, /require\('\.\.?\/(\.\.\/)?redact(\.js)?'\)/, `lib/${file} fetches but does not use lib/redact.js`)
   }
   t.deepEqual(offenders, [])
 })

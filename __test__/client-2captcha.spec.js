@@ -15,10 +15,12 @@ const solver = new Solver('test-key', 1) // polls res.php every 1 ms
 /** One guarded solve whose HTTP ends in `code`; what it settled with. */
 async function attempt(tracker, code) {
   const scope = twoCaptchaJson(code)
-  const settled = await tracker.guard(() => solver.recaptcha(RECAPTCHA), { provider: '2captcha' }).then(
-    (value) => ({ value }),
-    (error) => ({ error }),
-  )
+  const settled = await tracker
+    .guard(() => solver.recaptcha(RECAPTCHA), { provider: '2captcha' })
+    .then(
+      (value) => ({ value }),
+      (error) => ({ error }),
+    )
   scope.done() // every answer set up was asked for: the client really ran
   return settled
 }

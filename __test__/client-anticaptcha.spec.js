@@ -20,7 +20,10 @@ async function attempt(tracker, code) {
   const scope = createTaskApi(code, ORIGIN)
   const settled = await tracker
     .guard(() => ac.solveRecaptchaV2Proxyless('https://shop.example/login', '6Le-test-sitekey'), { provider: 'anticaptcha' })
-    .then((value) => ({ value }), (error) => ({ error }))
+    .then(
+      (value) => ({ value }),
+      (error) => ({ error }),
+    )
   scope.done()
   return settled
 }
@@ -79,13 +82,14 @@ test.serial("the issue's sequence: 1 success, 3 failures (two of them unlisted c
 // the task id in one module-global `session.taskId`, overwritten by every solve.
 test.serial("two concurrent solves: session.taskId is the later task's, so reportIncorrectRecaptcha() would report it for both", async (t) => {
   const scope = nock(ORIGIN)
-    .post('/createTask').reply(200, { errorId: 0, taskId: 1 })
-    .post('/createTask').reply(200, { errorId: 0, taskId: 2 })
-    .post('/getTaskResult').times(2).reply(200, (uri, body) => ({ errorId: 0, status: 'ready', solution: { gRecaptchaResponse: `token-${body.taskId}` } }))
-  const [first, second] = await Promise.all([
-    ac.solveRecaptchaV2Proxyless('https://a.example/', 'k'),
-    ac.solveRecaptchaV2Proxyless('https://b.example/', 'k'),
-  ])
+    .post('/createTask')
+    .reply(200, { errorId: 0, taskId: 1 })
+    .post('/createTask')
+    .reply(200, { errorId: 0, taskId: 2 })
+    .post('/getTaskResult')
+    .times(2)
+    .reply(200, (uri, body) => ({ errorId: 0, status: 'ready', solution: { gRecaptchaResponse: `token-${body.taskId}` } }))
+  const [first, second] = await Promise.all([ac.solveRecaptchaV2Proxyless('https://a.example/', 'k'), ac.solveRecaptchaV2Proxyless('https://b.example/', 'k')])
   scope.done()
   t.deepEqual([first, second], ['token-1', 'token-2'])
   t.is(ac.session.taskId, 2) // the first solve's bad answer would be reported as task 2

@@ -25,7 +25,10 @@ async function solveOrThrow() {
 
 async function attempt(tracker, code) {
   const scope = createTaskApi(code, ORIGIN)
-  const settled = await tracker.guard(solveOrThrow, { provider: 'capmonster' }).then((value) => ({ value }), (error) => ({ error }))
+  const settled = await tracker.guard(solveOrThrow, { provider: 'capmonster' }).then(
+    (value) => ({ value }),
+    (error) => ({ error }),
+  )
   scope.done()
   return settled
 }

@@ -10,7 +10,12 @@ const { startCreateTaskServer, SEQUENCE, TOKEN } = require('./helpers/provider-h
 /** One solve: the task's solution, or a rejection carrying the service's errorCode. */
 async function capsolverSolve(baseUrl, clientKey, task, signal) {
   const call = async (method, body) => {
-    const response = await fetch(new URL(method, baseUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal })
+    const response = await fetch(new URL(method, baseUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal,
+    })
     const answer = await response.json()
     if (answer.errorId !== 0) throw Object.assign(new Error(`CapSolver ${method}: ${answer.errorCode}`), { errorCode: answer.errorCode })
     return answer
@@ -33,7 +38,10 @@ async function setUp(t) {
     server.next(code)
     return tracker
       .guard((signal) => capsolverSolve(server.url, 'test-key', TASK, signal), { provider: 'capsolver', timeoutMs: 60_000 })
-      .then((value) => ({ value }), (error) => ({ error }))
+      .then(
+        (value) => ({ value }),
+        (error) => ({ error }),
+      )
   }
   return { server, tracker, attempt }
 }
@@ -79,5 +87,10 @@ test.serial("the issue's sequence: 1 success, 4 failures (three unlisted, warned
   await settle()
   process.off('warning', onWarning)
   t.deepEqual(tracker.recorded, { successes: 1, failures: 4, excluded: 1, capacity: 0 })
-  t.deepEqual(warnings, ['ERROR_NO_SLOT_AVAILABLE', 'ERROR_WRONG_USER_KEY', 'ERROR_DOMAIN_NOT_ALLOWED'].map((code) => `guard: capsolver answered ${code}, which its profile does not list; counted as a failure`))
+  t.deepEqual(
+    warnings,
+    ['ERROR_NO_SLOT_AVAILABLE', 'ERROR_WRONG_USER_KEY', 'ERROR_DOMAIN_NOT_ALLOWED'].map(
+      (code) => `guard: capsolver answered ${code}, which its profile does not list; counted as a failure`,
+    ),
+  )
 })

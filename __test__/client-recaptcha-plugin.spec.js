@@ -30,7 +30,12 @@ function guardedPlugin(tracker) {
 
 async function attempt(tracker, code) {
   const scope = twoCaptchaText(code)
-  const settled = await guardedPlugin(tracker).getRecaptchaSolutions(CAPTCHAS).then((value) => ({ value }), (error) => ({ error }))
+  const settled = await guardedPlugin(tracker)
+    .getRecaptchaSolutions(CAPTCHAS)
+    .then(
+      (value) => ({ value }),
+      (error) => ({ error }),
+    )
   scope.done()
   return settled
 }
@@ -66,7 +71,9 @@ test.serial('ERROR_WRONG_USER_KEY and ERROR_DOMAIN_NOT_ALLOWED: excluded; ERROR_
   await attempt(tracker, 'ERROR_WRONG_USER_KEY')
   await attempt(tracker, 'ERROR_DOMAIN_NOT_ALLOWED')
   await attempt(tracker, 'ERROR_NO_SLOT_AVAILABLE')
-  const held = await guardedPlugin(tracker).getRecaptchaSolutions(CAPTCHAS).catch((e) => e)
+  const held = await guardedPlugin(tracker)
+    .getRecaptchaSolutions(CAPTCHAS)
+    .catch((e) => e)
   restore()
   t.like(held, { code: 'ERR_PROVIDER_BACKOFF', retryAfterMs: 5000 })
   t.deepEqual(tracker.recorded, { successes: 0, failures: 0, excluded: 2, capacity: 1 })

@@ -62,8 +62,25 @@ test('configFields() is the table the constructor reads: its names are the known
   t.is(err.message, `unknown config key 'nope'; known keys: ${fields.map((f) => f.name).join(', ')}; did you mean 'now'?`)
   // Hand-checked rows: what the docs promise for three fields.
   const byName = Object.fromEntries(fields.map((f) => [f.name, f]))
-  t.like(byName.targetRate, { kind: 'number', range: 'in (0, 1]', default: '0.95', defaultValue: 0.95, min: 0, minOpen: true, max: 1, maxOpen: false, integer: false })
-  t.like(byName.resolutionMs, { range: 'a positive integer of milliseconds, at most windowMs', default: 'max(1, floor(windowMs / 43200))', min: 1, integer: true, atMost: 'windowMs', inSnapshot: true })
+  t.like(byName.targetRate, {
+    kind: 'number',
+    range: 'in (0, 1]',
+    default: '0.95',
+    defaultValue: 0.95,
+    min: 0,
+    minOpen: true,
+    max: 1,
+    maxOpen: false,
+    integer: false,
+  })
+  t.like(byName.resolutionMs, {
+    range: 'a positive integer of milliseconds, at most windowMs',
+    default: 'max(1, floor(windowMs / 43200))',
+    min: 1,
+    integer: true,
+    atMost: 'windowMs',
+    inSnapshot: true,
+  })
   t.like(byName.hysteresis, { range: 'in [0, 1)', default: '0', defaultValue: 0, maxOpen: true, inSnapshot: false })
   t.deepEqual(byName.clock.choices, ['monotonic', 'manual'])
   t.deepEqual(
@@ -90,7 +107,7 @@ test("the .d.ts TrackerConfig has the table's fields, in order, with their types
   }
 })
 
-test("RestoreOptions (index.d.ts) holds the fields that may go with a snapshot, and restore() takes those", (t) => {
+test('RestoreOptions (index.d.ts) holds the fields that may go with a snapshot, and restore() takes those', (t) => {
   const restore = fields.filter((f) => f.withSnapshot)
   const declared = members(read('index.d.ts'), 'RestoreOptions')
   t.deepEqual(
@@ -114,7 +131,10 @@ test("README's config table lists the table's fields in order, with their defaul
   const rows = []
   for (let i = start + 2; i < lines.length && lines[i].startsWith('|'); i++) {
     // Cells split on the pipes that are not escaped (`'page' \| 'ticket'`).
-    const cells = lines[i].split(/(?<!\\)\|/).slice(1, -1).map(normal)
+    const cells = lines[i]
+      .split(/(?<!\\)\|/)
+      .slice(1, -1)
+      .map(normal)
     rows.push({ name: cells[0], default: cells[1], allowed: cells[2] })
   }
   t.deepEqual(
@@ -159,7 +179,7 @@ test('the checks follow the ranges of the table: each end of each number field i
   }
 })
 
-test("each number default is the one a tracker gets: a shared tracker made without the field takes it as the same config", (t) => {
+test('each number default is the one a tracker gets: a shared tracker made without the field takes it as the same config', (t) => {
   for (const field of fields.filter((f) => f.kind === 'number' && f.defaultValue !== undefined)) {
     const name = `config-table-${field.name}-${process.pid}`
     const first = ErrorBudgetTracker.shared(name, { clock: 'manual' })

@@ -23,7 +23,10 @@ async function typeCheck(t, json) {
   fs.writeFileSync(path.join(dir, 'check.ts'), `import type { Dashboard } from '@grafana/schema'\nconst dashboard: Dashboard = ${json}\nvoid dashboard\n`)
   fs.writeFileSync(
     path.join(dir, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', types: [], skipLibCheck: true }, files: ['check.ts'] }),
+    JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', types: [], skipLibCheck: true },
+      files: ['check.ts'],
+    }),
   )
   return new Promise((resolve) => {
     execFile(process.execPath, [tsc, '-p', dir], (error, stdout) => resolve({ code: error ? error.code : 0, stdout }))
@@ -78,20 +81,35 @@ test('every query names only series the rules, the exposition or Prometheus prod
   ]
   t.is(queries.length, 17)
   const used = new Set(queries.flatMap(metricNames))
-  t.deepEqual([...used].filter((name) => !produced.has(name)), [])
+  t.deepEqual(
+    [...used].filter((name) => !produced.has(name)),
+    [],
+  )
   // What the issue asks of it, per SLO: budget left, burn over the alert windows,
   // time per status, firing alerts, solves per type.
-  for (const name of ['captcha_budget:error_budget_remaining:ratio', 'captcha_budget:window_burn_rate:ratio', 'captcha_budget_status', 'ALERTS', 'captcha_budget_solves_total']) {
+  for (const name of [
+    'captcha_budget:error_budget_remaining:ratio',
+    'captcha_budget:window_burn_rate:ratio',
+    'captcha_budget_status',
+    'ALERTS',
+    'captcha_budget_solves_total',
+  ]) {
     t.true(used.has(name), name)
   }
   // The checker is real: a series nobody produces is caught.
-  t.deepEqual(metricNames('captcha_budget:burn_rate:ratio{slo="$slo"} / captcha_budget_remaining_ratio').filter((n) => !produced.has(n)), ['captcha_budget:burn_rate:ratio'])
+  t.deepEqual(
+    metricNames('captcha_budget:burn_rate:ratio{slo="$slo"} / captcha_budget_remaining_ratio').filter((n) => !produced.has(n)),
+    ['captcha_budget:burn_rate:ratio'],
+  )
   t.throws(() => metricNames('sum(rate(x[5m])'), { message: /not PromQL/ })
 })
 
 test('the SLO is a variable; every panel query is per SLO or per type', (t) => {
   const dashboard = grafanaDashboard({ slo: 'turnstile-95-30d' })
-  t.deepEqual(dashboard.templating.list.map((v) => v.name), ['datasource', 'slo', 'source'])
+  t.deepEqual(
+    dashboard.templating.list.map((v) => v.name),
+    ['datasource', 'slo', 'source'],
+  )
   t.deepEqual(dashboard.templating.list[1].current, { text: 'turnstile-95-30d', value: 'turnstile-95-30d' })
   for (const p of dashboard.panels) {
     // The overview table (the first panel) lists every SLO and label set; the others one SLO.
@@ -102,10 +120,11 @@ test('the SLO is a variable; every panel query is per SLO or per type', (t) => {
   const cells = new Set()
   for (const { gridPos: g } of dashboard.panels) {
     t.true(g.x + g.w <= 24)
-    for (let x = g.x; x < g.x + g.w; x++) for (let y = g.y; y < g.y + g.h; y++) {
-      t.false(cells.has(`${x},${y}`), `overlap at ${x},${y}`)
-      cells.add(`${x},${y}`)
-    }
+    for (let x = g.x; x < g.x + g.w; x++)
+      for (let y = g.y; y < g.y + g.h; y++) {
+        t.false(cells.has(`${x},${y}`), `overlap at ${x},${y}`)
+        cells.add(`${x},${y}`)
+      }
   }
 })
 
@@ -113,11 +132,14 @@ test('the overview table comes first: every SLO and label set, sorted by budget 
   const [overview, ...rest] = grafanaDashboard().panels
   t.is(overview.type, 'table')
   t.deepEqual(overview.gridPos, { x: 0, y: 0, w: 24, h: 8 })
-  t.deepEqual(overview.targets.map((q) => [q.expr, q.instant, q.format]), [
-    ['sort(captcha_budget:error_budget_remaining:ratio)', true, 'table'],
-    ['captcha_budget:period_burn_rate:ratio', true, 'table'],
-    ['captcha_budget:current_burn_rate:ratio', true, 'table'],
-  ])
+  t.deepEqual(
+    overview.targets.map((q) => [q.expr, q.instant, q.format]),
+    [
+      ['sort(captcha_budget:error_budget_remaining:ratio)', true, 'table'],
+      ['captcha_budget:period_burn_rate:ratio', true, 'table'],
+      ['captcha_budget:current_burn_rate:ratio', true, 'table'],
+    ],
+  )
   t.deepEqual(overview.options.sortBy, [{ displayName: 'Budget left', desc: false }])
   t.is(overview.transformations[1].options.renameByName['Value #A'], 'Budget left')
   t.true(rest.every((p) => p.gridPos.y >= 8))
@@ -139,7 +161,11 @@ test('captcha-budget dashboard writes the same JSON (stdout, -o); bad options ex
 
 test("dashboard: --uid must be Grafana's (at most 40 of A-Za-z0-9_-); --slo is refused with template syntax as rules refuses it; exit 2, nothing written", async (t) => {
   for (const uid of ['a'.repeat(41), 'has space', 'dots.x', 'é']) {
-    t.throws(() => grafanaDashboard({ uid }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_VALUE', message: /^grafanaDashboard\(options\): options\.uid must be at most 40 characters of A-Z, a-z, 0-9, '_' and '-' \(Grafana's uid\), got / })
+    t.throws(() => grafanaDashboard({ uid }), {
+      instanceOf: TypeError,
+      code: 'ERR_INVALID_ARG_VALUE',
+      message: /^grafanaDashboard\(options\): options\.uid must be at most 40 characters of A-Z, a-z, 0-9, '_' and '-' \(Grafana's uid\), got /,
+    })
   }
   t.is(grafanaDashboard({ uid: 'a'.repeat(40) }).uid, 'a'.repeat(40))
   t.is(grafanaDashboard({ uid: 'A-z_09' }).uid, 'A-z_09')
@@ -158,5 +184,8 @@ test("dashboard: --uid must be Grafana's (at most 40 of A-Za-z0-9_-); --slo is r
 })
 
 test('grafanaDashboard refuses unknown options', (t) => {
-  t.throws(() => grafanaDashboard({ titel: 'x' }), { code: 'ERR_INVALID_ARG_VALUE', message: "unknown key 'titel' in grafanaDashboard(options): options; known keys: title, uid, slo" })
+  t.throws(() => grafanaDashboard({ titel: 'x' }), {
+    code: 'ERR_INVALID_ARG_VALUE',
+    message: "unknown key 'titel' in grafanaDashboard(options): options; known keys: title, uid, slo",
+  })
 })

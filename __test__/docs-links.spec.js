@@ -42,7 +42,10 @@ function anchorsOf(file) {
     const m = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)
     if (!m) continue
     const text = m[1].replace(/`/g, '').replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    const base = text.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-')
+    const base = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-')
     const n = seen.get(base) ?? 0
     seen.set(base, n + 1)
     anchors.add(n === 0 ? base : `${base}-${n}`)
@@ -69,15 +72,28 @@ function brokenLinks(page, base = root) {
 }
 
 test('every relative link of README, CONTRIBUTING, CHANGELOG and docs/ leads to a file and, with #, to a heading of it', (t) => {
-  t.deepEqual(pages.flatMap((page) => brokenLinks(page)), [])
+  t.deepEqual(
+    pages.flatMap((page) => brokenLinks(page)),
+    [],
+  )
 })
 
 test('the link check catches a missing file and a missing heading, not a link in code', (t) => {
   const os = require('node:os')
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'docs-links-'))
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
-  const page = ['# A page', '## How it is `tested` (here)', '## Again', '## Again', '[ok](#how-it-is-tested-here) [ok](#again-1) [ok](b.md#b)',
-    '[gone](c.md) [no heading](b.md#nope) `[code](nowhere.md)` [web](https://example.com/x)', '```md', '[fenced](nowhere.md)', '```', '']
+  const page = [
+    '# A page',
+    '## How it is `tested` (here)',
+    '## Again',
+    '## Again',
+    '[ok](#how-it-is-tested-here) [ok](#again-1) [ok](b.md#b)',
+    '[gone](c.md) [no heading](b.md#nope) `[code](nowhere.md)` [web](https://example.com/x)',
+    '```md',
+    '[fenced](nowhere.md)',
+    '```',
+    '',
+  ]
   fs.writeFileSync(path.join(dir, 'a.md'), page.join('\n'))
   fs.writeFileSync(path.join(dir, 'b.md'), '# B\n')
   t.deepEqual(brokenLinks('a.md', dir), ['a.md:6: c.md (no such file)', 'a.md:6: b.md#nope (no heading #nope)'])

@@ -115,11 +115,12 @@ delete env.NODE_OPTIONS
 
 for (const example of examples) {
   const kind = example.expected === null ? 'runs' : 'prints what its text block shows'
-  const run = example.needs && !underCI() && !findBinary(example.needs)
-    ? (title, ...rest) => test.skip(`${title} [${missing(example.needs)}]`, ...rest)
-    : example.nativeOnly
-      ? nativeOnly(example.nativeOnly)
-      : test
+  const run =
+    example.needs && !underCI() && !findBinary(example.needs)
+      ? (title, ...rest) => test.skip(`${title} [${missing(example.needs)}]`, ...rest)
+      : example.nativeOnly
+        ? nativeOnly(example.nativeOnly)
+        : test
   run(`${example.where} (${example.lang}) ${kind}`, async (t) => {
     const file = path.join(root, `.docs-example-${process.pid}-${example.where.replace(/[^\w]+/g, '-')}.${example.lang}`)
     fs.writeFileSync(file, `${example.code}\n`)
@@ -169,14 +170,23 @@ typed.forEach((block, i) => {
       `${block.where}:\n${block.code}`,
     )
     // An error that is no block's (a broken tsconfig) fails every ts block.
-    t.deepEqual(lines.filter((l) => !/(^|[\\/])block-\d+\.mts\(/.test(l)), [])
+    t.deepEqual(
+      lines.filter((l) => !/(^|[\\/])block-\d+\.mts\(/.test(l)),
+      [],
+    )
     if (lines.length === 0) t.is(code, 0)
   })
 })
 
 test('the docs spec finds the blocks it is meant to run', (t) => {
-  t.true(examples.some((e) => e.where.startsWith('README.md:')), 'README.md has a js example')
-  t.true(examples.some((e) => e.expected !== null), 'some example asserts its output')
+  t.true(
+    examples.some((e) => e.where.startsWith('README.md:')),
+    'README.md has a js example',
+  )
+  t.true(
+    examples.some((e) => e.expected !== null),
+    'some example asserts its output',
+  )
 })
 
 test('the block reader: a text block directly after a js block is its output; one further down is not', (t) => {

@@ -40,7 +40,8 @@ test('family.record(true) with the labels forgotten names the labels, and record
   t.throws(() => family.record(true), {
     instanceOf: TypeError,
     code: 'ERR_INVALID_ARG_TYPE',
-    message: 'family.record(labels, success): the labels are missing (got only true); a family records per label set: family.record({ type: …, site: … }, true)',
+    message:
+      'family.record(labels, success): the labels are missing (got only true); a family records per label set: family.record({ type: …, site: … }, true)',
   })
   t.throws(() => family.record(false), { message: /got only false\); .*family\.record\(\{ type: …, site: … \}, false\)$/ })
   t.is(family.size, 0)
@@ -63,7 +64,9 @@ test('an unknown config key gets a "did you mean", as the CLI\'s misspelt option
   }
   t.false(t.throws(() => new ErrorBudgetTracker({ zzzzzzzzzz: 1 })).message.includes('did you mean'))
   // A family's options: its own keys are candidates too.
-  t.throws(() => new BudgetFamily({ labelNames: ['type'], maxChild: 3 }), { message: /^unknown key 'maxChild' in new BudgetFamily\(options\): options; known keys: .*; did you mean 'maxChildren'\?$/ })
+  t.throws(() => new BudgetFamily({ labelNames: ['type'], maxChild: 3 }), {
+    message: /^unknown key 'maxChild' in new BudgetFamily\(options\): options; known keys: .*; did you mean 'maxChildren'\?$/,
+  })
 })
 
 test('the library suggests what the CLI suggests for an option (one algorithm)', async (t) => {

@@ -102,7 +102,10 @@ test('every documentation example that starts redis-server is marked <!-- needs:
       const end = lines.indexOf('```', i + 1)
       const body = lines.slice(i + 1, end).join('\n')
       if (!/spawn\(['"]redis-server/.test(body)) return
-      t.true([lines[i - 1], lines[i - 2]].some((l) => l?.trim() === '<!-- needs: redis-server -->'), `${page}:${i + 1}`)
+      t.true(
+        [lines[i - 1], lines[i - 2]].some((l) => l?.trim() === '<!-- needs: redis-server -->'),
+        `${page}:${i + 1}`,
+      )
       marked += 1
     })
   }
@@ -132,7 +135,11 @@ test('specs that provoke errors on purpose pass without printing them (no "liste
 
 test('a wait on Prometheus that runs out says how long it waited and what the last check threw', async (t) => {
   const { until } = require('./fixtures/prometheus-fleet')
-  const err = await t.throwsAsync(until('the rules', Date.now() + 300, async () => { throw new Error('connect ECONNREFUSED 127.0.0.1:9090') }))
+  const err = await t.throwsAsync(
+    until('the rules', Date.now() + 300, async () => {
+      throw new Error('connect ECONNREFUSED 127.0.0.1:9090')
+    }),
+  )
   t.regex(err.message, /^timed out after \d+ s waiting for the rules \(the last check threw: connect ECONNREFUSED 127\.0\.0\.1:9090\)$/)
 })
 

@@ -23,12 +23,24 @@ test('the final refusal is not in its own refusals, and JSON.stringify of it wor
   t.is(err.refusals.length, 2)
   t.false(err.refusals.includes(err))
   t.true(err.refusals.every((r) => r instanceof BudgetExhaustedError && r.refusals === undefined))
-  t.deepEqual(err.refusals.map((r) => r.retryAfterMs), [3000, null])
+  t.deepEqual(
+    err.refusals.map((r) => r.retryAfterMs),
+    [3000, null],
+  )
   // One solve refused in each window of 1 failure: the report of a's refusal, as the error's.
   t.is(err.message, err.refusals[0].message)
   const json = JSON.parse(JSON.stringify(err))
   t.is(json.code, 'EBUDGET_EXHAUSTED')
   t.is(json.retryAfterMs, 3000)
-  t.deepEqual(json.refusals.map((r) => r.retryAfterMs), [3000, null])
-  t.deepEqual(json.refusals.map((r) => [r.report.total, r.report.failures]), [[1, 1], [1, 1]])
+  t.deepEqual(
+    json.refusals.map((r) => r.retryAfterMs),
+    [3000, null],
+  )
+  t.deepEqual(
+    json.refusals.map((r) => [r.report.total, r.report.failures]),
+    [
+      [1, 1],
+      [1, 1],
+    ],
+  )
 })

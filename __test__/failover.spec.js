@@ -48,18 +48,29 @@ test('every budget refusing: the refusal of soonest retryAfterMs, with every ref
   ])
   const err = await t.throwsAsync(failover.solve(task), { instanceOf: BudgetExhaustedError })
   t.is(err.retryAfterMs, 7000) // b's next probe; a ('refuse') cannot tell
-  t.deepEqual(err.refusals.map((e) => e.retryAfterMs), [null, 7000])
+  t.deepEqual(
+    err.refusals.map((e) => e.retryAfterMs),
+    [null, 7000],
+  )
   t.is(inPhp(mock), 0)
   t.is(failover.solvers.length, 2)
 })
 
 test('bad input: createFailover and the solver options', (t) => {
-  t.throws(() => createFailover('x'), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE', message: 'createFailover(solvers): solvers must be an array, got string' })
+  t.throws(() => createFailover('x'), {
+    instanceOf: TypeError,
+    code: 'ERR_INVALID_ARG_TYPE',
+    message: 'createFailover(solvers): solvers must be an array, got string',
+  })
   t.throws(() => createFailover([]), { instanceOf: RangeError, code: 'ERR_OUT_OF_RANGE' })
   t.throws(() => createFailover([{}]), { instanceOf: TypeError, message: 'createFailover(solvers): solvers[0] must be a solver (createSolver()), got object' })
   // A hole is checked like any index, not skipped (it made solve() throw an uncoded TypeError later).
   // eslint-disable-next-line no-sparse-arrays
-  t.throws(() => createFailover([, { solve: async () => ({}) }]), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE', message: 'createFailover(solvers): solvers[0] must be a solver (createSolver()), got undefined' })
+  t.throws(() => createFailover([, { solve: async () => ({}) }]), {
+    instanceOf: TypeError,
+    code: 'ERR_INVALID_ARG_TYPE',
+    message: 'createFailover(solvers): solvers[0] must be a solver (createSolver()), got undefined',
+  })
   // eslint-disable-next-line no-sparse-arrays
   t.throws(() => createFailover([{ solve: async () => ({}) }, ,]), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE' })
   const tracker = manual()

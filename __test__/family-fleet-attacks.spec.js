@@ -192,7 +192,11 @@ test('5. a joining worker reads a large window in pages of whole versions (READ_
     const rows = reader.report()
     reader.close()
     // Each child: 6 solves; every fourth child's first one failed.
-    return { calls, size: rows.length, wrong: rows.filter((r) => r.total !== 6 || r.failures !== (Number(/site-(\d+)/.exec(r.labels.site)[1]) % 4 === 0 ? 1 : 0)).length }
+    return {
+      calls,
+      size: rows.length,
+      wrong: rows.filter((r) => r.total !== 6 || r.failures !== (Number(/site-(\d+)/.exec(r.labels.site)[1]) % 4 === 0 ? 1 : 0)).length,
+    }
   }
   // Versions 1–5 (5 000 buckets), 6–10, then 11–12: three calls.
   t.deepEqual(await read(), { calls: 3, size: 2000, wrong: 0 })
@@ -213,7 +217,7 @@ async function scriptCommands(direct) {
   return stats
 }
 
-test('5. the script runs as many Redis commands for 500 counts as for 10: no call per count (the time is bench:fleet\'s)', async (t) => {
+test("5. the script runs as many Redis commands for 500 counts as for 10: no call per count (the time is bench:fleet's)", async (t) => {
   const { client, direct } = await setUp(t)
   const key = 'commands-per-sync'
   const a = worker(await client(), key, { maxChildren: 510 })
@@ -282,7 +286,7 @@ test('4. Redis killed right after running a chunk, restarted from its append-onl
   reader.close()
 })
 
-test("6. label names in another order, or other label names, on one key: refused naming both (the SLO check), nothing written", async (t) => {
+test('6. label names in another order, or other label names, on one key: refused naming both (the SLO check), nothing written', async (t) => {
   const { client, direct } = await setUp(t)
   const key = 'label-order'
   const a = worker(await client(), key)
@@ -309,7 +313,10 @@ test("6. label names in another order, or other label names, on one key: refused
   // The same names in the same order still share the key.
   const c = worker(await client(), key)
   await c.sync()
-  t.deepEqual(c.report().map((r) => [r.labels, r.total, r.failures]), [[{ type: 'turnstile', site: 'shop.example' }, 2, 1]])
+  t.deepEqual(
+    c.report().map((r) => [r.labels, r.total, r.failures]),
+    [[{ type: 'turnstile', site: 'shop.example' }, 2, 1]],
+  )
   a.close()
   c.close()
 })
@@ -327,9 +334,15 @@ test('9. the family-changes key evicted: a joining worker still sees every child
   const joining = worker(await client(), key)
   await joining.sync()
   const rows = (f) => f.report().map((r) => [r.labels.site, r.total, r.failures])
-  t.deepEqual(rows(joining), [['broken.example', 10, 8], ['fine.example', 1, 0]])
+  t.deepEqual(rows(joining), [
+    ['broken.example', 10, 8],
+    ['fine.example', 1, 0],
+  ])
   await a.sync()
-  t.deepEqual(rows(a), [['broken.example', 10, 8], ['fine.example', 1, 0]])
+  t.deepEqual(rows(a), [
+    ['broken.example', 10, 8],
+    ['fine.example', 1, 0],
+  ])
   await settled()
   t.is(warnings.length, 1)
   t.regex(warnings[0], /captcha-budget:\{evicted-family-changes\}:family-changes was missing .*maxmemory-policy noeviction/)
@@ -378,7 +391,10 @@ test('9. the family-workers key evicted between a lost reply and its retry: the 
   await a.sync()
   const reader = worker(await client(), key)
   await reader.sync()
-  t.deepEqual(reader.report().map((r) => [r.total, r.failures]), [[7, 1]])
+  t.deepEqual(
+    reader.report().map((r) => [r.total, r.failures]),
+    [[7, 1]],
+  )
   a.close()
   reader.close()
 })
@@ -386,7 +402,9 @@ test('9. the family-workers key evicted between a lost reply and its retry: the 
 const cli = path.join(__dirname, '..', 'bin', 'captcha-budget.js')
 function gate(url, key, ...args) {
   return new Promise((resolve) =>
-    execFile(process.execPath, [cli, 'gate', '--redis', url, '--key', key, ...args], (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stdout, stderr })),
+    execFile(process.execPath, [cli, 'gate', '--redis', url, '--key', key, ...args], (err, stdout, stderr) =>
+      resolve({ code: err ? err.code : 0, stdout, stderr }),
+    ),
   )
 }
 
@@ -395,7 +413,13 @@ test('16. gate --labels / --family: values that are no whole number from 0 to 2^
   const key = 'family-gate-values'
   const shop = { type: 'turnstile', site: 'shop.example' }
   // Real clock: the gate reads the window at the current time.
-  const family = new BudgetFamily({ labelNames: ['type', 'site'], targetRate: 0.9, windowMs: 3_600_000, resolutionMs: MINUTE, fleet: { redis: await client(), key, syncMs: 0, bucketMs: MINUTE } })
+  const family = new BudgetFamily({
+    labelNames: ['type', 'site'],
+    targetRate: 0.9,
+    windowMs: 3_600_000,
+    resolutionMs: MINUTE,
+    fleet: { redis: await client(), key, syncMs: 0, bucketMs: MINUTE },
+  })
   family.record(shop, true)
   await family.sync()
   family.close()

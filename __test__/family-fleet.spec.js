@@ -132,7 +132,10 @@ test.serial('exactly once: a push whose reply was lost is sent again under its n
 })
 
 test('fleet options are checked like a tracker fleet; childConfig cannot change the buckets', async (t) => {
-  t.throws(() => new BudgetFamily({ labelNames: ['t'], fleet: { key: 'x' } }), { code: 'ERR_INVALID_ARG_TYPE', message: /options\.fleet\.redis must be an ioredis client/ })
+  t.throws(() => new BudgetFamily({ labelNames: ['t'], fleet: { key: 'x' } }), {
+    code: 'ERR_INVALID_ARG_TYPE',
+    message: /options\.fleet\.redis must be an ioredis client/,
+  })
   const redis = await client()
   t.throws(() => new BudgetFamily({ labelNames: ['t'], fleet: { redis, key: 'a{b}' } }), { code: 'ERR_INVALID_ARG_VALUE' })
   t.throws(() => new BudgetFamily({ labelNames: ['t'], persist: { path: '/tmp/x' }, fleet: { redis, key: 'x' } }), { code: 'ERR_INVALID_ARG_VALUE' })
@@ -148,9 +151,18 @@ test.serial('gate --redis --key --labels answers for one child; --family for the
   const path = require('node:path')
   const cli = path.join(__dirname, '..', 'bin', 'captcha-budget.js')
   const gate = (...args) =>
-    new Promise((resolve) => execFile(process.execPath, [cli, 'gate', '--redis', server.url, '--key', 'family-gate', ...args], (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stdout, stderr })))
+    new Promise((resolve) =>
+      execFile(process.execPath, [cli, 'gate', '--redis', server.url, '--key', 'family-gate', ...args], (err, stdout, stderr) =>
+        resolve({ code: err ? err.code : 0, stdout, stderr }),
+      ),
+    )
   // Real clock: the gate reads the window at the current time.
-  const family = new BudgetFamily({ labelNames: ['type', 'site'], targetRate: 0.9, windowMs: 3_600_000, fleet: { redis: await client(), key: 'family-gate', syncMs: 0 } })
+  const family = new BudgetFamily({
+    labelNames: ['type', 'site'],
+    targetRate: 0.9,
+    windowMs: 3_600_000,
+    fleet: { redis: await client(), key: 'family-gate', syncMs: 0 },
+  })
   recordEach(family, { type: 'turnstile', site: 'shop.example' }, 19, 1) // 20 solves, budget 2, 1 spent: 50 % left
   recordEach(family, { type: 'turnstile', site: 'tickets.example' }, 5, 5) // budget 1, 5 spent: exhausted
   await family.sync()
@@ -171,7 +183,10 @@ test.serial('gate --redis --key --labels answers for one child; --family for the
   const missing = await gate('--labels', 'type=turnstile,site=zzz')
   t.is(missing.code, 2, missing.stdout)
   t.is(missing.stdout, '')
-  t.regex(missing.stderr, /the family budget 'family-gate' has no child type=turnstile,site=zzz .*; its children: type=turnstile,site=shop\.example; type=turnstile,site=tickets\.example\n/)
+  t.regex(
+    missing.stderr,
+    /the family budget 'family-gate' has no child type=turnstile,site=zzz .*; its children: type=turnstile,site=shop\.example; type=turnstile,site=tickets\.example\n/,
+  )
 })
 
 test.serial("a worker whose clock is a day ahead is refused (skewMs), and the honest workers' counts stay", async (t) => {
@@ -183,7 +198,11 @@ test.serial("a worker whose clock is a day ahead is refused (skewMs), and the ho
   await honest.sync()
   liar.on('fleet-error', () => {})
   recordEach(liar, shop, 1, 0)
-  const err = await t.throwsAsync(liar.sync(), { instanceOf: FleetSyncError, code: 'ERR_FLEET_SYNC', message: /clock is \d+ ms \(about 24h\) ahead of the Redis server's \(TIME\); config\.fleet\.maxSkewMs allows 600000 ms/ })
+  const err = await t.throwsAsync(liar.sync(), {
+    instanceOf: FleetSyncError,
+    code: 'ERR_FLEET_SYNC',
+    message: /clock is \d+ ms \(about 24h\) ahead of the Redis server's \(TIME\); config\.fleet\.maxSkewMs allows 600000 ms/,
+  })
   // A day ahead of T0, which is at most a few minutes behind the real time.
   t.true(err.skewMs > 86_400_000 - 600_000 && err.skewMs <= 86_400_000, String(err.skewMs))
   t.true(liar.fleet.stale)
@@ -206,7 +225,10 @@ test.serial('a family with another SLO (target, window or bucket width) is refus
   const before = await redis.hgetall(familyKeysOf(key)[0])
   for (const [options, theirs] of [
     [{ targetRate: 0.99 }, /this family's is targetRate 0\.99, windowMs 3600000 \(1h\)/],
-    [{ windowMs: 86_400_000, resolutionMs: 60_000, fleet: { bucketMs: 60_000 } }, /this family's is targetRate 0\.9, windowMs 86400000 \(24h\), bucketMs 60000/],
+    [
+      { windowMs: 86_400_000, resolutionMs: 60_000, fleet: { bucketMs: 60_000 } },
+      /this family's is targetRate 0\.9, windowMs 86400000 \(24h\), bucketMs 60000/,
+    ],
   ]) {
     const other = worker(await client(), key, options)
     other.on('fleet-error', () => {})
@@ -237,42 +259,56 @@ test.serial('a corrupt stored count is a FleetSyncError naming the child and the
     const reader = worker(await client(), key)
     reader.on('fleet-error', () => {})
     const err = await t.throwsAsync(reader.sync(), { instanceOf: FleetSyncError, code: 'ERR_FLEET_SYNC' })
-    t.is(err.message, `fleet '${key}': sync failed: Redis holds ${bad} for bucket ${bucket}'s failures of the child type=turnstile,site=shop.example: not a whole number from 0 to 2^53 − 1 (9007199254740991); the key is corrupt`)
+    t.is(
+      err.message,
+      `fleet '${key}': sync failed: Redis holds ${bad} for bucket ${bucket}'s failures of the child type=turnstile,site=shop.example: not a whole number from 0 to 2^53 − 1 (9007199254740991); the key is corrupt`,
+    )
     reader.close()
   }
   // A sum past 2^53 − 1 is refused before anything is written: the successes stay 2.
   await redis.hset(hash, field, '9007199254740991')
   recordEach(a, shop, 1, 1)
-  await t.throwsAsync(a.sync(), { instanceOf: FleetSyncError, code: 'ERR_FLEET_SYNC', message: /Redis holds 9007199254740991 for bucket -?\d+'s failures of the child type=turnstile,site=shop\.example/ })
+  await t.throwsAsync(a.sync(), {
+    instanceOf: FleetSyncError,
+    code: 'ERR_FLEET_SYNC',
+    message: /Redis holds 9007199254740991 for bucket -?\d+'s failures of the child type=turnstile,site=shop\.example/,
+  })
   t.is(await redis.hget(hash, `s${field.slice(1)}`), '2')
   t.is(await redis.hget(hash, field), '9007199254740991')
   a.close()
 })
 
-test.serial("'fleet-error' listeners of a family throwing a Symbol or a null-prototype object: the others still run, the warnings show the values, sync() rejects with FleetSyncError", async (t) => {
-  const key = 'family-listeners'
-  const first = worker(await client(), key)
-  await first.sync()
-  // Another SLO on the same key: every sync of `other` is refused.
-  const other = worker(await client(), key, { targetRate: 0.99 })
-  const warnings = catchWarnings(t, (w) => w.code === 'CAPTCHA_BUDGET_FLEET' && w.message.includes('listener threw'), (w) => w.message)
-  const ran = []
-  other.on('fleet-error', () => {
-    ran.push(1)
-    throw Symbol('boom')
-  })
-  other.on('fleet-error', () => {
-    ran.push(2)
-    throw Object.assign(Object.create(null), { why: 'odd' })
-  })
-  other.on('fleet-error', (err) => ran.push(err.name))
-  const err = await t.throwsAsync(other.sync(), { instanceOf: FleetSyncError, code: 'ERR_FLEET_SYNC' })
-  t.regex(err.message, /the fleet's SLO is/)
-  t.deepEqual(ran, [1, 2, 'FleetSyncError'])
-  await new Promise(setImmediate)
-  t.deepEqual(warnings, [
-    "fleet 'family-listeners': a 'fleet-error' listener threw Symbol(boom)",
-    "fleet 'family-listeners': a 'fleet-error' listener threw [Object: null prototype] { why: 'odd' }",
-  ])
-  for (const f of [first, other]) f.close()
-})
+test.serial(
+  "'fleet-error' listeners of a family throwing a Symbol or a null-prototype object: the others still run, the warnings show the values, sync() rejects with FleetSyncError",
+  async (t) => {
+    const key = 'family-listeners'
+    const first = worker(await client(), key)
+    await first.sync()
+    // Another SLO on the same key: every sync of `other` is refused.
+    const other = worker(await client(), key, { targetRate: 0.99 })
+    const warnings = catchWarnings(
+      t,
+      (w) => w.code === 'CAPTCHA_BUDGET_FLEET' && w.message.includes('listener threw'),
+      (w) => w.message,
+    )
+    const ran = []
+    other.on('fleet-error', () => {
+      ran.push(1)
+      throw Symbol('boom')
+    })
+    other.on('fleet-error', () => {
+      ran.push(2)
+      throw Object.assign(Object.create(null), { why: 'odd' })
+    })
+    other.on('fleet-error', (err) => ran.push(err.name))
+    const err = await t.throwsAsync(other.sync(), { instanceOf: FleetSyncError, code: 'ERR_FLEET_SYNC' })
+    t.regex(err.message, /the fleet's SLO is/)
+    t.deepEqual(ran, [1, 2, 'FleetSyncError'])
+    await new Promise(setImmediate)
+    t.deepEqual(warnings, [
+      "fleet 'family-listeners': a 'fleet-error' listener threw Symbol(boom)",
+      "fleet 'family-listeners': a 'fleet-error' listener threw [Object: null prototype] { why: 'odd' }",
+    ])
+    for (const f of [first, other]) f.close()
+  },
+)

@@ -38,7 +38,13 @@ test('family.metrics(): every child series carries the family name and the child
   const burn = lines.find((l) => l.startsWith(`captcha_budget_burn_rate{${shop}} `))
   t.true(Math.abs(Number(burn.split(' ')[1]) - 2) < 1e-9, burn)
   // One HELP per metric, not one per child.
-  t.is(family.metrics().split('\n').filter((l) => l === '# TYPE captcha_budget_window_solves gauge').length, 1)
+  t.is(
+    family
+      .metrics()
+      .split('\n')
+      .filter((l) => l === '# TYPE captcha_budget_window_solves gauge').length,
+    1,
+  )
   family.close()
 })
 
@@ -63,7 +69,10 @@ test('registerMetrics(family, registry) reads the children at each scrape, a chi
   t.true(text.includes('captcha_budget_window_failures{name="solves",region="eu",site="late.example",type="recaptcha"} 1'), text)
   t.true(text.includes('captcha_budget_window_solves{name="solves",region="eu",site="shop.example",type="turnstile"} 10'))
   t.throws(() => registerMetrics(family, new Registry(), { name: 'x' }), { code: 'ERR_INVALID_ARG_VALUE', message: /the name label is the family's/ })
-  t.throws(() => registerMetrics(family, new Registry(), { labels: { site: 'x' } }), { code: 'ERR_INVALID_ARG_VALUE', message: /'site' is one of the family's label names/ })
+  t.throws(() => registerMetrics(family, new Registry(), { labels: { site: 'x' } }), {
+    code: 'ERR_INVALID_ARG_VALUE',
+    message: /'site' is one of the family's label names/,
+  })
   unregister()
   t.is(await registry.metrics(), '\n')
   family.close()

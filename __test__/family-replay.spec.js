@@ -50,10 +50,7 @@ test('--top N keeps the N worst (their timeline and advice too); a per-value --t
     ['type=image,site=a.example', { type: 'image', site: 'a.example' }, 100, 80, 0.2],
   ])
   t.true(r.timeline.every((e) => e.tracker !== 'type=turnstile,site=b.example'))
-  t.deepEqual(
-    r.advice.rows.map((row) => row.type).sort(),
-    ['(all)', 'type=image,site=a.example', 'type=turnstile,site=a.example'],
-  )
+  t.deepEqual(r.advice.rows.map((row) => row.type).sort(), ['(all)', 'type=image,site=a.example', 'type=turnstile,site=a.example'])
   const text = await replayCli([files['log.jsonl'], ...ARGS, '--by', 'type,site', '--top', '1'])
   t.is(text.code, 0, text.stderr)
   t.regex(text.stdout, /\n {2}type=turnstile,site=a\.example: SLO 95\.0 % over 12h, 100 solves\n/)

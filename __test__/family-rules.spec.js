@@ -35,19 +35,28 @@ test('with grouping, every recording that reads the counters sums by name and th
 
 test('captcha-budget rules --grouping type,site writes the same rules', (t) => {
   const cli = path.join(__dirname, '..', 'bin', 'captcha-budget.js')
-  const out = execFileSync(process.execPath, [cli, 'rules', '--name', 'solves', '--target', '0.95', '--window', '30d', '--grouping', 'type,site'], { encoding: 'utf8' })
+  const out = execFileSync(process.execPath, [cli, 'rules', '--name', 'solves', '--target', '0.95', '--window', '30d', '--grouping', 'type,site'], {
+    encoding: 'utf8',
+  })
   t.is(out, prometheusRules(SLO))
 })
 
-test('rules --compat sloth refuses a grouping label named sloth_*: Sloth\'s fixed labels would overwrite it', (t) => {
+test("rules --compat sloth refuses a grouping label named sloth_*: Sloth's fixed labels would overwrite it", (t) => {
   const { spawnSync } = require('node:child_process')
   const cli = path.join(__dirname, '..', 'bin', 'captcha-budget.js')
   for (const label of ['sloth_id', 'sloth_window', 'sloth_anything']) {
-    const res = spawnSync(process.execPath, [cli, 'rules', '--name', 'solves', '--target', '0.95', '--window', '30d', '--grouping', `type,${label}`, '--compat', 'sloth'], { encoding: 'utf8' })
+    const res = spawnSync(
+      process.execPath,
+      [cli, 'rules', '--name', 'solves', '--target', '0.95', '--window', '30d', '--grouping', `type,${label}`, '--compat', 'sloth'],
+      { encoding: 'utf8' },
+    )
     t.is(res.status, 2, label)
     t.is(res.stdout, '')
     t.regex(res.stderr, new RegExp(`slo\\.grouping: '${label}' clashes with compat 'sloth'`))
-    t.throws(() => prometheusRules({ ...SLO, grouping: [label] }, { compat: 'sloth' }), { code: 'ERR_INVALID_ARG_VALUE', message: new RegExp(`'${label}' clashes`) })
+    t.throws(() => prometheusRules({ ...SLO, grouping: [label] }, { compat: 'sloth' }), {
+      code: 'ERR_INVALID_ARG_VALUE',
+      message: new RegExp(`'${label}' clashes`),
+    })
   }
   // Without --compat sloth the label is anyone's.
   t.notThrows(() => prometheusRules({ ...SLO, grouping: ['sloth_id'] }))
@@ -65,7 +74,10 @@ withBinary(test, promtool)('promtool test rules: the alerts fire for the failing
   if (!promtool) return
   const minutes = 452
   const input = []
-  for (const [type, site, failing] of [['turnstile', 'a', (k) => k > 360 && k <= 480], ['image', 'b', () => false]]) {
+  for (const [type, site, failing] of [
+    ['turnstile', 'a', (k) => k > 360 && k <= 480],
+    ['image', 'b', () => false],
+  ]) {
     for (const instance of ['w1', 'w2']) {
       const ok = [0]
       const failed = [0]
@@ -73,7 +85,10 @@ withBinary(test, promtool)('promtool test rules: the alerts fire for the failing
         ok.push(ok.at(-1) + (failing(k) ? 0 : 15))
         failed.push(failed.at(-1) + (failing(k) ? 15 : 0))
       }
-      for (const [outcome, values] of [['success', ok], ['failure', failed]]) {
+      for (const [outcome, values] of [
+        ['success', ok],
+        ['failure', failed],
+      ]) {
         input.push({
           series: `captcha_budget_solves_total{name="solves",type="${type}",site="${site}",outcome="${outcome}",instance="${instance}"}`,
           values: values.join(' '),

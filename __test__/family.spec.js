@@ -56,7 +56,11 @@ test('the family checks its own options and each tracker option before anything 
     [{ labelNames: ['type'], childConfig: {} }, 'ERR_INVALID_ARG_TYPE', /childConfig must be a function/],
     [{ labelNames: ['type'], targetRate: 2 }, 'ERR_OUT_OF_RANGE', /new BudgetFamily\(options\): options\.targetRate must be in \(0, 1\], got 2/],
     [{ labelNames: ['type'], windowMs: '1h' }, 'ERR_INVALID_ARG_TYPE', /options\.windowMs/],
-    [{ labelNames: ['type'], colour: 'red' }, 'ERR_INVALID_ARG_VALUE', /unknown key 'colour' in new BudgetFamily\(options\): options; known keys: labelNames, childConfig, maxChildren/],
+    [
+      { labelNames: ['type'], colour: 'red' },
+      'ERR_INVALID_ARG_VALUE',
+      /unknown key 'colour' in new BudgetFamily\(options\): options; known keys: labelNames, childConfig, maxChildren/,
+    ],
     [{ labelNames: ['type'], shared: 7 }, 'ERR_INVALID_ARG_TYPE', /options\.shared must be a non-empty string, got number/],
     [{ labelNames: ['type'], snapshot: '{}' }, 'ERR_INVALID_ARG_VALUE', /BudgetFamily\.restore/],
   ]
@@ -83,7 +87,9 @@ test('childConfig(labels) overrides each child; it cannot change a family-wide o
     { type: 'image', site: 'a' },
     { type: 'turnstile', site: 'a' },
   ])
-  const err = t.throws(() => family.labels({ type: 'image', site: 'bad' }), { message: /childConfig\(\{"type":"image","site":"bad"\}\)\.clock cannot differ per child/ })
+  const err = t.throws(() => family.labels({ type: 'image', site: 'bad' }), {
+    message: /childConfig\(\{"type":"image","site":"bad"\}\)\.clock cannot differ per child/,
+  })
   t.is(err.code, 'ERR_INVALID_ARG_VALUE')
   const range = t.throws(() => family.labels({ type: 'image', site: 'worse' }), { instanceOf: RangeError })
   t.regex(range.message, /childConfig\(\{"type":"image","site":"worse"\}\)\.targetRate must be in \(0, 1\]/)
@@ -162,11 +168,18 @@ test('on(event) reaches every child, present and future, with its labels; off() 
   family.off('exhausted', listener)
   family.advanceTo(10 * 3600_000) // the window empties: both back to healthy
   feed(family, { type: 'recaptcha', site: 'c' }, 1, 1, 10 * 3600_000)
-  for (const l of [{ type: 'turnstile', site: 'a' }, { type: 'image', site: 'b' }]) feed(family, l, 1, 1, 10 * 3600_000)
+  for (const l of [
+    { type: 'turnstile', site: 'a' },
+    { type: 'image', site: 'b' },
+  ])
+    feed(family, l, 1, 1, 10 * 3600_000)
   await noMoreDeliveries(calls)
   t.is(calls.length, 2)
   t.deepEqual(own, [1, 1])
-  t.throws(() => family.on('exhaused', listener), { code: 'ERR_INVALID_ARG_VALUE', message: /unknown event 'exhaused'; known events: healthy, warning, critical, exhausted, alert, resolve/ })
+  t.throws(() => family.on('exhaused', listener), {
+    code: 'ERR_INVALID_ARG_VALUE',
+    message: /unknown event 'exhaused'; known events: healthy, warning, critical, exhausted, alert, resolve/,
+  })
   t.throws(() => family.on('exhausted', 'f'), { code: 'ERR_INVALID_ARG_TYPE' })
   family.close()
 })
@@ -223,7 +236,10 @@ test('children are full trackers: guard() records on the child', async (t) => {
   const family = manualFamily()
   const child = family.labels({ type: 'turnstile', site: 'a' })
   t.is(await child.guard(async () => 'token'), 'token')
-  await t.throwsAsync(child.guard(async () => Promise.reject(new Error('unsolvable'))), { message: 'unsolvable' })
+  await t.throwsAsync(
+    child.guard(async () => Promise.reject(new Error('unsolvable'))),
+    { message: 'unsolvable' },
+  )
   t.is(child.successes, 1)
   t.is(child.failures, 1)
   family.close()
@@ -308,32 +324,35 @@ test('close() closes every child; afterwards labels(), record() and on() throw E
   t.throws(() => family.on('warning', () => {}), { code: 'ERR_TRACKER_CLOSED' })
 })
 
-require('./helpers/binding').nativeOnly('WASI has no file locks: a persist path is not locked there')('persist: one family owns a path (an OS lock on <path>.lock, which names its pid); a second owner gets ERR_PERSIST_LOCKED until close()', (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'family-'))
-  const file = path.join(dir, 'family.json')
-  const lock = `${file}.lock`
-  try {
-    const first = manualFamily({ persist: { path: file } })
-    t.is(fs.readFileSync(lock, 'utf8'), `${process.pid} family\n`)
-    first.record({ type: 'a', site: 'a' }, true, 1000)
-    const err = t.throws(() => manualFamily({ persist: { path: file } }), { code: 'ERR_PERSIST_LOCKED' })
-    t.regex(err.message, /another family of this process/)
-    t.regex(err.message, /family\.json\.lock/)
-    first.close()
-    t.false(fs.existsSync(lock))
-    const second = manualFamily({ persist: { path: file } })
-    t.is(second.labels({ type: 'a', site: 'a' }).total, 1)
-    second.close()
-    // What a lock file says only names the owner in the message: the OS lock decides, and
-    // a file no live owner holds (whatever pid it names) is taken over (family-attacks.spec.js).
-    // A constructor that throws releases the lock it took.
-    t.throws(() => manualFamily({ labelNames: ['other'], persist: { path: file } }), { code: 'ERR_SNAPSHOT_INVALID' })
-    t.false(fs.existsSync(lock))
-    manualFamily({ persist: { path: file } }).close()
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true })
-  }
-})
+require('./helpers/binding').nativeOnly('WASI has no file locks: a persist path is not locked there')(
+  'persist: one family owns a path (an OS lock on <path>.lock, which names its pid); a second owner gets ERR_PERSIST_LOCKED until close()',
+  (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'family-'))
+    const file = path.join(dir, 'family.json')
+    const lock = `${file}.lock`
+    try {
+      const first = manualFamily({ persist: { path: file } })
+      t.is(fs.readFileSync(lock, 'utf8'), `${process.pid} family\n`)
+      first.record({ type: 'a', site: 'a' }, true, 1000)
+      const err = t.throws(() => manualFamily({ persist: { path: file } }), { code: 'ERR_PERSIST_LOCKED' })
+      t.regex(err.message, /another family of this process/)
+      t.regex(err.message, /family\.json\.lock/)
+      first.close()
+      t.false(fs.existsSync(lock))
+      const second = manualFamily({ persist: { path: file } })
+      t.is(second.labels({ type: 'a', site: 'a' }).total, 1)
+      second.close()
+      // What a lock file says only names the owner in the message: the OS lock decides, and
+      // a file no live owner holds (whatever pid it names) is taken over (family-attacks.spec.js).
+      // A constructor that throws releases the lock it took.
+      t.throws(() => manualFamily({ labelNames: ['other'], persist: { path: file } }), { code: 'ERR_SNAPSHOT_INVALID' })
+      t.false(fs.existsSync(lock))
+      manualFamily({ persist: { path: file } }).close()
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  },
+)
 
 test('a child with a guard() in flight is not evicted: its outcome is recorded on it', async (t) => {
   const family = manualFamily({ maxChildren: 1 })
@@ -358,14 +377,17 @@ test('a child with a guard() in flight is not evicted: its outcome is recorded o
 test('a guard() that timed out or was rejected no longer keeps its child from eviction', async (t) => {
   const family = manualFamily({ maxChildren: 1 })
   const child = family.labels({ type: 'a', site: 'a' })
-  await t.throwsAsync(child.guard(async () => Promise.reject(new Error('nope')), { countsAsFailure: () => false }), { message: 'nope' })
+  await t.throwsAsync(
+    child.guard(async () => Promise.reject(new Error('nope')), { countsAsFailure: () => false }),
+    { message: 'nope' },
+  )
   t.is(child.total, 0)
   family.labels({ type: 'b', site: 'b' })
   t.true(child.closed)
   family.close()
 })
 
-test('labelNames and rules --grouping refuse the same reserved names, the throttle series\' decision and state among them', (t) => {
+test("labelNames and rules --grouping refuse the same reserved names, the throttle series' decision and state among them", (t) => {
   const { prometheusRules } = require('..')
   const slo = { name: 'solves', targetRate: 0.95, windowMs: 86_400_000 }
   // Set by the series (tracker, throttle), by the rules and alerts, or by the scrape.
@@ -374,7 +396,11 @@ test('labelNames and rules --grouping refuse the same reserved names, the thrott
   for (const label of reserved) {
     const err = t.throws(() => new BudgetFamily({ labelNames: ['type', label] }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_VALUE' }, label)
     t.regex(err.message, new RegExp(`'${label}' is reserved`))
-    t.throws(() => prometheusRules({ ...slo, grouping: ['type', label] }), { code: 'ERR_INVALID_ARG_VALUE', message: new RegExp(`'${label}' is set by the rules or the scrape`) }, label)
+    t.throws(
+      () => prometheusRules({ ...slo, grouping: ['type', label] }),
+      { code: 'ERR_INVALID_ARG_VALUE', message: new RegExp(`'${label}' is set by the rules or the scrape`) },
+      label,
+    )
   }
   // Others are labels of both.
   const family = new BudgetFamily({ labelNames: ['type', 'site', 'provider'] })
@@ -382,7 +408,7 @@ test('labelNames and rules --grouping refuse the same reserved names, the thrott
   t.regex(prometheusRules({ ...slo, grouping: ['type', 'site', 'provider'] }), /sum by \(name, type, site, provider\)/)
 })
 
-test('a tracker\'s metrics() labels and registerMetrics(family) labels refuse the same reserved names as labelNames (issue 32: one list)', (t) => {
+test("a tracker's metrics() labels and registerMetrics(family) labels refuse the same reserved names as labelNames (issue 32: one list)", (t) => {
   const { Registry } = require('prom-client')
   const { registerMetrics } = require('..')
   // The series' and the scrape's 10, then the 7 the rules and alerts set: a rule's label of that name would overwrite the series'.
@@ -393,7 +419,11 @@ test('a tracker\'s metrics() labels and registerMetrics(family) labels refuse th
   for (const label of reserved) {
     const mine = t.throws(() => tracker.metrics({ labels: { [label]: 'x' } }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_VALUE' }, label)
     t.is(mine.message, `metrics(options): options.labels: '${label}' is reserved (${reserved.join(', ')})`)
-    t.throws(() => registerMetrics(family, new Registry(), { labels: { [label]: 'x' } }), { code: 'ERR_INVALID_ARG_VALUE', message: new RegExp(`'${label}' is reserved`) }, label)
+    t.throws(
+      () => registerMetrics(family, new Registry(), { labels: { [label]: 'x' } }),
+      { code: 'ERR_INVALID_ARG_VALUE', message: new RegExp(`'${label}' is reserved`) },
+      label,
+    )
   }
   t.regex(tracker.metrics({ labels: { region: 'eu' } }), /region="eu"/)
   tracker.close()
@@ -401,8 +431,14 @@ test('a tracker\'s metrics() labels and registerMetrics(family) labels refuse th
 })
 
 test('the exported BudgetFamily has no internal statics (issue 32)', (t) => {
-  t.deepEqual(Object.getOwnPropertyNames(BudgetFamily).filter((key) => key.startsWith('_')), [])
-  t.deepEqual(Object.getOwnPropertyNames(Object.getPrototypeOf(BudgetFamily)).filter((key) => key.startsWith('_')), [])
+  t.deepEqual(
+    Object.getOwnPropertyNames(BudgetFamily).filter((key) => key.startsWith('_')),
+    [],
+  )
+  t.deepEqual(
+    Object.getOwnPropertyNames(Object.getPrototypeOf(BudgetFamily)).filter((key) => key.startsWith('_')),
+    [],
+  )
 })
 
 test('BudgetFamily.restore(): a snapshot with the same labels twice, or a bad value of its own, is ERR_SNAPSHOT_INVALID', (t) => {
@@ -428,17 +464,26 @@ test('BudgetFamily.restore(): a snapshot with the same labels twice, or a bad va
     [(s) => (s.options.snapshot = '{}'), /the snapshot's options\.snapshot cannot be there/],
     [(s) => (s.maxChildren = 0), /the snapshot's maxChildren must be an integer in \[1, 1000000\], got 0/],
     [(s) => (s.name = 7), /the snapshot's name must be a non-empty string, got number/],
-    [(s) => { s.labelNames = ['name']; s.children = [] }, /the snapshot's labelNames: 'name' is reserved/],
+    [
+      (s) => {
+        s.labelNames = ['name']
+        s.children = []
+      },
+      /the snapshot's labelNames: 'name' is reserved/,
+    ],
   ]) {
     const err = t.throws(restore(edit), { code: 'ERR_SNAPSHOT_INVALID', message })
     t.is(err.constructor, Error)
   }
   // The restore's own options are still the caller's: a TypeError naming them.
-  t.throws(restore(() => {}, { childConfig: 5 }), {
-    instanceOf: TypeError,
-    code: 'ERR_INVALID_ARG_TYPE',
-    message: /^BudgetFamily\.restore\(json, options\): options\.childConfig must be a function/,
-  })
+  t.throws(
+    restore(() => {}, { childConfig: 5 }),
+    {
+      instanceOf: TypeError,
+      code: 'ERR_INVALID_ARG_TYPE',
+      message: /^BudgetFamily\.restore\(json, options\): options\.childConfig must be a function/,
+    },
+  )
   const copy = BudgetFamily.restore(JSON.stringify(snap), { clock: 'manual' })
   t.is(copy.size, 2)
   copy.close()
@@ -470,7 +515,7 @@ test('childConfig(labels) must answer synchronously, and cannot create children 
   family.close()
 })
 
-test('messages: unknown keys list the family\'s keys, a call without new has a code, record() after close() names record()', (t) => {
+test("messages: unknown keys list the family's keys, a call without new has a code, record() after close() names record()", (t) => {
   const unknown = t.throws(() => new BudgetFamily({ labelNames: ['s'], labelname: ['x'] }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_VALUE' })
   t.regex(unknown.message, /^unknown key 'labelname' in new BudgetFamily\(options\): options; known keys: /)
   const known = unknown.message.split('known keys: ')[1].split('; did you mean')[0].split(', ')
@@ -507,7 +552,10 @@ test('messages: unknown keys list the family\'s keys, a call without new has a c
   const family = manualFamily()
   family.record({ type: 'a', site: 'a' }, true, 1000)
   family.close()
-  for (const labels of [{ type: 'a', site: 'a' }, { type: 'new', site: 'new' }]) {
+  for (const labels of [
+    { type: 'a', site: 'a' },
+    { type: 'new', site: 'new' },
+  ]) {
     t.throws(() => family.record(labels, true), { code: 'ERR_TRACKER_CLOSED', message: 'record() after close(): the family is closed' })
   }
   t.throws(() => family.labels({ type: 'a', site: 'a' }), { code: 'ERR_TRACKER_CLOSED', message: 'labels() after close(): the family is closed' })

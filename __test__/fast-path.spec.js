@@ -77,7 +77,11 @@ test('the own record and the prototype method give the same figures and transiti
   const own = await run((tracker, ...args) => tracker.record(...args))
   const proto = await run((tracker, ...args) => ErrorBudgetTracker.prototype.record.apply(tracker, args))
   t.deepEqual(own, {
-    calls: [['warning', 103], ['critical', 105], ['exhausted', 106]],
+    calls: [
+      ['warning', 103],
+      ['critical', 105],
+      ['exhausted', 106],
+    ],
     total: 106,
     failures: 6,
     status: 'exhausted',
@@ -102,8 +106,15 @@ test('records between two decisions are seen at once, and each decision comes at
     tracker.record(false)
     seen.push([tracker.failures, tracker.status])
   }
-  t.deepEqual(seen.slice(13), [[24, 'healthy'], [25, 'healthy'], [26, 'warning']])
-  t.deepEqual(seen.map(([failures]) => failures), Array.from({ length: 16 }, (_, i) => 11 + i))
+  t.deepEqual(seen.slice(13), [
+    [24, 'healthy'],
+    [25, 'healthy'],
+    [26, 'warning'],
+  ])
+  t.deepEqual(
+    seen.map(([failures]) => failures),
+    Array.from({ length: 16 }, (_, i) => 11 + i),
+  )
   // Without a read in between (reads settle the records: see lease.rs) and
   // into the next bucket: the report and the counters see every one.
   for (let i = 0; i < 500; i++) tracker.record(true)
@@ -169,15 +180,23 @@ test('a record taken off its tracker survives the tracker being collected; a clo
     )
   })
   t.is(code, 0, stderr)
-  const steps = Object.fromEntries(stdout.trim().split('\n').map((line) => {
-    const { step, ...rest } = JSON.parse(line)
-    return [step, rest]
-  }))
+  const steps = Object.fromEntries(
+    stdout
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const { step, ...rest } = JSON.parse(line)
+        return [step, rest]
+      }),
+  )
   t.deepEqual(steps.bound, { ok: true })
   t.deepEqual(steps.collected, { collected: true, recordedAfter: 100 })
   t.deepEqual(steps.listening, {
     listeningCollected: false,
-    seen: [['warning', 103, 3], ['exhausted', 106, 6]],
+    seen: [
+      ['warning', 103, 3],
+      ['exhausted', 106, 6],
+    ],
     collectedAfterClose: true,
   })
   const closedError = 'ERR_TRACKER_CLOSED: cannot call record() on a closed ErrorBudgetTracker'
@@ -288,47 +307,50 @@ test('recordMany checks its arguments, naming them, and records nothing on error
 // so the original comes from lib/fast-report.js, which kept it.
 const nativeReport = (tracker) => nativeReportOf(native.ErrorBudgetTracker, tracker)
 
-nativeOnly('the fast report() (reportInto) is native-only: on WASI report() is the native method itself')('report() built in JavaScript is the native report: same fields, order and values', (t) => {
-  // Twelve pairs, all firing under an outage, so the alert list outgrows the
-  // initial buffer (room for 8).
-  const alerts = Array.from({ length: 12 }, (_, i) => ({
-    name: `p${i}`,
-    severity: i % 2 ? 'ticket' : 'page',
-    longWindowMs: 600_000 + i * 60_000,
-    shortWindowMs: 60_000,
-    burnRate: 1 + i / 2,
-    minEvents: i,
-  }))
-  const trackers = [
-    new ErrorBudgetTracker({ clock: 'manual' }),
-    new ErrorBudgetTracker({ clock: 'manual', minEvents: 100 }),
-    new ErrorBudgetTracker({ clock: 'manual', targetRate: 1 }),
-    new ErrorBudgetTracker({ clock: 'manual', windowMs: 3_600_000, alerts }),
-  ]
-  const seen = new Set()
-  for (const tracker of trackers) {
-    const compare = () => {
-      const fast = tracker.report()
-      t.deepEqual(fast, nativeReport(tracker))
-      t.deepEqual(Object.keys(fast), Object.keys(nativeReport(tracker)))
-      seen.add(`${fast.status}/${fast.alerts.length}/${fast.insufficientData}/${fast.exhaustsInMs === null}`)
-    }
-    compare()
-    for (let minute = 1; minute <= 40; minute++) {
-      // Mostly successes, then a 15-minute outage, then recovery.
-      const failing = minute > 10 && minute <= 25
-      tracker.recordMany(failing ? 5 : 60, failing ? 55 : 1, minute * 60_000)
+nativeOnly('the fast report() (reportInto) is native-only: on WASI report() is the native method itself')(
+  'report() built in JavaScript is the native report: same fields, order and values',
+  (t) => {
+    // Twelve pairs, all firing under an outage, so the alert list outgrows the
+    // initial buffer (room for 8).
+    const alerts = Array.from({ length: 12 }, (_, i) => ({
+      name: `p${i}`,
+      severity: i % 2 ? 'ticket' : 'page',
+      longWindowMs: 600_000 + i * 60_000,
+      shortWindowMs: 60_000,
+      burnRate: 1 + i / 2,
+      minEvents: i,
+    }))
+    const trackers = [
+      new ErrorBudgetTracker({ clock: 'manual' }),
+      new ErrorBudgetTracker({ clock: 'manual', minEvents: 100 }),
+      new ErrorBudgetTracker({ clock: 'manual', targetRate: 1 }),
+      new ErrorBudgetTracker({ clock: 'manual', windowMs: 3_600_000, alerts }),
+    ]
+    const seen = new Set()
+    for (const tracker of trackers) {
+      const compare = () => {
+        const fast = tracker.report()
+        t.deepEqual(fast, nativeReport(tracker))
+        t.deepEqual(Object.keys(fast), Object.keys(nativeReport(tracker)))
+        seen.add(`${fast.status}/${fast.alerts.length}/${fast.insufficientData}/${fast.exhaustsInMs === null}`)
+      }
+      compare()
+      for (let minute = 1; minute <= 40; minute++) {
+        // Mostly successes, then a 15-minute outage, then recovery.
+        const failing = minute > 10 && minute <= 25
+        tracker.recordMany(failing ? 5 : 60, failing ? 55 : 1, minute * 60_000)
+        compare()
+      }
+      tracker.advanceTo(5 * 3_600_000)
       compare()
     }
-    tracker.advanceTo(5 * 3_600_000)
-    compare()
-  }
-  // The scenarios reached every status, no/some/all alerts, both flags.
-  const all = [...seen].join(' ')
-  for (const part of ['healthy/', 'exhausted/', '/12/', '/0/', '/true/', '/false/', 'true', 'false']) {
-    t.true(all.includes(part), `${part} in ${all}`)
-  }
-})
+    // The scenarios reached every status, no/some/all alerts, both flags.
+    const all = [...seen].join(' ')
+    for (const part of ['healthy/', 'exhausted/', '/12/', '/0/', '/true/', '/false/', 'true', 'false']) {
+      t.true(all.includes(part), `${part} in ${all}`)
+    }
+  },
+)
 
 test('the report filler is a per-tracker function under a registered symbol; it wants a Float64Array', (t) => {
   const tracker = new ErrorBudgetTracker({ clock: 'manual' })

@@ -32,7 +32,11 @@ async function setUp(t) {
 /** The process warnings of code CAPTCHA_BUDGET_FLEET that mention `text`, collected during the test. */
 function warningsAbout(t, text) {
   // Caught, not printed: a passing run shows no warning it provoked on purpose.
-  return catchWarnings(t, (w) => w.code === 'CAPTCHA_BUDGET_FLEET' && w.message.includes(text), (w) => w.message)
+  return catchWarnings(
+    t,
+    (w) => w.code === 'CAPTCHA_BUDGET_FLEET' && w.message.includes(text),
+    (w) => w.message,
+  )
 }
 
 /** `tracker`, listening to 'fleet-error' (its syncs are expected to fail: no process warning for them). */
@@ -57,7 +61,10 @@ test('1. a clock 2 h behind on a 1 h window: its 50 failures are refused loudly 
   recordEach(slow, 0, 50)
   const err = await t.throwsAsync(slow.sync(), { code: 'ERR_FLEET_SYNC', name: 'FleetSyncError' })
   // 2 h behind, give or take the seconds this test took: "about 2h".
-  t.regex(err.message, /^fleet 'behind': sync failed: this worker's clock is -?\d+ ms \(about 2h\) behind the Redis server's \(TIME\); config\.fleet\.maxSkewMs allows 60000 ms/)
+  t.regex(
+    err.message,
+    /^fleet 'behind': sync failed: this worker's clock is -?\d+ ms \(about 2h\) behind the Redis server's \(TIME\); config\.fleet\.maxSkewMs allows 60000 ms/,
+  )
   t.true(err.skewMs < -2 * HOUR + 120_000 && err.skewMs > -2 * HOUR - 120_000, `${err.skewMs}`)
   t.deepEqual(heard, [err])
   // Counted here, sent nowhere yet: the next sync (once the clock is fixed) pushes them.
@@ -93,7 +100,10 @@ test('1/2. the default allowance: a tenth of the window, from 1 s to 60 s', asyn
   const off = async (key, windowMs, skewMs) => {
     const w = quiet(fleetTracker(redis, key, { at: Date.now() + skewMs, windowMs, fleet: { maxSkewMs: undefined } }))
     try {
-      return await w.sync().then(() => 'accepted', (err) => /allows (\d+) ms/.exec(err.message)?.[1] ?? err.message)
+      return await w.sync().then(
+        () => 'accepted',
+        (err) => /allows (\d+) ms/.exec(err.message)?.[1] ?? err.message,
+      )
     } finally {
       w.close()
     }
@@ -109,7 +119,7 @@ test('1/2. the default allowance: a tenth of the window, from 1 s to 60 s', asyn
   t.is(await off('d6', 5000, 400), 'accepted')
 })
 
-test('2. a clock a day ahead is refused before it expires anything: two honest workers\' 200 failures stay in Redis', async (t) => {
+test("2. a clock a day ahead is refused before it expires anything: two honest workers' 200 failures stay in Redis", async (t) => {
   // One time for every worker of the test: their buckets line up.
   const at = now()
   const { client, direct } = await setUp(t)
@@ -134,7 +144,7 @@ test('2. a clock a day ahead is refused before it expires anything: two honest w
   fast.close()
 })
 
-test('3. a worker with another SLO on the key is refused, naming both configs; the stored config is the first worker\'s', async (t) => {
+test("3. a worker with another SLO on the key is refused, naming both configs; the stored config is the first worker's", async (t) => {
   // One time for every worker of the test: their buckets line up.
   const at = now()
   const { client, direct } = await setUp(t)
@@ -150,13 +160,22 @@ test('3. a worker with another SLO on the key is refused, naming both configs; t
     "fleet 'configs': sync failed: the fleet's SLO is targetRate 0.99, windowMs 3600000 (1h), bucketMs 60000; this tracker's is targetRate 0.99, windowMs 86400000 (24h), bucketMs 60000: a worker with another SLO cannot share its key",
   )
   const stricter = quiet(fleetTracker(await client(), key, { at, targetRate: 0.999, windowMs: HOUR, resolutionMs: 60_000, fleet: { bucketMs: 60_000 } }))
-  await t.throwsAsync(stricter.sync(), { message: /the fleet's SLO is targetRate 0\.99, .*; this tracker's is targetRate 0\.999, windowMs 3600000 \(1h\), bucketMs 60000/ })
+  await t.throwsAsync(stricter.sync(), {
+    message: /the fleet's SLO is targetRate 0\.99, .*; this tracker's is targetRate 0\.999, windowMs 3600000 \(1h\), bucketMs 60000/,
+  })
   // Nothing of the hourly fleet was deleted, and the gate's config is still the hourly one.
   t.deepEqual(await storedCounts(direct, key), { successes: 90, failures: 10 })
   const stored = JSON.parse(await direct.hget(`captcha-budget:{${key}}:buckets`, 'config'))
   t.like(stored, { windowMs: HOUR, targetRate: 0.99 })
   // A worker of the same SLO with another warning threshold syncs; the stored config stays the first's.
-  const other = fleetTracker(await client(), key, { at, targetRate: 0.99, windowMs: HOUR, resolutionMs: 60_000, fleet: { bucketMs: 60_000 }, warningThreshold: 0.3 })
+  const other = fleetTracker(await client(), key, {
+    at,
+    targetRate: 0.99,
+    windowMs: HOUR,
+    resolutionMs: 60_000,
+    fleet: { bucketMs: 60_000 },
+    warningThreshold: 0.3,
+  })
   await other.sync()
   t.is(await direct.hget(`captcha-budget:{${key}}:buckets`, 'config'), JSON.stringify(stored))
   t.like(other.report(), { successes: 90, failures: 10 })
@@ -176,7 +195,9 @@ test("3. a 1 h worker on a 24 h fleet's key is refused before it expires anythin
   daily.advanceTo(at)
   await daily.sync()
   const hourly = quiet(fleetTracker(await client(), key, { ...slo, windowMs: HOUR, at }))
-  await t.throwsAsync(hourly.sync(), { message: /the fleet's SLO is targetRate 0\.99, windowMs 86400000 \(24h\), bucketMs 60000; this tracker's is targetRate 0\.99, windowMs 3600000 \(1h\)/ })
+  await t.throwsAsync(hourly.sync(), {
+    message: /the fleet's SLO is targetRate 0\.99, windowMs 86400000 \(24h\), bucketMs 60000; this tracker's is targetRate 0\.99, windowMs 3600000 \(1h\)/,
+  })
   t.deepEqual(await storedCounts(direct, key), { successes: 0, failures: 100 })
   daily.close()
   hourly.close()
@@ -197,7 +218,10 @@ test('4. the workers hash evicted between a lost reply and its retry: the batch 
   await a.sync()
   recordEach(a, 100, 0)
   const lost = proxy.dropReplyOnce()
-  const first = a.sync().then(() => 'resolved', (err) => err.code)
+  const first = a.sync().then(
+    () => 'resolved',
+    (err) => err.code,
+  )
   await lost
   t.is(await first, 'ERR_FLEET_SYNC')
   t.deepEqual(await storedCounts(direct, key), { successes: 100, failures: 0 })
@@ -270,8 +294,8 @@ const CORRUPT = [
 ]
 for (const [what, value, shown] of CORRUPT) {
   test(`5. a bucket holding ${what} is refused with a clear error; nothing of it reaches the view`, async (t) => {
-  // One time for every worker of the test: their buckets line up.
-  const at = now()
+    // One time for every worker of the test: their buckets line up.
+    const at = now()
     const { client, direct } = await setUp(t)
     const key = `corrupt-${what}`
     const a = fleetTracker(await client(), key, { at, targetRate: 0.9 })
@@ -282,7 +306,10 @@ for (const [what, value, shown] of CORRUPT) {
     // A joining worker reads the whole window: the corrupt bucket is in it.
     const b = quiet(fleetTracker(await client(), key, { at, targetRate: 0.9 }))
     const err = await t.throwsAsync(b.sync(), { code: 'ERR_FLEET_SYNC' })
-    t.is(err.message, `fleet '${key}': sync failed: Redis holds ${shown} for bucket ${field.slice(1)}'s successes (field ${field}): not a whole number from 0 to 2^53 − 1 (9007199254740991); the key is corrupt`)
+    t.is(
+      err.message,
+      `fleet '${key}': sync failed: Redis holds ${shown} for bucket ${field.slice(1)}'s successes (field ${field}): not a whole number from 0 to 2^53 − 1 (9007199254740991); the key is corrupt`,
+    )
     t.like(b.report(), { total: 0, status: 'healthy' })
     // The worker pushing into that bucket is refused too, before anything is added to it.
     quiet(a)
@@ -311,7 +338,10 @@ test('5. buckets each within 2^53 − 1 that add up past it are refused by the n
   await direct.zadd(`captcha-budget:{${key}}:changes`, 1, String(k - 1))
   const b = quiet(fleetTracker(await client(), key, { at }))
   const err = await t.throwsAsync(b.sync(), { code: 'ERR_FLEET_SYNC' })
-  t.is(err.message, `fleet '${key}': sync failed: the fleet's buckets add up to more than 2^53 − 1 (9007199254740991) successes, the most a window may hold; the key is corrupt`)
+  t.is(
+    err.message,
+    `fleet '${key}': sync failed: the fleet's buckets add up to more than 2^53 − 1 (9007199254740991) successes, the most a window may hold; the key is corrupt`,
+  )
   t.is(err.cause.code, 'ERR_OUT_OF_RANGE')
   t.like(b.report(), { total: 0 })
   a.close()
@@ -350,7 +380,7 @@ test("6. 'fleet-error' listeners throwing a Symbol and a null-prototype object: 
   b.close()
 })
 
-test("6. in background syncs too: a listener throwing a Symbol does not stop the next one, and nothing rejects unhandled", async (t) => {
+test('6. in background syncs too: a listener throwing a Symbol does not stop the next one, and nothing rejects unhandled', async (t) => {
   const at = now()
   const { client } = await setUp(t)
   const key = 'listeners-background'

@@ -56,7 +56,10 @@ test.serial('gate --redis: bad input exits 2 (no such key, unreachable Redis, --
   await redis.call('HSET', 'captcha-budget:{fam}:family-buckets', 'config', '{}')
   const family = await cli(['gate', '--redis', server.url, '--key', 'fam'])
   t.is(family.code, 2)
-  t.regex(family.stderr, /no fleet budget 'fam' in Redis .*; 'fam' is a BudgetFamily fleet: add --family \(its worst child\) or --labels type=…,site=… \(one child\)\n$/)
+  t.regex(
+    family.stderr,
+    /no fleet budget 'fam' in Redis .*; 'fam' is a BudgetFamily fleet: add --family \(its worst child\) or --labels type=…,site=… \(one child\)\n$/,
+  )
   await redis.call('DEL', 'captcha-budget:{fam}:family-buckets')
   const closed = await freePort()
   const unreachable = await cli(['gate', '--redis', `redis://127.0.0.1:${closed}`, '--key', 'gate'])
@@ -70,7 +73,7 @@ test.serial('gate --redis: bad input exits 2 (no such key, unreachable Redis, --
   t.regex(both.stderr, /give a snapshot or --redis, not both/)
 })
 
-test.serial('gate --redis: a corrupt bucket exits 2 naming it (the range of the workers and snapshots); a URL\'s password never reaches stderr', async (t) => {
+test.serial("gate --redis: a corrupt bucket exits 2 naming it (the range of the workers and snapshots); a URL's password never reaches stderr", async (t) => {
   const a = fleetTracker(redis, 'gate-corrupt', { at: Date.now(), targetRate: 0.9 })
   recordEach(a, 10, 0)
   await a.sync()
@@ -80,7 +83,9 @@ test.serial('gate --redis: a corrupt bucket exits 2 naming it (the range of the 
   const corrupt = await cli(['gate', '--redis', server.url, '--key', 'gate-corrupt'])
   t.is(corrupt.code, 2)
   t.true(
-    corrupt.stderr.includes(`Redis holds 9223372036854775807 for bucket ${field.slice(1)}'s successes (field ${field}): not a whole number from 0 to 2^53 − 1 (9007199254740991); the key is corrupt`),
+    corrupt.stderr.includes(
+      `Redis holds 9223372036854775807 for bucket ${field.slice(1)}'s successes (field ${field}): not a whole number from 0 to 2^53 − 1 (9007199254740991); the key is corrupt`,
+    ),
     corrupt.stderr,
   )
   const closed = await freePort()

@@ -93,7 +93,11 @@ test('Redis unreachable for a while → workers keep recording, report stale, wa
   const a = fleetTracker(redis, key, { fleet: { timeoutMs: 300 } })
   const b = fleetTracker(direct, key)
   // Process-wide: only this test's key (the tests of this file run concurrently); caught, not printed.
-  const warnings = catchWarnings(t, (w) => w.code === 'CAPTCHA_BUDGET_FLEET' && w.message.includes(`'${key}'`), (w) => w.message)
+  const warnings = catchWarnings(
+    t,
+    (w) => w.code === 'CAPTCHA_BUDGET_FLEET' && w.message.includes(`'${key}'`),
+    (w) => w.message,
+  )
   recordEach(a, 20, 1)
   await a.sync()
   proxy.down()

@@ -13,7 +13,6 @@ test.before(async () => {
 })
 test.after.always(() => server?.stop())
 
-
 test('4 processes × 250 000 solves → after a sync every worker reports the exact fleet totals', async (t) => {
   const key = 'four-processes'
   const workers = [1, 2, 3, 4].map(() => spawnWorker(t, WORKER))

@@ -41,7 +41,12 @@ for (const kind of ['ioredis', 'node-redis', 'node-redis v5']) {
     t.deepEqual(heard, [])
     t.is(a.status, 'exhausted')
     let called = false
-    await t.throwsAsync(a.guard(async () => { called = true }), { instanceOf: BudgetExhaustedError })
+    await t.throwsAsync(
+      a.guard(async () => {
+        called = true
+      }),
+      { instanceOf: BudgetExhaustedError },
+    )
     t.false(called)
     // Both workers report the same fleet window.
     await b.sync()
@@ -115,7 +120,7 @@ test.serial('counts leave the fleet with the window; Redis keeps O(buckets), exp
   b.close()
 })
 
-test.serial('background sync: another worker\'s failures reach a listener with no sync() called', async (t) => {
+test.serial("background sync: another worker's failures reach a listener with no sync() called", async (t) => {
   const key = 'background'
   const a = fleetTracker(await client(), key, { targetRate: 0.9, fleet: { syncMs: 20 } })
   const b = fleetTracker(await client(), key, { targetRate: 0.9 })
@@ -137,7 +142,10 @@ test.serial("a tracker with another fleet bucket width is refused by the store: 
   b.on('fleet-error', (err) => errors.push(err))
   recordEach(b, 1, 0)
   const err = await t.throwsAsync(b.sync(), { code: 'ERR_FLEET_SYNC' })
-  t.regex(err.message, /the fleet's SLO is targetRate 0\.95, windowMs 60000 \(1m\), bucketMs 1000; this tracker's is targetRate 0\.95, windowMs 60000 \(1m\), bucketMs 500:/)
+  t.regex(
+    err.message,
+    /the fleet's SLO is targetRate 0\.95, windowMs 60000 \(1m\), bucketMs 1000; this tracker's is targetRate 0\.95, windowMs 60000 \(1m\), bucketMs 500:/,
+  )
   t.deepEqual(errors, [err])
   // Never synced: stale since its creation (manual clock at 0, before advanceTo(T0)).
   t.like(b.report().fleet, { stale: true, staleSince: 0, unsent: { successes: 1, failures: 0 } })

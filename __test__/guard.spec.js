@@ -188,14 +188,20 @@ test('critical: true runs while exhausted and records its outcome', async (t) =>
   t.deepEqual(tracker.recorded, { successes: 11, failures: 2, excluded: 0, capacity: 0 })
   // 2 of 13: budget 0.65 → still exhausted, so an ordinary call is still refused.
   t.is(tracker.status, 'exhausted')
-  await t.throwsAsync(tracker.guard(async () => 'x', REFUSE), { code: 'EBUDGET_EXHAUSTED' })
+  await t.throwsAsync(
+    tracker.guard(async () => 'x', REFUSE),
+    { code: 'EBUDGET_EXHAUSTED' },
+  )
 })
 
 test('once the failures leave the window, the guard calls fn again', async (t) => {
   const tracker = manual({ windowMs: 60_000, resolutionMs: 1000 })
   tracker.record(true, 0)
   tracker.record(false, 0) // 1 of 2 → exhausted
-  await t.throwsAsync(tracker.guard(async () => 'x', REFUSE), { code: 'EBUDGET_EXHAUSTED' })
+  await t.throwsAsync(
+    tracker.guard(async () => 'x', REFUSE),
+    { code: 'EBUDGET_EXHAUSTED' },
+  )
   tracker.advanceTo(60_000) // the events of t = 0 count while now − 0 < 60 000: gone
   t.is(await tracker.guard(async () => 'back'), 'back')
   t.deepEqual(tracker.recorded, { successes: 2, failures: 1, excluded: 0, capacity: 0 })
@@ -242,19 +248,42 @@ test.serial('a classifier that throws: the rejection counts, its error becomes a
   await settle()
   t.is(err, boom, 'the caller gets fn’s error, not the classifier’s')
   t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
-  t.deepEqual(warnings, [
-    ['BudgetGuardWarning', 'guard: countsAsFailure threw (classifier bug); the rejection counts as a failure'],
-  ])
+  t.deepEqual(warnings, [['BudgetGuardWarning', 'guard: countsAsFailure threw (classifier bug); the rejection counts as a failure']])
 })
 
 // Issue 20 item 7: values String() cannot convert used to leave guard() unsettled
 // (its deadline already cleared), nothing recorded, and an unhandled rejection.
 const unprintable = [
   ['a null-prototype object', () => Object.assign(Object.create(null), { why: 'np' }), "[Object: null prototype] { why: 'np' }"],
-  ['an object whose toString throws', () => ({ toString() { throw new Error('no') } }), '{ toString: [Function: toString] }'],
+  [
+    'an object whose toString throws',
+    () => ({
+      toString() {
+        throw new Error('no')
+      },
+    }),
+    '{ toString: [Function: toString] }',
+  ],
   ['a Symbol', () => Symbol('classifier'), 'Symbol(classifier)'],
-  ['an Error whose message getter throws', () => Object.defineProperty(new Error(), 'message', { get() { throw new Error('no') } }), 'an unprintable object'],
-  ['a revoked Proxy', () => { const { proxy, revoke } = Proxy.revocable({}, {}); revoke(); return proxy }, 'an unprintable object'],
+  [
+    'an Error whose message getter throws',
+    () =>
+      Object.defineProperty(new Error(), 'message', {
+        get() {
+          throw new Error('no')
+        },
+      }),
+    'an unprintable object',
+  ],
+  [
+    'a revoked Proxy',
+    () => {
+      const { proxy, revoke } = Proxy.revocable({}, {})
+      revoke()
+      return proxy
+    },
+    'an unprintable object',
+  ],
 ]
 for (const [what, make, shown] of unprintable) {
   test.serial(`a classifier that throws ${what}: guard settles, one failure, a BudgetGuardWarning`, async (t) => {
@@ -288,7 +317,9 @@ test.serial('a classifier that returns a non-boolean (a forgotten return): count
   await t.throwsAsync(tracker.guard(async () => Promise.reject(new Error('x')), { countsAsFailure: () => {} }))
   await settle()
   t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
-  t.deepEqual(warnings, ["guard: countsAsFailure must return a boolean or one of 'success', 'failure', 'excluded', 'capacity', got undefined; the rejection counts as a failure"])
+  t.deepEqual(warnings, [
+    "guard: countsAsFailure must return a boolean or one of 'success', 'failure', 'excluded', 'capacity', got undefined; the rejection counts as a failure",
+  ])
 })
 
 const KNOWN = 'timeoutMs, critical, countsAsFailure, provider, whenExhausted, minSolves, probeIntervalMs'
@@ -326,7 +357,10 @@ for (const [fn, options, errorClass, code, message] of badCalls) {
 test('bad options: fn is not called', async (t) => {
   const tracker = manual()
   let called = false
-  await t.throwsAsync(tracker.guard(() => (called = true), { timeoutMs: 0 }), { code: 'ERR_OUT_OF_RANGE' })
+  await t.throwsAsync(
+    tracker.guard(() => (called = true), { timeoutMs: 0 }),
+    { code: 'ERR_OUT_OF_RANGE' },
+  )
   t.false(called)
 })
 
@@ -338,10 +372,13 @@ test('undefined options take their defaults', async (t) => {
 
 test('guard() detached from its tracker is a TypeError', async (t) => {
   const { guard } = manual()
-  await t.throwsAsync(guard(async () => 1), {
-    instanceOf: TypeError,
-    message: 'guard() must be called on an ErrorBudgetTracker, got undefined',
-  })
+  await t.throwsAsync(
+    guard(async () => 1),
+    {
+      instanceOf: TypeError,
+      message: 'guard() must be called on an ErrorBudgetTracker, got undefined',
+    },
+  )
 })
 
 test('a closed tracker: ERR_TRACKER_CLOSED, fn not called', async (t) => {

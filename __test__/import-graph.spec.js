@@ -62,5 +62,8 @@ test('the check finds a cycle where there is one', (t) => {
 test('no import circles in index.js, bin/ and lib/', (t) => {
   const graph = requireGraph()
   t.true(graph.get('index.js').includes('lib/tracker.js'))
-  t.deepEqual(cycles(graph).map((cycle) => cycle.join(' → ')), [])
+  t.deepEqual(
+    cycles(graph).map((cycle) => cycle.join(' → ')),
+    [],
+  )
 })

@@ -82,8 +82,28 @@ test('several pairs, one incident: one open, an escalation ticket → page, reso
   await delivered(tracker)
   t.deepEqual(incidents.map(brief), EXPECTED)
   // The per-pair events stay: every pair fired and resolved in each incident (a, leak, b order of firing).
-  t.deepEqual(pairs.filter(([kind]) => kind === 'alert').map(([, name, at]) => [name, at]), [['a', 135], ['leak', 136], ['b', 153], ['leak', 403], ['a', 415], ['b', 433]])
-  t.deepEqual(pairs.filter(([kind]) => kind === 'resolve').map(([, name, at]) => [name, at]), [['b', 164], ['a', 167], ['leak', 186], ['b', 444], ['a', 447], ['leak', 466]])
+  t.deepEqual(
+    pairs.filter(([kind]) => kind === 'alert').map(([, name, at]) => [name, at]),
+    [
+      ['a', 135],
+      ['leak', 136],
+      ['b', 153],
+      ['leak', 403],
+      ['a', 415],
+      ['b', 433],
+    ],
+  )
+  t.deepEqual(
+    pairs.filter(([kind]) => kind === 'resolve').map(([, name, at]) => [name, at]),
+    [
+      ['b', 164],
+      ['a', 167],
+      ['leak', 186],
+      ['b', 444],
+      ['a', 447],
+      ['leak', 466],
+    ],
+  )
   // The causing event's evidence and reason: a's 16 failures in its hour of 60 solves.
   t.like(incidents[0].evidence, { longWindowMs: 60 * M, longFailures: 16, longTotal: 60, shortFailures: 10, shortTotal: 10 })
   t.regex(incidents[0].reason, /^a: 16 failures in 60 solves/)
@@ -108,7 +128,11 @@ test("off('incident') removes the listener: no more incidents for it, the other 
   await firstOver
   t.is(tracker.off('incident', gone), tracker)
   t.is(tracker.off('incident', gone), tracker, 'removing it twice is harmless')
-  t.is(tracker.off('incident', () => {}), tracker, 'so is removing one never added')
+  t.is(
+    tracker.off('incident', () => {}),
+    tracker,
+    'so is removing one never added',
+  )
   replay(tracker, 300, 600)
   await delivered(tracker)
   t.deepEqual(removed, EXPECTED.slice(0, 2))
@@ -157,6 +181,9 @@ test("family.on('incident', (incident, labels)) gets each child's incidents with
   const child = family.labels({ site: 'x' })
   replay(child, 0, 200)
   await delivered(child)
-  t.deepEqual(seen, [['x', 1, 'open', 135], ['x', 1, 'resolved', 186]])
+  t.deepEqual(seen, [
+    ['x', 1, 'open', 135],
+    ['x', 1, 'resolved', 186],
+  ])
   family.close()
 })

@@ -55,7 +55,11 @@ test('a listener may call record() and report() re-entrantly', async (t) => {
   tracker.on('critical', (r) => seen.push(['critical', r.failures]))
   for (let i = 0; i < 3; i++) tracker.record(false, 1000)
   await waitForCalls(seen, 3)
-  t.deepEqual(seen, [['warning', 3], ['report', 'critical'], ['critical', 5]])
+  t.deepEqual(seen, [
+    ['warning', 3],
+    ['report', 'critical'],
+    ['critical', 5],
+  ])
   tracker.close()
 })
 

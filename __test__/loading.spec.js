@@ -17,7 +17,8 @@ const run = (args) =>
 // The modules a script has loaded, relative to the repository, from require.cache
 // (an ESM import of CommonJS goes through it too).
 const LOADED = `Object.keys(require.cache).map((f) => require('node:path').relative(${JSON.stringify(root)}, f))`
-const lazyParts = (files) => files.filter((f) => /^lib\/(solver|metrics|rules|prometheus|cli|replay)|node_modules\/(yaml|commander|cli-progress|prom-client)\//.test(f))
+const lazyParts = (files) =>
+  files.filter((f) => /^lib\/(solver|metrics|rules|prometheus|cli|replay)|node_modules\/(yaml|commander|cli-progress|prom-client)\//.test(f))
 
 test('require() of the package loads no solver, Prometheus, CLI or yaml code until one is used', async (t) => {
   const out = await run([

@@ -32,7 +32,11 @@ test('renderMetrics([{ tracker: family }, { tracker, name, labels }]): every HEL
   t.true(text.includes('captcha_budget_window_solves{name="solves",site="a.example",type="turnstile"} 10\n'))
   t.true(text.includes('captcha_budget_window_failures{name="checkout",site="all",type="all"} 1\n'))
   // Constant labels on a family's children; a closed family adds nothing.
-  t.true(renderMetrics([{ tracker: family, labels: { region: 'eu' } }]).includes('captcha_budget_window_solves{name="solves",region="eu",site="b.example",type="image"} 4\n'))
+  t.true(
+    renderMetrics([{ tracker: family, labels: { region: 'eu' } }]).includes(
+      'captcha_budget_window_solves{name="solves",region="eu",site="b.example",type="image"} 4\n',
+    ),
+  )
   const closed = new BudgetFamily({ labelNames: ['type'] })
   closed.close()
   t.deepEqual(series(renderMetrics([{ tracker: closed }, { tracker: checkout, ...all }])), series(checkout.metrics(all)))
@@ -40,23 +44,35 @@ test('renderMetrics([{ tracker: family }, { tracker, name, labels }]): every HEL
 
 test('renderMetrics with a family: bad sources are the same coded errors', (t) => {
   const { family, checkout } = budgets(t)
-  t.throws(() => renderMetrics([{ tracker: family, name: 'x' }]), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_VALUE', message: /unknown key 'name' in renderMetrics\(sources\): sources\[0\]; known keys: labels \(the name label is the family's\)/ })
-  t.throws(() => renderMetrics([{ tracker: family, labels: { site: 'x' } }]), { code: 'ERR_INVALID_ARG_VALUE', message: /'site' is one of the family's label names/ })
+  t.throws(() => renderMetrics([{ tracker: family, name: 'x' }]), {
+    instanceOf: TypeError,
+    code: 'ERR_INVALID_ARG_VALUE',
+    message: /unknown key 'name' in renderMetrics\(sources\): sources\[0\]; known keys: labels \(the name label is the family's\)/,
+  })
+  t.throws(() => renderMetrics([{ tracker: family, labels: { site: 'x' } }]), {
+    code: 'ERR_INVALID_ARG_VALUE',
+    message: /'site' is one of the family's label names/,
+  })
   // A tracker with the labels of one of the family's children.
   t.throws(() => renderMetrics([{ tracker: family }, { tracker: checkout, name: 'solves', labels: { type: 'image', site: 'b.example' } }]), {
     code: 'ERR_INVALID_ARG_VALUE',
     message: /sources\[1\]: another tracker already has the labels/,
   })
-  t.throws(() => renderMetrics([{ tracker: 5 }]), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE', message: 'renderMetrics(sources): sources[0].tracker must be an ErrorBudgetTracker or a BudgetFamily, got number' })
+  t.throws(() => renderMetrics([{ tracker: 5 }]), {
+    instanceOf: TypeError,
+    code: 'ERR_INVALID_ARG_TYPE',
+    message: 'renderMetrics(sources): sources[0].tracker must be an ErrorBudgetTracker or a BudgetFamily, got number',
+  })
 })
 
-test('registerMetrics: a tracker without the family\'s label names is refused with the labels to give it; with them it registers', async (t) => {
+test("registerMetrics: a tracker without the family's label names is refused with the labels to give it; with them it registers", async (t) => {
   const { family, checkout, all } = budgets(t)
   const registry = new Registry()
   registerMetrics(family, registry)
   t.throws(() => registerMetrics(checkout, registry, { name: 'checkout' }), {
     code: 'ERR_INVALID_ARG_VALUE',
-    message: "registerMetrics: trackers in one registry need the same label names; registered: [site,type], given: []; give this one labels: { site: 'all', type: 'all' } (docs/prometheus.md#several-budgets-in-one-scrape)",
+    message:
+      "registerMetrics: trackers in one registry need the same label names; registered: [site,type], given: []; give this one labels: { site: 'all', type: 'all' } (docs/prometheus.md#several-budgets-in-one-scrape)",
   })
   registerMetrics(checkout, registry, all)
   const text = await registry.getSingleMetricAsString('captcha_budget_window_solves')
@@ -68,7 +84,9 @@ test('registerMetrics: a tracker without the family\'s label names is refused wi
   // The other way round: the plain tracker first, then the family.
   const other = new Registry()
   registerMetrics(checkout, other, { name: 'checkout' })
-  t.throws(() => registerMetrics(family, other), { message: /registered: \[\], given: \[site,type\]; register the ones before with labels: \{ site: 'all', type: 'all' \}/ })
+  t.throws(() => registerMetrics(family, other), {
+    message: /registered: \[\], given: \[site,type\]; register the ones before with labels: \{ site: 'all', type: 'all' \}/,
+  })
 })
 
 withBinary(test, promtool)('promtool check metrics accepts a family and a tracker in one exposition', async (t) => {

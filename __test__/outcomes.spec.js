@@ -92,7 +92,10 @@ for (const [shape, rejection] of SHAPES) {
     const tracker = manual()
     await rejectionOf(tracker.guard(rejectWith(rejection), { provider: '2captcha' }))
     // The same shape with a caller's code is excluded: the code was read, not defaulted.
-    const callers = typeof rejection === 'string' ? 'ERROR_WRONG_USER_KEY' : JSON.parse(JSON.stringify(rejection).replaceAll('ERROR_CAPTCHA_UNSOLVABLE', 'ERROR_WRONG_USER_KEY'))
+    const callers =
+      typeof rejection === 'string'
+        ? 'ERROR_WRONG_USER_KEY'
+        : JSON.parse(JSON.stringify(rejection).replaceAll('ERROR_CAPTCHA_UNSOLVABLE', 'ERROR_WRONG_USER_KEY'))
     await rejectionOf(tracker.guard(rejectWith(callers), { provider: '2captcha' }))
     t.deepEqual(tracker.recorded, { successes: 0, failures: 1, excluded: 1, capacity: 0 })
   })
@@ -129,7 +132,10 @@ test("capacity holds the provider's next attempts for its published back-off, on
   }
   // 2Captcha: 5 s after ERROR_NO_SLOT_AVAILABLE — critical attempts too.
   tracker.advanceTo(5999)
-  const err = await t.throwsAsync(tracker.guard(fn, { provider: '2captcha', critical: true }), { instanceOf: ProviderBackoffError, code: 'ERR_PROVIDER_BACKOFF' })
+  const err = await t.throwsAsync(tracker.guard(fn, { provider: '2captcha', critical: true }), {
+    instanceOf: ProviderBackoffError,
+    code: 'ERR_PROVIDER_BACKOFF',
+  })
   t.like(err, { provider: '2captcha', providerCode: 'ERROR_NO_SLOT_AVAILABLE', retryAfterMs: 1 })
   t.false(called)
   // Another provider on the same tracker is not held.
@@ -143,7 +149,10 @@ test("2Captcha's ERROR_ZERO_BALANCE is excluded and still holds attempts 60 s", 
   const tracker = manual()
   await rejectionOf(tracker.guard(rejectWith({ error: '2captcha error: ERROR_ZERO_BALANCE' }), { provider: '2captcha' }))
   tracker.advanceTo(59_999)
-  const err = await t.throwsAsync(tracker.guard(async () => 'x', { provider: '2captcha' }), { instanceOf: ProviderBackoffError })
+  const err = await t.throwsAsync(
+    tracker.guard(async () => 'x', { provider: '2captcha' }),
+    { instanceOf: ProviderBackoffError },
+  )
   t.is(err.retryAfterMs, 1)
   tracker.advanceTo(60_000)
   t.is(await tracker.guard(async () => 'x', { provider: '2captcha' }), 'x')
@@ -152,9 +161,15 @@ test("2Captcha's ERROR_ZERO_BALANCE is excluded and still holds attempts 60 s", 
 test('guard options.provider: an unknown name is an ERR_INVALID_ARG_VALUE, nothing recorded', async (t) => {
   const tracker = manual()
   const known = "'captchaai', '2captcha', 'anticaptcha', 'capsolver', 'capmonster'"
-  const err = await t.throwsAsync(tracker.guard(async () => 1, { provider: 'deathbycaptcha' }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_VALUE' })
+  const err = await t.throwsAsync(
+    tracker.guard(async () => 1, { provider: 'deathbycaptcha' }),
+    { instanceOf: TypeError, code: 'ERR_INVALID_ARG_VALUE' },
+  )
   t.is(err.message, `guard options.provider must be one of ${known}, got 'deathbycaptcha'`)
-  const typeErr = await t.throwsAsync(tracker.guard(async () => 1, { provider: 2 }), { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE' })
+  const typeErr = await t.throwsAsync(
+    tracker.guard(async () => 1, { provider: 2 }),
+    { instanceOf: TypeError, code: 'ERR_INVALID_ARG_TYPE' },
+  )
   t.is(typeErr.message, `guard options.provider must be one of ${known}, got number`)
   t.deepEqual(tracker.recorded, { successes: 0, failures: 0, excluded: 0, capacity: 0 })
 })

@@ -13,9 +13,7 @@ const root = path.join(__dirname, '..')
 
 function run(file, args, options) {
   return new Promise((resolve) => {
-    execFile(file, args, { timeout: 60_000, ...options }, (error, stdout, stderr) =>
-      resolve({ code: error ? error.code : 0, stdout, stderr }),
-    )
+    execFile(file, args, { timeout: 60_000, ...options }, (error, stdout, stderr) => resolve({ code: error ? error.code : 0, stdout, stderr }))
   })
 }
 
@@ -39,7 +37,10 @@ test('npm pack --dry-run is let through: it lists what the package holds, docs/ 
   // Every page README links to is in the package, so its links work in node_modules.
   const linked = [...fs.readFileSync(path.join(root, 'README.md'), 'utf8').matchAll(/\]\(([^)#:\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1].replace(/\/$/, ''))
   t.true(linked.length > 10)
-  t.deepEqual(linked.filter((file) => !files.some((f) => f === file || f.startsWith(`${file}/`))), [])
+  t.deepEqual(
+    linked.filter((file) => !files.some((f) => f === file || f.startsWith(`${file}/`))),
+    [],
+  )
   t.false(fs.existsSync(path.join(root, `${name}-${version}.tgz`)))
 })
 
@@ -50,40 +51,49 @@ test('npm run pack:host is the host build, then this platform only', (t) => {
 
 // The packing half of `npm run pack:host` (its `npm run build` is the build this suite runs on),
 // then what docs/platforms.md tells a user: both tarballs into a project, offline, and require().
-nativeOnly('packs the native build of this machine')('pack:host writes the main and this platform\'s tarball; installed offline into a project, require() works', async (t) => {
-  t.timeout(180_000)
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'captcha-budget-pack-host-'))
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
-  const dist = path.join(dir, 'dist')
-  const packed = await run(process.execPath, ['scripts/pack-all.js', '--host', '--out', dist], { cwd: root })
-  t.is(packed.code, 0, packed.stderr)
-  const suffix = hostSuffix()
-  t.deepEqual(fs.readdirSync(dist).sort(), [`${name}-${suffix}-${version}.tgz`, `${name}-${version}.tgz`].sort())
-  t.deepEqual(packed.stdout.trim().split('\n').map((line) => path.basename(line)), [`${name}-${version}.tgz`, `${name}-${suffix}-${version}.tgz`])
-  // A project with the main package's own dependencies already there (as a registry would
-  // give them; this spec runs offline), then the two tarballs.
-  const project = path.join(dir, 'project')
-  fs.mkdirSync(path.join(project, 'node_modules'), { recursive: true })
-  fs.writeFileSync(path.join(project, 'package.json'), '{ "name": "first-day", "version": "1.0.0", "private": true }\n')
-  for (const dep of Object.keys(require('../package.json').dependencies)) {
-    fs.cpSync(path.join(root, 'node_modules', dep), path.join(project, 'node_modules', dep), { recursive: true })
-  }
-  const tarballs = fs.readdirSync(dist).map((f) => path.join(dist, f))
-  const installed = await run('npm', ['install', '--offline', '--no-audit', '--no-fund', ...tarballs], { cwd: project, timeout: 150_000 })
-  t.is(installed.code, 0, installed.stderr)
-  const env = { ...process.env }
-  delete env.NAPI_RS_NATIVE_LIBRARY_PATH
-  delete env.NAPI_RS_FORCE_WASI
-  const script = `const { ErrorBudgetTracker } = require('${name}')
+nativeOnly('packs the native build of this machine')(
+  "pack:host writes the main and this platform's tarball; installed offline into a project, require() works",
+  async (t) => {
+    t.timeout(180_000)
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'captcha-budget-pack-host-'))
+    t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+    const dist = path.join(dir, 'dist')
+    const packed = await run(process.execPath, ['scripts/pack-all.js', '--host', '--out', dist], { cwd: root })
+    t.is(packed.code, 0, packed.stderr)
+    const suffix = hostSuffix()
+    t.deepEqual(fs.readdirSync(dist).sort(), [`${name}-${suffix}-${version}.tgz`, `${name}-${version}.tgz`].sort())
+    t.deepEqual(
+      packed.stdout
+        .trim()
+        .split('\n')
+        .map((line) => path.basename(line)),
+      [`${name}-${version}.tgz`, `${name}-${suffix}-${version}.tgz`],
+    )
+    // A project with the main package's own dependencies already there (as a registry would
+    // give them; this spec runs offline), then the two tarballs.
+    const project = path.join(dir, 'project')
+    fs.mkdirSync(path.join(project, 'node_modules'), { recursive: true })
+    fs.writeFileSync(path.join(project, 'package.json'), '{ "name": "first-day", "version": "1.0.0", "private": true }\n')
+    for (const dep of Object.keys(require('../package.json').dependencies)) {
+      fs.cpSync(path.join(root, 'node_modules', dep), path.join(project, 'node_modules', dep), { recursive: true })
+    }
+    const tarballs = fs.readdirSync(dist).map((f) => path.join(dist, f))
+    const installed = await run('npm', ['install', '--offline', '--no-audit', '--no-fund', ...tarballs], { cwd: project, timeout: 150_000 })
+    t.is(installed.code, 0, installed.stderr)
+    const env = { ...process.env }
+    delete env.NAPI_RS_NATIVE_LIBRARY_PATH
+    delete env.NAPI_RS_FORCE_WASI
+    const script = `const { ErrorBudgetTracker } = require('${name}')
 const budget = new ErrorBudgetTracker({ targetRate: 0.95, windowMs: 3_600_000, clock: 'manual' })
 budget.recordMany(97, 3)
 console.log(budget.status, budget.report().budgetRemainingPct, require.resolve('${name}-${suffix}').includes('node_modules'))
 budget.close()`
-  const used = await run(process.execPath, ['-e', script], { cwd: project, env })
-  t.is(used.code, 0, used.stderr)
-  // 5 failures allowed in 100, 3 spent: 40 % left, under the 50 % warning threshold.
-  t.is(used.stdout, 'warning 40 true\n')
-})
+    const used = await run(process.execPath, ['-e', script], { cwd: project, env })
+    t.is(used.code, 0, used.stderr)
+    // 5 failures allowed in 100, 3 spent: 40 % left, under the 50 % warning threshold.
+    t.is(used.stdout, 'warning 40 true\n')
+  },
+)
 
 test('every target of package.json is named as napi-rs names its platform package (npm/<suffix>/)', (t) => {
   t.deepEqual(napi.targets.map(suffixOf).sort(), fs.readdirSync(path.join(root, 'npm')).sort())
@@ -101,7 +111,10 @@ test('a missing binary on a prebuilt platform names the optional dependency, how
   t.false(err.message.includes(`${name}-wasm32-wasi`), 'naming the WASI package makes npm check it against the real CPU (EBADPLATFORM)')
   t.false(err.message.includes('npm has a bug'))
   // Unpublished (a clone's version, or `npm install <clone folder>`), that install 404s: the last line says what works.
-  t.is(err.message.split('\n').at(-1), 'A version that is not published (a clone\'s build) comes from the clone instead: there, npm run pack:host, then npm install both tarballs it writes into dist/ (docs/platforms.md#a-build-that-is-not-published).')
+  t.is(
+    err.message.split('\n').at(-1),
+    "A version that is not published (a clone's build) comes from the clone instead: there, npm run pack:host, then npm install both tarballs it writes into dist/ (docs/platforms.md#a-build-that-is-not-published).",
+  )
 })
 
 test('on a platform without a prebuilt binary the error says to install the WASI build with --cpu=wasm32', (t) => {
@@ -116,7 +129,10 @@ test('on a platform without a prebuilt binary the error says to install the WASI
 test('in a clone without a build the error says npm run build', (t) => {
   const message = addonMissing(undefined, { suffix: 'linux-x64-gnu', clone: true }).message
   t.regex(message, /build it from source: npm run build/)
-  t.regex(message, /To use the clone's build in another project: npm run pack:host there, then npm install the two tarballs it writes into dist\/ \(docs\/platforms\.md#a-build-that-is-not-published\)/)
+  t.regex(
+    message,
+    /To use the clone's build in another project: npm run pack:host there, then npm install the two tarballs it writes into dist\/ \(docs\/platforms\.md#a-build-that-is-not-published\)/,
+  )
 })
 
 /** require() of the published files, without any platform package and outside the clone: the error's code and message lines. */

@@ -23,43 +23,49 @@ const locked = (file, owner) => ({
   message: `${file}: is in use by ${owner} (lock ${file}.lock): one tracker owns a persist path; close() the other first, or give each tracker its own path`,
 })
 
-require('./helpers/binding').nativeOnly('WASI has no file locks: a persist path is not locked there')('a second tracker on one persist path in this process is refused until the first closes', (t) => {
-  const file = path.join(tempDir(t), 'state.json')
-  const first = persisted(file)
-  first.recordMany(99, 1)
-  t.throws(() => persisted(file), locked(file, 'another tracker of this process'))
-  // restore(json, { persist }) too, and through a symlink to the same file.
-  t.throws(() => ErrorBudgetTracker.restore(first.snapshot(), { persist: { path: file } }), { code: 'ERR_PERSIST_LOCKED' })
-  fs.writeFileSync(file, '') // the symlink's target must exist to be resolved; the first tracker overwrites it
-  const link = path.join(path.dirname(file), 'link.json')
-  fs.symlinkSync(file, link)
-  t.throws(() => persisted(link), { code: 'ERR_PERSIST_LOCKED', message: new RegExp(`^${link}: is in use by another tracker of this process`) })
-  t.is(fs.readFileSync(`${file}.lock`, 'utf8'), `${process.pid}\n`)
-  first.close()
-  t.false(fs.existsSync(`${file}.lock`))
-  // The next owner starts from the first one's final save.
-  const second = persisted(file)
-  t.deepEqual([second.successes, second.failures], [99, 1])
-  second.close()
-})
+require('./helpers/binding').nativeOnly('WASI has no file locks: a persist path is not locked there')(
+  'a second tracker on one persist path in this process is refused until the first closes',
+  (t) => {
+    const file = path.join(tempDir(t), 'state.json')
+    const first = persisted(file)
+    first.recordMany(99, 1)
+    t.throws(() => persisted(file), locked(file, 'another tracker of this process'))
+    // restore(json, { persist }) too, and through a symlink to the same file.
+    t.throws(() => ErrorBudgetTracker.restore(first.snapshot(), { persist: { path: file } }), { code: 'ERR_PERSIST_LOCKED' })
+    fs.writeFileSync(file, '') // the symlink's target must exist to be resolved; the first tracker overwrites it
+    const link = path.join(path.dirname(file), 'link.json')
+    fs.symlinkSync(file, link)
+    t.throws(() => persisted(link), { code: 'ERR_PERSIST_LOCKED', message: new RegExp(`^${link}: is in use by another tracker of this process`) })
+    t.is(fs.readFileSync(`${file}.lock`, 'utf8'), `${process.pid}\n`)
+    first.close()
+    t.false(fs.existsSync(`${file}.lock`))
+    // The next owner starts from the first one's final save.
+    const second = persisted(file)
+    t.deepEqual([second.successes, second.failures], [99, 1])
+    second.close()
+  },
+)
 
-require('./helpers/binding').nativeOnly('WASI has no file locks: a persist path is not locked there')('a second process is refused, naming the owner; after a kill -9 the lock is taken over and the last save read', async (t) => {
-  const file = path.join(tempDir(t), 'state.json')
-  const child = fork(OWNER, [file, 'hold'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
-  t.teardown(() => child.kill('SIGKILL'))
-  await new Promise((resolve) => child.once('message', resolve))
-  t.throws(() => persisted(file), locked(file, `process ${child.pid}`))
-  // Nothing was written by the refused tracker: the owner's save stands.
-  t.is(JSON.parse(fs.readFileSync(file, 'utf8')).recorded.successes, 90)
-  child.kill('SIGKILL')
-  await new Promise((resolve) => child.once('exit', resolve))
-  // The lock file stays behind (nobody deleted it), but its lock died with the process.
-  t.is(fs.readFileSync(`${file}.lock`, 'utf8'), `${child.pid}\n`)
-  const next = persisted(file)
-  t.deepEqual([next.successes, next.failures], [90, 10])
-  t.is(fs.readFileSync(`${file}.lock`, 'utf8'), `${process.pid}\n`)
-  next.close()
-})
+require('./helpers/binding').nativeOnly('WASI has no file locks: a persist path is not locked there')(
+  'a second process is refused, naming the owner; after a kill -9 the lock is taken over and the last save read',
+  async (t) => {
+    const file = path.join(tempDir(t), 'state.json')
+    const child = fork(OWNER, [file, 'hold'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+    t.teardown(() => child.kill('SIGKILL'))
+    await new Promise((resolve) => child.once('message', resolve))
+    t.throws(() => persisted(file), locked(file, `process ${child.pid}`))
+    // Nothing was written by the refused tracker: the owner's save stands.
+    t.is(JSON.parse(fs.readFileSync(file, 'utf8')).recorded.successes, 90)
+    child.kill('SIGKILL')
+    await new Promise((resolve) => child.once('exit', resolve))
+    // The lock file stays behind (nobody deleted it), but its lock died with the process.
+    t.is(fs.readFileSync(`${file}.lock`, 'utf8'), `${child.pid}\n`)
+    const next = persisted(file)
+    t.deepEqual([next.successes, next.failures], [90, 10])
+    t.is(fs.readFileSync(`${file}.lock`, 'utf8'), `${process.pid}\n`)
+    next.close()
+  },
+)
 
 test('a lock file naming a process that no longer runs does not keep a tracker out', (t) => {
   const file = path.join(tempDir(t), 'state.json')
@@ -83,9 +89,7 @@ test('a full disk: the failed write leaves the previous snapshot whole and no te
   // fails part-way with EFBIG, as one on a full disk fails with ENOSPC.
   const { stdout, stderr } = await new Promise((resolve, reject) => {
     const script = `trap '' XFSZ; ulimit -f 16; exec "$0" "$@"`
-    execFile('/bin/sh', ['-c', script, process.execPath, OWNER, file, 'fill'], (err, stdout, stderr) =>
-      err ? reject(err) : resolve({ stdout, stderr }),
-    )
+    execFile('/bin/sh', ['-c', script, process.execPath, OWNER, file, 'fill'], (err, stdout, stderr) => (err ? reject(err) : resolve({ stdout, stderr })))
   })
   const out = JSON.parse(stdout)
   t.is(out.restored, 100)
@@ -98,5 +102,8 @@ test('a full disk: the failed write leaves the previous snapshot whole and no te
   // The exit hook tried once more and said so.
   t.regex(stderr, /the save at exit failed: .*File too large/)
   t.is(fs.readFileSync(file, 'utf8'), saved)
-  t.deepEqual(fs.readdirSync(dir).filter((name) => name.endsWith('.tmp')), [])
+  t.deepEqual(
+    fs.readdirSync(dir).filter((name) => name.endsWith('.tmp')),
+    [],
+  )
 })

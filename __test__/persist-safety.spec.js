@@ -74,11 +74,14 @@ test('with a SIGTERM listener of its own, the process saves and the listener dec
   t.deepEqual(recordedIn(file), { successes: 5, failures: 1 })
 })
 
-nativeOnly('on WASI a worker runs its own instance, and terminate() ends it without the final save')('a terminated worker saves its persisted tracker', async (t) => {
-  const file = path.join(tempDir(t), 'worker.json')
-  const result = await run([file, 'worker'])
-  t.deepEqual(result.saved, { successes: 0, failures: 4 })
-})
+nativeOnly('on WASI a worker runs its own instance, and terminate() ends it without the final save')(
+  'a terminated worker saves its persisted tracker',
+  async (t) => {
+    const file = path.join(tempDir(t), 'worker.json')
+    const result = await run([file, 'worker'])
+    t.deepEqual(result.saved, { successes: 0, failures: 4 })
+  },
+)
 
 test('a snapshot saved in the future (clock corrected since) is taken as saved now: nothing frozen, nothing lost', (t) => {
   // A manual-clock tracker 2 h ahead of the real clock: 40 successes + 3 failures.
@@ -153,18 +156,21 @@ nativeOnly('WASI has no non-blocking open, and this check is not run there')('a 
   t.deepEqual(out, [`ERR_PERSIST_WRITE ${fifo}: ${why}`, `ERR_PERSIST_WRITE ${dir}: ${why}`])
 })
 
-nativeOnly('WASI cannot ask whether another process still runs: temporary files are kept there')("temporary files left by killed processes are removed on start; a live process's are kept", (t) => {
-  const dir = tempDir(t)
-  const file = path.join(dir, 'budget.json')
-  // The highest pid Linux allows is 2^22; these cannot be running.
-  const stale = ['.budget.json.2147483646.0.tmp', '.budget.json.2147483645.17.tmp']
-  const live = `.budget.json.${process.pid}.999999.tmp`
-  for (const name of [...stale, live, '.other.json.2147483646.0.tmp']) fs.writeFileSync(path.join(dir, name), '{"torn')
-  const tracker = new ErrorBudgetTracker({ persist: { path: file } })
-  // budget.json.lock: the tracker's lock on the path (persist-owner.spec.js).
-  t.deepEqual(fs.readdirSync(dir).sort(), [live, '.other.json.2147483646.0.tmp', 'budget.json.lock'].sort())
-  tracker.close()
-})
+nativeOnly('WASI cannot ask whether another process still runs: temporary files are kept there')(
+  "temporary files left by killed processes are removed on start; a live process's are kept",
+  (t) => {
+    const dir = tempDir(t)
+    const file = path.join(dir, 'budget.json')
+    // The highest pid Linux allows is 2^22; these cannot be running.
+    const stale = ['.budget.json.2147483646.0.tmp', '.budget.json.2147483645.17.tmp']
+    const live = `.budget.json.${process.pid}.999999.tmp`
+    for (const name of [...stale, live, '.other.json.2147483646.0.tmp']) fs.writeFileSync(path.join(dir, name), '{"torn')
+    const tracker = new ErrorBudgetTracker({ persist: { path: file } })
+    // budget.json.lock: the tracker's lock on the path (persist-owner.spec.js).
+    t.deepEqual(fs.readdirSync(dir).sort(), [live, '.other.json.2147483646.0.tmp', 'budget.json.lock'].sort())
+    tracker.close()
+  },
+)
 
 test('with the manual clock, a persist file keeps its times: a replay continues where it stopped', (t) => {
   const file = path.join(tempDir(t), 'replay.json')

@@ -68,9 +68,17 @@ const damaged = [
   ['not JSON', () => 'snapshot', /^snapshot is not valid JSON/],
   ['wrong version', (j) => j.replace('"version":1', '"version":7'), /unsupported snapshot version 7 \(this build reads version 1\)/],
   ['negative count', (j) => j.replace('"dropped":1', '"dropped":-1'), /does not match the schema/],
-  ['sums that do not add up', (j) => j.replace('"totals":{"successes":40', '"totals":{"successes":41'), /totals \(41 successes, 3 failures\) do not match the buckets \(40 successes, 3 failures\)/],
+  [
+    'sums that do not add up',
+    (j) => j.replace('"totals":{"successes":40', '"totals":{"successes":41'),
+    /totals \(41 successes, 3 failures\) do not match the buckets \(40 successes, 3 failures\)/,
+  ],
   ['bucket outside the window', (j) => j.replace('"startMs":200', '"startMs":-300'), /bucket startMs -300 is outside the window \(-300, 700\]/],
-  ['status that contradicts the counts', (j) => j.replace('"lastStatus":"exhausted"', '"lastStatus":"healthy"'), /lastStatus 'healthy' does not match the buckets, which give 'exhausted'/],
+  [
+    'status that contradicts the counts',
+    (j) => j.replace('"lastStatus":"exhausted"', '"lastStatus":"healthy"'),
+    /lastStatus 'healthy' does not match the buckets, which give 'exhausted'/,
+  ],
 ]
 for (const [what, damage, message] of damaged) {
   test(`a ${what} snapshot is ERR_SNAPSHOT_INVALID`, (t) => {

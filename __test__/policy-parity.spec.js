@@ -21,7 +21,12 @@ const DAY = 24 * HOUR
 const SCRAPE_MS = 15_000
 const EVAL_MS = 60_000
 const TOLERANCE_MS = 2 * EVAL_MS
-const ALERT = { 'fast-burn': 'CaptchaBudgetFastBurn', 'budget-spend': 'CaptchaBudgetBudgetSpend', 'slow-burn': 'CaptchaBudgetSlowBurn', 'budget-leak': 'CaptchaBudgetBudgetLeak' }
+const ALERT = {
+  'fast-burn': 'CaptchaBudgetFastBurn',
+  'budget-spend': 'CaptchaBudgetBudgetSpend',
+  'slow-burn': 'CaptchaBudgetSlowBurn',
+  'budget-leak': 'CaptchaBudgetBudgetLeak',
+}
 
 // Two streams of solves, the k-th at 3 s + k × the spacing (never on a scrape's
 // instant); whether solve k fails, by phase:
@@ -147,13 +152,25 @@ for (const scenario of SCENARIOS) {
       tests.push({
         expr: `count_over_time((${started} unless ${started} offset 1m)[${END_MS / 1000}s:1m])`,
         eval_time: `${END_MS / 1000}s`,
-        exp_samples: list.length === 0 ? [] : [{ labels: `{alertname="${alertname}",alertstate="firing",name="${SLO.name}",pair="${pair}",severity="${pair === 'budget-leak' ? 'ticket' : 'page'}",slo="${SLO.id}"}`, value: list.length }],
+        exp_samples:
+          list.length === 0
+            ? []
+            : [
+                {
+                  labels: `{alertname="${alertname}",alertstate="firing",name="${SLO.name}",pair="${pair}",severity="${pair === 'budget-leak' ? 'ticket' : 'page'}",slo="${SLO.id}"}`,
+                  value: list.length,
+                },
+              ],
       })
     }
 
     const dir = tempDir(t)
     fs.writeFileSync(path.join(dir, 'rules.yml'), prometheusRules(SLO, { scrapeIntervalMs: SCRAPE_MS, evaluationIntervalMs: EVAL_MS }))
-    const file = { rule_files: ['rules.yml'], evaluation_interval: `${EVAL_MS / 1000}s`, tests: [{ interval: `${SCRAPE_MS / 1000}s`, input_series: inputSeries(solves, END_MS), promql_expr_test: tests }] }
+    const file = {
+      rule_files: ['rules.yml'],
+      evaluation_interval: `${EVAL_MS / 1000}s`,
+      tests: [{ interval: `${SCRAPE_MS / 1000}s`, input_series: inputSeries(solves, END_MS), promql_expr_test: tests }],
+    }
     fs.writeFileSync(path.join(dir, 'test.yml'), toYaml(file) + '\n')
     const result = await run(promtool, ['test', 'rules', path.join(dir, 'test.yml')], { timeout: 580_000 })
     t.is(result.code, 0, (result.stdout + result.stderr).slice(0, 6000))

@@ -25,12 +25,28 @@ withBinary(test, prometheus)('a real Prometheus scraping two workers: the fleet 
 
   const workers = { a: await startWorker(t, 'turnstile', TARGET, WINDOW_MS), b: await startWorker(t, 'turnstile', TARGET, WINDOW_MS) }
   const rules = await cli([
-    'rules', '--name', 'turnstile', '--target', String(TARGET), '--window', WINDOW, '--scrape-interval', '1s',
-    '--alerts', '[{"name":"fleet-burn","severity":"page","longWindowMs":60000,"shortWindowMs":5000,"burnRate":2}]',
-    '-o', path.join(dir, 'rules.yml'),
+    'rules',
+    '--name',
+    'turnstile',
+    '--target',
+    String(TARGET),
+    '--window',
+    WINDOW,
+    '--scrape-interval',
+    '1s',
+    '--alerts',
+    '[{"name":"fleet-burn","severity":"page","longWindowMs":60000,"shortWindowMs":5000,"burnRate":2}]',
+    '-o',
+    path.join(dir, 'rules.yml'),
   ])
   t.is(rules.code, 0, rules.stderr)
-  const { api, query } = await startPrometheus(t, dir, Object.values(workers).map((w) => w.port), 'rules.yml', deadline)
+  const { api, query } = await startPrometheus(
+    t,
+    dir,
+    Object.values(workers).map((w) => w.port),
+    'rules.yml',
+    deadline,
+  )
   const single = async (promql, time) => {
     const result = await query(promql, time)
     return result.length === 1 ? result[0].value : undefined
@@ -114,5 +130,8 @@ withBinary(test, prometheus)('a real Prometheus scraping two workers: the fleet 
   const loaded = groups.flatMap((g) => g.rules)
   // 3 windows (5s, 1m, 10m) × 4, the fixed-name window burn rates (one rule), 7 per SLO; 1 alert and the absent-source one.
   t.is(loaded.length, 3 * 4 + 1 + 7 + 2)
-  t.deepEqual(loaded.filter((r) => r.health !== 'ok').map((r) => `${r.name}: ${r.lastError}`), [])
+  t.deepEqual(
+    loaded.filter((r) => r.health !== 'ok').map((r) => `${r.name}: ${r.lastError}`),
+    [],
+  )
 })

@@ -76,7 +76,7 @@ test('metrics(): the exposition of a hand-worked tracker, line by line', (t) => 
       '# HELP captcha_budget_insufficient_data 1 while the tracker has too few events to judge (no alert can fire).',
       '# TYPE captcha_budget_insufficient_data gauge',
       `captcha_budget_insufficient_data{${l}} 0`,
-      "# HELP captcha_budget_guard_attempts_total Solve attempts tracker.guard() admitted (ran) or refused (while the budget was exhausted: throttled or refused) in this process.",
+      '# HELP captcha_budget_guard_attempts_total Solve attempts tracker.guard() admitted (ran) or refused (while the budget was exhausted: throttled or refused) in this process.',
       '# TYPE captcha_budget_guard_attempts_total counter',
       `captcha_budget_guard_attempts_total{${l},decision="admitted"} 0`, // no guard() ran on it
       `captcha_budget_guard_attempts_total{${l},decision="refused"} 0`,
@@ -129,7 +129,10 @@ test('renderMetrics: several trackers share a scrape, each family once; label va
   const a = sampleTracker()
   const b = new ErrorBudgetTracker({ targetRate: 0.9, clock: 'manual', alerts: [] })
   b.record(false, 0)
-  const text = renderMetrics([{ tracker: a, name: 'turnstile' }, { tracker: b, name: 'image "v2"\\\n' }])
+  const text = renderMetrics([
+    { tracker: a, name: 'turnstile' },
+    { tracker: b, name: 'image "v2"\\\n' },
+  ])
   t.is(text.match(/^# TYPE captcha_budget_window_solves gauge$/gm).length, 1)
   t.true(text.includes('captcha_budget_window_solves{name="turnstile"} 100\ncaptcha_budget_window_solves{name="image \\"v2\\"\\\\\\n"} 1\n'))
   t.true(text.includes('captcha_budget_objective_ratio{name="image \\"v2\\"\\\\\\n"} 0.9\n'))
@@ -142,7 +145,10 @@ withBinary(test, promtool)('promtool check metrics accepts the exposition (and f
   if (!promtool) return
   const a = sampleTracker()
   const b = new ErrorBudgetTracker({ clock: 'manual' })
-  const text = renderMetrics([{ tracker: a, name: 'turnstile', labels: { region: 'eu' } }, { tracker: b, name: 'recaptcha "v3"', labels: { region: 'us' } }])
+  const text = renderMetrics([
+    { tracker: a, name: 'turnstile', labels: { region: 'eu' } },
+    { tracker: b, name: 'recaptcha "v3"', labels: { region: 'us' } },
+  ])
   const ok = await run(promtool, ['check', 'metrics'], { input: text })
   t.is(ok.code, 0, ok.stdout + ok.stderr)
   t.is(ok.stdout + ok.stderr, '')
@@ -153,19 +159,43 @@ withBinary(test, promtool)('promtool check metrics accepts the exposition (and f
 })
 
 const badOptions = [
-  [() => sampleTracker().metrics({ labels: { 'bad-name': 'x' } }), TypeError,
-    "metrics(options): options.labels: 'bad-name' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)", 'ERR_INVALID_ARG_VALUE'],
-  [() => sampleTracker().metrics({ labels: { __meta: 'x' } }), TypeError, "metrics(options): options.labels: '__meta' is not a Prometheus label name", 'ERR_INVALID_ARG_VALUE'],
+  [
+    () => sampleTracker().metrics({ labels: { 'bad-name': 'x' } }),
+    TypeError,
+    "metrics(options): options.labels: 'bad-name' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)",
+    'ERR_INVALID_ARG_VALUE',
+  ],
+  [
+    () => sampleTracker().metrics({ labels: { __meta: 'x' } }),
+    TypeError,
+    "metrics(options): options.labels: '__meta' is not a Prometheus label name",
+    'ERR_INVALID_ARG_VALUE',
+  ],
   [() => sampleTracker().metrics({ labels: { outcome: 'x' } }), TypeError, "metrics(options): options.labels: 'outcome' is reserved", 'ERR_INVALID_ARG_VALUE'],
   [() => sampleTracker().metrics({ labels: { region: 1 } }), TypeError, 'metrics(options): options.labels.region must be a string, got number'],
   [() => sampleTracker().metrics({ name: '' }), TypeError, 'metrics(options): options.name must be a non-empty string, got string'],
-  [() => sampleTracker().metrics({ nmae: 'x' }), TypeError, "unknown key 'nmae' in metrics(options): options; known keys: name, labels", 'ERR_INVALID_ARG_VALUE'],
+  [
+    () => sampleTracker().metrics({ nmae: 'x' }),
+    TypeError,
+    "unknown key 'nmae' in metrics(options): options; known keys: name, labels",
+    'ERR_INVALID_ARG_VALUE',
+  ],
   [() => sampleTracker().metrics('turnstile'), TypeError, 'metrics(options): options must be an object, got string'],
   [() => ErrorBudgetTracker.prototype.metrics.call({}), TypeError, 'metrics(): this must be an ErrorBudgetTracker, got object'],
   [() => renderMetrics('x'), TypeError, 'renderMetrics(sources): sources must be an array, got string'],
   [() => renderMetrics([{ tracker: {} }]), TypeError, 'renderMetrics(sources): sources[0].tracker must be an ErrorBudgetTracker or a BudgetFamily, got object'],
-  [() => { const a = sampleTracker(); return renderMetrics([{ tracker: a, name: 'x' }, { tracker: sampleTracker(), name: 'x' }]) }, TypeError,
-    'renderMetrics(sources): sources[1]: another tracker already has the labels {"name":"x"}; give each a distinct name', 'ERR_INVALID_ARG_VALUE'],
+  [
+    () => {
+      const a = sampleTracker()
+      return renderMetrics([
+        { tracker: a, name: 'x' },
+        { tracker: sampleTracker(), name: 'x' },
+      ])
+    },
+    TypeError,
+    'renderMetrics(sources): sources[1]: another tracker already has the labels {"name":"x"}; give each a distinct name',
+    'ERR_INVALID_ARG_VALUE',
+  ],
 ]
 // [call, error class, message, code (default: by class)]
 for (const [call, errorClass, message, code] of badOptions) {
@@ -177,8 +207,16 @@ for (const [call, errorClass, message, code] of badOptions) {
 }
 
 // Sample lines (not comments), sorted: prom-client puts blank lines between families.
-const samples = (text) => text.split('\n').filter((line) => line && !line.startsWith('#')).sort()
-const comments = (text) => text.split('\n').filter((line) => line.startsWith('#')).sort()
+const samples = (text) =>
+  text
+    .split('\n')
+    .filter((line) => line && !line.startsWith('#'))
+    .sort()
+const comments = (text) =>
+  text
+    .split('\n')
+    .filter((line) => line.startsWith('#'))
+    .sort()
 
 test('registerMetrics: the same series through a prom-client Registry; nothing in the global one', async (t) => {
   const globalBefore = await globalRegistry.metrics()
@@ -209,14 +247,18 @@ test('registerMetrics: bad registry, duplicate tracker, other label names, a cla
     instanceOf: TypeError,
     message: 'registerMetrics(tracker, registry): registry must be a prom-client Registry (new Registry(), or register for the global one), got undefined',
   })
-  t.throws(() => registerMetrics({}, new Registry()), { instanceOf: TypeError, message: 'registerMetrics(tracker, registry): tracker must be an ErrorBudgetTracker, got object' })
+  t.throws(() => registerMetrics({}, new Registry()), {
+    instanceOf: TypeError,
+    message: 'registerMetrics(tracker, registry): tracker must be an ErrorBudgetTracker, got object',
+  })
   const registry = new Registry()
   const unregister = registerMetrics(tracker, registry, { name: 'x' })
   t.throws(() => registerMetrics(sampleTracker(), registry, { name: 'x' }), {
     message: 'registerMetrics: a tracker with the labels {"name":"x"} is already registered in this registry',
   })
   t.throws(() => registerMetrics(sampleTracker(), registry, { name: 'y', labels: { region: 'eu' } }), {
-    message: "registerMetrics: trackers in one registry need the same label names; registered: [], given: [region]; register the ones before with labels: { region: 'all' } (docs/prometheus.md#several-budgets-in-one-scrape)",
+    message:
+      "registerMetrics: trackers in one registry need the same label names; registered: [], given: [region]; register the ones before with labels: { region: 'all' } (docs/prometheus.md#several-budgets-in-one-scrape)",
   })
   unregister()
   t.deepEqual(registry.getMetricsAsArray(), [])
@@ -224,5 +266,8 @@ test('registerMetrics: bad registry, duplicate tracker, other label names, a cla
   const taken = new Registry()
   new Gauge({ name: 'captcha_budget_status', help: 'mine', registers: [taken] })
   t.throws(() => registerMetrics(tracker, taken), { message: /captcha_budget_status has already been registered/ })
-  t.deepEqual(taken.getMetricsAsArray().map((m) => m.name), ['captcha_budget_status'])
+  t.deepEqual(
+    taken.getMetricsAsArray().map((m) => m.name),
+    ['captcha_budget_status'],
+  )
 })

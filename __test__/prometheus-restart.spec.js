@@ -90,24 +90,34 @@ test('kill -9 and a restart from the persist file: the counter resets to zero, n
   const file = path.join(dir, 'budget.json')
   // Scrapes of one series across three processes, each killed after it printed.
   const scrapes = []
-  for (const [successes, failures] of [[20, 3], [5, 0], [8, 2]]) {
+  for (const [successes, failures] of [
+    [20, 3],
+    [5, 0],
+    [8, 2],
+  ]) {
     const worker = startWorker(file, successes, failures)
     const out = await worker.line
     await kill(worker.child)
     scrapes.push(out)
   }
   // Each process restored what the previous one saved (its records but the last failure)…
-  t.deepEqual(scrapes.map((s) => s.restored), [
-    { successes: 0, failures: 0, excluded: 0, capacity: 0 },
-    { successes: 20, failures: 3, excluded: 0, capacity: 0 },
-    { successes: 25, failures: 3, excluded: 0, capacity: 0 },
-  ])
+  t.deepEqual(
+    scrapes.map((s) => s.restored),
+    [
+      { successes: 0, failures: 0, excluded: 0, capacity: 0 },
+      { successes: 20, failures: 3, excluded: 0, capacity: 0 },
+      { successes: 25, failures: 3, excluded: 0, capacity: 0 },
+    ],
+  )
   // …and exported only its own: the recordMany plus the one failure after the save.
-  t.deepEqual(scrapes.map((s) => s.exported), [
-    { successes: 20, failures: 4 },
-    { successes: 5, failures: 1 },
-    { successes: 8, failures: 3 },
-  ])
+  t.deepEqual(
+    scrapes.map((s) => s.exported),
+    [
+      { successes: 20, failures: 4 },
+      { successes: 5, failures: 1 },
+      { successes: 8, failures: 3 },
+    ],
+  )
   // Never down-but-not-to-zero: every drop is a new process counting from zero.
   for (let i = 1; i < scrapes.length; i++) {
     for (const k of ['successes', 'failures']) {

@@ -34,7 +34,10 @@ function inputSeries(instances, minutes, name = 'turnstile') {
       ok.push(ok.at(-1) + s)
       failed.push(failed.at(-1) + f)
     }
-    for (const [outcome, values] of [['success', ok], ['failure', failed]]) {
+    for (const [outcome, values] of [
+      ['success', ok],
+      ['failure', failed],
+    ]) {
       input.push({ series: `captcha_budget_solves_total{name="${name}",outcome="${outcome}",instance="${instance}"}`, values: values.join(' ') })
     }
   }
@@ -142,11 +145,11 @@ const SCENARIOS = [
     instances: { a: (k) => (k % 10 !== 0 ? [0, 0] : k >= 610 && k <= 650 ? [0, 1] : [1, 0]) },
     firing: { 650: [], 651: [], 660: [], 700: [], 720: [] },
     values: [
-      [650, 'captcha_budget:burn_rate:ratio_rate1h', (5 / 6) / 0.05],
+      [650, 'captcha_budget:burn_rate:ratio_rate1h', 5 / 6 / 0.05],
       [650, 'captcha_budget:burn_rate:ratio_rate5m', 20],
       [650, 'captcha_budget:solve_failures:increase1h', 5],
       [650, 'captcha_budget:solves:increase1h', 6],
-      [720, 'captcha_budget:burn_rate:ratio_rate5h', (5 / 30) / 0.05],
+      [720, 'captcha_budget:burn_rate:ratio_rate5h', 5 / 30 / 0.05],
     ],
   },
   {
@@ -215,16 +218,18 @@ withBinary(test.serial, promtool)('two SLOs on one source stay apart: their own 
       {
         eval_time: '60m',
         alertname: FAST,
-        exp_alerts: [{
-          exp_labels: { name: 'turnstile', slo: 'turnstile-99', severity: 'page', pair: 'fast-burn' },
-          exp_annotations: {
-            // $value: the 1 h burn rate, 0.2 / 0.01.
-            summary: 'turnstile-99: the CAPTCHA error budget burns 20x the sustainable rate (fast-burn, threshold 14.4x)',
-            description:
-              'The burn rate of turnstile-99 (source turnstile, SLO 99% over 30d) is 20 over 1h and above 14.4 over 5m, across all instances, ' +
-              'with at least 5 failures in 1h: at 14.4x, 2% of the budget goes in 1h, all of it in 2.08d.',
+        exp_alerts: [
+          {
+            exp_labels: { name: 'turnstile', slo: 'turnstile-99', severity: 'page', pair: 'fast-burn' },
+            exp_annotations: {
+              // $value: the 1 h burn rate, 0.2 / 0.01.
+              summary: 'turnstile-99: the CAPTCHA error budget burns 20x the sustainable rate (fast-burn, threshold 14.4x)',
+              description:
+                'The burn rate of turnstile-99 (source turnstile, SLO 99% over 30d) is 20 over 1h and above 14.4 over 5m, across all instances, ' +
+                'with at least 5 failures in 1h: at 14.4x, 2% of the budget goes in 1h, all of it in 2.08d.',
+            },
           },
-        }],
+        ],
       },
     ],
     promql_expr_test: [
@@ -262,13 +267,16 @@ withBinary(test.serial, promtool)('an absent source alerts after 10 minutes, a p
       {
         eval_time: '10m',
         alertname: 'CaptchaBudgetSourceAbsent',
-        exp_alerts: [{
-          exp_labels: { name: 'turnstile', slo: 'turnstile-95-30d', severity: 'ticket' },
-          exp_annotations: {
-            summary: "turnstile-95-30d: no captcha_budget_solves_total{name='turnstile'} series for 10m",
-            description: 'No instance exposes the solve counter of turnstile: the SLO turnstile-95-30d cannot be judged (workers down, scrape failing, or a renamed source).',
+        exp_alerts: [
+          {
+            exp_labels: { name: 'turnstile', slo: 'turnstile-95-30d', severity: 'ticket' },
+            exp_annotations: {
+              summary: "turnstile-95-30d: no captcha_budget_solves_total{name='turnstile'} series for 10m",
+              description:
+                'No instance exposes the solve counter of turnstile: the SLO turnstile-95-30d cannot be judged (workers down, scrape failing, or a renamed source).',
+            },
           },
-        }],
+        ],
       },
     ],
   })
@@ -288,46 +296,56 @@ withBinary(test.serial, promtool)('routing: the labels and annotations of the SL
   // 14.4 × 1 h of 30 d: 2 % of the budget; 30 d / 14.4 = 2.08 d.
   const result = await promtoolTest(t, prometheusRules({ ...TURNSTILE, alerting }), {
     input_series: inputSeries({ a: (k) => [0, k === 70 ? 10 : 0] }, 71),
-    alert_rule_test: [{
-      eval_time: '70m',
-      alertname: FAST,
-      exp_alerts: [{
-        exp_labels: { name: 'turnstile', slo: 'turnstile-95-30d', severity: 'critical', pair: 'fast-burn', team: 'captcha', routing_key: 'captcha-oncall' },
-        exp_annotations: {
-          summary: 'turnstile-95-30d: the CAPTCHA error budget burns 20x the sustainable rate (fast-burn, threshold 14.4x)',
-          description:
-            'The burn rate of turnstile-95-30d (source turnstile, SLO 95% over 30d) is 20 over 1h and above 14.4 over 5m, across all instances, ' +
-            'with at least 5 failures in 1h: at 14.4x, 2% of the budget goes in 1h, all of it in 2.08d.',
-          runbook_url: 'https://runbooks.example/captcha',
-        },
-      }],
-    }],
+    alert_rule_test: [
+      {
+        eval_time: '70m',
+        alertname: FAST,
+        exp_alerts: [
+          {
+            exp_labels: { name: 'turnstile', slo: 'turnstile-95-30d', severity: 'critical', pair: 'fast-burn', team: 'captcha', routing_key: 'captcha-oncall' },
+            exp_annotations: {
+              summary: 'turnstile-95-30d: the CAPTCHA error budget burns 20x the sustainable rate (fast-burn, threshold 14.4x)',
+              description:
+                'The burn rate of turnstile-95-30d (source turnstile, SLO 95% over 30d) is 20 over 1h and above 14.4 over 5m, across all instances, ' +
+                'with at least 5 failures in 1h: at 14.4x, 2% of the budget goes in 1h, all of it in 2.08d.',
+              runbook_url: 'https://runbooks.example/captcha',
+            },
+          },
+        ],
+      },
+    ],
   })
   t.is(result.code, 0, result.output)
 })
 
-withBinary(test.serial, promtool)('period rules: exact reads the counters; optimised sums recorded 5 min increases (ratio exact, counts short by the first 5 min)', async (t) => {
-  t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
-  if (!promtool) return
-  // 100 solves/min, 2 failing, for 120 minutes. Exact: 12 000 solves, ratio 0.02.
-  // Optimised, at a 1m evaluation interval: the 5 min increase is 100, 200, 300,
-  // 400 at minutes 1–4 (the counters start at 0), 500 from minute 5 on:
-  // (1000 + 116 × 500) × 1m / 5m = 11 800 solves; failures the same × 0.02, so
-  // the ratio is 0.02 as the exact one.
-  const input = inputSeries({ a: () => [98, 2] }, 120)
-  const exact = await promtoolTest(t, prometheusRules(TURNSTILE), {
-    input_series: input,
-    promql_expr_test: valueTests('turnstile-95-30d', [[120, 'captcha_budget:solves:increase30d', 12000], [120, 'captcha_budget:solve_error:ratio_rate30d', 0.02]]),
-  })
-  t.is(exact.code, 0, exact.output)
-  const optimised = await promtoolTest(t, prometheusRules(TURNSTILE, { periodRules: 'optimised' }), {
-    input_series: input,
-    promql_expr_test: valueTests('turnstile-95-30d', [
-      [120, 'captcha_budget:solves:increase30d', 11800],
-      [120, 'captcha_budget:solve_failures:increase30d', 236],
-      [120, 'captcha_budget:solve_error:ratio_rate30d', 0.02],
-      [120, 'captcha_budget:error_budget_remaining:ratio', 0.6],
-    ]),
-  })
-  t.is(optimised.code, 0, optimised.output)
-})
+withBinary(test.serial, promtool)(
+  'period rules: exact reads the counters; optimised sums recorded 5 min increases (ratio exact, counts short by the first 5 min)',
+  async (t) => {
+    t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
+    if (!promtool) return
+    // 100 solves/min, 2 failing, for 120 minutes. Exact: 12 000 solves, ratio 0.02.
+    // Optimised, at a 1m evaluation interval: the 5 min increase is 100, 200, 300,
+    // 400 at minutes 1–4 (the counters start at 0), 500 from minute 5 on:
+    // (1000 + 116 × 500) × 1m / 5m = 11 800 solves; failures the same × 0.02, so
+    // the ratio is 0.02 as the exact one.
+    const input = inputSeries({ a: () => [98, 2] }, 120)
+    const exact = await promtoolTest(t, prometheusRules(TURNSTILE), {
+      input_series: input,
+      promql_expr_test: valueTests('turnstile-95-30d', [
+        [120, 'captcha_budget:solves:increase30d', 12000],
+        [120, 'captcha_budget:solve_error:ratio_rate30d', 0.02],
+      ]),
+    })
+    t.is(exact.code, 0, exact.output)
+    const optimised = await promtoolTest(t, prometheusRules(TURNSTILE, { periodRules: 'optimised' }), {
+      input_series: input,
+      promql_expr_test: valueTests('turnstile-95-30d', [
+        [120, 'captcha_budget:solves:increase30d', 11800],
+        [120, 'captcha_budget:solve_failures:increase30d', 236],
+        [120, 'captcha_budget:solve_error:ratio_rate30d', 0.02],
+        [120, 'captcha_budget:error_budget_remaining:ratio', 0.6],
+      ]),
+    })
+    t.is(optimised.code, 0, optimised.output)
+  },
+)

@@ -32,12 +32,18 @@ const summed = (kind, range) => `sum_over_time(captcha_budget:${kind}:increase1m
 
 test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the policy as alerts, all labelled with the SLO', (t) => {
   const { groups } = ruleGroups(SLO)
-  t.deepEqual(groups.map((g) => g.name), [`captcha-budget-${ID}`])
+  t.deepEqual(
+    groups.map((g) => g.name),
+    [`captcha-budget-${ID}`],
+  )
   const records = groups[0].rules.filter((r) => r.record)
   t.true(SPANS.length > 0)
   for (const w of WINDOWS) {
     for (const family of ['solve_error:ratio_rate', 'burn_rate:ratio_rate', 'solves:increase', 'solve_failures:increase']) {
-      t.true(records.some((r) => r.record === `captcha_budget:${family}${w}`), `${family}${w}`)
+      t.true(
+        records.some((r) => r.record === `captcha_budget:${family}${w}`),
+        `${family}${w}`,
+      )
     }
   }
   // Every recording carries the SLO's identity next to the source's name.
@@ -50,7 +56,11 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
   for (const family of ['recovery_span_solves:increase', 'recovery_span_failures:increase', 'recovery_span:seconds']) {
     t.deepEqual(labelled(byName(`captcha_budget:${family}`)[0].expr, 'span'), SPANS, family)
   }
-  t.true(byName('captcha_budget:recovery_span:seconds')[0].expr.startsWith(`label_replace(vector(${policyOf(SLO, 15_000).recoverySpansMs[0] / 1000}), "span", "${SPANS[0]}", "", "")`))
+  t.true(
+    byName('captcha_budget:recovery_span:seconds')[0].expr.startsWith(
+      `label_replace(vector(${policyOf(SLO, 15_000).recoverySpansMs[0] / 1000}), "span", "${SPANS[0]}", "", "")`,
+    ),
+  )
   t.deepEqual(byName('captcha_budget:slo_info')[0].labels, { slo: ID, name: 'turnstile', objective: '0.95', period: '30d' })
   t.is(byName('captcha_budget:error_budget:ratio')[0].expr, 'vector(0.05)')
   t.is(byName('captcha_budget:current_burn_rate:ratio')[0].expr, `captcha_budget:burn_rate:ratio_rate5m{slo="${ID}"}`)
@@ -67,57 +77,104 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
   t.is(byName('captcha_budget:solve_failures:increase30d')[0].expr, summed('solve_failures', '719h59m30s'))
   // Shorter windows read the counters.
   t.is(byName('captcha_budget:solves:increase50m')[0].expr, 'sum by (name) (increase(captcha_budget_solves_total{name="turnstile"}[50m]))')
-  t.is(byName('captcha_budget:solve_error:ratio_rate1h')[0].expr, `captcha_budget:solve_failures:increase1h{slo="${ID}"}\n/\ncaptcha_budget:solves:increase1h{slo="${ID}"}`)
+  t.is(
+    byName('captcha_budget:solve_error:ratio_rate1h')[0].expr,
+    `captcha_budget:solve_failures:increase1h{slo="${ID}"}\n/\ncaptcha_budget:solves:increase1h{slo="${ID}"}`,
+  )
   // The pieces are one evaluation interval each: the group runs at that interval.
   t.is(groups[0].interval, '1m')
   const warmUp = (w) => `ignoring(slo) sum by (name) (captcha_budget_solves_total{name="turnstile"} offset ${w})`
   t.deepEqual(
     alertsOf(groups).map((r) => [r.alert, r.labels.severity, r.labels.pair, r.for, r.keep_firing_for, fireConditions(r.expr)]),
     [
-      ['CaptchaBudgetFastBurn', 'page', 'fast-burn', undefined, undefined, [
-        `captcha_budget:burn_rate:ratio_rate1h{slo="${ID}"} > 14.4`,
-        `captcha_budget:burn_rate:ratio_rate5m{slo="${ID}"} > 14.4`,
-        `captcha_budget:solve_failures:increase1h{slo="${ID}"} >= 5`,
-        `captcha_budget:solves:increase1h{slo="${ID}"} >= 10`,
-        warmUp('1h'),
-      ]],
-      ['CaptchaBudgetBudgetSpend', 'page', 'budget-spend', undefined, undefined, [
-        `captcha_budget:burn_rate:ratio_rate10h{slo="${ID}"} > 2`,
-        `captcha_budget:burn_rate:ratio_rate50m{slo="${ID}"} > 2`,
-        `captcha_budget:solve_failures:increase10h{slo="${ID}"} >= 5`,
-        `captcha_budget:solves:increase10h{slo="${ID}"} >= 10`,
-        `captcha_budget:solve_failures:increase10h{slo="${ID}"} >= 0.2 * 0.05 * captcha_budget:solves:increase30d{slo="${ID}"}`,
-        warmUp('180h'),
-      ]],
-      ['CaptchaBudgetSlowBurn', 'page', 'slow-burn', undefined, undefined, [
-        `captcha_budget:burn_rate:ratio_rate60h{slo="${ID}"} > 3`,
-        `captcha_budget:burn_rate:ratio_rate5h{slo="${ID}"} > 3`,
-        `captcha_budget:solve_failures:increase60h{slo="${ID}"} >= 5`,
-        `captcha_budget:solves:increase60h{slo="${ID}"} >= 10`,
-        warmUp('60h'),
-      ]],
-      ['CaptchaBudgetBudgetLeak', 'ticket', 'budget-leak', undefined, undefined, [
-        `captcha_budget:burn_rate:ratio_rate180h{slo="${ID}"} > 1.5`,
-        `captcha_budget:burn_rate:ratio_rate15h{slo="${ID}"} > 1.5`,
-        `captcha_budget:solve_failures:increase180h{slo="${ID}"} >= 5`,
-        `captcha_budget:solves:increase180h{slo="${ID}"} >= 10`,
-        warmUp('180h'),
-      ]],
+      [
+        'CaptchaBudgetFastBurn',
+        'page',
+        'fast-burn',
+        undefined,
+        undefined,
+        [
+          `captcha_budget:burn_rate:ratio_rate1h{slo="${ID}"} > 14.4`,
+          `captcha_budget:burn_rate:ratio_rate5m{slo="${ID}"} > 14.4`,
+          `captcha_budget:solve_failures:increase1h{slo="${ID}"} >= 5`,
+          `captcha_budget:solves:increase1h{slo="${ID}"} >= 10`,
+          warmUp('1h'),
+        ],
+      ],
+      [
+        'CaptchaBudgetBudgetSpend',
+        'page',
+        'budget-spend',
+        undefined,
+        undefined,
+        [
+          `captcha_budget:burn_rate:ratio_rate10h{slo="${ID}"} > 2`,
+          `captcha_budget:burn_rate:ratio_rate50m{slo="${ID}"} > 2`,
+          `captcha_budget:solve_failures:increase10h{slo="${ID}"} >= 5`,
+          `captcha_budget:solves:increase10h{slo="${ID}"} >= 10`,
+          `captcha_budget:solve_failures:increase10h{slo="${ID}"} >= 0.2 * 0.05 * captcha_budget:solves:increase30d{slo="${ID}"}`,
+          warmUp('180h'),
+        ],
+      ],
+      [
+        'CaptchaBudgetSlowBurn',
+        'page',
+        'slow-burn',
+        undefined,
+        undefined,
+        [
+          `captcha_budget:burn_rate:ratio_rate60h{slo="${ID}"} > 3`,
+          `captcha_budget:burn_rate:ratio_rate5h{slo="${ID}"} > 3`,
+          `captcha_budget:solve_failures:increase60h{slo="${ID}"} >= 5`,
+          `captcha_budget:solves:increase60h{slo="${ID}"} >= 10`,
+          warmUp('60h'),
+        ],
+      ],
+      [
+        'CaptchaBudgetBudgetLeak',
+        'ticket',
+        'budget-leak',
+        undefined,
+        undefined,
+        [
+          `captcha_budget:burn_rate:ratio_rate180h{slo="${ID}"} > 1.5`,
+          `captcha_budget:burn_rate:ratio_rate15h{slo="${ID}"} > 1.5`,
+          `captcha_budget:solve_failures:increase180h{slo="${ID}"} >= 5`,
+          `captcha_budget:solves:increase180h{slo="${ID}"} >= 10`,
+          warmUp('180h'),
+        ],
+      ],
       ['CaptchaBudgetSourceAbsent', 'ticket', undefined, '10m', undefined, ['absent(captcha_budget_solves_total{name="turnstile"})']],
     ],
   )
   // Each pair is held while firing (its own ALERTS series) until recovered: the long window at half the threshold, …
   const pairs = alertsOf(groups).slice(0, 4)
   // The fewest solves a span needs (the binomial test at 0.01 %, worked out in Python): 10, 88, 57, 119.
-  for (const [a, long, resolve, minSolves] of [[pairs[0], '1h', 7.2, 10], [pairs[1], '10h', 1, 88], [pairs[2], '60h', 1.5, 57], [pairs[3], '180h', 0.75, 119]]) {
+  for (const [a, long, resolve, minSolves] of [
+    [pairs[0], '1h', 7.2, 10],
+    [pairs[1], '10h', 1, 88],
+    [pairs[2], '60h', 1.5, 57],
+    [pairs[3], '180h', 0.75, 119],
+  ]) {
     const firing = `ALERTS{alertname="${a.alert}",alertstate="firing",slo="${ID}"}`
-    t.true(a.expr.includes(`captcha_budget:burn_rate:ratio_rate${long}{slo="${ID}"} and ignoring(alertname, alertstate, severity, pair) ${firing}\nunless (`), a.alert)
+    t.true(
+      a.expr.includes(`captcha_budget:burn_rate:ratio_rate${long}{slo="${ID}"} and ignoring(alertname, alertstate, severity, pair) ${firing}\nunless (`),
+      a.alert,
+    )
     const failuresAllowed = Number((resolve * 0.05).toPrecision(12))
     t.true(a.expr.includes(`(\ncaptcha_budget:solves:increase${long}{slo="${ID}"} >= ${minSolves}\nand `), a.alert)
-    t.true(a.expr.includes(`captcha_budget:solve_failures:increase${long}{slo="${ID}"} <= ${failuresAllowed} * captcha_budget:solves:increase${long}{slo="${ID}"}`), a.alert)
+    t.true(
+      a.expr.includes(`captcha_budget:solve_failures:increase${long}{slo="${ID}"} <= ${failuresAllowed} * captcha_budget:solves:increase${long}{slo="${ID}"}`),
+      a.alert,
+    )
     // … or any recovery span holding that many solves and passing, once this firing episode is as old as it.
     t.true(a.expr.includes(`captcha_budget:recovery_span_solves:increase{slo="${ID}"} >= ${minSolves}\nand `), a.alert)
-    t.true(a.expr.includes(`captcha_budget:recovery_span_failures:increase{slo="${ID}"} <= ${failuresAllowed} * captcha_budget:recovery_span_solves:increase{slo="${ID}"}`), a.alert)
+    t.true(
+      a.expr.includes(
+        `captcha_budget:recovery_span_failures:increase{slo="${ID}"} <= ${failuresAllowed} * captcha_budget:recovery_span_solves:increase{slo="${ID}"}`,
+      ),
+      a.alert,
+    )
     t.true(a.expr.includes(`<= on(slo, name) group_left() (time() - ALERTS_FOR_STATE{alertname="${a.alert}",slo="${ID}"})`), a.alert)
   }
   // Below 281 solves slow-burn's spans also pass the binomial test at its 3× (15 % failing): at most
@@ -125,15 +182,27 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
   // looked up in a table keyed by the span's failures.
   const table = records.find((r) => r.record === 'captcha_budget:recovery_solves_needed' && r.labels.pair === 'slow-burn')
   const entries = [...table.expr.matchAll(/vector\((\d+)\), "failures", "(\d+)"/g)].map((m) => [Number(m[2]), Number(m[1])])
-  t.deepEqual(entries.slice(0, 5), [[0, 57], [1, 73], [2, 87], [3, 100], [4, 112]])
+  t.deepEqual(entries.slice(0, 5), [
+    [0, 57],
+    [1, 73],
+    [2, 87],
+    [3, 100],
+    [4, 112],
+  ])
   const n = 'round(captcha_budget:solves:increase60h{slo="' + ID + '"})'
-  t.true(pairs[2].expr.includes(
-    `(\n  ${n} >= 281\n  or ${n} >= on(slo, name) (\n    count_values by (slo, name) ("failures", round(captcha_budget:solve_failures:increase60h{slo="${ID}"}))\n` +
-      `    * on(slo, failures) group_left captcha_budget:recovery_solves_needed{slo="${ID}",pair="slow-burn"}\n  )\n)`,
-  ))
+  t.true(
+    pairs[2].expr.includes(
+      `(\n  ${n} >= 281\n  or ${n} >= on(slo, name) (\n    count_values by (slo, name) ("failures", round(captcha_budget:solve_failures:increase60h{slo="${ID}"}))\n` +
+        `    * on(slo, failures) group_left captcha_budget:recovery_solves_needed{slo="${ID}",pair="slow-burn"}\n  )\n)`,
+    ),
+  )
   // Readable: no line of the file over 400 characters, grouped or not.
   for (const grouping of [undefined, ['type', 'site']]) {
-    t.true(prometheusRules({ ...SLO, grouping }).split('\n').every((line) => line.length <= 400))
+    t.true(
+      prometheusRules({ ...SLO, grouping })
+        .split('\n')
+        .every((line) => line.length <= 400),
+    )
   }
 })
 
@@ -146,13 +215,30 @@ test("the Prometheus policy is the tracker's: a window under 4 scrape intervals 
   const pairs = (slo, scrapeMs) => prometheusPolicy(slo, scrapeMs).map((p) => [p.name, p.longWindowMs / 1000, p.shortWindowMs / 1000, p.burnRate])
   // 24 h (2 s buckets): 2 min / 10 s, 20 min / 100 s, 2 h / 10 min, 6 h / 30 min;
   // at a 15 s scrape only fast-burn's 10 s is under 4 scrapes: 1 min.
-  t.deepEqual(pairs({ ...SLO, windowMs: DAY }, 15_000), [['fast-burn', 120, 60, 14.4], ['budget-spend', 1200, 100, 2], ['slow-burn', 7200, 600, 3], ['budget-leak', 21_600, 1800, 1.5]])
+  t.deepEqual(pairs({ ...SLO, windowMs: DAY }, 15_000), [
+    ['fast-burn', 120, 60, 14.4],
+    ['budget-spend', 1200, 100, 2],
+    ['slow-burn', 7200, 600, 3],
+    ['budget-leak', 21_600, 1800, 1.5],
+  ])
   // At a 1-minute scrape the short windows are at least 4 min, the long ones at least their short one.
-  t.deepEqual(pairs({ ...SLO, windowMs: DAY }, 60_000), [['fast-burn', 240, 240, 14.4], ['budget-spend', 1200, 240, 2], ['slow-burn', 7200, 600, 3], ['budget-leak', 21_600, 1800, 1.5]])
+  t.deepEqual(pairs({ ...SLO, windowMs: DAY }, 60_000), [
+    ['fast-burn', 240, 240, 14.4],
+    ['budget-spend', 1200, 240, 2],
+    ['slow-burn', 7200, 600, 3],
+    ['budget-leak', 21_600, 1800, 1.5],
+  ])
   // 90 %: every solve failing burns 10×, so 14.4 could never fire: left out, as the tracker leaves it out.
-  t.deepEqual(pairs({ ...SLO, targetRate: 0.9 }, 15_000).map((p) => p[0]), ['budget-spend', 'slow-burn', 'budget-leak'])
+  t.deepEqual(
+    pairs({ ...SLO, targetRate: 0.9 }, 15_000).map((p) => p[0]),
+    ['budget-spend', 'slow-burn', 'budget-leak'],
+  )
   // Where no window is lengthened, pair for pair the tracker's policy in force, gates and all.
-  for (const [targetRate, windowMs] of [[0.95, 30 * DAY], [0.9, 7 * DAY], [0.999, 30 * DAY]]) {
+  for (const [targetRate, windowMs] of [
+    [0.95, 30 * DAY],
+    [0.9, 7 * DAY],
+    [0.999, 30 * DAY],
+  ]) {
     const tracker = new ErrorBudgetTracker({ targetRate, windowMs })
     t.deepEqual(prometheusPolicy({ ...SLO, targetRate, windowMs }, 15_000), tracker.alertPolicy)
     tracker.close()
@@ -161,10 +247,13 @@ test("the Prometheus policy is the tracker's: a window under 4 scrape intervals 
   const hour = { ...SLO, windowMs: 3_600_000, resolutionMs: 1000 }
   t.throws(() => prometheusRules({ ...hour, alerts: custom }), {
     code: 'ERR_OUT_OF_RANGE',
-    message: "prometheusRules(slo): slo.alerts[0].shortWindowMs (5s) must be at least 4 scrape intervals (1m): a shorter rate() range holds too few samples to ever fire",
+    message:
+      'prometheusRules(slo): slo.alerts[0].shortWindowMs (5s) must be at least 4 scrape intervals (1m): a shorter rate() range holds too few samples to ever fire',
   })
   t.notThrows(() => prometheusRules({ ...hour, alerts: custom }, { scrapeIntervalMs: 1000 }))
-  t.throws(() => prometheusRules({ ...SLO, windowMs: 30_000 }), { message: 'prometheusRules(slo): slo.windowMs (30s) must be at least 4 scrape intervals (1m)' })
+  t.throws(() => prometheusRules({ ...SLO, windowMs: 30_000 }), {
+    message: 'prometheusRules(slo): slo.windowMs (30s) must be at least 4 scrape intervals (1m)',
+  })
 })
 
 // Issue 25: a page resolves within 60 minutes of an outage's end, and the rules
@@ -194,16 +283,25 @@ test('page resets: no pair has for: or keep_firing_for, for every period from 6 
 test('--min-events and minEvents of custom pairs add their conditions; alerts: [] leaves the absent alert only', (t) => {
   const alerts = [{ name: 'outage', severity: 'page', longWindowMs: 3_600_000, shortWindowMs: 300_000, burnRate: 10, minEvents: 50 }]
   const { groups } = ruleGroups({ ...SLO, id: 'x', windowMs: DAY, minEvents: 100, minFailures: 0, alerts })
-  t.deepEqual(alertsOf(groups).map((r) => [r.alert, r.expr.split('\nand\n')]), [
-    ['CaptchaBudgetOutage', [
-      'captcha_budget:burn_rate:ratio_rate1h{slo="x"} > 10',
-      'captcha_budget:burn_rate:ratio_rate5m{slo="x"} > 10',
-      'captcha_budget:solves:increase1h{slo="x"} >= 50',
-      'captcha_budget:solves:increase1d{slo="x"} >= 100',
-    ]],
-    ['CaptchaBudgetSourceAbsent', ['absent(captcha_budget_solves_total{name="turnstile"})']],
-  ])
-  t.deepEqual(alertsOf(ruleGroups({ ...SLO, alerts: [] }).groups).map((r) => r.alert), ['CaptchaBudgetSourceAbsent'])
+  t.deepEqual(
+    alertsOf(groups).map((r) => [r.alert, r.expr.split('\nand\n')]),
+    [
+      [
+        'CaptchaBudgetOutage',
+        [
+          'captcha_budget:burn_rate:ratio_rate1h{slo="x"} > 10',
+          'captcha_budget:burn_rate:ratio_rate5m{slo="x"} > 10',
+          'captcha_budget:solves:increase1h{slo="x"} >= 50',
+          'captcha_budget:solves:increase1d{slo="x"} >= 100',
+        ],
+      ],
+      ['CaptchaBudgetSourceAbsent', ['absent(captcha_budget_solves_total{name="turnstile"})']],
+    ],
+  )
+  t.deepEqual(
+    alertsOf(ruleGroups({ ...SLO, alerts: [] }).groups).map((r) => r.alert),
+    ['CaptchaBudgetSourceAbsent'],
+  )
 })
 
 test('routing: labels and annotations per SLO and per severity; a severity can be disabled', (t) => {
@@ -215,13 +313,16 @@ test('routing: labels and annotations per SLO and per severity; a severity can b
     ticket: { disable: true },
   }
   const alerts = alertsOf(ruleGroups({ ...SLO, alerting }).groups)
-  t.deepEqual(alerts.map((a) => [a.alert, a.labels]), [
-    ['TurnstileFastBurn', { slo: ID, severity: 'critical', pair: 'fast-burn', team: 'captcha' }],
-    ['TurnstileBudgetSpend', { slo: ID, severity: 'critical', pair: 'budget-spend', team: 'captcha' }],
-    ['TurnstileSlowBurn', { slo: ID, severity: 'critical', pair: 'slow-burn', team: 'captcha' }],
-    // The absent alert stays: it says the SLO cannot be judged at all.
-    ['TurnstileSourceAbsent', { slo: ID, severity: 'ticket', team: 'captcha' }],
-  ])
+  t.deepEqual(
+    alerts.map((a) => [a.alert, a.labels]),
+    [
+      ['TurnstileFastBurn', { slo: ID, severity: 'critical', pair: 'fast-burn', team: 'captcha' }],
+      ['TurnstileBudgetSpend', { slo: ID, severity: 'critical', pair: 'budget-spend', team: 'captcha' }],
+      ['TurnstileSlowBurn', { slo: ID, severity: 'critical', pair: 'slow-burn', team: 'captcha' }],
+      // The absent alert stays: it says the SLO cannot be judged at all.
+      ['TurnstileSourceAbsent', { slo: ID, severity: 'ticket', team: 'captcha' }],
+    ],
+  )
   t.true(alerts.every((a) => a.annotations.runbook_url === 'https://runbooks.example/captcha'))
 })
 
@@ -239,7 +340,10 @@ test('two SLOs in one call need distinct ids', (t) => {
     code: 'ERR_INVALID_ARG_VALUE',
     message: `prometheusRules(slo): two SLOs have the id '${ID}': give each its own slo.id`,
   })
-  t.deepEqual(ruleGroups([SLO, { ...SLO, targetRate: 0.99 }]).groups.map((g) => g.name), [`captcha-budget-${ID}`, 'captcha-budget-turnstile-99-30d'])
+  t.deepEqual(
+    ruleGroups([SLO, { ...SLO, targetRate: 0.99 }]).groups.map((g) => g.name),
+    [`captcha-budget-${ID}`, 'captcha-budget-turnstile-99-30d'],
+  )
 })
 
 withBinary(test, promtool)('the CLI writes rules that promtool check rules accepts (stdout, -o, both formats, optimised period)', async (t) => {
@@ -317,13 +421,35 @@ const badInput = [
   [['--name', 'x', '--target', '0.95', '--window', '30d', '--alerts', '[{'], '--alerts: not valid JSON: '],
   [['--name', 'x', '--target', '0.95', '--window', '30d', '--spec', 'x.yaml'], '--name cannot be given with --spec (the file describes the SLOs)'],
   // The tracker's own checks, with the field named as in prometheusRules(slo).
-  [['--name', 'x', '--target', '0.95', '--window', '30d', '--alerts',
-    '[{"name":"x","severity":"page","longWindowMs":3600000,"shortWindowMs":300000,"burnRate":20}]'],
-    "invalid SLO: slo.alerts[0].burnRate must be in (0, 20): a 95% SLO burns at most 20× (every event failing), got 20"],
+  [
+    [
+      '--name',
+      'x',
+      '--target',
+      '0.95',
+      '--window',
+      '30d',
+      '--alerts',
+      '[{"name":"x","severity":"page","longWindowMs":3600000,"shortWindowMs":300000,"burnRate":20}]',
+    ],
+    'invalid SLO: slo.alerts[0].burnRate must be in (0, 20): a 95% SLO burns at most 20× (every event failing), got 20',
+  ],
   [['--name', 'x', '--target', '0.95', '--window', '30d', '--alerts', '[{"name":"x"}]'], 'invalid SLO: slo.alerts[0].severity is required'],
-  [['--name', 'x', '--target', '0.95', '--window', '1h', '--resolution', '1s', '--alerts',
-    '[{"name":"x","severity":"page","longWindowMs":600000,"shortWindowMs":30000,"burnRate":10}]'],
-    "invalid SLO: slo.alerts[0].shortWindowMs (30s) must be at least 4 scrape intervals (1m)"],
+  [
+    [
+      '--name',
+      'x',
+      '--target',
+      '0.95',
+      '--window',
+      '1h',
+      '--resolution',
+      '1s',
+      '--alerts',
+      '[{"name":"x","severity":"page","longWindowMs":600000,"shortWindowMs":30000,"burnRate":10}]',
+    ],
+    'invalid SLO: slo.alerts[0].shortWindowMs (30s) must be at least 4 scrape intervals (1m)',
+  ],
 ]
 for (const [args, message] of badInput) {
   test(`bad input exits 2: ${message.slice(0, 90)}`, async (t) => {
@@ -338,24 +464,47 @@ for (const [args, message] of badInput) {
 // rules without a word, and messages name slo's fields, not the tracker config's.
 const badSlo = [
   [null, TypeError, 'prometheusRules(slo): slo must be an object, got null'],
-  [{ ...SLO, minEvent: 100 }, TypeError,
-    "prometheusRules(slo): unknown key 'minEvent' in slo; known keys: id, name, targetRate, windowMs, alerts, minEvents, minFailures, resolutionMs, labels, alerting, description, grouping, sli", 'ERR_INVALID_ARG_VALUE'],
+  [
+    { ...SLO, minEvent: 100 },
+    TypeError,
+    "prometheusRules(slo): unknown key 'minEvent' in slo; known keys: id, name, targetRate, windowMs, alerts, minEvents, minFailures, resolutionMs, labels, alerting, description, grouping, sli",
+    'ERR_INVALID_ARG_VALUE',
+  ],
   [{ targetRate: 0.95, windowMs: DAY }, TypeError, 'prometheusRules(slo): slo.name must be a non-empty string without control characters, got undefined'],
   [{ ...SLO, id: '' }, TypeError, 'prometheusRules(slo): slo.id must be a non-empty string without control characters, got ""'],
   [{ name: 'x', windowMs: DAY }, TypeError, 'prometheusRules(slo): slo.targetRate is required', 'ERR_INVALID_ARG_VALUE'],
   [{ ...SLO, targetRate: '0.95' }, TypeError, 'prometheusRules(slo): slo.targetRate must be a number, got string'],
-  [{ ...SLO, targetRate: 1 }, RangeError,
-    'prometheusRules(slo): slo.targetRate must be in (0, 1) for rules (a 100% target leaves no error budget to burn), got 1'],
+  [
+    { ...SLO, targetRate: 1 },
+    RangeError,
+    'prometheusRules(slo): slo.targetRate must be in (0, 1) for rules (a 100% target leaves no error budget to burn), got 1',
+  ],
   [{ ...SLO, windowMs: 0 }, RangeError, 'prometheusRules(slo): slo.windowMs must be a positive integer of milliseconds, got 0'],
   [{ ...SLO, minFailures: -1 }, RangeError, 'prometheusRules(slo): slo.minFailures must be a non-negative integer, got -1'],
-  [{ ...SLO, labels: { slo: 'x' } }, TypeError,
-    "prometheusRules(slo): slo.labels: 'slo' is set by the rules (reserved: slo, name, pair, window, outcome, alertname, alertstate, objective, period, description)", 'ERR_INVALID_ARG_VALUE'],
-  [{ ...SLO, labels: { 'team-name': 'x' } }, TypeError,
-    "prometheusRules(slo): slo.labels: 'team-name' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)", 'ERR_INVALID_ARG_VALUE'],
-  [{ ...SLO, alerting: { page: { label: {} } } }, TypeError, "prometheusRules(slo): unknown key 'label' in slo.alerting.page; known keys: labels, annotations, disable", 'ERR_INVALID_ARG_VALUE'],
+  [
+    { ...SLO, labels: { slo: 'x' } },
+    TypeError,
+    "prometheusRules(slo): slo.labels: 'slo' is set by the rules (reserved: slo, name, pair, window, outcome, alertname, alertstate, objective, period, description)",
+    'ERR_INVALID_ARG_VALUE',
+  ],
+  [
+    { ...SLO, labels: { 'team-name': 'x' } },
+    TypeError,
+    "prometheusRules(slo): slo.labels: 'team-name' is not a Prometheus label name ([a-zA-Z_][a-zA-Z0-9_]*, no leading __)",
+    'ERR_INVALID_ARG_VALUE',
+  ],
+  [
+    { ...SLO, alerting: { page: { label: {} } } },
+    TypeError,
+    "prometheusRules(slo): unknown key 'label' in slo.alerting.page; known keys: labels, annotations, disable",
+    'ERR_INVALID_ARG_VALUE',
+  ],
   [{ ...SLO, alerting: { annotations: { summary: 1 } } }, TypeError, 'prometheusRules(slo): slo.alerting.annotations.summary must be a string, got number'],
-  [{ ...SLO, alerting: { name: 'Turnstile alerts' } }, TypeError,
-    'prometheusRules(slo): slo.alerting.name must be an alert name ([a-zA-Z_][a-zA-Z0-9_]*), got "Turnstile alerts"'],
+  [
+    { ...SLO, alerting: { name: 'Turnstile alerts' } },
+    TypeError,
+    'prometheusRules(slo): slo.alerting.name must be an alert name ([a-zA-Z_][a-zA-Z0-9_]*), got "Turnstile alerts"',
+  ],
   [{ ...SLO, alerts: [{ name: 'x' }] }, TypeError, 'prometheusRules(slo): slo.alerts[0].severity is required', 'ERR_INVALID_ARG_VALUE'],
 ]
 // [slo, error class, message, code (default: by class)]
@@ -375,7 +524,7 @@ test('an unknown option exits 2 too', async (t) => {
 test('loading the package loads no YAML or CLI code; prometheusRules loads it on first use', async (t) => {
   const script = [
     "require('captcha-error-budget')",
-    "const loaded = () => Object.keys(require.cache).filter((f) => /node_modules[\\\\/](yaml|commander)[\\\\/]|lib[\\\\/](rules|cli|slo)/.test(f)).length",
+    'const loaded = () => Object.keys(require.cache).filter((f) => /node_modules[\\\\/](yaml|commander)[\\\\/]|lib[\\\\/](rules|cli|slo)/.test(f)).length',
     'const before = loaded()',
     "require('captcha-error-budget').prometheusRules({ name: 'x', targetRate: 0.9, windowMs: 86400000 })",
     'console.log(before, loaded() > 0)',

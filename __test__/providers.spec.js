@@ -58,7 +58,17 @@ test("the issue's examples: the same code, different meanings", (t) => {
   t.is(PROVIDERS['2captcha'].codes.ERROR_NO_SLOT_AVAILABLE[2], 5000)
   t.is(PROVIDERS['2captcha'].codes.ERROR_ZERO_BALANCE[2], 60_000)
   // The caller-side codes the yes/no classifier missed are excluded at 2Captcha.
-  for (const code of ['ERROR_WRONG_GOOGLEKEY', 'ERROR_DOMAIN_NOT_ALLOWED', 'ERROR_EMPTY_ACTION', 'ERROR_TOKEN_EXPIRED', 'ERROR_IP_ADDRES', 'ERROR_PROXY_CONNECTION_FAILED', 'MAX_USER_TURN', 'ERROR: 1001', 'ERROR: 1005']) {
+  for (const code of [
+    'ERROR_WRONG_GOOGLEKEY',
+    'ERROR_DOMAIN_NOT_ALLOWED',
+    'ERROR_EMPTY_ACTION',
+    'ERROR_TOKEN_EXPIRED',
+    'ERROR_IP_ADDRES',
+    'ERROR_PROXY_CONNECTION_FAILED',
+    'MAX_USER_TURN',
+    'ERROR: 1001',
+    'ERROR: 1005',
+  ]) {
     t.is(outcome('2captcha', code), 'excluded', code)
   }
 })

@@ -12,17 +12,7 @@ const { ReferenceTracker, STATUSES } = require('./helpers/reference-tracker.js')
 const { noMoreDeliveries, waitForCalls } = require('./helpers/deliveries.js')
 const { prng } = require('../scripts/prng.js') // mulberry32
 
-const GETTERS = [
-  'total',
-  'successes',
-  'failures',
-  'currentRate',
-  'budgetTotal',
-  'budgetRemaining',
-  'remainingFraction',
-  'burnRate',
-  'status',
-]
+const GETTERS = ['total', 'successes', 'failures', 'currentRate', 'budgetTotal', 'budgetRemaining', 'remainingFraction', 'burnRate', 'status']
 
 function getters(tracker) {
   const out = {}
@@ -390,7 +380,7 @@ const HAND_CASES = [
 ]
 
 for (const c of HAND_CASES) {
-  test(`hand-computed: ${c.name} (manual clock)`, t => {
+  test(`hand-computed: ${c.name} (manual clock)`, (t) => {
     const tracker = new ErrorBudgetTracker({ ...c.config, clock: 'manual' })
     try {
       recordMany(tracker, c.successes, c.failures, 0)
@@ -408,7 +398,7 @@ for (const c of HAND_CASES) {
     t.deepEqual(ref.report(), c.report)
   })
 
-  test(`hand-computed: ${c.name} (real clock, no atMs)`, t => {
+  test(`hand-computed: ${c.name} (real clock, no atMs)`, (t) => {
     const tracker = new ErrorBudgetTracker(c.config)
     try {
       recordMany(tracker, c.successes, c.failures)
@@ -424,7 +414,7 @@ for (const c of HAND_CASES) {
   })
 }
 
-test('hand-computed: an event counts while now - t < windowMs, exactly', t => {
+test('hand-computed: an event counts while now - t < windowMs, exactly', (t) => {
   const tracker = new ErrorBudgetTracker({ windowMs: 1000, resolutionMs: 100, clock: 'manual' })
   try {
     tracker.record(false, 500)
@@ -456,7 +446,7 @@ test('hand-computed: an event counts while now - t < windowMs, exactly', t => {
   }
 })
 
-test('dropped: an event older than the window is not counted and increments report().dropped', t => {
+test('dropped: an event older than the window is not counted and increments report().dropped', (t) => {
   // windowMs 1000 → default resolution max(1, floor(1000 / 43200)) = 1 ms.
   const tracker = new ErrorBudgetTracker({ windowMs: 1000, clock: 'manual' })
   const ref = new ReferenceTracker({ windowMs: 1000 }, { now: () => 5000 })
@@ -523,8 +513,8 @@ async function usageScenario(t, clockConfig, atFor) {
   const got = []
   const want = []
   for (const status of watched) {
-    tracker.on(status, report => got.push({ status, report }))
-    ref.on(status, report => want.push({ status, report }))
+    tracker.on(status, (report) => got.push({ status, report }))
+    ref.on(status, (report) => want.push({ status, report }))
   }
   try {
     const seq = usageSequence()
@@ -540,18 +530,24 @@ async function usageScenario(t, clockConfig, atFor) {
     // (not watched), warning at the 2nd new failure (308 events), exhausted
     // at the 10th (16 failures > 316 × 0.050000000000000044 = 15.8).
     t.deepEqual(
-      want.map(c => c.status),
+      want.map((c) => c.status),
       ['warning', 'exhausted', 'warning', 'warning', 'exhausted'],
     )
     t.deepEqual(
-      want.map(c => [c.report.total, c.report.failures]),
-      [[103, 3], [106, 6], [134, 6], [308, 8], [316, 16]],
+      want.map((c) => [c.report.total, c.report.failures]),
+      [
+        [103, 3],
+        [106, 6],
+        [134, 6],
+        [308, 8],
+        [316, 16],
+      ],
     )
     await waitForCalls(got, want.length)
     await noMoreDeliveries(got) // nothing more arrives
     t.is(got.length, want.length)
     t.deepEqual(
-      got.map(c => ({ status: c.status, report: withoutExtras(c.report) })),
+      got.map((c) => ({ status: c.status, report: withoutExtras(c.report) })),
       want,
     )
     for (const c of got) {
@@ -569,41 +565,45 @@ async function usageScenario(t, clockConfig, atFor) {
   return { got, want }
 }
 
-test('listeners (real clock): warning/exhausted calls arrive in order and equal the reference', async t => {
+test('listeners (real clock): warning/exhausted calls arrive in order and equal the reference', async (t) => {
   await usageScenario(t, {}, () => undefined)
 })
 
-test('listeners (manual clock): warning/exhausted calls arrive in order and equal the reference', async t => {
+test('listeners (manual clock): warning/exhausted calls arrive in order and equal the reference', async (t) => {
   const { got } = await usageScenario(t, { clock: 'manual' }, () => 0)
-  t.deepEqual(got.map(c => c.report.at), [0, 0, 0, 0, 0])
+  t.deepEqual(
+    got.map((c) => c.report.at),
+    [0, 0, 0, 0, 0],
+  )
 })
 
-test('listeners: every transition (incl. critical/healthy) in the reference order, for listeners on all statuses', async t => {
+test('listeners: every transition (incl. critical/healthy) in the reference order, for listeners on all statuses', async (t) => {
   const tracker = new ErrorBudgetTracker({ clock: 'manual' })
   const ref = new ReferenceTracker({}, { now: () => 0 })
   const got = []
   const want = []
   let resolveDone
-  const done = new Promise(r => (resolveDone = r))
+  const done = new Promise((r) => (resolveDone = r))
   for (const status of STATUSES) {
-    tracker.on(status, report => {
+    tracker.on(status, (report) => {
       got.push({ status, report })
       if (got.length === want.length) resolveDone()
     })
-    ref.on(status, report => want.push({ status, report }))
+    ref.on(status, (report) => want.push({ status, report }))
   }
   try {
     for (const ok of usageSequence()) {
       tracker.record(ok, 0)
       ref.record(ok, 0)
     }
-    t.deepEqual(want.map(c => c.status), [
-      'warning', 'critical', 'exhausted', 'critical', 'warning', 'healthy', 'warning', 'critical', 'exhausted',
-    ])
+    t.deepEqual(
+      want.map((c) => c.status),
+      ['warning', 'critical', 'exhausted', 'critical', 'warning', 'healthy', 'warning', 'critical', 'exhausted'],
+    )
     await done
     await noMoreDeliveries(got)
     t.deepEqual(
-      got.map(c => ({ status: c.status, report: withoutExtras(c.report) })),
+      got.map((c) => ({ status: c.status, report: withoutExtras(c.report) })),
       want,
     )
   } finally {
@@ -618,7 +618,7 @@ test('listeners: every transition (incl. critical/healthy) in the reference orde
 function makeRandom(seed) {
   const rng = prng(seed)
   const int = (lo, hi) => lo + Math.floor(rng() * (hi - lo + 1)) // inclusive
-  const pick = list => list[Math.floor(rng() * list.length)]
+  const pick = (list) => list[Math.floor(rng() * list.length)]
   return { rng, int, pick }
 }
 
@@ -626,9 +626,11 @@ function randomConfig(R) {
   const { rng, int, pick } = R
   const targetRate = pick([0.5, 0.9, 0.95, 0.99, 1, 'random', 'random3'])
   const tr =
-    targetRate === 'random' ? 1 - rng() : // (0, 1]
-      targetRate === 'random3' ? Math.max(1, Math.round((1 - rng()) * 1000)) / 1000 :
-        targetRate
+    targetRate === 'random'
+      ? 1 - rng() // (0, 1]
+      : targetRate === 'random3'
+        ? Math.max(1, Math.round((1 - rng()) * 1000)) / 1000
+        : targetRate
   const warningThreshold = pick([0.5, 0.5, 0.25, 0.75, 1, 0, rng()])
   let criticalThreshold = pick([0.1, 0.1, 0, warningThreshold, rng() * warningThreshold, rng()])
   if (criticalThreshold > warningThreshold) criticalThreshold = warningThreshold
@@ -677,9 +679,7 @@ class Model {
 
   advanceTo(ms) {
     if (ms <= this.now) return
-    const instants = [
-      ...new Set(this.ref.events.map(e => e.t + this.windowMs).filter(x => x > this.now && x <= ms)),
-    ].sort((a, b) => a - b)
+    const instants = [...new Set(this.ref.events.map((e) => e.t + this.windowMs).filter((x) => x > this.now && x <= ms))].sort((a, b) => a - b)
     for (const x of instants) this.note(x)
     this.now = ms
   }
@@ -734,29 +734,25 @@ function randomOp(R, model, resolution, windowMs, failProb) {
     return { kind: 'record', ok, at: Math.ceil(now / r) * r }
   }
   if (roll < 0.94) {
-    const d = pick([
-      0, 1, Math.max(0, r - 1), r, int(1, windowMs), windowMs - 1, windowMs, windowMs + 1,
-      2 * windowMs + int(0, windowMs), 10 * windowMs,
-    ])
+    const d = pick([0, 1, Math.max(0, r - 1), r, int(1, windowMs), windowMs - 1, windowMs, windowMs + 1, 2 * windowMs + int(0, windowMs), 10 * windowMs])
     return { kind: 'advanceTo', ms: now + d }
   }
   return { kind: 'read' }
 }
 
-const SEEDS = [1, 2, 3, 4, 5, 7, 11, 13, 42, 99, 123, 256, 777, 1001, 1337, 2024, 4242, 9001, 31337, 65535,
-  100003, 271828, 314159, 8675309, 0xdecafbad]
+const SEEDS = [1, 2, 3, 4, 5, 7, 11, 13, 42, 99, 123, 256, 777, 1001, 1337, 2024, 4242, 9001, 31337, 65535, 100003, 271828, 314159, 8675309, 0xdecafbad]
 const OPS_PER_SEED = 400
 
 for (const seed of SEEDS) {
-  test(`randomized vs reference, seed ${seed}`, async t => {
+  test(`randomized vs reference, seed ${seed}`, async (t) => {
     const R = makeRandom(seed)
     const { config, resolution, windowMs } = randomConfig(R)
     const model = new Model(config, windowMs)
     const tracker = new ErrorBudgetTracker(config)
     const got = []
-    for (const status of STATUSES) tracker.on(status, report => got.push({ status, report: budgetPart(report) }))
+    for (const status of STATUSES) tracker.on(status, (report) => got.push({ status, report: budgetPart(report) }))
     const baseFail = R.pick([0.02, 0.05, 0.1, 0.3, 0.5, (1 - config.targetRate) * R.pick([0.5, 1, 1.5, 3])])
-    const where = i => `seed ${seed}, op ${i}, config ${JSON.stringify(config)}`
+    const where = (i) => `seed ${seed}, op ${i}, config ${JSON.stringify(config)}`
     try {
       if (!t.deepEqual(addonSnapshot(tracker), model.snapshot(), `${where(-1)}: fresh tracker`)) return
       let failProb = baseFail
@@ -785,8 +781,10 @@ for (const seed of SEEDS) {
       await waitForCalls(got, model.transitions.length).catch(() => {})
       await noMoreDeliveries(got)
       t.deepEqual(got, model.transitions, `${where(OPS_PER_SEED)}: all listener calls`)
-      t.log(`${model.transitions.length} transitions (${checkedTransitions} checked mid-run), ` +
-        `${model.ref.events.length} events, ${model.dropped} dropped, config ${JSON.stringify(config)}`)
+      t.log(
+        `${model.transitions.length} transitions (${checkedTransitions} checked mid-run), ` +
+          `${model.ref.events.length} events, ${model.dropped} dropped, config ${JSON.stringify(config)}`,
+      )
     } finally {
       tracker.close()
     }

@@ -14,11 +14,14 @@ test('three days or more: the baseline is the median day, so one bad day does no
   const a = adviceFor('turnstile', days([98, 2], [90, 10], [99, 1]), 3 * DAY)
   t.is(a.solves, 300)
   t.is(a.successRate, 287 / 300)
-  t.deepEqual(a.days.map((d) => [d.day, d.solves, d.successRate]), [
-    ['2022-01-08', 100, 0.98],
-    ['2022-01-09', 100, 0.9],
-    ['2022-01-10', 100, 0.99],
-  ])
+  t.deepEqual(
+    a.days.map((d) => [d.day, d.solves, d.successRate]),
+    [
+      ['2022-01-08', 100, 0.98],
+      ['2022-01-09', 100, 0.9],
+      ['2022-01-10', 100, 0.99],
+    ],
+  )
   t.is(a.baseline, 0.98)
   t.is(a.baselineFrom, 'median of daily rates')
   t.is(a.recommendedSlo, 0.955)
@@ -58,11 +61,14 @@ test('Baseline sums the types into an (all) row', (t) => {
   b.counts('turnstile').add(T0 + DAY, false) // the next UTC day
   b.counts('image').add(T0 + 1, true)
   const advice = b.advice(DAY)
-  t.deepEqual(advice.rows.map((r) => [r.type, r.solves, r.successRate, r.days.length]), [
-    ['image', 1, 1, 1],
-    ['turnstile', 2, 0.5, 2],
-    ['(all)', 3, 2 / 3, 2],
-  ])
+  t.deepEqual(
+    advice.rows.map((r) => [r.type, r.solves, r.successRate, r.days.length]),
+    [
+      ['image', 1, 1, 1],
+      ['turnstile', 2, 0.5, 2],
+      ['(all)', 3, 2 / 3, 2],
+    ],
+  )
   t.true(advice.shortLog)
 })
 
@@ -74,14 +80,18 @@ test('the CLI prints the advice from a three-day log', async (t) => {
   })
   const stdin = toJsonl(events)
   const r = await replayJson(['-'], { stdin })
-  t.deepEqual(r.advice.rows.map((row) => [row.type, row.solves, row.baseline, row.recommendedSlo, row.recommendedWindowMs]), [
-    ['image', 300, 0.98, 0.955, 7 * DAY],
-  ])
-  t.deepEqual(r.advice.rows[0].days.map((d) => [d.day, d.successRate]), [
-    ['2026-03-01', 0.98],
-    ['2026-03-02', 0.9],
-    ['2026-03-03', 0.99],
-  ])
+  t.deepEqual(
+    r.advice.rows.map((row) => [row.type, row.solves, row.baseline, row.recommendedSlo, row.recommendedWindowMs]),
+    [['image', 300, 0.98, 0.955, 7 * DAY]],
+  )
+  t.deepEqual(
+    r.advice.rows[0].days.map((d) => [d.day, d.successRate]),
+    [
+      ['2026-03-01', 0.98],
+      ['2026-03-02', 0.9],
+      ['2026-03-03', 0.99],
+    ],
+  )
   const text = await replayCli(['-'], { stdin })
   t.regex(text.stdout, /image +300 +95\.7 % +98\.0 % +· +90\.0 % +· +99\.0 % +98\.0 % \(median day\) +95\.5 % +145 +7d/)
   t.regex(text.stdout, /Recommended SLO = baseline − 2\.5 points \(the article: 2–3 % below the baseline\)/)

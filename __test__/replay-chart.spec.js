@@ -14,14 +14,20 @@ test('--chart writes well-formed SVG with one budget path and one burn line per 
   t.is(XMLValidator.validate(svg), true)
   const doc = new XMLParser({ ignoreAttributes: false, isArray: (name, jpath, leaf, isAttribute) => !isAttribute }).parse(svg)
   const root = doc.svg[0]
-  t.deepEqual(root.path.map((p) => [p['@_class'], p['@_data-tracker']]), [
-    ['budget', 'image'],
-    ['budget', 'turnstile'],
-  ])
-  t.deepEqual(root.polyline.map((p) => [p['@_class'], p['@_data-tracker']]), [
-    ['burn', 'image'],
-    ['burn', 'turnstile'],
-  ])
+  t.deepEqual(
+    root.path.map((p) => [p['@_class'], p['@_data-tracker']]),
+    [
+      ['budget', 'image'],
+      ['budget', 'turnstile'],
+    ],
+  )
+  t.deepEqual(
+    root.polyline.map((p) => [p['@_class'], p['@_data-tracker']]),
+    [
+      ['burn', 'image'],
+      ['burn', 'turnstile'],
+    ],
+  )
   // A marker per status change (circles), per alert or resolution (triangles).
   t.is(root.circle.length, r.timeline.filter((e) => e.kind === 'status').length)
   t.is((root.polygon ?? []).length, r.timeline.filter((e) => e.kind !== 'status').length) // none when nothing fires

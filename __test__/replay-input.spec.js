@@ -38,7 +38,13 @@ test('--json lists the bad lines, and the good lines are replayed', async (t) =>
   t.is(r.badLineCount, 6)
   t.deepEqual(r.badLines, EXPECTED_BAD)
   // turnstile: lines 1 (ok) and 2 (failed); image: 7 (ok) and 11 (ok as 1).
-  t.deepEqual(r.trackers.map((s) => [s.name, s.final.total, s.final.failures]), [['image', 2, 0], ['turnstile', 2, 1]])
+  t.deepEqual(
+    r.trackers.map((s) => [s.name, s.final.total, s.final.failures]),
+    [
+      ['image', 2, 0],
+      ['turnstile', 2, 1],
+    ],
+  )
 })
 
 test('--strict stops at the first bad line with exit code 2', async (t) => {
@@ -73,7 +79,10 @@ test('CSV and JSON Lines give the same results (epoch ms and ISO 8601 mixed)', a
   // The 5 status changes of replay-scenarios.spec.js's --by type run, then its
   // fast-burn page (the workbook's 60 s / 5 s pair at 12 h, gated) at 643 s and
   // its resolve at 698 s, worked out there.
-  t.deepEqual(jsonl.timeline.map((e) => e.kind), ['status', 'status', 'status', 'status', 'status', 'alert', 'resolve'])
+  t.deepEqual(
+    jsonl.timeline.map((e) => e.kind),
+    ['status', 'status', 'status', 'status', 'status', 'alert', 'resolve'],
+  )
 })
 
 test('stdin: no file or "-", the format found from the first line', async (t) => {
@@ -94,13 +103,26 @@ test('field names are configurable, for JSON keys and CSV columns', async (t) =>
   const fields = ['--ts-field', 'time', '--ok-field', 'solved', '--type-field', 'kind', '--by', 'type']
   // fields.csv: a BOM, CRLF, quoted fields, an extra column, ISO with an offset.
   const csv = await replayJson([path.join(FIXTURES, 'fields.csv'), ...fields])
-  t.deepEqual(csv.trackers.map((s) => [s.name, s.events, s.final.failures]), [['image', 1, 0], ['image, v2', 1, 1], ['turnstile', 1, 0]])
+  t.deepEqual(
+    csv.trackers.map((s) => [s.name, s.events, s.final.failures]),
+    [
+      ['image', 1, 0],
+      ['image, v2', 1, 1],
+      ['turnstile', 1, 0],
+    ],
+  )
   t.is(csv.from, at(0))
   t.is(csv.to, at(2))
   const jsonl = '{"time":"2026-03-01T00:00:00Z","solved":true,"kind":"turnstile","ts":"ignored"}\n{"time":1772323201000,"solved":false}\n'
   const r = await replayJson(['-', ...fields], { stdin: jsonl })
   // A line without a type is counted as 'untyped'.
-  t.deepEqual(r.trackers.map((s) => [s.name, s.events]), [['turnstile', 1], ['untyped', 1]])
+  t.deepEqual(
+    r.trackers.map((s) => [s.name, s.events]),
+    [
+      ['turnstile', 1],
+      ['untyped', 1],
+    ],
+  )
   t.is(r.badLineCount, 0)
 })
 
@@ -176,7 +198,10 @@ test('usage errors and unusable input exit 2 with a message', async (t) => {
     [[files['ok.jsonl'], '--min-events', '-1'], /--min-events must be a non-negative integer/],
     [[files['ok.jsonl'], '--format', 'xml'], /--format must be jsonl or csv/],
     [[files['ok.jsonl'], '--alerts', '[oops'], /--alerts: not valid JSON/],
-    [[files['ok.jsonl'], '--alerts', '[{"name":"x","severity":"page","longWindowMs":60000,"shortWindowMs":5000,"burnRate":50}]'], /invalid tracker settings: .*burnRate/],
+    [
+      [files['ok.jsonl'], '--alerts', '[{"name":"x","severity":"page","longWindowMs":60000,"shortWindowMs":5000,"burnRate":50}]'],
+      /invalid tracker settings: .*burnRate/,
+    ],
     [[files['ok.jsonl'], '--ok-field', 'ts'], /must differ/],
     [[files['ok.jsonl'], '--no-such-option'], /unknown option/],
     [[files['empty.jsonl']], /nothing to replay: no valid event in 2 line\(s\)/],

@@ -76,8 +76,7 @@ test('epoch seconds are refused with a hint, not read as January 1970', async (t
   t.deepEqual(mixed.badLines, [
     {
       line: 3,
-      message:
-        'bad timestamp 1772323201: looks like epoch seconds (2026-03-01T00:00:01Z if so); timestamps are epoch ms: multiply by 1000, or write ISO 8601',
+      message: 'bad timestamp 1772323201: looks like epoch seconds (2026-03-01T00:00:01Z if so); timestamps are epoch ms: multiply by 1000, or write ISO 8601',
     },
   ])
   t.deepEqual([mixed.events, mixed.trackers[0].final.failures], [2, 1])
@@ -134,7 +133,10 @@ test('input that opens with many blank lines is read in one pass, and the line n
     t.is(r.format, format)
     t.deepEqual(r.events, [T0])
     const badLine = format === 'csv' ? 4 * MIB + 3 : 4 * MIB + 2
-    t.deepEqual(r.badLines.map((b) => b.line), [badLine])
+    t.deepEqual(
+      r.badLines.map((b) => b.line),
+      [badLine],
+    )
     t.true(r.stats.copied + r.stats.parsed <= 2 * r.bytes, `${format}: copied ${r.stats.copied}, parsed ${r.stats.parsed} of ${r.bytes}`)
     // Blank lines after the format is known too.
     const after = await readAll(chunked(body + blanks + body, 64 * KIB))

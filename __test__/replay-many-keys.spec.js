@@ -29,10 +29,25 @@ test('replay --by site --top 3 over 1200 sites: the 3 failing ones, worst first,
   const result = JSON.parse(out.stdout)
   t.is(result.trackerCount, KEYS)
   // 1 failure of 1 solve each at 95 %: budget 0.05 failures, remaining 1 − 1/0.05 = −19, burn rate 20; ties by name.
-  t.deepEqual(result.trackers.map((s) => s.name), ['s1100.example', 's500.example', 's7.example'])
-  t.deepEqual(result.trackers.map((s) => [s.final.status, s.final.burnRate]), [['exhausted', 20], ['exhausted', 20], ['exhausted', 20]])
+  t.deepEqual(
+    result.trackers.map((s) => s.name),
+    ['s1100.example', 's500.example', 's7.example'],
+  )
+  t.deepEqual(
+    result.trackers.map((s) => [s.final.status, s.final.burnRate]),
+    [
+      ['exhausted', 20],
+      ['exhausted', 20],
+      ['exhausted', 20],
+    ],
+  )
   // Read after the failure, the first time it was reached.
-  t.deepEqual(result.trackers.map((s) => s.worstBurnRate), FAILING.slice().reverse().map((i) => ({ burnRate: 20, at: new Date(T0 + i * 1000).toISOString() })))
+  t.deepEqual(
+    result.trackers.map((s) => s.worstBurnRate),
+    FAILING.slice()
+      .reverse()
+      .map((i) => ({ burnRate: 20, at: new Date(T0 + i * 1000).toISOString() })),
+  )
   t.is(result.chart, null)
 })
 
@@ -46,7 +61,10 @@ test('replay() samples the trackers for a chart only when asked to', async (t) =
   const charted = await replay({ ...options, chart: true })
   t.is(charted.series.lines.size, 250)
   // The same judgement either way.
-  t.deepEqual(plain.trackers.map((s) => [s.name, s.final.status, s.worstBurnRate]), charted.trackers.map((s) => [s.name, s.final.status, s.worstBurnRate]))
+  t.deepEqual(
+    plain.trackers.map((s) => [s.name, s.final.status, s.worstBurnRate]),
+    charted.trackers.map((s) => [s.name, s.final.status, s.worstBurnRate]),
+  )
   // The chart of 250 trackers' samples, by the command (its burn axis spread them all as arguments:
   // "Maximum call stack size exceeded"; run as a command: a test worker thread has another stack size).
   const chart = `${files.dir}/chart.svg`

@@ -17,7 +17,10 @@ test('npm start replays the flash sale: Turnstile exhausted, then recovered', as
   args[args.indexOf('--chart') + 1] = path.join(tempFiles({}).dir, 'replay.svg')
   const r = await replayJson(args, { cwd: ROOT })
   t.is(r.badLineCount, 0)
-  t.deepEqual(r.trackers.map((s) => s.name), ['image', 'recaptcha', 'turnstile'])
+  t.deepEqual(
+    r.trackers.map((s) => s.name),
+    ['image', 'recaptcha', 'turnstile'],
+  )
   const changes = (name) => r.timeline.filter((e) => e.tracker === name && e.kind === 'status')
   t.deepEqual(changes('image'), [])
   t.deepEqual(changes('recaptcha'), [])
@@ -50,7 +53,11 @@ test('npm start replays the flash sale: Turnstile exhausted, then recovered', as
 
 test('the sample has a site on every line: replay --by type,site splits the flash sale by site without a warning', async (t) => {
   const fs = require('node:fs')
-  const lines = fs.readFileSync(path.join(ROOT, 'sample', 'solves.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line))
+  const lines = fs
+    .readFileSync(path.join(ROOT, 'sample', 'solves.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line))
   t.deepEqual([...new Set(lines.map((solve) => solve.site))].sort(), ['shop.example', 'tickets.example'])
   // The sale's extra traffic is the shop's: from 14:00 to 15:30, 14 of every 15 Turnstile solves.
   const sale = lines.filter((s) => s.type === 'turnstile' && s.ts >= '2026-03-03T14:00' && s.ts < '2026-03-03T15:30')
@@ -59,7 +66,14 @@ test('the sample has a site on every line: replay --by type,site splits the flas
   const r = await replayJson(['sample/solves.jsonl', '--by', 'type,site', '--target', 'turnstile=0.967', '--window', 'turnstile=12h'], { cwd: ROOT })
   t.is(r.stderr, '')
   t.is(r.trackerCount, 6)
-  t.deepEqual(r.trackers.map((s) => s.labels.site).sort(), ['shop.example', 'shop.example', 'shop.example', 'tickets.example', 'tickets.example', 'tickets.example'])
+  t.deepEqual(r.trackers.map((s) => s.labels.site).sort(), [
+    'shop.example',
+    'shop.example',
+    'shop.example',
+    'tickets.example',
+    'tickets.example',
+    'tickets.example',
+  ])
   // The saturated solver is shared: both sites' Turnstile budgets run out during the sale.
   for (const site of ['shop.example', 'tickets.example']) {
     const name = `type=turnstile,site=${site}`

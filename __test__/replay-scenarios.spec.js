@@ -61,7 +61,18 @@ function checkOutageSummary(t, s, alertsFired = { 'budget-leak': 1, 'fast-burn':
   const { status, total, failures, successes, currentRate, budgetTotal, budgetRemaining, budgetRemainingPct, burnRate, dropped } = s.final
   t.deepEqual(
     { status, total, failures, successes, currentRate, budgetTotal, budgetRemaining, budgetRemainingPct, burnRate, dropped },
-    { status: 'exhausted', total: 1101, failures: 60, successes: 1041, currentRate: 0.9455, budgetTotal: 55.1, budgetRemaining: 0, budgetRemainingPct: 0, burnRate: 1.09, dropped: 0 },
+    {
+      status: 'exhausted',
+      total: 1101,
+      failures: 60,
+      successes: 1041,
+      currentRate: 0.9455,
+      budgetTotal: 55.1,
+      budgetRemaining: 0,
+      budgetRemainingPct: 0,
+      burnRate: 1.09,
+      dropped: 0,
+    },
   )
   t.is(s.final.at, at(1100))
 }
@@ -72,8 +83,14 @@ test('an outage: every status change and alert at its instant, then the summary'
   t.is(r.events, 1101)
   t.is(r.from, at(0))
   t.is(r.to, at(1100))
-  t.deepEqual(r.trackers.map((s) => s.name), ['all'])
-  t.deepEqual(r.timeline, OUTAGE_TIMELINE.map((e) => ({ ...e, tracker: 'all' })))
+  t.deepEqual(
+    r.trackers.map((s) => s.name),
+    ['all'],
+  )
+  t.deepEqual(
+    r.timeline,
+    OUTAGE_TIMELINE.map((e) => ({ ...e, tracker: 'all' })),
+  )
   checkOutageSummary(t, { ...r.trackers[0], name: 'turnstile' })
 })
 
@@ -121,12 +138,18 @@ test('the text output lists the same transitions in time order, then the summary
 test('--by type: one tracker per type with its own target, timelines merged in time order', async (t) => {
   const files = tempFiles({ 'mixed.jsonl': toJsonl([...outage(), ...images()].sort(byTime)) })
   const r = await replayJson([files['mixed.jsonl'], '--window', '12h', '--min-events', '0', '--by', 'type', '--target', 'image=0.75'])
-  t.deepEqual(r.trackers.map((s) => [s.name, s.targetRate, s.windowMs]), [
-    ['image', 0.75, 43_200_000],
-    ['turnstile', 0.95, 43_200_000],
-  ])
+  t.deepEqual(
+    r.trackers.map((s) => [s.name, s.targetRate, s.windowMs]),
+    [
+      ['image', 0.75, 43_200_000],
+      ['turnstile', 0.95, 43_200_000],
+    ],
+  )
   const image = r.trackers[0]
-  t.deepEqual(image.alertPolicy.map((p) => p.name), ['budget-spend', 'slow-burn', 'budget-leak'])
+  t.deepEqual(
+    image.alertPolicy.map((p) => p.name),
+    ['budget-spend', 'slow-burn', 'budget-leak'],
+  )
   const statuses = OUTAGE_TIMELINE.filter((e) => e.kind === 'status')
   t.deepEqual(r.timeline, [
     { at: at(575), tracker: 'image', kind: 'status', from: 'healthy', to: 'warning', budgetRemainingPct: 44.8, burnRate: 0.55 },
@@ -148,10 +171,20 @@ test('--by type: one tracker per type with its own target, timelines merged in t
 test('without --by, one tracker takes every type', async (t) => {
   const files = tempFiles({ 'mixed.jsonl': toJsonl([...outage(), ...images()].sort(byTime)) })
   const r = await replayJson([files['mixed.jsonl'], ...ARGS])
-  t.deepEqual(r.trackers.map((s) => [s.name, s.events]), [['all', 1211]])
+  t.deepEqual(
+    r.trackers.map((s) => [s.name, s.events]),
+    [['all', 1211]],
+  )
   t.is(r.trackers[0].final.failures, 68)
   // The advice is per type all the same, plus a row for all of them.
-  t.deepEqual(r.advice.rows.map((row) => [row.type, row.solves]), [['image', 110], ['turnstile', 1101], ['(all)', 1211]])
+  t.deepEqual(
+    r.advice.rows.map((row) => [row.type, row.solves]),
+    [
+      ['image', 110],
+      ['turnstile', 1101],
+      ['(all)', 1211],
+    ],
+  )
 })
 
 test('alert options: --alerts none fires nothing; a custom pair fires by its own rule', async (t) => {
@@ -159,15 +192,21 @@ test('alert options: --alerts none fires nothing; a custom pair fires by its own
   // ARGS without its own --alerts: an option given twice is a usage error.
   const ARGS_BUT_ALERTS = ARGS.slice(0, ARGS.indexOf('--alerts'))
   const none = await replayJson([files['outage.jsonl'], ...ARGS_BUT_ALERTS, '--alerts', 'none'])
-  t.deepEqual(none.timeline.map((e) => e.kind), ['status', 'status', 'status'])
+  t.deepEqual(
+    none.timeline.map((e) => e.kind),
+    ['status', 'status', 'status'],
+  )
   // A 20 s / 2 s pair at burn 10: its 20 s long window holds 20 solves, burn j / 1 > 10
   // → the 11th failure, t = 610 s (the 10th: 10 / 1.0000000000000009, not above 10).
   // It resolves as soon as its 2 s short window holds one failure in two, 1 / 0.1 = 10,
   // not above 10: t = 660 s.
   const pair = JSON.stringify([{ name: 'outage', severity: 'page', longWindowMs: 20_000, shortWindowMs: 2000, burnRate: 10 }])
   const custom = await replayJson([files['outage.jsonl'], ...ARGS_BUT_ALERTS, '--alerts', pair])
-  t.deepEqual(custom.timeline.filter((e) => e.kind !== 'status').map((e) => [e.kind, e.name, e.at]), [
-    ['alert', 'outage', at(610)],
-    ['resolve', 'outage', at(660)],
-  ])
+  t.deepEqual(
+    custom.timeline.filter((e) => e.kind !== 'status').map((e) => [e.kind, e.name, e.at]),
+    [
+      ['alert', 'outage', at(610)],
+      ['resolve', 'outage', at(660)],
+    ],
+  )
 })

@@ -17,7 +17,10 @@ function log(t, lines) {
 const at = (minute) => new Date(Date.UTC(2026, 2, 2, 0, minute)).toISOString()
 
 test('a window under --min-events at the end: the text says insufficient data, as --json does', async (t) => {
-  const file = log(t, Array.from({ length: 20 }, (_, i) => ({ ts: at(i), type: 'image', ok: i % 4 !== 0 })))
+  const file = log(
+    t,
+    Array.from({ length: 20 }, (_, i) => ({ ts: at(i), type: 'image', ok: i % 4 !== 0 })),
+  )
   const text = await cli(['replay', file, '--min-events', '50'])
   t.is(text.code, 0, text.stderr)
   t.true(text.stdout.includes('    no verdict   fewer than 50 solves in the window (--min-events): insufficient data\n'), text.stdout)
@@ -26,7 +29,10 @@ test('a window under --min-events at the end: the text says insufficient data, a
 })
 
 test('with enough solves in the window there is no such line', async (t) => {
-  const file = log(t, Array.from({ length: 20 }, (_, i) => ({ ts: at(i), type: 'image', ok: true })))
+  const file = log(
+    t,
+    Array.from({ length: 20 }, (_, i) => ({ ts: at(i), type: 'image', ok: true })),
+  )
   const text = await cli(['replay', file, '--min-events', '20'])
   t.is(text.code, 0, text.stderr)
   t.false(text.stdout.includes('no verdict'))

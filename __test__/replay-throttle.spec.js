@@ -38,9 +38,18 @@ test('the text timeline prints the stretch; without --throttle nothing of it', a
   const files = tempFiles({ 'outage.jsonl': toJsonl(outage()) })
   const { stdout } = await replayCli([files['outage.jsonl'], ...ARGS, '--no-progress'])
   const lines = stdout.split('\n')
-  t.true(lines.some((l) => l.includes(`${at(632)}  all  guard    open → throttled  probes only, one per 20s`)), stdout)
-  t.true(lines.some((l) => l.includes(`${at(852)}  all  guard    throttled → admitting  every solve again: recent solves meet the SLO (210 refused so far)`)), stdout)
-  t.true(lines.some((l) => l.includes(`${at(870)}  all  guard    admitting → open`)), stdout)
+  t.true(
+    lines.some((l) => l.includes(`${at(632)}  all  guard    open → throttled  probes only, one per 20s`)),
+    stdout,
+  )
+  t.true(
+    lines.some((l) => l.includes(`${at(852)}  all  guard    throttled → admitting  every solve again: recent solves meet the SLO (210 refused so far)`)),
+    stdout,
+  )
+  t.true(
+    lines.some((l) => l.includes(`${at(870)}  all  guard    admitting → open`)),
+    stdout,
+  )
   t.true(lines.includes('    guard        throttled 3m 40s in 1 stretch: 891 solves admitted (11 probes), 210 refused'), stdout)
   const plain = await replayCli([files['outage.jsonl'], ...ARGS.slice(0, -1), '--no-progress'])
   t.false(plain.stdout.includes('guard'))

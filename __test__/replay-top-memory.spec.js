@@ -44,20 +44,38 @@ function log() {
 test('replay() --by site --top 3 over a file of 5000 sites holds only top trackers (5000 before), and ranks by the window at the end', async (t) => {
   const files = tempFiles({ 'solves.jsonl': log() })
   t.teardown(() => fs.rmSync(files.dir, { recursive: true, force: true }))
-  const options = { input: files['solves.jsonl'], fields: { ts: 'ts', ok: 'ok', type: 'type' }, by: ['site'], top: 3, minEvents: 0, windows: { fallback: 3_600_000, byName: new Map() } }
+  const options = {
+    input: files['solves.jsonl'],
+    fields: { ts: 'ts', ok: 'ok', type: 'type' },
+    by: ['site'],
+    top: 3,
+    minEvents: 0,
+    windows: { fallback: 3_600_000, byName: new Map() },
+  }
   counted.peak = counted.live
   const result = await replay(options)
   // The 3 kept trackers (a tracker per site before).
   t.is(counted.peak, 3, `${counted.peak} trackers at once`)
   t.is(counted.live, 0)
   t.is(result.trackerCount, 5000)
-  t.deepEqual(result.trackers.map((s) => [s.name, s.final.budgetRemainingPct, s.final.burnRate, s.events]), [
-    ['s4990.example', 0, 20, 1],
-    ['s4500.example', 0, 10, 2],
-    ['s4000.example', 0, 5, 4],
-  ])
+  t.deepEqual(
+    result.trackers.map((s) => [s.name, s.final.budgetRemainingPct, s.final.burnRate, s.events]),
+    [
+      ['s4990.example', 0, 20, 1],
+      ['s4500.example', 0, 10, 2],
+      ['s4000.example', 0, 5, 4],
+    ],
+  )
   // The advice: the 3 kept sites, then every solve of the log (5004, 4 failures).
-  t.deepEqual(result.advice.rows.map((r) => [r.type, r.solves]), [['s4000.example', 4], ['s4500.example', 2], ['s4990.example', 1], ['(all)', 5004]])
+  t.deepEqual(
+    result.advice.rows.map((r) => [r.type, r.solves]),
+    [
+      ['s4000.example', 4],
+      ['s4500.example', 2],
+      ['s4990.example', 1],
+      ['(all)', 5004],
+    ],
+  )
   t.is(result.advice.rows[3].successRate, 5000 / 5004)
 })
 
@@ -76,8 +94,20 @@ test('replay --by site --top 3: the same output from the file (ranked first) as 
 })
 
 test('the ranking reads from counts what a tracker holding them reads (budgetOf)', (t) => {
-  for (const config of [{ targetRate: 0.95, minEvents: 0 }, { targetRate: 0.999, minEvents: 10 }, { targetRate: 1, minEvents: 100 }]) {
-    for (const [successes, failures] of [[0, 0], [1, 0], [0, 1], [7, 3], [95, 5], [1000, 1], [3, 1000]]) {
+  for (const config of [
+    { targetRate: 0.95, minEvents: 0 },
+    { targetRate: 0.999, minEvents: 10 },
+    { targetRate: 1, minEvents: 100 },
+  ]) {
+    for (const [successes, failures] of [
+      [0, 0],
+      [1, 0],
+      [0, 1],
+      [7, 3],
+      [95, 5],
+      [1000, 1],
+      [3, 1000],
+    ]) {
       const tracker = new ErrorBudgetTracker({ ...config, windowMs: 3_600_000, clock: 'manual' })
       tracker.recordMany(successes, failures, 1000)
       t.deepEqual(budgetOf(successes, failures, config), [tracker.remainingFraction, tracker.burnRate], JSON.stringify({ config, successes, failures }))
@@ -103,5 +133,8 @@ test('replay --by type --top 1: lines without a type and lines of type "untyped"
   t.is(out.code, 0, out.stderr)
   const result = JSON.parse(out.stdout)
   t.is(result.trackerCount, 2)
-  t.deepEqual(result.trackers.map((s) => [s.name, s.events, s.final.burnRate]), [['untyped', 3, 13.33]])
+  t.deepEqual(
+    result.trackers.map((s) => [s.name, s.events, s.final.burnRate]),
+    [['untyped', 3, 13.33]],
+  )
 })

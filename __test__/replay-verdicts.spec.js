@@ -8,7 +8,12 @@ const T = Date.parse('2025-11-30T00:00:00Z')
 const ARGS = ['--window', '1h', '--min-events', '0', '--alerts', 'none']
 
 // 100 solves a second apart, all solved; every 10th rejected by the site (10).
-const lines = Array.from({ length: 100 }, (_, i) => ({ ts: T + i * 1000, ok: true, type: i < 50 ? 'turnstile' : 'image', ...(i % 10 === 0 ? { verdict: 'rejected' } : i % 10 === 1 ? { verdict: 'accepted' } : {}) }))
+const lines = Array.from({ length: 100 }, (_, i) => ({
+  ts: T + i * 1000,
+  ok: true,
+  type: i < 50 ? 'turnstile' : 'image',
+  ...(i % 10 === 0 ? { verdict: 'rejected' } : i % 10 === 1 ? { verdict: 'accepted' } : {}),
+}))
 const jsonl = lines.map((l) => JSON.stringify(l)).join('\n') + '\n'
 const csv = 'ts,ok,type,verdict\n' + lines.map((l) => `${l.ts},${l.ok},${l.type},${l.verdict ?? ''}`).join('\n') + '\n'
 

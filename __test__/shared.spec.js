@@ -80,7 +80,11 @@ test("the main thread's listeners fire on its own loop, in transition order", as
   for (let i = 0; i < 100; i++) other.record(true, 1000)
   for (let i = 0; i < 6; i++) other.record(false, 1000) // 103 → warning, 105 → critical, 106 → exhausted
   await waitForCalls(seen, 3) // other specs keep the loop busy: wait for delivery, not a fixed time
-  t.deepEqual(seen, [['warning', 3], ['critical', 5], ['exhausted', 6]])
+  t.deepEqual(seen, [
+    ['warning', 3],
+    ['critical', 5],
+    ['exhausted', 6],
+  ])
   main.close()
   other.close()
 })
@@ -97,7 +101,10 @@ test('same name, same window; a different config is an error naming the fields; 
     instanceOf: TypeError,
     code: 'ERR_INVALID_ARG_VALUE',
   })
-  t.is(err.message, `shared tracker '${name}' already exists with another config (targetRate, minEvents differ); attach with shared('${name}') without a config, or use the same config`)
+  t.is(
+    err.message,
+    `shared tracker '${name}' already exists with another config (targetRate, minEvents differ); attach with shared('${name}') without a config, or use the same config`,
+  )
   t.throws(() => ErrorBudgetTracker.shared(name, { windowMs: 60_000, resolutionMs: 1000, targetRate: 0.99, clock: 'manual' }), { message: /\(clock differ\)/ })
   for (const h of [first, attached, same]) h.close()
 })
@@ -125,7 +132,10 @@ test('shared() checks its arguments and refuses persist and snapshot', (t) => {
   t.throws(() => ErrorBudgetTracker.shared(5), { instanceOf: TypeError, message: 'shared(name): name must be a non-empty string, got number' })
   t.throws(() => ErrorBudgetTracker.shared('x', 0.9), { instanceOf: TypeError, message: 'shared(name, config): config must be an object, got number' })
   t.throws(() => ErrorBudgetTracker.shared('x', []), { instanceOf: TypeError, message: 'shared(name, config): config must be an object, got array' })
-  t.throws(() => ErrorBudgetTracker.shared(uniqueName('p'), { persist: { path: 'x.json' } }), { instanceOf: TypeError, message: /config.persist cannot be given to a shared tracker/ })
+  t.throws(() => ErrorBudgetTracker.shared(uniqueName('p'), { persist: { path: 'x.json' } }), {
+    instanceOf: TypeError,
+    message: /config.persist cannot be given to a shared tracker/,
+  })
   t.throws(() => ErrorBudgetTracker.shared(uniqueName('c'), { targetRat: 1 }), { instanceOf: TypeError, message: /unknown config key 'targetRat'/ })
 })
 
@@ -144,7 +154,7 @@ test('shared(name, null) is shared(name): attaches, or creates with the defaults
 function runNode(args, env = {}) {
   return new Promise((resolve) => {
     execFile(process.execPath, args, { timeout: 120_000, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
-      resolve({ code: error ? error.code ?? error.signal : 0, stdout, stderr }),
+      resolve({ code: error ? (error.code ?? error.signal) : 0, stdout, stderr }),
     )
   })
 }
@@ -182,7 +192,7 @@ function runWatched(args, stallMs) {
     child.on('close', (code, signal) => {
       clearTimeout(timer)
       const rest = stderr.replace(/^round \d+( control)?\n/gm, '')
-      resolve({ code: stalled ? `no round finished in ${stallMs} ms` : code ?? signal, stdout, stderr: rest })
+      resolve({ code: stalled ? `no round finished in ${stallMs} ms` : (code ?? signal), stdout, stderr: rest })
     })
   })
 }

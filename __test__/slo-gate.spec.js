@@ -18,9 +18,23 @@ withBinary(test, prometheus)('a real Prometheus scraping two workers: healthy pr
   // the current burn rate's.
   const [a, b] = [await startWorker(t, 'turnstile', 0.8, 600_000), await startWorker(t, 'turnstile', 0.8, 600_000)]
   const rules = await cli([
-    'rules', '--name', 'turnstile', '--target', '0.8', '--window', '10m', '--slo', 'turnstile-fleet', '--scrape-interval', '1s', '--resolution', '1s',
-    '--alerts', '[{"name":"fleet-burn","severity":"page","longWindowMs":600000,"shortWindowMs":300000,"burnRate":2}]',
-    '-o', path.join(dir, 'rules.yml'),
+    'rules',
+    '--name',
+    'turnstile',
+    '--target',
+    '0.8',
+    '--window',
+    '10m',
+    '--slo',
+    'turnstile-fleet',
+    '--scrape-interval',
+    '1s',
+    '--resolution',
+    '1s',
+    '--alerts',
+    '[{"name":"fleet-burn","severity":"page","longWindowMs":600000,"shortWindowMs":300000,"burnRate":2}]',
+    '-o',
+    path.join(dir, 'rules.yml'),
   ])
   t.is(rules.code, 0, rules.stderr)
   const { api, query } = await startPrometheus(t, dir, [a.port, b.port], 'rules.yml', deadline)
@@ -53,7 +67,9 @@ withBinary(test, prometheus)('a real Prometheus scraping two workers: healthy pr
     return seen[0]?.value === solves && recorded[0]?.value > 0 ? true : undefined
   }
   await until('200 solves scraped', deadline, settled(200))
-  await until('the rules to see them', deadline, async () => ((await query('captcha_budget:error_budget_remaining:ratio{slo="turnstile-fleet"} < 0.9')).length ? true : undefined))
+  await until('the rules to see them', deadline, async () =>
+    (await query('captcha_budget:error_budget_remaining:ratio{slo="turnstile-fleet"} < 0.9')).length ? true : undefined,
+  )
   const healthy = await json()
   t.is(healthy.code, 0, healthy.stderr)
   t.like(healthy.decision, { proceed: true, status: 'healthy', noData: false, reasons: [] })
@@ -64,13 +80,18 @@ withBinary(test, prometheus)('a real Prometheus scraping two workers: healthy pr
   t.true(burning.decision.reasons[0].startsWith('the current burn rate 0.25 is above --max-burn-rate 0.2'), burning.decision.reasons[0])
   t.is((await gate('--max-burn-rate', '1')).code, 0)
   const text = await gate()
-  t.regex(text.stdout, /^slo {15}turnstile-fleet \(source turnstile, SLO 80 % over 10m, fleet-wide from http:\/\/127\.0\.0\.1:\d+\)\nstatus {12}healthy\nbudget left {7}75 %\n/)
+  t.regex(
+    text.stdout,
+    /^slo {15}turnstile-fleet \(source turnstile, SLO 80 % over 10m, fleet-wide from http:\/\/127\.0\.0\.1:\d+\)\nstatus {12}healthy\nbudget left {7}75 %\n/,
+  )
   t.regex(text.stdout, /\ndeploys may proceed\n$/)
 
   // One worker fails 100 more: 110 failures of 300 solves, far past the budget.
   await b.record(0, 100)
   await until('300 solves scraped', deadline, settled(300))
-  await until('the rules to see them', deadline, async () => ((await query('captcha_budget:error_budget_remaining:ratio{slo="turnstile-fleet"} == 0')).length ? true : undefined))
+  await until('the rules to see them', deadline, async () =>
+    (await query('captcha_budget:error_budget_remaining:ratio{slo="turnstile-fleet"} == 0')).length ? true : undefined,
+  )
   const exhausted = await json()
   t.is(exhausted.code, 3, exhausted.stderr)
   t.like(exhausted.decision, { proceed: false, status: 'exhausted', budgetRemaining: 0, reasons: ['the budget is exhausted'] })
@@ -131,9 +152,12 @@ for (const [remaining, status, code, strictCode] of statuses) {
 }
 
 test('canned Prometheus: firing alerts are listed; thresholds can be set', async (t) => {
-  const url = await fakePrometheus(t, canned([0.3], 1, {
-    'ALERTS{alertstate="firing",slo="x"}': [[{ alertname: 'CaptchaBudgetSlowBurn', severity: 'page', slo: 'x' }, 1]],
-  }))
+  const url = await fakePrometheus(
+    t,
+    canned([0.3], 1, {
+      'ALERTS{alertstate="firing",slo="x"}': [[{ alertname: 'CaptchaBudgetSlowBurn', severity: 'page', slo: 'x' }, 1]],
+    }),
+  )
   const out = await cli(['gate', '--prometheus', url, '--slo', 'x'])
   t.is(out.code, 0, out.stderr)
   t.regex(out.stdout, /\nstatus {12}warning\n/)

@@ -59,7 +59,7 @@ test('a spec key named like an Object method is refused as an unknown key, not w
   }
 })
 
-test("a Pyrra label pyrra.dev/__proto__ is refused as other bad label names are, not dropped", (t) => {
+test('a Pyrra label pyrra.dev/__proto__ is refused as other bad label names are, not dropped', (t) => {
   t.is(refusal(pyrra('pyrra.dev/team')), null)
   const bad = refusal(pyrra('pyrra.dev/__meta'))
   t.regex(bad, /metadata\.labels\[pyrra\.dev\/\]\.__meta is not a Prometheus label name/)
@@ -70,7 +70,10 @@ test('YAML keys must still be unique in each map (the check is linear now)', (t)
   const twice = SLOTH.replace('service: captcha\n', 'service: captcha\nservice: other\n')
   t.is(refusal(twice), 'slo.yaml: document 1: not valid YAML: Map keys must be unique at line 3, column 1:')
   // In a nested map, and as a quoted and a plain key of the same text.
-  t.regex(refusal(SLOTH.replace('    objective: 95', '    objective: 95\n    "objective": 96')), /^slo\.yaml: document 1: not valid YAML: Map keys must be unique at line 6, column 5/)
+  t.regex(
+    refusal(SLOTH.replace('    objective: 95', '    objective: 95\n    "objective": 96')),
+    /^slo\.yaml: document 1: not valid YAML: Map keys must be unique at line 6, column 5/,
+  )
   // The same text as a string and as a number is two keys (1 and '1').
   t.regex(refusal(SLOTH.replace('    objective: 95', "    objective: 95\n    1: a\n    '1': b")), /slos\[0\]\.1 is not supported/)
 })
@@ -86,12 +89,18 @@ test('rules --spec and --alerts refuse a device, a FIFO and a directory at once 
     t.is(spec.stderr, `captcha-budget rules: --spec: cannot read ${file}: ${why('an SLO spec')}, or '-' for stdin\n`)
     const alerts = await cli(['rules', '--name', 'x', '--target', '0.95', '--window', '1d', '--alerts', file], { timeout: 20_000 })
     t.is(alerts.code, 2, file)
-    t.is(alerts.stderr, `captcha-budget rules: --alerts: not 'default', 'none', inline JSON (starting with '[') or a readable file: ${file}: ${why('an alert policy')}\n`)
+    t.is(
+      alerts.stderr,
+      `captcha-budget rules: --alerts: not 'default', 'none', inline JSON (starting with '[') or a readable file: ${file}: ${why('an alert policy')}\n`,
+    )
   }
   // replay reads --alerts the same way.
   const replay = await cli(['replay', '-', '--alerts', '/dev/zero'], { input: '{"ts":0,"ok":true}\n', timeout: 20_000 })
   t.is(replay.code, 2)
-  t.is(replay.stderr, `captcha-budget replay: --alerts: not 'default', 'none', inline JSON (starting with '[') or a readable file: /dev/zero: ${why('an alert policy')}\n`)
+  t.is(
+    replay.stderr,
+    `captcha-budget replay: --alerts: not 'default', 'none', inline JSON (starting with '[') or a readable file: /dev/zero: ${why('an alert policy')}\n`,
+  )
 })
 
 test('rules --spec and --alerts refuse a file over their bound without reading it, and stdin past it', async (t) => {
@@ -105,7 +114,10 @@ test('rules --spec and --alerts refuse a file over their bound without reading i
   const spec = await cli(['rules', '--spec', big])
   t.is(spec.stderr, `captcha-budget rules: --spec: cannot read ${big}: larger than the 4 MiB (4194304 bytes) an SLO spec may hold\n`)
   const alerts = await cli(['rules', '--name', 'x', '--target', '0.95', '--window', '1d', '--alerts', big])
-  t.is(alerts.stderr, `captcha-budget rules: --alerts: not 'default', 'none', inline JSON (starting with '[') or a readable file: ${big}: larger than the 1 MiB (1048576 bytes) an alert policy may hold\n`)
+  t.is(
+    alerts.stderr,
+    `captcha-budget rules: --alerts: not 'default', 'none', inline JSON (starting with '[') or a readable file: ${big}: larger than the 1 MiB (1048576 bytes) an alert policy may hold\n`,
+  )
   // Stdin has no size: read up to the bound, then refused.
   const piped = await cli(['rules', '--spec', '-'], { input: `# ${'x'.repeat(4 * MIB)}\n` })
   t.is(piped.code, 2)

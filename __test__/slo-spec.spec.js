@@ -108,7 +108,14 @@ slos:
 test('OpenSLO: one SLO per objective, Service documents skipped, the counter read from the queries', (t) => {
   const { slos, where } = readSpec(OPENSLO, { file: 'slo.yaml' })
   t.deepEqual(slos, [
-    { id: 'turnstile-availability', name: 'turnstile', targetRate: 0.99, windowMs: 28 * DAY, labels: { service: 'captcha-workers', team: 'captcha' }, description: 'Turnstile solves that succeed' },
+    {
+      id: 'turnstile-availability',
+      name: 'turnstile',
+      targetRate: 0.99,
+      windowMs: 28 * DAY,
+      labels: { service: 'captcha-workers', team: 'captcha' },
+      description: 'Turnstile solves that succeed',
+    },
     { id: 'image-tight', name: 'image', targetRate: 0.97, windowMs: 7 * DAY },
     { id: 'image-loose', name: 'image', targetRate: 0.9, windowMs: 7 * DAY },
   ])
@@ -121,24 +128,32 @@ test('OpenSLO: one SLO per objective, Service documents skipped, the counter rea
 
 test("Sloth: service-slo ids, the objective in percent, the period from the caller (Sloth's default 30 d), alerting mapped", (t) => {
   const { slos } = readSpec(SLOTH)
-  t.deepEqual(slos, [{
-    id: 'captcha-recaptcha-solves',
-    name: 'recaptcha',
-    targetRate: 0.962,
-    windowMs: 30 * DAY,
-    labels: { service: 'captcha', owner: 'captcha-team' },
-    description: 'reCAPTCHA solves that succeed',
-    alerting: {
-      name: 'RecaptchaSolves',
-      labels: { category: 'availability' },
-      annotations: { runbook_url: 'https://runbooks.example/recaptcha' },
-      page: { labels: { severity: 'pageteam' } },
-      ticket: { labels: { severity: 'slack' } },
+  t.deepEqual(slos, [
+    {
+      id: 'captcha-recaptcha-solves',
+      name: 'recaptcha',
+      targetRate: 0.962,
+      windowMs: 30 * DAY,
+      labels: { service: 'captcha', owner: 'captcha-team' },
+      description: 'reCAPTCHA solves that succeed',
+      alerting: {
+        name: 'RecaptchaSolves',
+        labels: { category: 'availability' },
+        annotations: { runbook_url: 'https://runbooks.example/recaptcha' },
+        page: { labels: { severity: 'pageteam' } },
+        ticket: { labels: { severity: 'slack' } },
+      },
     },
-  }])
+  ])
   t.is(readSpec(SLOTH, { windowMs: 7 * DAY }).slos[0].windowMs, 7 * DAY)
   const alerts = prometheusRules(slos).match(/alert: \w+/g)
-  t.deepEqual(alerts, ['alert: RecaptchaSolvesFastBurn', 'alert: RecaptchaSolvesBudgetSpend', 'alert: RecaptchaSolvesSlowBurn', 'alert: RecaptchaSolvesBudgetLeak', 'alert: RecaptchaSolvesSourceAbsent'])
+  t.deepEqual(alerts, [
+    'alert: RecaptchaSolvesFastBurn',
+    'alert: RecaptchaSolvesBudgetSpend',
+    'alert: RecaptchaSolvesSlowBurn',
+    'alert: RecaptchaSolvesBudgetLeak',
+    'alert: RecaptchaSolvesSourceAbsent',
+  ])
 })
 
 withBinary(test, promtool)('rules --spec: OpenSLO and Sloth files give rules promtool accepts, in both formats', async (t) => {
@@ -171,41 +186,71 @@ withBinary(test, promtool)('rules --spec: OpenSLO and Sloth files give rules pro
 
 // Bad documents: exit 2, the file, the document and the field named.
 const bad = [
-  [OPENSLO.replace('budgetingMethod: Occurrences', 'budgetingMethod: Timeslices'),
-    'document 1 (OpenSLO SLO "turnstile-availability"): spec.budgetingMethod must be Occurrences (the budget counts solves, not time slices), got "Timeslices"'],
-  [OPENSLO.replace('duration: 28d', 'duration: 1M'),
-    'document 1 (OpenSLO SLO "turnstile-availability"): spec.timeWindow[0].duration 1M is a calendar length; give a fixed one in days, e.g. 30d'],
-  [OPENSLO.replace('duration: 28d', 'duration: 0d'),
-    'document 1 (OpenSLO SLO "turnstile-availability"): spec.timeWindow[0].duration must be a positive duration of at most 2^53 − 1 ms, got "0d"'],
-  [OPENSLO.replace('isRolling: true', 'isRolling: false'),
-    'document 1 (OpenSLO SLO "turnstile-availability"): spec.timeWindow[0].isRolling must be true'],
-  [OPENSLO.replace('target: 0.99', 'target: 99'),
-    'document 1 (OpenSLO SLO "turnstile-availability"): spec.objectives[0].target must be a number in (0, 1) (or targetPercent in (0, 100)), got 99'],
-  [OPENSLO.replace('{name="turnstile",outcome="failure"}', '{name="turnstile"}'),
-    'document 1 (OpenSLO SLO "turnstile-availability"): spec.indicator.spec.ratioMetric.bad.metricSource.spec.query must select outcome="failure"'],
+  [
+    OPENSLO.replace('budgetingMethod: Occurrences', 'budgetingMethod: Timeslices'),
+    'document 1 (OpenSLO SLO "turnstile-availability"): spec.budgetingMethod must be Occurrences (the budget counts solves, not time slices), got "Timeslices"',
+  ],
+  [
+    OPENSLO.replace('duration: 28d', 'duration: 1M'),
+    'document 1 (OpenSLO SLO "turnstile-availability"): spec.timeWindow[0].duration 1M is a calendar length; give a fixed one in days, e.g. 30d',
+  ],
+  [
+    OPENSLO.replace('duration: 28d', 'duration: 0d'),
+    'document 1 (OpenSLO SLO "turnstile-availability"): spec.timeWindow[0].duration must be a positive duration of at most 2^53 − 1 ms, got "0d"',
+  ],
+  [OPENSLO.replace('isRolling: true', 'isRolling: false'), 'document 1 (OpenSLO SLO "turnstile-availability"): spec.timeWindow[0].isRolling must be true'],
+  [
+    OPENSLO.replace('target: 0.99', 'target: 99'),
+    'document 1 (OpenSLO SLO "turnstile-availability"): spec.objectives[0].target must be a number in (0, 1) (or targetPercent in (0, 100)), got 99',
+  ],
+  [
+    OPENSLO.replace('{name="turnstile",outcome="failure"}', '{name="turnstile"}'),
+    'document 1 (OpenSLO SLO "turnstile-availability"): spec.indicator.spec.ratioMetric.bad.metricSource.spec.query must select outcome="failure"',
+  ],
   // A sum of a selector is taken (sum(rate(…)) over each window), a rate over a fixed range is not.
-  [OPENSLO.replace('query: captcha_budget_solves_total{name="turnstile"}', 'query: sum(rate(http_requests_total{job="api"}[5m]))'),
-    'document 1 (OpenSLO SLO "turnstile-availability"): spec.indicator.spec.ratioMetric.total.metricSource.spec.query must be a series selector or a sum of one (its rate() over each alert window is taken), or PromQL with {{.window}} as its range, got "sum(rate(http_requests_total{job=\\"api\\"}[5m]))"'],
-  [OPENSLO.replace('{name="image"}', '{name="images"}'),
-    'document 3 (OpenSLO SLO "image"): spec.indicator.spec.ratioMetric good and total must select the same name, got "image" and "images"'],
-  [OPENSLO.replace('counter: true', 'counter: false'),
-    'document 1 (OpenSLO SLO "turnstile-availability"): spec.indicator.spec.ratioMetric.counter false (gauges) is not supported: the rules take rate() of counters'],
-  [OPENSLO.replace('type: Prometheus', 'type: Datadog'),
-    'document 1 (OpenSLO SLO "turnstile-availability"): spec.indicator.spec.ratioMetric.bad.metricSource.type must be Prometheus: the rules are PromQL, got "Datadog"'],
+  [
+    OPENSLO.replace('query: captcha_budget_solves_total{name="turnstile"}', 'query: sum(rate(http_requests_total{job="api"}[5m]))'),
+    'document 1 (OpenSLO SLO "turnstile-availability"): spec.indicator.spec.ratioMetric.total.metricSource.spec.query must be a series selector or a sum of one (its rate() over each alert window is taken), or PromQL with {{.window}} as its range, got "sum(rate(http_requests_total{job=\\"api\\"}[5m]))"',
+  ],
+  [
+    OPENSLO.replace('{name="image"}', '{name="images"}'),
+    'document 3 (OpenSLO SLO "image"): spec.indicator.spec.ratioMetric good and total must select the same name, got "image" and "images"',
+  ],
+  [
+    OPENSLO.replace('counter: true', 'counter: false'),
+    'document 1 (OpenSLO SLO "turnstile-availability"): spec.indicator.spec.ratioMetric.counter false (gauges) is not supported: the rules take rate() of counters',
+  ],
+  [
+    OPENSLO.replace('type: Prometheus', 'type: Datadog'),
+    'document 1 (OpenSLO SLO "turnstile-availability"): spec.indicator.spec.ratioMetric.bad.metricSource.type must be Prometheus: the rules are PromQL, got "Datadog"',
+  ],
   [OPENSLO.replace('metadata:\n  name: image\n', 'metadata:\n  displayName: Image\n'), 'document 3 (OpenSLO SLO): metadata.name is required'],
-  [OPENSLO.replace('    team: captcha', '    app.kubernetes.io/team: captcha'),
-    'document 1 (OpenSLO SLO "turnstile-availability"): metadata.labels.app.kubernetes.io/team is not a Prometheus label name'],
-  [SLOTH.replace('objective: 96.2', 'objective: 0.962x'), 'document 1 (Sloth service "captcha"): slos[0].objective must be a percentage in (0, 100), got "0.962x"'],
-  [SLOTH.replace('outcome="failure"', 'outcome="success"'), 'document 1 (Sloth service "captcha"): slos[0].sli.events.error_query must select outcome="failure"'],
-  [SLOTH.replace('page_alert:\n        labels:\n          severity: pageteam', 'page_alert:\n        labels:\n          slo: x'),
-    "document 1 (Sloth service \"captcha\"): invalid SLO 'captcha-recaptcha-solves': slo.alerting.page.labels: 'slo' is set by the rules"],
-  ['apiVersion: openslo/v2alpha\nkind: SLO\n', 'document 1: neither an OpenSLO document (apiVersion: openslo/v1 or openslo/v1alpha), a Sloth spec (version: prometheus/v1, or apiVersion: sloth.slok.dev/v1) nor a Pyrra ServiceLevelObjective'],
+  [
+    OPENSLO.replace('    team: captcha', '    app.kubernetes.io/team: captcha'),
+    'document 1 (OpenSLO SLO "turnstile-availability"): metadata.labels.app.kubernetes.io/team is not a Prometheus label name',
+  ],
+  [
+    SLOTH.replace('objective: 96.2', 'objective: 0.962x'),
+    'document 1 (Sloth service "captcha"): slos[0].objective must be a percentage in (0, 100), got "0.962x"',
+  ],
+  [
+    SLOTH.replace('outcome="failure"', 'outcome="success"'),
+    'document 1 (Sloth service "captcha"): slos[0].sli.events.error_query must select outcome="failure"',
+  ],
+  [
+    SLOTH.replace('page_alert:\n        labels:\n          severity: pageteam', 'page_alert:\n        labels:\n          slo: x'),
+    "document 1 (Sloth service \"captcha\"): invalid SLO 'captcha-recaptcha-solves': slo.alerting.page.labels: 'slo' is set by the rules",
+  ],
+  [
+    'apiVersion: openslo/v2alpha\nkind: SLO\n',
+    'document 1: neither an OpenSLO document (apiVersion: openslo/v1 or openslo/v1alpha), a Sloth spec (version: prometheus/v1, or apiVersion: sloth.slok.dev/v1) nor a Pyrra ServiceLevelObjective',
+  ],
   ['apiVersion: openslo/v1\nkind: Service\nmetadata:\n  name: x\n', 'no SLO in it'],
   ['slos: [\n', 'document 1: not valid YAML'],
   [`${OPENSLO}---\n${OPENSLO.split('---')[0]}`, "two SLOs have the id 'turnstile-availability': give each its own slo.id"],
 ]
 for (const [text, message] of bad) {
-  test(`rules --spec refuses: ${message.replace(/^document \d+ \([^)]*\): /, "").slice(0, 110)}`, async (t) => {
+  test(`rules --spec refuses: ${message.replace(/^document \d+ \([^)]*\): /, '').slice(0, 110)}`, async (t) => {
     const dir = tempDir(t)
     const file = path.join(dir, 'slo.yaml')
     fs.writeFileSync(file, text)
@@ -231,7 +276,10 @@ withBinary(test, promtool)('the OpenSLO and Sloth files of docs/slo-ecosystem.md
   if (!promtool) return
   const doc = fs.readFileSync(path.join(__dirname, '..', 'docs', 'slo-ecosystem.md'), 'utf8')
   const files = [...doc.matchAll(/```yaml\n# (\S+\.yaml) — (?:OpenSLO v1|Sloth prometheus\/v1)\n([\s\S]*?)```/g)]
-  t.deepEqual(files.map((f) => f[1]), ['slo.yaml', 'sloth.yaml'])
+  t.deepEqual(
+    files.map((f) => f[1]),
+    ['slo.yaml', 'sloth.yaml'],
+  )
   const dir = tempDir(t)
   for (const [, name, text] of files) {
     fs.writeFileSync(path.join(dir, name), text)

@@ -91,7 +91,7 @@ test('createSolver options.provider: an unknown provider is refused', (t) => {
   t.is(err.message, "createSolver options.provider must be one of 'captchaai', '2captcha', 'anticaptcha', 'capsolver', 'capmonster', got 'nocaptcha'")
 })
 
-test("2captcha through the in.php protocol: its profile, its name in messages, its base URL by default", async (t) => {
+test('2captcha through the in.php protocol: its profile, its name in messages, its base URL by default', async (t) => {
   const mock = await startMockCaptchaAI({ outcome: 'unsolvable' })
   t.teardown(() => mock.close())
   const tracker = new ErrorBudgetTracker({ clock: 'manual' })
@@ -104,7 +104,7 @@ test("2captcha through the in.php protocol: its profile, its name in messages, i
   t.is(createSolver({ apiKey: 'k', tracker, provider: 'anticaptcha' }).baseUrl, 'https://api.anti-captcha.com/')
 })
 
-test("2captcha: at most 20 res.php polls a task, however short pollIntervalMs (polls spaced by the deadline)", async (t) => {
+test('2captcha: at most 20 res.php polls a task, however short pollIntervalMs (polls spaced by the deadline)', async (t) => {
   const mock = await startMockCaptchaAI({ pollsUntilReady: Infinity })
   t.teardown(() => mock.close())
   const tracker = new ErrorBudgetTracker({ clock: 'manual' })

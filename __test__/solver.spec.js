@@ -1,13 +1,5 @@
 const test = require('ava')
-const {
-  ErrorBudgetTracker,
-  createSolver,
-  defaultCountsAsFailure,
-  CALLER_ERROR_CODES,
-  SolveError,
-  GuardTimeoutError,
-  BudgetExhaustedError,
-} = require('..')
+const { ErrorBudgetTracker, createSolver, defaultCountsAsFailure, CALLER_ERROR_CODES, SolveError, GuardTimeoutError, BudgetExhaustedError } = require('..')
 const { startMockCaptchaAI, refusedUrl } = require('./helpers/mock-captchaai')
 const { settle } = require('./helpers/deliveries')
 
@@ -30,7 +22,12 @@ test('success (turnstile): submit, poll past CAPCHA_NOT_READY, one success recor
   t.deepEqual(await solver.solve(TURNSTILE), { taskId: FIRST_ID, answer: `token-${FIRST_ID}` })
   t.deepEqual(
     mock.requests.map((r) => [r.httpMethod, r.path]),
-    [['POST', '/in.php'], ['GET', '/res.php'], ['GET', '/res.php'], ['GET', '/res.php']],
+    [
+      ['POST', '/in.php'],
+      ['GET', '/res.php'],
+      ['GET', '/res.php'],
+      ['GET', '/res.php'],
+    ],
   )
   t.deepEqual(mock.requests[0].params, { key: 'test-key', json: '1', ...TURNSTILE })
   t.deepEqual(mock.requests[1].params, { key: 'test-key', action: 'get', id: FIRST_ID, json: '1' })
@@ -103,7 +100,11 @@ test('never ready: the timeout stops the polling, and records once', async (t) =
     // last one settled; this 60 ms timer is due after that one, however loaded the machine.
     await settle(60)
     t.is(run.polls.length, sent, 'no poll after the deadline')
-    t.deepEqual(run.polls.filter((p) => p.afterDeadline), [], 'no poll started with the aborted signal')
+    t.deepEqual(
+      run.polls.filter((p) => p.afterDeadline),
+      [],
+      'no poll started with the aborted signal',
+    )
     t.true(run.mock.requests.filter((r) => r.path === '/res.php').length <= sent, 'the mock saw only those polls')
     t.deepEqual(run.tracker.recorded, { successes: 0, failures: 1, excluded: 0, capacity: 0 })
     return
@@ -124,7 +125,13 @@ async function neverReady(t, timeoutMs) {
   globalThis.fetch = function fetchSpy(url, init) {
     const pending = realFetch.call(this, url, init)
     if (String(url).startsWith(`${mock.url}/res.php`)) {
-      polls.push({ afterDeadline: Boolean(init?.signal?.aborted), settled: pending.then(() => {}, () => {}) })
+      polls.push({
+        afterDeadline: Boolean(init?.signal?.aborted),
+        settled: pending.then(
+          () => {},
+          () => {},
+        ),
+      })
     }
     return pending
   }
@@ -241,7 +248,12 @@ const badSolvers = [
   [{ ...good, pollIntervalMs: 0 }, RangeError, 'createSolver options.pollIntervalMs must be an integer in [1, 2147483647], got 0'],
   [{ ...good, timeoutMs: '3m' }, TypeError, 'createSolver options.timeoutMs must be a number, got string'],
   [{ ...good, countsAsFailure: 'no' }, TypeError, 'createSolver options.countsAsFailure must be a function, got string'],
-  [{ ...good, apikey: 'k' }, TypeError, "unknown key 'apikey' in createSolver options; known keys: apiKey, provider, baseUrl, tracker", 'ERR_INVALID_ARG_VALUE'],
+  [
+    { ...good, apikey: 'k' },
+    TypeError,
+    "unknown key 'apikey' in createSolver options; known keys: apiKey, provider, baseUrl, tracker",
+    'ERR_INVALID_ARG_VALUE',
+  ],
 ]
 
 // [options, error class, message, code (default: by class)]
@@ -346,13 +358,17 @@ const SECRET = 'S3cr/et+Key-0123456789abcdef'
 const leaks = (text) =>
   [SECRET, encodeURIComponent(SECRET), new URLSearchParams({ k: SECRET }).toString().slice(2), SECRET.slice(0, 8)].filter((f) => text.includes(f))
 const echoes = {
-  'an error page echoing the polled URL': { 'res.php': (res, params, req) => res.writeHead(404, { 'content-type': 'text/html' }).end(`<pre>Cannot GET ${req.url}</pre>`) },
+  'an error page echoing the polled URL': {
+    'res.php': (res, params, req) => res.writeHead(404, { 'content-type': 'text/html' }).end(`<pre>Cannot GET ${req.url}</pre>`),
+  },
   'a body quoting the raw key past the 80-character cut': {
     'in.php': (res, params) => res.writeHead(502).end(`${'-'.repeat(50)} upstream said: key ${params.key} is throttled`),
   },
   'error_text quoting the key': {
     'in.php': (res, params) =>
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 0, request: 'ERROR_KEY_DOES_NOT_EXIST', error_text: `no key ${params.key} here` })),
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ status: 0, request: 'ERROR_KEY_DOES_NOT_EXIST', error_text: `no key ${params.key} here` })),
   },
   'a service code that is the key itself': {
     'res.php': (res, params) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 0, request: params.key })),
@@ -362,7 +378,10 @@ for (const [what, raw] of Object.entries(echoes)) {
   test(`the API key is redacted from the error: ${what}`, async (t) => {
     const { mock, tracker, solver } = await setUp(t, { apiKey: SECRET, raw }, { apiKey: SECRET })
     const err = await t.throwsAsync(solver.solve(TURNSTILE), { instanceOf: SolveError })
-    t.true(mock.requests.some((r) => r.params.key === SECRET), 'the server did get the key')
+    t.true(
+      mock.requests.some((r) => r.params.key === SECRET),
+      'the server did get the key',
+    )
     const shown = `${err.message}\n${err.code}\n${require('node:util').inspect(err, { depth: Infinity })}`
     t.deepEqual(leaks(shown), [], shown)
     t.true(err.message.includes('***'), err.message)
@@ -379,7 +398,19 @@ test('redaction: a polled URL echoed in a body shows key=*** and keeps the rest'
 
 test('issue 33: the caller-side codes defaultCountsAsFailure missed are in CALLER_ERROR_CODES, any ERROR_PROXY_* too', (t) => {
   const solveError = (code) => new SolveError(code, code, { stage: 'submit' })
-  const missed = ['ERROR_WRONG_GOOGLEKEY', 'ERROR_DOMAIN_NOT_ALLOWED', 'ERROR_EMPTY_ACTION', 'ERROR_TOKEN_EXPIRED', 'ERROR_IP_ADDRES', 'ERROR_PROXY_CONNECTION_FAILED', 'ERROR: 1001', 'ERROR: 1002', 'ERROR: 1003', 'ERROR: 1004', 'ERROR: 1005']
+  const missed = [
+    'ERROR_WRONG_GOOGLEKEY',
+    'ERROR_DOMAIN_NOT_ALLOWED',
+    'ERROR_EMPTY_ACTION',
+    'ERROR_TOKEN_EXPIRED',
+    'ERROR_IP_ADDRES',
+    'ERROR_PROXY_CONNECTION_FAILED',
+    'ERROR: 1001',
+    'ERROR: 1002',
+    'ERROR: 1003',
+    'ERROR: 1004',
+    'ERROR: 1005',
+  ]
   for (const code of missed) {
     t.true(CALLER_ERROR_CODES.includes(code), code)
     t.false(defaultCountsAsFailure(solveError(code)), code)

@@ -26,7 +26,10 @@ test('npm/ is what scripts/npm-dirs.js generates from package.json, one folder p
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'i21-npm-'))
   t.teardown(() => fs.rmSync(out, { recursive: true, force: true }))
   const names = generate(out)
-  t.deepEqual(names, TARGETS.map((target) => target.platform))
+  t.deepEqual(
+    names,
+    TARGETS.map((target) => target.platform),
+  )
   const committed = fs.readdirSync(path.join(root, 'npm')).sort()
   t.deepEqual(committed, [...names].sort())
   for (const name of names) {
@@ -37,8 +40,17 @@ test('npm/ is what scripts/npm-dirs.js generates from package.json, one folder p
 })
 
 test('the build recipe follows from OS, architecture and ABI', (t) => {
-  t.deepEqual(TARGETS.map((x) => x.triple), pkg.napi.targets)
-  t.like(targetOf('aarch64-unknown-linux-gnu'), { platform: 'linux-arm64-gnu', buildTarget: 'aarch64-unknown-linux-gnu.2.17', zig: true, check: 'elf-gnu', machine: 'AArch64' })
+  t.deepEqual(
+    TARGETS.map((x) => x.triple),
+    pkg.napi.targets,
+  )
+  t.like(targetOf('aarch64-unknown-linux-gnu'), {
+    platform: 'linux-arm64-gnu',
+    buildTarget: 'aarch64-unknown-linux-gnu.2.17',
+    zig: true,
+    check: 'elf-gnu',
+    machine: 'AArch64',
+  })
   t.like(targetOf('x86_64-apple-darwin'), { platform: 'darwin-x64', zig: true, env: { MACOSX_DEPLOYMENT_TARGET: '10.13' }, check: 'macho', cpu: 'X86_64' })
   t.like(targetOf('x86_64-pc-windows-msvc'), { platform: 'win32-x64-msvc', rustTarget: 'x86_64-pc-windows-gnu', windows: true, check: 'pe' })
   t.like(targetOf('wasm32-wasip1-threads'), { platform: 'wasm32-wasi', buildTarget: 'wasm32-wasip1-threads', check: 'run' })

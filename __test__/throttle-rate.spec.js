@@ -30,9 +30,15 @@ test('failing probes, 6 attempts a minute: the first after 20 s, then after 10, 
 test('retryAfterMs: the later of the interval and the refusals still to come at the attempt rate', (t) => {
   const { refusals } = probesAt(new Throttle(0.95), 10, 150)
   // At 140 s: 1 of the 20 refusals after the probe at 130 s, 19 to come at one per 10 s.
-  t.deepEqual(refusals.find(([s]) => s === 140), [140, 190_000])
+  t.deepEqual(
+    refusals.find(([s]) => s === 140),
+    [140, 190_000],
+  )
   // At 10 s, before the first probe: the interval alone (20 s − 10 s); no attempt rate known yet counts 0.
-  t.deepEqual(refusals.find(([s]) => s === 10), [10, 10_000])
+  t.deepEqual(
+    refusals.find(([s]) => s === 10),
+    [10, 10_000],
+  )
 })
 
 test('a probe success drops the spacing: the next probe one interval on', (t) => {

@@ -85,8 +85,10 @@ test('successes ageing out: the same transitions when time moves in small steps'
   await noMoreDeliveries(calls)
   t.deepEqual(calls, AGEING)
   const at = (ms) => statuses.find(([now]) => now === ms)[1]
-  t.deepEqual([at(950), at(1000), at(1250), at(1300), at(1450), at(1500), at(1550), at(1600)],
-    ['healthy', 'warning', 'warning', 'critical', 'critical', 'exhausted', 'exhausted', 'healthy'])
+  t.deepEqual(
+    [at(950), at(1000), at(1250), at(1300), at(1450), at(1500), at(1550), at(1600)],
+    ['healthy', 'warning', 'warning', 'critical', 'critical', 'exhausted', 'exhausted', 'healthy'],
+  )
   tracker.close()
 })
 
@@ -123,7 +125,9 @@ test('a guard-style loop resumes by itself after the window passes (real clock)'
   const solve = async () => serviceUp
   const log = []
   const started = Date.now()
-  setTimeout(() => { serviceUp = true }, 50) // the outage ends long before the window does
+  setTimeout(() => {
+    serviceUp = true
+  }, 50) // the outage ends long before the window does
   let exhaustedAtOnce = null
   while (Date.now() - started < 20_000) {
     if (tracker.status === 'exhausted') {
@@ -141,7 +145,10 @@ test('a guard-style loop resumes by itself after the window passes (real clock)'
   t.true(exhaustedAtOnce)
   // Failed, refused while exhausted (unless the event loop stalled past the window), then solved.
   t.is(log[0], 'failed')
-  t.true(log.slice(1, -1).every((entry) => entry === 'refused'), log.join(' '))
+  t.true(
+    log.slice(1, -1).every((entry) => entry === 'refused'),
+    log.join(' '),
+  )
   t.is(log.at(-1), 'solved')
   t.true(elapsed >= 250 && elapsed < 20_000, `resumed after ${elapsed} ms`)
   t.is(tracker.status, 'healthy')

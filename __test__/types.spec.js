@@ -23,7 +23,10 @@ test('the value exports of index.d.ts are exactly those of index.js at run time'
   t.true(runtime.includes('ErrorBudgetTracker') && runtime.includes('prometheusRules'), runtime.join(', '))
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'captcha-types-'))
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
-  const entry = path.relative(dir, path.join(__dirname, '..', 'index.js')).split(path.sep).join('/')
+  const entry = path
+    .relative(dir, path.join(__dirname, '..', 'index.js'))
+    .split(path.sep)
+    .join('/')
   const check = (names) =>
     [
       `import type * as pkg from '${entry}'`,

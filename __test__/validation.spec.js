@@ -20,21 +20,35 @@ const badConfigs = [
   [{ windowMs: Infinity }, RangeError, 'ERR_OUT_OF_RANGE', 'config.windowMs must be a positive integer of milliseconds, got Infinity'],
   [{ resolutionMs: 0 }, RangeError, 'ERR_OUT_OF_RANGE', 'config.resolutionMs must be a positive integer of milliseconds, got 0'],
   [{ windowMs: 1000, resolutionMs: 2000 }, RangeError, 'ERR_OUT_OF_RANGE', 'config.resolutionMs (2000) must not exceed windowMs (1000)'],
-  [{ windowMs: 86400000, resolutionMs: 1 }, RangeError, 'ERR_OUT_OF_RANGE',
-    'config.windowMs / resolutionMs must be at most 1000000 buckets, got 86400000: raise resolutionMs'],
+  [
+    { windowMs: 86400000, resolutionMs: 1 },
+    RangeError,
+    'ERR_OUT_OF_RANGE',
+    'config.windowMs / resolutionMs must be at most 1000000 buckets, got 86400000: raise resolutionMs',
+  ],
   [{ minEvents: -1 }, RangeError, 'ERR_OUT_OF_RANGE', 'config.minEvents must be a non-negative integer, got -1'],
   [{ minEvents: 2.5 }, RangeError, 'ERR_OUT_OF_RANGE', 'config.minEvents must be a non-negative integer, got 2.5'],
   [{ clock: 'wall' }, TypeError, 'ERR_INVALID_ARG_VALUE', "config.clock must be 'monotonic' or 'manual', got 'wall'"],
   [{ clock: 1 }, TypeError, 'ERR_INVALID_ARG_TYPE', "config.clock must be 'monotonic' or 'manual', got number"],
   [{ targetRat: 0.9 }, TypeError, 'ERR_INVALID_ARG_VALUE', `unknown config key 'targetRat'; known keys: ${KNOWN}; did you mean 'targetRate'?`],
-  [{ persist: { path: 'x.json', interval: 5 } }, TypeError, 'ERR_INVALID_ARG_VALUE', "config.persist has an unknown key 'interval'; known keys: path, intervalMs"],
+  [
+    { persist: { path: 'x.json', interval: 5 } },
+    TypeError,
+    'ERR_INVALID_ARG_VALUE',
+    "config.persist has an unknown key 'interval'; known keys: path, intervalMs",
+  ],
   [{ persist: { path: 5 } }, TypeError, 'ERR_INVALID_ARG_TYPE', 'config.persist.path must be a string, got number'],
   // An array is never what a field wants, and is named as one.
   [{ persist: [] }, TypeError, 'ERR_INVALID_ARG_TYPE', 'config.persist must be an object, got array'],
   [{ targetRate: [0.9] }, TypeError, 'ERR_INVALID_ARG_TYPE', 'config.targetRate must be a number, got array'],
   [{ alerts: {} }, TypeError, 'ERR_INVALID_ARG_TYPE', 'config.alerts must be an array, got object'],
   [{ persist: {} }, TypeError, 'ERR_INVALID_ARG_VALUE', 'config.persist.path is required'],
-  [{ persist: { path: 'x.json', intervalMs: 0.5 } }, RangeError, 'ERR_OUT_OF_RANGE', 'config.persist.intervalMs must be a positive integer of milliseconds, got 0.5'],
+  [
+    { persist: { path: 'x.json', intervalMs: 0.5 } },
+    RangeError,
+    'ERR_OUT_OF_RANGE',
+    'config.persist.intervalMs must be a positive integer of milliseconds, got 0.5',
+  ],
 ]
 
 for (const [config, errorClass, code, message] of badConfigs) {
@@ -130,7 +144,7 @@ test('on/off with an unknown status or a non-function is a TypeError', (t) => {
   tracker.close()
 })
 
-test('the status list the JavaScript parts use is the core\'s, in the order of the report\'s status index', (t) => {
+test("the status list the JavaScript parts use is the core's, in the order of the report's status index", (t) => {
   const { STATUSES } = require('../lib/fast-report')
   t.deepEqual(STATUSES, ['healthy', 'warning', 'critical', 'exhausted'])
   t.true(Object.isFrozen(STATUSES))

@@ -16,7 +16,6 @@ test.before(async () => {
 })
 test.after.always(() => server?.stop())
 
-
 test('3 processes: each rejection is counted once in every view, and survives a restart', async (t) => {
   const key = 'verdicts-three'
   const workers = [0, 1, 2].map(() => spawnWorker(t, WORKER))
@@ -24,7 +23,10 @@ test('3 processes: each rejection is counted once in every view, and survives a 
   // Worker i: 100 successes at T0 + i s (its own bucket), then i + 2 of them rejected (2 + 3 + 4 = 9).
   await Promise.all(workers.map((w, i) => w.ask({ op: 'record', successes: 100, at: T0 + i * 1000 })))
   const answers = await Promise.all(workers.map((w, i) => w.ask({ op: 'reject', at: T0 + i * 1000, times: i + 2 })))
-  t.deepEqual(answers.map((a) => a.answers.filter(Boolean).length), [2, 3, 4])
+  t.deepEqual(
+    answers.map((a) => a.answers.filter(Boolean).length),
+    [2, 3, 4],
+  )
   const expected = { total: 300, successes: 291, failures: 9 }
   for (const { report } of await Promise.all(workers.map((w) => w.ask({ op: 'report', at: T0 + 5000 })))) {
     t.like(report, expected)
@@ -84,7 +86,12 @@ test('a family child in a fleet: its rejection is pushed, though `recorded` did 
   const key = 'verdicts-family'
   const c = await connect('ioredis', server.url)
   t.teardown(c.close)
-  const options = { labelNames: ['site'], clock: 'manual', windowMs: 3_600_000, fleet: { redis: c.redis, key, syncMs: 0, timeoutMs: 20_000, maxSkewMs: 600_000 } }
+  const options = {
+    labelNames: ['site'],
+    clock: 'manual',
+    windowMs: 3_600_000,
+    fleet: { redis: c.redis, key, syncMs: 0, timeoutMs: 20_000, maxSkewMs: 600_000 },
+  }
   const a = new BudgetFamily(options)
   const b = new BudgetFamily(options)
   a.advanceTo(T0)

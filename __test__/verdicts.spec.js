@@ -103,10 +103,12 @@ test('guard(): attempt.reject() turns that attempt into a failure, once; before 
   t.like(tracker.report(), { successes: 0, failures: 1 })
   // A failed attempt was never a success.
   let failed
-  await t.throwsAsync(tracker.guard(async (signal, attempt) => {
-    failed = attempt
-    throw new Error('unsolvable')
-  }))
+  await t.throwsAsync(
+    tracker.guard(async (signal, attempt) => {
+      failed = attempt
+      throw new Error('unsolvable')
+    }),
+  )
   t.false(failed.reject())
   t.like(tracker.report(), { successes: 0, failures: 2 })
   // Bad reason: a TypeError, nothing changed.
@@ -138,7 +140,10 @@ test('the guard throttle takes the verdict: rejected successes count as failures
   t.is(tracker.status, 'critical')
   t.true(attempts[1].reject())
   t.is(tracker.status, 'exhausted')
-  await t.throwsAsync(tracker.guard(async () => 'x', { whenExhausted: 'refuse' }), { name: 'BudgetExhaustedError' })
+  await t.throwsAsync(
+    tracker.guard(async () => 'x', { whenExhausted: 'refuse' }),
+    { name: 'BudgetExhaustedError' },
+  )
 })
 
 test('a family child takes a verdict like any tracker', (t) => {

@@ -20,28 +20,85 @@ const DAY = 24 * HOUR
  */
 const SCENARIOS = [
   // Issue 14's flash sale: 24 h window, 96.7 %; 4/min at 1.5 % failing, then 90 min at 40/min, 60 % failing.
-  { name: 'flash sale', kind: 'incident', windowMs: DAY, targetRate: 0.967, rate: 4, fail: 0.015,
-    incident: { ms: 90 * MIN, rate: 40, fail: 0.6 }, tail: 6 * HOUR },
+  {
+    name: 'flash sale',
+    kind: 'incident',
+    windowMs: DAY,
+    targetRate: 0.967,
+    rate: 4,
+    fail: 0.015,
+    incident: { ms: 90 * MIN, rate: 40, fail: 0.6 },
+    tail: 6 * HOUR,
+  },
   // A provider outage at 0.4/min on a 7 d window at 95.9 %: every solve fails for 8 h.
-  { name: 'outage, 0.4/min', kind: 'incident', windowMs: 7 * DAY, targetRate: 0.959, rate: 0.4, fail: 0.015,
-    incident: { ms: 8 * HOUR, rate: 0.4, fail: 1 }, tail: 2 * DAY },
+  {
+    name: 'outage, 0.4/min',
+    kind: 'incident',
+    windowMs: 7 * DAY,
+    targetRate: 0.959,
+    rate: 0.4,
+    fail: 0.015,
+    incident: { ms: 8 * HOUR, rate: 0.4, fail: 1 },
+    tail: 2 * DAY,
+  },
   // The low end: 0.2/min on a 7 d window at 96 % (a budget of 80 failures), 12 h of failures.
-  { name: 'outage, 0.2/min', kind: 'incident', windowMs: 7 * DAY, targetRate: 0.96, rate: 0.2, fail: 0.01,
-    incident: { ms: 12 * HOUR, rate: 0.2, fail: 1 }, tail: 2 * DAY },
+  {
+    name: 'outage, 0.2/min',
+    kind: 'incident',
+    windowMs: 7 * DAY,
+    targetRate: 0.96,
+    rate: 0.2,
+    fail: 0.01,
+    incident: { ms: 12 * HOUR, rate: 0.2, fail: 1 },
+    tail: 2 * DAY,
+  },
   // The edge: 0.2/min on 24 h at 96 %, a budget of 11.5 failures, of which the
   // baseline may already have spent half: 5 failures, the least evidence the
   // policy accepts, can be more than three quarters of what is left. Not held
   // to "in time" (docs/alert-policy.md, "Below ~10 failures of budget").
-  { name: 'outage, 0.2/min, 24 h (edge)', kind: 'incident', edge: true, windowMs: DAY, targetRate: 0.96, rate: 0.2, fail: 0.01,
-    incident: { ms: 2 * HOUR, rate: 0.2, fail: 1 }, tail: DAY },
+  {
+    name: 'outage, 0.2/min, 24 h (edge)',
+    kind: 'incident',
+    edge: true,
+    windowMs: DAY,
+    targetRate: 0.96,
+    rate: 0.2,
+    fail: 0.01,
+    incident: { ms: 2 * HOUR, rate: 0.2, fail: 1 },
+    tail: DAY,
+  },
   // Issue 14's high-volume outage: 200/min, 6 h window at 99 %, 20 min of failures.
-  { name: 'outage, 200/min', kind: 'incident', windowMs: 6 * HOUR, targetRate: 0.99, rate: 200, fail: 0.004,
-    incident: { ms: 20 * MIN, rate: 200, fail: 1 }, tail: 3 * HOUR },
-  { name: 'outage, 1000/min', kind: 'incident', windowMs: 6 * HOUR, targetRate: 0.99, rate: 1000, fail: 0.004,
-    incident: { ms: 20 * MIN, rate: 1000, fail: 1 }, tail: 3 * HOUR },
+  {
+    name: 'outage, 200/min',
+    kind: 'incident',
+    windowMs: 6 * HOUR,
+    targetRate: 0.99,
+    rate: 200,
+    fail: 0.004,
+    incident: { ms: 20 * MIN, rate: 200, fail: 1 },
+    tail: 3 * HOUR,
+  },
+  {
+    name: 'outage, 1000/min',
+    kind: 'incident',
+    windowMs: 6 * HOUR,
+    targetRate: 0.99,
+    rate: 1000,
+    fail: 0.004,
+    incident: { ms: 20 * MIN, rate: 1000, fail: 1 },
+    tail: 3 * HOUR,
+  },
   // A slow leak: 100/min at 99 % on 24 h, failures from 0.4 % to 4 % (4× the allowance) for 12 h.
-  { name: 'slow leak', kind: 'incident', windowMs: DAY, targetRate: 0.99, rate: 100, fail: 0.004,
-    incident: { ms: 12 * HOUR, rate: 100, fail: 0.04 }, tail: DAY },
+  {
+    name: 'slow leak',
+    kind: 'incident',
+    windowMs: DAY,
+    targetRate: 0.99,
+    rate: 100,
+    fail: 0.004,
+    incident: { ms: 12 * HOUR, rate: 100, fail: 0.04 },
+    tail: DAY,
+  },
   // Healthy noise, failure rate at or under the allowance, with bursts of 3 failures.
   { name: 'healthy, 2/min', kind: 'healthy', windowMs: DAY, targetRate: 0.962, rate: 2, fail: 0.02, burstsPerDay: 4, weeks: 2 },
   { name: 'healthy, 40/min', kind: 'healthy', windowMs: DAY, targetRate: 0.967, rate: 40, fail: 0.033, burstsPerDay: 4, weeks: 2 },

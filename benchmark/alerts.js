@@ -36,22 +36,69 @@ async function main() {
         rows.push([
           scenario.name,
           policy,
-          range(runs.map((r) => r.firstPageMs), duration),
+          range(
+            runs.map((r) => r.firstPageMs),
+            duration,
+          ),
           range(left, (x) => (x === null ? '—' : `${Math.round(x)} %`)),
-          `${range(runs.map((r) => r.pageEvents), String)} (${range(runs.map((r) => r.maxPerPair), String)})`,
+          `${range(
+            runs.map((r) => r.pageEvents),
+            String,
+          )} (${range(
+            runs.map((r) => r.maxPerPair),
+            String,
+          )})`,
           '',
-          runs.every((r) => r.firstPageMs === null) ? '—' : range(runs.map((r) => r.resetMs), duration, 'still firing'),
+          runs.every((r) => r.firstPageMs === null)
+            ? '—'
+            : range(
+                runs.map((r) => r.resetMs),
+                duration,
+                'still firing',
+              ),
           duration(runs[0].resetGoalMs),
-          `${range(runs.map((r) => r.maxPagesPerIncident), String)} (${range(runs.map((r) => r.incidentCount), String)})`,
+          `${range(
+            runs.map((r) => r.maxPagesPerIncident),
+            String,
+          )} (${range(
+            runs.map((r) => r.incidentCount),
+            String,
+          )})`,
         ])
       } else {
         const weeks = runs.reduce((n, r) => n + r.weeks, 0)
         const pages = runs.reduce((n, r) => n + r.falsePages, 0)
-        rows.push([scenario.name, policy, '', '', '', (pages / weeks).toFixed(2), '', '', `${range(runs.map((r) => r.maxPagesPerIncident), String)} (${range(runs.map((r) => r.incidentCount), String)})`])
+        rows.push([
+          scenario.name,
+          policy,
+          '',
+          '',
+          '',
+          (pages / weeks).toFixed(2),
+          '',
+          '',
+          `${range(
+            runs.map((r) => r.maxPagesPerIncident),
+            String,
+          )} (${range(
+            runs.map((r) => r.incidentCount),
+            String,
+          )})`,
+        ])
       }
     }
   }
-  const head = ['scenario', 'policy', 'first page after', 'budget left at it (of the start\'s)', 'page events (most for one pair)', 'false pages / week', 'pages resolved after the end', 'reset goal', 'pages per incident (incidents)']
+  const head = [
+    'scenario',
+    'policy',
+    'first page after',
+    "budget left at it (of the start's)",
+    'page events (most for one pair)',
+    'false pages / week',
+    'pages resolved after the end',
+    'reset goal',
+    'pages per incident (incidents)',
+  ]
   if (markdown) {
     console.log(`| ${head.join(' | ')} |`)
     console.log(`|${head.map(() => '---').join('|')}|`)

@@ -159,8 +159,15 @@ async function main() {
   await redis.sendCommand(['CONFIG', 'SET', 'slowlog-max-len', '100000'])
   const shas = { before: await redis.sendCommand(['SCRIPT', 'LOAD', before.SCRIPT]), after: await redis.sendCommand(['SCRIPT', 'LOAD', SCRIPT]) }
   const version = /redis_version:(\S+)/.exec(await redis.sendCommand(['INFO', 'server']))[1]
-  console.log(`# family fleet sync: Redis time per sync (SLOWLOG), script before (one call) and after (chunks of at most 1000 counts, replies of at most 5000 buckets)`)
-  console.log(`# ${os.cpus()[0].model}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB; Node ${process.version}; redis-server ${version}; load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`)
+  console.log(
+    `# family fleet sync: Redis time per sync (SLOWLOG), script before (one call) and after (chunks of at most 1000 counts, replies of at most 5000 buckets)`,
+  )
+  console.log(
+    `# ${os.cpus()[0].model}, ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB; Node ${process.version}; redis-server ${version}; load ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}`,
+  )
   const unit = await yardstick(redis)
   const now = Date.now()
   const rows = []
@@ -174,21 +181,32 @@ async function main() {
   }
   // Per 1000 counts: the median call of a push in chunks of 1000 (a loaded machine's
   // preemptions land in a few calls), else the calls' time scaled.
-  console.log('\n| scenario | counts | before: Redis ms (one call) | after: Redis ms (calls; median, longest call) | after, ms per 1000 counts | before ÷ after | Redis main thread CPU ms, before → after | CPU: after ms per 1000 counts |')
+  console.log(
+    '\n| scenario | counts | before: Redis ms (one call) | after: Redis ms (calls; median, longest call) | after, ms per 1000 counts | before ÷ after | Redis main thread CPU ms, before → after | CPU: after ms per 1000 counts |',
+  )
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
   for (const r of rows) {
-    for (const [step, b, a] of [['push', r.beforePush, r.afterPush], ['joining worker\'s read', r.beforeJoin, r.afterJoin]]) {
+    for (const [step, b, a] of [
+      ['push', r.beforePush, r.afterPush],
+      ["joining worker's read", r.beforeJoin, r.afterJoin],
+    ]) {
       const per1000 = step === 'push' && a.calls > 1 ? a.median : (a.total / r.buckets) * 1000
-      console.log(`| ${what[r.name]}: ${step} | ${r.buckets} | ${ms(b.total)} | ${ms(a.total)} (${a.calls}; ${ms(a.median)}, ${ms(a.longest)}) | ${ms(per1000)} | ${(b.total / a.total).toFixed(0)} × | ${ms(b.cpu)} → ${ms(a.cpu)} | ${ms((a.cpu / r.buckets) * 1000)} |`)
+      console.log(
+        `| ${what[r.name]}: ${step} | ${r.buckets} | ${ms(b.total)} | ${ms(a.total)} (${a.calls}; ${ms(a.median)}, ${ms(a.longest)}) | ${ms(per1000)} | ${(b.total / a.total).toFixed(0)} × | ${ms(b.cpu)} → ${ms(a.cpu)} | ${ms((a.cpu / r.buckets) * 1000)} |`,
+      )
     }
   }
   const unitAfter = await yardstick(redis)
-  console.log(`\nYardstick: a script of 1 000 HINCRBY calls, median of 25: ${ms(unit)} ms before the scenarios, ${ms(unitAfter)} ms after (an idle core: ≈0.5–1 ms).`)
+  console.log(
+    `\nYardstick: a script of 1 000 HINCRBY calls, median of 25: ${ms(unit)} ms before the scenarios, ${ms(unitAfter)} ms after (an idle core: ≈0.5–1 ms).`,
+  )
   const family = await familySync(server.url, redis)
   console.log(`\n| BudgetFamily.sync() through ioredis, ${CHILDREN} children × ${BUCKETS} pending buckets | figure |`)
   console.log('| --- | ---: |')
   console.log(`| wall time of the sync() | ${ms(family.wall)} ms |`)
-  console.log(`| Redis time (script calls; median, longest call) | ${ms(family.time.total)} ms (${family.time.calls}; ${ms(family.time.median)} ms, ${ms(family.time.longest)} ms) |`)
+  console.log(
+    `| Redis time (script calls; median, longest call) | ${ms(family.time.total)} ms (${family.time.calls}; ${ms(family.time.median)} ms, ${ms(family.time.longest)} ms) |`,
+  )
   console.log(`| Redis main thread CPU | ${ms(family.time.cpu)} ms |`)
   console.log(`| check: solves in the family after it (${CHILDREN} × ${BUCKETS}) | ${family.total} |`)
   redis.destroy()

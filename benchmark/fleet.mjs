@@ -63,12 +63,22 @@ export async function fleetFigures({ workers = 100, seconds = 30 } = {}) {
   // The manual clocks run from the day's start to a day later: up to a day from Redis's TIME.
   const SKEW = 2 * DAY
   const make = (redis) => {
-    const t = new ErrorBudgetTracker({ targetRate: 0.95, windowMs: DAY, clock: 'manual', fleet: { redis, key: 'bench', syncMs: 0, timeoutMs: 60_000, maxSkewMs: SKEW } })
+    const t = new ErrorBudgetTracker({
+      targetRate: 0.95,
+      windowMs: DAY,
+      clock: 'manual',
+      fleet: { redis, key: 'bench', syncMs: 0, timeoutMs: 60_000, maxSkewMs: SKEW },
+    })
     t.advanceTo(t0 + DAY)
     return t
   }
   // A day of history: one worker fills every fleet bucket of the window (1440 of a minute).
-  const filler = new ErrorBudgetTracker({ targetRate: 0.95, windowMs: DAY, clock: 'manual', fleet: { redis: admin, key: 'bench', syncMs: 0, timeoutMs: 60_000, maxSkewMs: SKEW } })
+  const filler = new ErrorBudgetTracker({
+    targetRate: 0.95,
+    windowMs: DAY,
+    clock: 'manual',
+    fleet: { redis: admin, key: 'bench', syncMs: 0, timeoutMs: 60_000, maxSkewMs: SKEW },
+  })
   for (let m = 1; m <= 1440; m++) {
     filler.advanceTo(t0 + m * MINUTE)
     filler.recordMany(968, 32)
@@ -119,13 +129,15 @@ export async function fleetFigures({ workers = 100, seconds = 30 } = {}) {
   admin.disconnect()
   await server.stop()
 
-  console.log('\n| fleet (a day\'s window, 1440 fleet buckets of 1 min, all full) | figure |')
+  console.log("\n| fleet (a day's window, 1440 fleet buckets of 1 min, all full) | figure |")
   console.log('| --- | ---: |')
   console.log(`| a worker's first sync(): the whole window | ${first.toFixed(2)} ms |`)
   console.log(`| one sync(), 1000 solves since the last: round trip, script and install, median of ${latencies.length} | ${median(latencies).toFixed(2)} ms |`)
   console.log(`| ${workers} workers × ${seconds} syncs (after each one's first): script calls (EVALSHA + EVAL) | ${script.calls} |`)
   console.log(`| Redis time per sync (INFO commandstats usec / calls) | ${(script.usec / script.calls).toFixed(0)} µs |`)
-  console.log(`| Redis time per second of fleet time, ${workers} workers syncing every 1 s | ${((script.usec / seconds) / 1000).toFixed(1)} ms (${((script.usec / seconds) / 1e4).toFixed(1)} % of a core) |`)
+  console.log(
+    `| Redis time per second of fleet time, ${workers} workers syncing every 1 s | ${(script.usec / seconds / 1000).toFixed(1)} ms (${(script.usec / seconds / 1e4).toFixed(1)} % of a core) |`,
+  )
   console.log(`| Redis memory per budget (MEMORY USAGE of its 3 keys; ${fields} hash fields) | ${(bytes / 1024).toFixed(0)} KiB |`)
   console.log(`| wall time of the ${seconds} simulated seconds on this machine | ${(wallMs / 1000).toFixed(1)} s |`)
   console.log(`| check: workers seen (with the 2 set-up ones) / solves in the window | ${report.fleet.workers} / ${report.total} |`)
@@ -147,7 +159,15 @@ export async function familyFleetFigures({ workers = 4, children = 1000, syncs =
   const families = redises.map((redis) => {
     // One-minute buckets: at the default resolution (43 200 buckets an hour) each
     // child's drain and install walks its whole ring, ≈1 ms a child (see docs/many-budgets.md).
-    const f = new BudgetFamily({ labelNames: ['type', 'site'], targetRate: 0.95, windowMs: 3_600_000, resolutionMs: 60_000, clock: 'manual', maxChildren: children, fleet: { redis, key: 'bench-family', syncMs: 0, timeoutMs: 60_000, maxSkewMs: DAY } })
+    const f = new BudgetFamily({
+      labelNames: ['type', 'site'],
+      targetRate: 0.95,
+      windowMs: 3_600_000,
+      resolutionMs: 60_000,
+      clock: 'manual',
+      maxChildren: children,
+      fleet: { redis, key: 'bench-family', syncMs: 0, timeoutMs: 60_000, maxSkewMs: DAY },
+    })
     f.advanceTo(t0)
     return f
   })

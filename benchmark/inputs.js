@@ -40,7 +40,7 @@ function wideSpec(n) {
 }
 
 function yamlRows() {
-  console.log('SLO spec, keys in one map: readSpec vs the yaml package\'s default parse (its pairwise unique-key check)')
+  console.log("SLO spec, keys in one map: readSpec vs the yaml package's default parse (its pairwise unique-key check)")
   console.log('  keys      bytes   readSpec   default parse   default / readSpec')
   for (const n of [5000, 10_000, 20_000]) {
     const text = wideSpec(n)
@@ -52,7 +52,9 @@ function yamlRows() {
       }
     })
     const before = ms(() => YAML.parseAllDocuments(text))
-    console.log(`  ${String(n).padStart(6)} ${String(text.length).padStart(9)} ${ours.toFixed(0).padStart(8)} ms ${before.toFixed(0).padStart(11)} ms ${(before / ours).toFixed(1).padStart(14)} ×`)
+    console.log(
+      `  ${String(n).padStart(6)} ${String(text.length).padStart(9)} ${ours.toFixed(0).padStart(8)} ms ${before.toFixed(0).padStart(11)} ms ${(before / ours).toFixed(1).padStart(14)} ×`,
+    )
   }
 }
 

@@ -46,9 +46,15 @@ function addon() {
   const grown = (after.rss - before.rss) / MiB
   const buckets = Math.ceil(DAY_MS / Math.max(1, Math.floor(DAY_MS / 43200)))
   console.log(`addon: ${events.toLocaleString('en')} record() calls over 24 h of manual-clock time in ${seconds.toFixed(1)} s`)
-  console.log(`  events in the window at the end: ${report.total.toLocaleString('en')} (failures ${report.failures.toLocaleString('en')}), status ${report.status}`)
-  console.log(`  window: ${buckets.toLocaleString('en')} buckets × 16 bytes (a success and a failure counter, u64 each) = ${((buckets * 16) / 1024).toFixed(0)} KiB`)
-  console.log(`  RSS ${(before.rss / MiB).toFixed(1)} MiB → ${(after.rss / MiB).toFixed(1)} MiB (peak sampled ${(Math.max(peakRss, after.rss) / MiB).toFixed(1)} MiB): grew ${grown.toFixed(1)} MiB`)
+  console.log(
+    `  events in the window at the end: ${report.total.toLocaleString('en')} (failures ${report.failures.toLocaleString('en')}), status ${report.status}`,
+  )
+  console.log(
+    `  window: ${buckets.toLocaleString('en')} buckets × 16 bytes (a success and a failure counter, u64 each) = ${((buckets * 16) / 1024).toFixed(0)} KiB`,
+  )
+  console.log(
+    `  RSS ${(before.rss / MiB).toFixed(1)} MiB → ${(after.rss / MiB).toFixed(1)} MiB (peak sampled ${(Math.max(peakRss, after.rss) / MiB).toFixed(1)} MiB): grew ${grown.toFixed(1)} MiB`,
+  )
   console.log(`  JS heap used ${(before.heapUsed / MiB).toFixed(1)} → ${(after.heapUsed / MiB).toFixed(1)} MiB`)
   console.log(`  target: RSS growth ≤ ${LIMIT_MIB} MiB — ${grown <= LIMIT_MIB ? 'met' : 'NOT met'}`)
   return { events, tracker }
@@ -64,7 +70,9 @@ function reference(events) {
   for (let i = 0; i < sample; i++) tracker.events.push({ t: now++, success: i % 50 !== 0 })
   const after = settle()
   const perEvent = (after.heapUsed - before.heapUsed) / sample
-  console.log(`reference JS tracker: ${sample.toLocaleString('en')} events in its window take ${((after.heapUsed - before.heapUsed) / MiB).toFixed(1)} MiB of heap`)
+  console.log(
+    `reference JS tracker: ${sample.toLocaleString('en')} events in its window take ${((after.heapUsed - before.heapUsed) / MiB).toFixed(1)} MiB of heap`,
+  )
   console.log(`  ≈ ${perEvent.toFixed(0)} bytes per event → ${events.toLocaleString('en')} events ≈ ${((perEvent * events) / 1024 ** 3).toFixed(1)} GiB`)
   return tracker.events.length
 }
@@ -99,15 +107,23 @@ function perTrackerRows() {
   })
   console.log('bytes per default 24 h tracker (RSS growth, JavaScript objects included):')
   console.log(`  idle (1 000 trackers): ${(idle.bytes / KiB).toFixed(1)} KiB — target ≤ 4 KiB native (the core's own count: cargo test)`)
-  console.log(`  1 solve/minute for 24 h (1 000 trackers, ${day.total.toLocaleString('en')} events in their windows): ${(day.bytes / KiB).toFixed(1)} KiB — target ≤ 32 KiB native, was 686 KiB`)
-  console.log(`  1 000 solves/s for 24 h (20 trackers, ${busy.total.toLocaleString('en')} events): ${(busy.bytes / KiB).toFixed(1)} KiB — no more than the dense ring (675 KiB + the idle part)`)
+  console.log(
+    `  1 solve/minute for 24 h (1 000 trackers, ${day.total.toLocaleString('en')} events in their windows): ${(day.bytes / KiB).toFixed(1)} KiB — target ≤ 32 KiB native, was 686 KiB`,
+  )
+  console.log(
+    `  1 000 solves/s for 24 h (20 trackers, ${busy.total.toLocaleString('en')} events): ${(busy.bytes / KiB).toFixed(1)} KiB — no more than the dense ring (675 KiB + the idle part)`,
+  )
 }
 
 function tenThousand() {
   const count = 10_000
   const r = perTracker(count, minutely)
-  console.log(`${count.toLocaleString('en')} trackers × 1 solve/minute for 24 h of manual-clock time (${(count * 1440).toLocaleString('en')} record() calls in ${r.seconds.toFixed(1)} s; ${r.total.toLocaleString('en')} events in their windows):`)
-  console.log(`  RSS grew ${r.grownMiB.toFixed(1)} MiB (${(r.bytes / 1024).toFixed(1)} KiB a tracker) — target ≤ 400 MiB — ${r.grownMiB <= 400 ? 'met' : 'NOT met'}`)
+  console.log(
+    `${count.toLocaleString('en')} trackers × 1 solve/minute for 24 h of manual-clock time (${(count * 1440).toLocaleString('en')} record() calls in ${r.seconds.toFixed(1)} s; ${r.total.toLocaleString('en')} events in their windows):`,
+  )
+  console.log(
+    `  RSS grew ${r.grownMiB.toFixed(1)} MiB (${(r.bytes / 1024).toFixed(1)} KiB a tracker) — target ≤ 400 MiB — ${r.grownMiB <= 400 ? 'met' : 'NOT met'}`,
+  )
 }
 
 // Each part in a fresh process: RSS growth is only meaningful from a clean start.

@@ -98,10 +98,13 @@ async function main() {
     const { replay } = require('../lib/replay/run')
     const fields = { ts: 'ts', ok: 'ok', type: 'type' }
     const rows = [
-      ['captcha-budget replay --by type --json (CLI)', () => {
-        const r = spawnSync(process.execPath, [BIN, 'replay', file, '--by', 'type', '--json'], { stdio: ['ignore', 'ignore', 'inherit'] })
-        if (r.status !== 0) throw new Error(`replay exited ${r.status}`)
-      }],
+      [
+        'captcha-budget replay --by type --json (CLI)',
+        () => {
+          const r = spawnSync(process.execPath, [BIN, 'replay', file, '--by', 'type', '--json'], { stdio: ['ignore', 'ignore', 'inherit'] })
+          if (r.status !== 0) throw new Error(`replay exited ${r.status}`)
+        },
+      ],
       ['replay(), --by type (in-process)', () => replay({ input: file, fields, byType: true })],
       ['replay(), one tracker (in-process)', () => replay({ input: file, fields })],
       ['parsing only: native parser', () => parseOnly(file, nativeParse)],

@@ -29,7 +29,10 @@ const SLO = { name: NAME, targetRate: 0.95, windowMs: 30 * 86_400_000 }
 /** The label sets: [{ type, site }] (one, unlabelled, when not grouped: the counters still carry them). */
 const labelSets = () => Array.from({ length: TYPES * SITES }, (_, i) => ({ type: `t${i % TYPES}`, site: `s${Math.floor(i / TYPES)}` }))
 
-const labelText = (labels) => Object.entries(labels).map(([k, v]) => `${k}="${v}"`).join(',')
+const labelText = (labels) =>
+  Object.entries(labels)
+    .map(([k, v]) => `${k}="${v}"`)
+    .join(',')
 
 /**
  * The OpenMetrics file: per label set 10 solves a minute, 1 in 50 failing (more
@@ -63,7 +66,10 @@ function openMetrics(file, endMs, grouping) {
     groups.set(key, [...(groups.get(key) ?? []), i])
   })
   const sum = (members, f) => members.reduce((a, i) => a + f(i), 0)
-  for (const [kind, of] of [['solves', () => 10], ['solve_failures', (i, k) => failuresAt(i, k) - failuresAt(i, k - 1)]]) {
+  for (const [kind, of] of [
+    ['solves', () => 10],
+    ['solve_failures', (i, k) => failuresAt(i, k) - failuresAt(i, k - 1)],
+  ]) {
     write(`# TYPE captcha_budget:${kind}:increase1m gauge\n`)
     for (const [key, members] of groups) {
       const labels = [`name="${NAME}"`, `slo="${NAME}-95-30d"`, key].filter(Boolean).join(',')
@@ -82,12 +88,13 @@ function openMetrics(file, endMs, grouping) {
   fs.closeSync(out)
 }
 
-const freePort = () => new Promise((resolve) => {
-  const server = net.createServer().listen(0, '127.0.0.1', () => {
-    const { port } = server.address()
-    server.close(() => resolve(port))
+const freePort = () =>
+  new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => resolve(port))
+    })
   })
-})
 
 /** Prometheus's own metrics (it does not scrape itself here): { group: { last_duration_seconds, iterations_total } }. */
 async function groupStats(port) {
@@ -117,7 +124,11 @@ async function measure(grouping) {
     fs.writeFileSync(path.join(dir, 'sloth.yml'), slothShaped(slo))
     fs.writeFileSync(path.join(dir, 'prometheus.yml'), 'global:\n  evaluation_interval: 1m\nrule_files: [ours.yml, sloth.yml]\n')
     const port = await freePort()
-    prom = spawn('prometheus', [`--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' })
+    prom = spawn(
+      'prometheus',
+      [`--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`],
+      { stdio: 'ignore' },
+    )
     // Per group (Sloth-shaped's file has three), the duration of each new evaluation.
     const seen = {}
     const last = {}
@@ -134,7 +145,10 @@ async function measure(grouping) {
       }
     }
     // A file's evaluation: the sum of its groups' median durations.
-    const total = (file) => Object.entries(seen).filter(([g]) => g.includes(file)).reduce((a, [, d]) => a + median(d), 0)
+    const total = (file) =>
+      Object.entries(seen)
+        .filter(([g]) => g.includes(file))
+        .reduce((a, [, d]) => a + median(d), 0)
     return { ours: total('ours.yml'), sloth: total('sloth.yml'), evaluations: Math.min(...Object.values(seen).map((d) => d.length)) }
   } finally {
     prom?.kill()
@@ -147,7 +161,13 @@ async function main() {
   const rows = []
   for (const grouping of [false, true]) {
     const { ours, sloth, evaluations } = await measure(grouping)
-    rows.push([grouping ? 'by type, site' : 'one series', `${(ours * 1000).toFixed(0)} ms`, `${(sloth * 1000).toFixed(0)} ms`, `${(ours / sloth).toFixed(1)}×`, String(evaluations)])
+    rows.push([
+      grouping ? 'by type, site' : 'one series',
+      `${(ours * 1000).toFixed(0)} ms`,
+      `${(sloth * 1000).toFixed(0)} ms`,
+      `${(ours / sloth).toFixed(1)}×`,
+      String(evaluations),
+    ])
     console.error(`prometheus, ${rows.at(-1).join(', ')}`)
   }
   return rows

@@ -83,7 +83,11 @@ function promtoolSeconds(rulesText, input) {
       { expr: 'count(ALERTS{alertstate="firing"}) > bool 0', eval_time: '30h59m', exp_samples: [{ labels: '{}', value: 1 }] },
       { expr: 'vector(1)', eval_time: '48h', exp_samples: [{ labels: '{}', value: 1 }] },
     ]
-    const file = { rule_files: ['rules.yml'], evaluation_interval: '1m', tests: [{ interval: `${SCRAPE_MS / 1000}s`, input_series: input, promql_expr_test: tests }] }
+    const file = {
+      rule_files: ['rules.yml'],
+      evaluation_interval: '1m',
+      tests: [{ interval: `${SCRAPE_MS / 1000}s`, input_series: input, promql_expr_test: tests }],
+    }
     fs.writeFileSync(path.join(dir, 'test.yml'), toYaml(file) + '\n')
     let best = { cpu: Infinity, wall: Infinity }
     for (let i = 0; i < RUNS; i++) {
@@ -120,7 +124,12 @@ async function main() {
   for (const [label, slo] of SLOS.filter(([l]) => (process.env.PROMTOOL_SLOS ?? '30d').split(',').includes(l))) {
     const ours = promtoolSeconds(prometheusRules(slo, { scrapeIntervalMs: SCRAPE_MS }), input)
     const sloth = promtoolSeconds(slothShaped(slo), input)
-    times.push([label, `${ours.cpu.toFixed(1)} s (${ours.wall.toFixed(1)} s)`, `${sloth.cpu.toFixed(1)} s (${sloth.wall.toFixed(1)} s)`, `${(ours.cpu / sloth.cpu).toFixed(1)}×`])
+    times.push([
+      label,
+      `${ours.cpu.toFixed(1)} s (${ours.wall.toFixed(1)} s)`,
+      `${sloth.cpu.toFixed(1)} s (${sloth.wall.toFixed(1)} s)`,
+      `${(ours.cpu / sloth.cpu).toFixed(1)}×`,
+    ])
     console.error(`promtool, ${label}: ${times.at(-1).slice(1).join(', ')}`)
   }
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU'

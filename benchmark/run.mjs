@@ -238,9 +238,25 @@ async function main() {
     ['recordMany: ≤ 2 ns per event', get('addon recordMany'), 2, 'ns'],
     ['report() ≤ 100 ns', get('addon report()'), 100, 'ns'],
     [`getters (${GETTERS.join(', ')}) ≤ 3 × floor (worst)`, getters, 3, '×'],
-    ['family.labels(l).record(ok) ÷ a cached child, 10 k children, the same l', get('family.labels(l).record(ok), 10 k children, the same') / get('family: a cached child'), 3, '×'],
-    ['… cycling through 10 k label sets ÷ cycling through 10 k cached children', get('family.labels(l).record(ok), cycling') / get('family: cached children'), 3, '×'],
-    ['reference ÷ addon record at 100 k events ≥ 1000', get('reference JS (scan per record), 100 k') / get('addon record(ok), 100 k events in'), 1000, '×', true],
+    [
+      'family.labels(l).record(ok) ÷ a cached child, 10 k children, the same l',
+      get('family.labels(l).record(ok), 10 k children, the same') / get('family: a cached child'),
+      3,
+      '×',
+    ],
+    [
+      '… cycling through 10 k label sets ÷ cycling through 10 k cached children',
+      get('family.labels(l).record(ok), cycling') / get('family: cached children'),
+      3,
+      '×',
+    ],
+    [
+      'reference ÷ addon record at 100 k events ≥ 1000',
+      get('reference JS (scan per record), 100 k') / get('addon record(ok), 100 k events in'),
+      1000,
+      '×',
+      true,
+    ],
   ]
   console.log('\n| target | measured | |')
   console.log('| --- | ---: | --- |')

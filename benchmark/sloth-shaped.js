@@ -11,7 +11,14 @@ const WINDOWS = ['5m', '30m', '1h', '2h', '6h', '1d', '3d']
 
 /** A duration as Prometheus writes it (largest unit that divides it). */
 function prom(ms) {
-  for (const [unit, size] of [['w', 604_800_000], ['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]]) if (ms % size === 0) return `${ms / size}${unit}`
+  for (const [unit, size] of [
+    ['w', 604_800_000],
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ])
+    if (ms % size === 0) return `${ms / size}${unit}`
   return `${ms}ms`
 }
 
@@ -39,16 +46,45 @@ function slothShaped({ name, targetRate, windowMs, grouping = [] }) {
     { record: 'slo:objective:ratio', expr: `vector(${targetRate})`, labels: ids },
     { record: 'slo:error_budget:ratio', expr: `vector(1-${targetRate})`, labels: ids },
     { record: 'slo:time_period:days', expr: `vector(${windowMs / 86_400_000})`, labels: ids },
-    { record: 'slo:current_burn_rate:ratio', expr: `slo:sli_error:ratio_rate5m${sel}\n/ on(sloth_id, sloth_slo, sloth_service) group_left\nslo:error_budget:ratio${sel}\n`, labels: ids },
-    { record: 'slo:period_burn_rate:ratio', expr: `slo:sli_error:ratio_rate${period}${sel}\n/ on(sloth_id, sloth_slo, sloth_service) group_left\nslo:error_budget:ratio${sel}\n`, labels: ids },
+    {
+      record: 'slo:current_burn_rate:ratio',
+      expr: `slo:sli_error:ratio_rate5m${sel}\n/ on(sloth_id, sloth_slo, sloth_service) group_left\nslo:error_budget:ratio${sel}\n`,
+      labels: ids,
+    },
+    {
+      record: 'slo:period_burn_rate:ratio',
+      expr: `slo:sli_error:ratio_rate${period}${sel}\n/ on(sloth_id, sloth_slo, sloth_service) group_left\nslo:error_budget:ratio${sel}\n`,
+      labels: ids,
+    },
     { record: 'slo:period_error_budget_remaining:ratio', expr: `1 - slo:period_burn_rate:ratio${sel}`, labels: ids },
-    { record: 'sloth_slo_info', expr: 'vector(1)', labels: { ...ids, sloth_mode: 'cli-gen-prom', sloth_objective: String(targetRate * 100), sloth_spec: 'prometheus/v1', sloth_version: 'bench' } },
+    {
+      record: 'sloth_slo_info',
+      expr: 'vector(1)',
+      labels: { ...ids, sloth_mode: 'cli-gen-prom', sloth_objective: String(targetRate * 100), sloth_spec: 'prometheus/v1', sloth_version: 'bench' },
+    },
   ]
   const over = (w, factor) => `max(slo:sli_error:ratio_rate${w}${sel} > (${factor} * ${budget})) without (sloth_window)`
-  const pairs = (a, b) => `(\n    ${over(a[0], a[2])}\n    and\n    ${over(a[1], a[2])}\n)\nor\n(\n    ${over(b[0], b[2])}\n    and\n    ${over(b[1], b[2])}\n)\n`
+  const pairs = (a, b) =>
+    `(\n    ${over(a[0], a[2])}\n    and\n    ${over(a[1], a[2])}\n)\nor\n(\n    ${over(b[0], b[2])}\n    and\n    ${over(b[1], b[2])}\n)\n`
   const alerts = [
-    { alert: 'CaptchaPage', expr: pairs(['5m', '1h', 14.4], ['30m', '6h', 6]), labels: { severity: 'page', sloth_severity: 'page' }, annotations: { summary: '{{$labels.sloth_service}} {{$labels.sloth_slo}} SLO error budget burn rate is over expected.', title: '(page) {{$labels.sloth_service}} {{$labels.sloth_slo}} SLO error budget burn rate is too fast.' } },
-    { alert: 'CaptchaTicket', expr: pairs(['2h', '1d', 3], ['6h', '3d', 1]), labels: { severity: 'ticket', sloth_severity: 'ticket' }, annotations: { summary: '{{$labels.sloth_service}} {{$labels.sloth_slo}} SLO error budget burn rate is over expected.', title: '(ticket) {{$labels.sloth_service}} {{$labels.sloth_slo}} SLO error budget burn rate is too fast.' } },
+    {
+      alert: 'CaptchaPage',
+      expr: pairs(['5m', '1h', 14.4], ['30m', '6h', 6]),
+      labels: { severity: 'page', sloth_severity: 'page' },
+      annotations: {
+        summary: '{{$labels.sloth_service}} {{$labels.sloth_slo}} SLO error budget burn rate is over expected.',
+        title: '(page) {{$labels.sloth_service}} {{$labels.sloth_slo}} SLO error budget burn rate is too fast.',
+      },
+    },
+    {
+      alert: 'CaptchaTicket',
+      expr: pairs(['2h', '1d', 3], ['6h', '3d', 1]),
+      labels: { severity: 'ticket', sloth_severity: 'ticket' },
+      annotations: {
+        summary: '{{$labels.sloth_service}} {{$labels.sloth_slo}} SLO error budget burn rate is over expected.',
+        title: '(ticket) {{$labels.sloth_service}} {{$labels.sloth_slo}} SLO error budget burn rate is too fast.',
+      },
+    },
   ]
   const groups = [
     { name: `sloth-slo-sli-recordings-${id}`, rules: recordings },

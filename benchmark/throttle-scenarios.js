@@ -84,7 +84,10 @@ const SCENARIOS = [
       await work({
         tracker,
         seconds: 3600,
-        successAt: provider([[0, 0], [1, 0.98]]),
+        successAt: provider([
+          [0, 0],
+          [1, 0.98],
+        ]),
         random: prng(seed),
         mode,
         observe: (s, a) => {
@@ -129,7 +132,10 @@ const SCENARIOS = [
         tracker,
         seconds: 24 * 3600,
         history: 12 * 3600,
-        successAt: provider([[0, 0.99], [12 * 3600, 0.9]]),
+        successAt: provider([
+          [0, 0.99],
+          [12 * 3600, 0.9],
+        ]),
         random: prng(seed),
         mode,
         observe: (s, a) => {
@@ -146,7 +152,8 @@ const SCENARIOS = [
   },
   {
     name: 'family of 20 sites',
-    setup: '20 sites, a budget each (default config: a BudgetFamily keyed by site, else 20 trackers), 99 %, 10 min of history, then 2 h 10 min guarded; one site at 0 % for 2 h from 10 min',
+    setup:
+      '20 sites, a budget each (default config: a BudgetFamily keyed by site, else 20 trackers), 99 %, 10 min of history, then 2 h 10 min guarded; one site at 0 % for 2 h from 10 min',
     measure: 'refusals on the 19 healthy sites',
     goalText: '0',
     goal: (v) => v === 0,
@@ -155,7 +162,11 @@ const SCENARIOS = [
       const { sites, advanceTo, close, kind } = siteBudgets(20)
       const random = prng(seed)
       const healthy = provider([[0, 0.99]])
-      const broken = provider([[0, 0.99], [600, 0], [600 + 7200, 0.99]])
+      const broken = provider([
+        [0, 0.99],
+        [600, 0],
+        [600 + 7200, 0.99],
+      ])
       const seconds = 600 + 7200 + 600
       let refusedHealthy = 0
       let refusedBroken = 0
@@ -218,7 +229,11 @@ async function runSlowAttempts(seed, mode, everyS) {
   const random = prng(seed)
   const down = 600
   const up = down + 7200
-  const broken = provider([[0, 0.99], [down, 0], [up, 0.99]])
+  const broken = provider([
+    [0, 0.99],
+    [down, 0],
+    [up, 0.99],
+  ])
   const healthy = provider([[0, 0.99]])
   const options = GUARD_OPTIONS[mode]
   const during = { attempts: 0, admitted: 0 }
@@ -299,7 +314,11 @@ async function runOutage(seed, mode) {
     tracker,
     seconds: up + 2 * 3600,
     history: down,
-    successAt: provider([[0, 0.99], [down, 0], [up, 0.99]]),
+    successAt: provider([
+      [0, 0.99],
+      [down, 0],
+      [up, 0.99],
+    ]),
     random: prng(seed),
     mode,
     observe: (s, a) => {

@@ -26,7 +26,10 @@ program
   .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
 
 const commandsDir = path.join(__dirname, '..', 'lib', 'cli')
-for (const file of fs.readdirSync(commandsDir).filter((f) => f.endsWith('.js')).sort()) {
+for (const file of fs
+  .readdirSync(commandsDir)
+  .filter((f) => f.endsWith('.js'))
+  .sort()) {
   require(path.join(commandsDir, file)).register(program) // each command registers its flags
 }
 

@@ -63,7 +63,8 @@ function addonMissing(
   // package itself makes it a regular dependency, which npm checks against the real
   // CPU and refuses (EBADPLATFORM).
   const wasi = `npm install ${name}@${version} --cpu=wasm32`
-  const again = 'npm decides optional packages again on every install: pass --cpu=wasm32 to later `npm install` and `npm ci` too, or put cpu=wasm32 in the project\'s .npmrc'
+  const again =
+    "npm decides optional packages again on every install: pass --cpu=wasm32 to later `npm install` and `npm ci` too, or put cpu=wasm32 in the project's .npmrc"
   if (forcedWasi) {
     const lines = [`${name} could not load its WebAssembly build, which NAPI_RS_FORCE_WASI=error asks for.`]
     if (wasiInstalled(name)) {

@@ -125,7 +125,8 @@ function onceEach(command) {
     const key = option.attributeName()
     option.argParser((value) => {
       // The values are not quoted: a URL may hold credentials (--prometheus, --redis).
-      if (command.getOptionValueSource(key) === 'cli') command.error(`error: option '${option.flags}' given twice: give it once`, { exitCode: 2, code: 'captcha-budget.repeatedOption' })
+      if (command.getOptionValueSource(key) === 'cli')
+        command.error(`error: option '${option.flags}' given twice: give it once`, { exitCode: 2, code: 'captcha-budget.repeatedOption' })
       return value
     })
   }

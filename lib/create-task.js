@@ -24,7 +24,9 @@ function checkTask(task) {
     throw invalidArgType(`solve(task): task must be an object, got ${describe(task)}`)
   }
   if (typeof task.type !== 'string' || task.type === '') {
-    throw invalidArgType(`solve(task): task.type must be a non-empty string (the provider's task type, e.g. 'RecaptchaV2TaskProxyless'), got ${describe(task.type)}`)
+    throw invalidArgType(
+      `solve(task): task.type must be a non-empty string (the provider's task type, e.g. 'RecaptchaV2TaskProxyless'), got ${describe(task.type)}`,
+    )
   }
   return task
 }
@@ -74,9 +76,7 @@ function createTaskClient({ title, base, apiKey, pollIntervalMs }) {
     if (answer.errorId !== 0) {
       const code = typeof answer.errorCode === 'string' && answer.errorCode !== '' ? redact(answer.errorCode, [apiKey]) : `ERROR_ID_${answer.errorId}`
       const detail =
-        typeof answer.errorDescription === 'string' && answer.errorDescription !== ''
-          ? `: ${quoteBody(answer.errorDescription, [apiKey], MAX_ERROR_TEXT)}`
-          : ''
+        typeof answer.errorDescription === 'string' && answer.errorDescription !== '' ? `: ${quoteBody(answer.errorDescription, [apiKey], MAX_ERROR_TEXT)}` : ''
       const where = taskId === null ? method : `${method} (task ${redact(taskId, [apiKey])})`
       throw new SolveError(code, `${title} ${where} answered ${code}${detail}`, { stage, taskId, httpStatus: response.status })
     }

@@ -37,7 +37,13 @@ function parseDuration(text, what) {
  * @param {number} ms
  */
 function promDuration(ms) {
-  const units = [['w', 604_800_000], ['d', DAY_MS], ['h', 3_600_000], ['m', 60_000], ['s', 1000]]
+  const units = [
+    ['w', 604_800_000],
+    ['d', DAY_MS],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ]
   for (const [unit, size] of units) if (ms % size === 0) return `${ms / size}${unit}`
   return `${ms}ms`
 }
@@ -51,10 +57,20 @@ function promDuration(ms) {
 function humanDuration(ms) {
   if (ms === 0) return '0s'
   if (ms >= 2 * DAY_MS && ms % DAY_MS === 0) return `${ms / DAY_MS}d`
-  for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1000]]) if (ms % size === 0) return `${ms / size}${unit}`
+  for (const [unit, size] of [
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ])
+    if (ms % size === 0) return `${ms / size}${unit}`
   let rest = Math.round(ms)
   const parts = []
-  for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1000], ['ms', 1]]) {
+  for (const [unit, size] of [
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+    ['ms', 1],
+  ]) {
     if (rest >= size) {
       parts.push(`${Math.floor(rest / size)}${unit}`)
       rest %= size
@@ -72,7 +88,12 @@ const threeDigits = (x) => String(Number(x.toPrecision(3)))
  * @param {number} ms
  */
 function approxDuration(ms) {
-  const units = [['d', DAY_MS], ['h', 3_600_000], ['m', 60_000], ['s', 1000]]
+  const units = [
+    ['d', DAY_MS],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ]
   const [unit, size] = units.find(([, size]) => ms >= 2 * size) || ['ms', 1]
   return `${threeDigits(ms / size)}${unit}`
 }

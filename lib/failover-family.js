@@ -66,7 +66,8 @@ function createFamilyFailover(family, options) {
    */
   async function solve(task, solveOptions) {
     const { labels, critical } = checkOptionsObject(solveOptions, ['labels', 'critical'], 'solve options')
-    if (labels === null || typeof labels !== 'object') throw invalidArgType(`solve options.labels must be an object of the family's labels but '${attribution.provider}', got ${describe(labels)}`)
+    if (labels === null || typeof labels !== 'object')
+      throw invalidArgType(`solve options.labels must be an object of the family's labels but '${attribution.provider}', got ${describe(labels)}`)
     if (Object.hasOwn(labels, attribution.provider)) {
       throw invalidArgValue(`solve options.labels.${attribution.provider} cannot be given: the failover picks the provider`)
     }

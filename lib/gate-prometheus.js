@@ -47,7 +47,10 @@ function fromOptions(file, options) {
     return Promise.resolve(EXIT.badInput)
   }
   if (options.prometheus === undefined) {
-    const only = [['slo', '--slo'], ['maxBurnRate', '--max-burn-rate']].find(([key]) => options[key] !== undefined)
+    const only = [
+      ['slo', '--slo'],
+      ['maxBurnRate', '--max-burn-rate'],
+    ].find(([key]) => options[key] !== undefined)
     return only ? usage(`${only[1]} needs --prometheus <url>`) : null
   }
   if (file !== undefined) return usage('give a snapshot or --prometheus, not both')
@@ -143,7 +146,9 @@ async function query(base, promql, timeoutMs, { authorization, secrets = [] } = 
   }
   const text = await readLimited(res, MAX_ANSWER_BYTES)
   if (text === null) {
-    throw new Error(`${origin}${redactUrl(url.pathname, secrets)}: the answer is longer than ${MAX_ANSWER_BYTES} bytes (HTTP ${res.status}): not a gate query's vector, request aborted`)
+    throw new Error(
+      `${origin}${redactUrl(url.pathname, secrets)}: the answer is longer than ${MAX_ANSWER_BYTES} bytes (HTTP ${res.status}): not a gate query's vector, request aborted`,
+    )
   }
   let body
   try {

@@ -5,15 +5,7 @@
 // records it again. Here the recording lives in one place, behind a latch: the
 // first of fn's settle and the deadline wins, and whatever comes second is
 // dropped, so an attempt can never be counted twice.
-const {
-  BudgetExhaustedError,
-  ProviderBackoffError,
-  GuardTimeoutError,
-  describe,
-  invalidArgType,
-  checkOptionsObject,
-  integerOption,
-} = require('./errors.js')
+const { BudgetExhaustedError, ProviderBackoffError, GuardTimeoutError, describe, invalidArgType, checkOptionsObject, integerOption } = require('./errors.js')
 const throttles = require('./throttle.js')
 const outcomes = require('./outcomes.js')
 const { classify } = require('./classify.js')
@@ -29,8 +21,11 @@ const GUARD_OPTIONS = ['timeoutMs', 'critical', 'countsAsFailure', 'provider', '
 const MAX_TIMEOUT_MS = 2 ** 31 - 1
 
 function parseGuardOptions(options) {
-  const { timeoutMs, critical, countsAsFailure, provider, whenExhausted, minSolves, probeIntervalMs } =
-    checkOptionsObject(options, GUARD_OPTIONS, 'guard options')
+  const { timeoutMs, critical, countsAsFailure, provider, whenExhausted, minSolves, probeIntervalMs } = checkOptionsObject(
+    options,
+    GUARD_OPTIONS,
+    'guard options',
+  )
   if (critical !== undefined && typeof critical !== 'boolean') {
     throw invalidArgType(`guard options.critical must be a boolean, got ${describe(critical)}`)
   }
@@ -118,7 +113,11 @@ function attempt(tracker, fn, options, throttle) {
     }
     // Both handlers are attached, so a rejection after a timeout is never unhandled.
     outcome.then(
-      (value) => finish(() => verdict.succeeded(record(tracker, true, throttle, probeIntervalMs)), () => resolve(value)),
+      (value) =>
+        finish(
+          () => verdict.succeeded(record(tracker, true, throttle, probeIntervalMs)),
+          () => resolve(value),
+        ),
       (error) =>
         finish(
           () => recordRejection(tracker, error, options, throttle),

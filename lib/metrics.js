@@ -50,7 +50,10 @@ const FAMILIES = [
     help: 'CAPTCHA solves recorded by the tracker since it was created or restored in this process, by outcome; never reset by the window.',
     type: 'counter',
     labels: ['outcome'],
-    samples: (s) => [[['success'], s.recorded.successes], [['failure'], s.recorded.failures]],
+    samples: (s) => [
+      [['success'], s.recorded.successes],
+      [['failure'], s.recorded.failures],
+    ],
   },
   {
     // A counter never goes down, so a success rejected later stays in the one above:
@@ -129,7 +132,10 @@ const FAMILIES = [
     help: 'Solve attempts tracker.guard() admitted (ran) or refused (while the budget was exhausted: throttled or refused) in this process.',
     type: 'counter',
     labels: ['decision'],
-    samples: (s) => [[['admitted'], s.throttle?.admitted ?? 0], [['refused'], s.throttle?.refused ?? 0]],
+    samples: (s) => [
+      [['admitted'], s.throttle?.admitted ?? 0],
+      [['refused'], s.throttle?.refused ?? 0],
+    ],
   },
   {
     name: 'captcha_budget_throttle_state',
@@ -272,7 +278,11 @@ function familyEntries(family, constant, memo) {
     let e = memo && memo.get(tracker)
     if (e === undefined) {
       const all = { ...constant, ...entry.labels }
-      const sorted = Object.fromEntries(Object.keys(all).sort().map((k) => [k, all[k]]))
+      const sorted = Object.fromEntries(
+        Object.keys(all)
+          .sort()
+          .map((k) => [k, all[k]]),
+      )
       e = { tracker, labels: { name: family.name, ...sorted } }
       if (memo) memo.set(tracker, e)
     }

@@ -10,7 +10,21 @@ const { promDuration } = require('./duration.js')
 const { LABEL_NAME, LABEL_NAME_RULE, RULE_LABELS: RESERVED_LABELS, isLabelName } = require('./labels.js')
 
 /** The fields of `slo`. */
-const SLO_KEYS = ['id', 'name', 'targetRate', 'windowMs', 'alerts', 'minEvents', 'minFailures', 'resolutionMs', 'labels', 'alerting', 'description', 'grouping', 'sli']
+const SLO_KEYS = [
+  'id',
+  'name',
+  'targetRate',
+  'windowMs',
+  'alerts',
+  'minEvents',
+  'minFailures',
+  'resolutionMs',
+  'labels',
+  'alerting',
+  'description',
+  'grouping',
+  'sli',
+]
 /** The fields of `options`. */
 const OPTION_KEYS = ['scrapeIntervalMs', 'periodRules', 'evaluationIntervalMs', 'format', 'namespace', 'compat', 'metadata']
 /** The fields of `slo.alerting` (Sloth's `alerting`, our names). */
@@ -80,7 +94,8 @@ function checkTemplate(value, field) {
     const open = value.indexOf('{{', i)
     const close = value.indexOf('}}', i)
     if (open === -1) {
-      if (close !== -1) throw invalidArgValue(`${WHERE}${field} has a '}}' at character ${close + 1} that closes no '{{' (a Prometheus template), got ${shown(value)}`)
+      if (close !== -1)
+        throw invalidArgValue(`${WHERE}${field} has a '}}' at character ${close + 1} that closes no '{{' (a Prometheus template), got ${shown(value)}`)
       return value
     }
     if (close !== -1 && close < open) {
@@ -104,7 +119,8 @@ function checkTemplate(value, field) {
         j += 1
       }
     }
-    if (end === -1) throw invalidArgValue(`${WHERE}${field} has a '{{' at character ${open + 1} that is never closed by '}}' (a Prometheus template), got ${shown(value)}`)
+    if (end === -1)
+      throw invalidArgValue(`${WHERE}${field} has a '{{' at character ${open + 1} that is never closed by '}}' (a Prometheus template), got ${shown(value)}`)
     i = end + 2
   }
 }
@@ -197,7 +213,10 @@ function checkSlo(slo) {
   const { name, targetRate, windowMs, id, minFailures, description } = slo
   const sli = checkSli(slo.sli)
   if (sli && name === undefined && id === undefined) throw invalidArgValue(`${WHERE}slo.id is required with slo.sli (the default id is made of slo.name)`)
-  for (const [field, value] of [['name', name], ['id', id]]) {
+  for (const [field, value] of [
+    ['name', name],
+    ['id', id],
+  ]) {
     if (field === 'id' && value === undefined) continue
     if (field === 'name' && value === undefined && sli) continue
     if (typeof value !== 'string' || value === '') {
@@ -205,7 +224,10 @@ function checkSlo(slo) {
     }
     checkText(value, `slo.${field}`)
   }
-  for (const [field, value] of [['targetRate', targetRate], ['windowMs', windowMs]]) {
+  for (const [field, value] of [
+    ['targetRate', targetRate],
+    ['windowMs', windowMs],
+  ]) {
     if (value === undefined) throw invalidArgValue(`${WHERE}slo.${field} is required`)
   }
   // The tracker allows 1 (no budget at all); rules over a budget of nothing would never fire.
@@ -244,7 +266,8 @@ const WINDOW = '{{.window}}'
  */
 function checkSli(sli) {
   if (sli === undefined) return undefined
-  if (sli === null || typeof sli !== 'object' || Array.isArray(sli)) throw invalidArgType(`${WHERE}slo.sli must be an object { errorQuery, totalQuery }, got ${describe(sli)}`)
+  if (sli === null || typeof sli !== 'object' || Array.isArray(sli))
+    throw invalidArgType(`${WHERE}slo.sli must be an object { errorQuery, totalQuery }, got ${describe(sli)}`)
   for (const key of Object.keys(sli)) {
     if (key !== 'errorQuery' && key !== 'totalQuery') throw invalidArgValue(`${WHERE}unknown key '${key}' in slo.sli; known keys: errorQuery, totalQuery`)
   }
@@ -301,14 +324,20 @@ function checkOptions(options) {
     }
   }
   const { scrapeIntervalMs = 15_000, evaluationIntervalMs = 60_000, periodRules = 'exact', format = 'rules', namespace } = options
-  for (const [key, value] of [['scrapeIntervalMs', scrapeIntervalMs], ['evaluationIntervalMs', evaluationIntervalMs]]) {
+  for (const [key, value] of [
+    ['scrapeIntervalMs', scrapeIntervalMs],
+    ['evaluationIntervalMs', evaluationIntervalMs],
+  ]) {
     if (typeof value !== 'number') throw invalidArgType(`prometheusRules(slo, options): options.${key} must be a number, got ${describe(value)}`)
     if (!Number.isSafeInteger(value) || value < 1000 || value % 1000 !== 0) {
       throw outOfRange(`prometheusRules(slo, options): options.${key} must be a whole number of seconds in ms (≥ 1000), got ${value}`)
     }
   }
   const choices = { periodRules: ['exact', 'optimised'], format: ['rules', 'prometheus-operator'] }
-  for (const [key, value] of [['periodRules', periodRules], ['format', format]]) {
+  for (const [key, value] of [
+    ['periodRules', periodRules],
+    ['format', format],
+  ]) {
     if (!choices[key].includes(value)) {
       throw invalidArgValue(`prometheusRules(slo, options): options.${key} must be one of ${choices[key].join(', ')}, got ${JSON.stringify(value)}`)
     }
@@ -318,7 +347,9 @@ function checkOptions(options) {
   }
   const { compat, metadata } = options
   if (compat !== undefined && compat !== 'sloth') {
-    throw invalidArgValue(`prometheusRules(slo, options): options.compat must be 'sloth' (also write Sloth's series and info names), got ${JSON.stringify(compat)}`)
+    throw invalidArgValue(
+      `prometheusRules(slo, options): options.compat must be 'sloth' (also write Sloth's series and info names), got ${JSON.stringify(compat)}`,
+    )
   }
   return { scrapeIntervalMs, evaluationIntervalMs, periodRules, format, namespace, compat, metadata: checkMetadata(metadata) }
 }
@@ -330,7 +361,8 @@ function checkOptions(options) {
 function checkMetadata(metadata) {
   if (metadata === undefined) return undefined
   const where = 'prometheusRules(slo, options): options.metadata'
-  if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) throw invalidArgType(`${where} must be an object { name, labels }, got ${describe(metadata)}`)
+  if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata))
+    throw invalidArgType(`${where} must be an object { name, labels }, got ${describe(metadata)}`)
   for (const key of Object.keys(metadata)) {
     if (key !== 'name' && key !== 'labels') throw invalidArgValue(`${where}: unknown key '${key}'; known keys: name, labels`)
   }
@@ -338,9 +370,11 @@ function checkMetadata(metadata) {
   if (name !== undefined && (typeof name !== 'string' || !/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(name))) {
     throw invalidArgValue(`${where}.name must be a Kubernetes object name (lower-case a-z, 0-9, '-' and '.', at most 253), got ${shown(name)}`)
   }
-  if (labels === null || typeof labels !== 'object' || Array.isArray(labels)) throw invalidArgType(`${where}.labels must be an object of strings, got ${describe(labels)}`)
+  if (labels === null || typeof labels !== 'object' || Array.isArray(labels))
+    throw invalidArgType(`${where}.labels must be an object of strings, got ${describe(labels)}`)
   for (const [key, value] of Object.entries(labels)) {
-    if (!/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[a-zA-Z0-9]([-a-zA-Z0-9_.]{0,61}[a-zA-Z0-9])?$/.test(key)) throw invalidArgValue(`${where}.labels: '${printable(key)}' is not a Kubernetes label key`)
+    if (!/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[a-zA-Z0-9]([-a-zA-Z0-9_.]{0,61}[a-zA-Z0-9])?$/.test(key))
+      throw invalidArgValue(`${where}.labels: '${printable(key)}' is not a Kubernetes label key`)
     if (typeof value !== 'string' || !/^([a-zA-Z0-9]([-a-zA-Z0-9_.]{0,61}[a-zA-Z0-9])?)?$/.test(value)) {
       throw invalidArgValue(`${where}.labels.${key} must be a Kubernetes label value (at most 63 of a-z, A-Z, 0-9, '-', '_', '.'), got ${shown(value)}`)
     }

@@ -20,8 +20,18 @@ const { WINDOW } = require('./rules-slo.js')
 const SUM_FROM_MS = 3_600_000
 /** A range in hours, minutes, seconds and ms (`1h59m30s`): a summed window's range, half an evaluation short. */
 function rangeDuration(ms) {
-  const parts = [['h', 3_600_000, Infinity], ['m', 60_000, 60], ['s', 1000, 60], ['ms', 1, 1000]].map(([unit, size, of]) => [Math.floor(ms / size) % of, unit])
-  return parts.filter(([n]) => n > 0).map(([n, unit]) => `${n}${unit}`).join('') || '0s'
+  const parts = [
+    ['h', 3_600_000, Infinity],
+    ['m', 60_000, 60],
+    ['s', 1000, 60],
+    ['ms', 1, 1000],
+  ].map(([unit, size, of]) => [Math.floor(ms / size) % of, unit])
+  return (
+    parts
+      .filter(([n]) => n > 0)
+      .map(([n, unit]) => `${n}${unit}`)
+      .join('') || '0s'
+  )
 }
 
 // The comment written above each rule and group (by object).
@@ -82,8 +92,10 @@ function checkGrouping(grouping) {
   for (const label of grouping) {
     if (typeof label !== 'string') throw invalidArgType(`${WHERE}slo.grouping: each label name must be a string, got ${describe(label)}`)
     if (!isLabelName(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is not a Prometheus label name (${LABEL_NAME_RULE})`)
-    if (NOT_GROUPING.includes(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is set by the rules or the scrape (reserved: ${NOT_GROUPING.join(', ')})`)
-    if (RECOVERY_LABELS.includes(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' labels the rules' recovery series (reserved: ${RECOVERY_LABELS.join(', ')})`)
+    if (NOT_GROUPING.includes(label))
+      throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is set by the rules or the scrape (reserved: ${NOT_GROUPING.join(', ')})`)
+    if (RECOVERY_LABELS.includes(label))
+      throw invalidArgValue(`${WHERE}slo.grouping: '${label}' labels the rules' recovery series (reserved: ${RECOVERY_LABELS.join(', ')})`)
     if (seen.has(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is given twice`)
     seen.add(label)
   }
@@ -143,7 +155,13 @@ function slothRecordings({ id, slo, windows, sel, ratioOf }) {
     {
       record: 'sloth_slo_info',
       expr: 'vector(1)',
-      labels: { ...sloth, sloth_mode: 'cli-gen-prom', sloth_objective: num(Number((slo.targetRate * 100).toPrecision(12))), sloth_spec: 'prometheus/v1', sloth_version: 'captcha-error-budget' },
+      labels: {
+        ...sloth,
+        sloth_mode: 'cli-gen-prom',
+        sloth_objective: num(Number((slo.targetRate * 100).toPrecision(12))),
+        sloth_spec: 'prometheus/v1',
+        sloth_version: 'captcha-error-budget',
+      },
     },
   )
   return out
@@ -220,7 +238,9 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
     `(${failures(long)} < ${minFailures} and ${failures(short)} == 0 and ${solves(short)} > 0)`,
     ...bySpan,
   ].join('\nor\n')
-  const held = [`${burn(long)} and ${added} ${firing}`, ...(minEvents > 0 ? [`and ${solves(period)} >= ${minEvents}`] : []), `unless (\n${recovered}\n)`].join('\n')
+  const held = [`${burn(long)} and ${added} ${firing}`, ...(minEvents > 0 ? [`and ${solves(period)} >= ${minEvents}`] : []), `unless (\n${recovered}\n)`].join(
+    '\n',
+  )
   return `(\n${fires}\n${rearm.join('\n')}\n)\nor\n(\n${held}\n)`
 }
 
@@ -239,7 +259,9 @@ function compileOne(slo, options) {
   // Sloth's fixed labels (sloth_id, sloth_service, …) would overwrite a grouping label of that name.
   const slothLabel = options.compat === 'sloth' ? grouping.find((l) => l.startsWith('sloth_')) : undefined
   if (slothLabel !== undefined) {
-    throw invalidArgValue(`${WHERE}slo.grouping: '${slothLabel}' clashes with compat 'sloth', whose series set their own sloth_* labels: rename the label or drop compat`)
+    throw invalidArgValue(
+      `${WHERE}slo.grouping: '${slothLabel}' clashes with compat 'sloth', whose series set their own sloth_* labels: rename the label or drop compat`,
+    )
   }
   const by = ['name', ...grouping].join(', ')
   // In the alerts' text: which label set burns.
@@ -278,13 +300,25 @@ function compileOne(slo, options) {
   const usesPieces = [...windows.filter((ms) => !(optimised && ms === windowMs)), ...recoverySpansMs].some(summed)
   if (usesPieces && !windows.includes(pieceMs)) {
     recordings.push(
-      note(`Solves in each ${piece} (one evaluation interval): summed into the long windows below.`, { record: `captcha_budget:solves:increase${piece}`, expr: pieceOf(solveEvents(name), by, piece), labels: ids }),
-      note(`Failures in each ${piece}: summed into the long windows below.`, { record: `captcha_budget:solve_failures:increase${piece}`, expr: pieceOf(errorEvents(name), by, piece), labels: ids }),
+      note(`Solves in each ${piece} (one evaluation interval): summed into the long windows below.`, {
+        record: `captcha_budget:solves:increase${piece}`,
+        expr: pieceOf(solveEvents(name), by, piece),
+        labels: ids,
+      }),
+      note(`Failures in each ${piece}: summed into the long windows below.`, {
+        record: `captcha_budget:solve_failures:increase${piece}`,
+        expr: pieceOf(errorEvents(name), by, piece),
+        labels: ids,
+      }),
     )
   }
   for (const ms of windows) {
     const w = promDuration(ms)
-    const how = summed(ms) ? `the sum of the ${piece} pieces over ${w}` : ms === pieceMs && usesPieces ? `the counters' change over one evaluation interval (a piece)` : `the counters over ${w}`
+    const how = summed(ms)
+      ? `the sum of the ${piece} pieces over ${w}`
+      : ms === pieceMs && usesPieces
+        ? `the counters' change over one evaluation interval (a piece)`
+        : `the counters over ${w}`
     if (ms === windowMs && optimised) {
       // Sums of the shortest window's recorded increases, one per evaluation:
       // each solve is counted (shortest / evaluation interval) times, in the
@@ -293,7 +327,11 @@ function compileOne(slo, options) {
       const s = promDuration(shortest)
       const scale = num(options.evaluationIntervalMs / shortest)
       recordings.push(
-        note(`Solves over the period (${w}): the ${s} increases summed, scaled by ${scale} (periodRules: optimised).`, { record: `captcha_budget:solves:increase${w}`, expr: `sum_over_time(captcha_budget:solves:increase${s}${sel}[${w}]) * ${scale}`, labels: ids }),
+        note(`Solves over the period (${w}): the ${s} increases summed, scaled by ${scale} (periodRules: optimised).`, {
+          record: `captcha_budget:solves:increase${w}`,
+          expr: `sum_over_time(captcha_budget:solves:increase${s}${sel}[${w}]) * ${scale}`,
+          labels: ids,
+        }),
         note(`Failures over the period, as the solves.`, {
           record: `captcha_budget:solve_failures:increase${w}`,
           expr: `sum_over_time(captcha_budget:solve_failures:increase${s}${sel}[${w}]) * ${scale}`,
@@ -307,7 +345,11 @@ function compileOne(slo, options) {
       )
     } else if (slo.sli) {
       const [total, errors, ratio] = sliRecordings(slo.sli, w, ms, ids)
-      recordings.push(note(`Solves over ${w} (the SLI's total query × ${num(ms / 1000)} s).`, total), note(`Failures over ${w} (the SLI's error query).`, errors), note(`The error ratio over ${w}.`, ratio))
+      recordings.push(
+        note(`Solves over ${w} (the SLI's total query × ${num(ms / 1000)} s).`, total),
+        note(`Failures over ${w} (the SLI's error query).`, errors),
+        note(`The error ratio over ${w}.`, ratio),
+      )
     } else {
       recordings.push(
         note(`Solves over ${w}: ${how}.`, { record: `captcha_budget:solves:increase${w}`, expr: countExpr('solves', ms), labels: ids }),
@@ -319,23 +361,36 @@ function compileOne(slo, options) {
         }),
       )
     }
-    recordings.push(note(`The burn rate over ${w}: the error ratio / the error budget (${num(budgetOf(targetRate))}); 1 spends the budget exactly over the period.`, {
-      record: `captcha_budget:burn_rate:ratio_rate${w}`,
-      expr: `captcha_budget:solve_error:ratio_rate${w}${sel} / ${num(budgetOf(targetRate))}`,
-      labels: ids,
-    }))
+    recordings.push(
+      note(`The burn rate over ${w}: the error ratio / the error budget (${num(budgetOf(targetRate))}); 1 spends the budget exactly over the period.`, {
+        record: `captcha_budget:burn_rate:ratio_rate${w}`,
+        expr: `captcha_budget:solve_error:ratio_rate${w}${sel} / ${num(budgetOf(targetRate))}`,
+        labels: ids,
+      }),
+    )
   }
   // The recovery spans, each labelled `span`: one series per span and label set, read by every held pair.
   if (recoverySpansMs.length > 0) {
-    const spanLines = (kind) => recoverySpansMs.map((ms) => {
-      const w = promDuration(ms)
-      const expr = windows.includes(ms) && !(ms === windowMs && optimised) ? `captcha_budget:${kind}:increase${w}${sel}` : countExpr(kind, ms)
-      return `label_replace(${expr}, "span", "${w}", "", "")`
-    }).join('\nor\n')
+    const spanLines = (kind) =>
+      recoverySpansMs
+        .map((ms) => {
+          const w = promDuration(ms)
+          const expr = windows.includes(ms) && !(ms === windowMs && optimised) ? `captcha_budget:${kind}:increase${w}${sel}` : countExpr(kind, ms)
+          return `label_replace(${expr}, "span", "${w}", "", "")`
+        })
+        .join('\nor\n')
     const spans = recoverySpansMs.map(promDuration).join(', ')
     recordings.push(
-      note(`Solves over each recovery span (${spans}), labelled span: a held page may end on any of them.`, { record: 'captcha_budget:recovery_span_solves:increase', expr: spanLines('solves'), labels: ids }),
-      note(`Failures over each recovery span, as the solves.`, { record: 'captcha_budget:recovery_span_failures:increase', expr: spanLines('solve_failures'), labels: ids }),
+      note(`Solves over each recovery span (${spans}), labelled span: a held page may end on any of them.`, {
+        record: 'captcha_budget:recovery_span_solves:increase',
+        expr: spanLines('solves'),
+        labels: ids,
+      }),
+      note(`Failures over each recovery span, as the solves.`, {
+        record: 'captcha_budget:recovery_span_failures:increase',
+        expr: spanLines('solve_failures'),
+        labels: ids,
+      }),
       note(`Each recovery span's length in seconds: a span judges a page only once the page is that old.`, {
         record: 'captcha_budget:recovery_span:seconds',
         expr: recoverySpansMs.map((ms) => `label_replace(vector(${num(ms / 1000)}), "span", "${promDuration(ms)}", "", "")`).join('\nor\n'),
@@ -350,17 +405,23 @@ function compileOne(slo, options) {
     const test = recovery[i]
     if (!(pair.resolveBurnRate < pair.burnRate) || !(test.burnAloneFrom > test.minSolves)) return
     const entries = [test.minSolves, ...test.failureSteps].map((n, f) => `label_replace(vector(${n}), "failures", "${f}", "", "")`)
-    recordings.push(note(
-      `${pair.name} recovery: a span with <failures> failures ends the page from this many solves (${test.burnAloneFrom}+: its burn rate alone decides).`,
-      { record: 'captcha_budget:recovery_solves_needed', expr: entries.join('\nor\n'), labels: { ...ids, pair: pair.name } },
-    ))
+    recordings.push(
+      note(
+        `${pair.name} recovery: a span with <failures> failures ends the page from this many solves (${test.burnAloneFrom}+: its burn rate alone decides).`,
+        { record: 'captcha_budget:recovery_solves_needed', expr: entries.join('\nor\n'), labels: { ...ids, pair: pair.name } },
+      ),
+    )
   })
   // Fixed names, whatever the windows and period: what a dashboard reads.
-  recordings.push(note('The burn rate over each alert window, labelled window (fixed name, for dashboards).', {
-    record: 'captcha_budget:window_burn_rate:ratio',
-    expr: alertWindows.map((ms) => `label_replace(captcha_budget:burn_rate:ratio_rate${promDuration(ms)}${sel}, "window", "${promDuration(ms)}", "", "")`).join('\nor\n'),
-    labels: ids,
-  }))
+  recordings.push(
+    note('The burn rate over each alert window, labelled window (fixed name, for dashboards).', {
+      record: 'captcha_budget:window_burn_rate:ratio',
+      expr: alertWindows
+        .map((ms) => `label_replace(captcha_budget:burn_rate:ratio_rate${promDuration(ms)}${sel}, "window", "${promDuration(ms)}", "", "")`)
+        .join('\nor\n'),
+      labels: ids,
+    }),
+  )
   // With a PromQL SLI there may be no source name.
   const named = name === undefined ? ids : { ...ids, name }
   const info = { ...named, objective: num(targetRate), period, ...(slo.labels ?? {}) }
@@ -370,14 +431,29 @@ function compileOne(slo, options) {
     note('The objective.', { record: 'captcha_budget:objective:ratio', expr: `vector(${num(targetRate)})`, labels: named }),
     note('The error budget: 1 - objective.', { record: 'captcha_budget:error_budget:ratio', expr: `vector(${num(budgetOf(targetRate))})`, labels: named }),
     note('The period in seconds.', { record: 'captcha_budget:period:seconds', expr: `vector(${num(windowMs / 1000)})`, labels: named }),
-    note('The burn rate now: over the shortest window.', { record: 'captcha_budget:current_burn_rate:ratio', expr: `captcha_budget:burn_rate:ratio_rate${promDuration(shortest)}${sel}`, labels: ids }),
-    note('The burn rate over the whole period.', { record: 'captcha_budget:period_burn_rate:ratio', expr: `captcha_budget:burn_rate:ratio_rate${period}${sel}`, labels: ids }),
-    note('The share of the error budget left (0 when overspent).', { record: 'captcha_budget:error_budget_remaining:ratio', expr: `clamp_min(1 - captcha_budget:period_burn_rate:ratio${sel}, 0)`, labels: ids }),
+    note('The burn rate now: over the shortest window.', {
+      record: 'captcha_budget:current_burn_rate:ratio',
+      expr: `captcha_budget:burn_rate:ratio_rate${promDuration(shortest)}${sel}`,
+      labels: ids,
+    }),
+    note('The burn rate over the whole period.', {
+      record: 'captcha_budget:period_burn_rate:ratio',
+      expr: `captcha_budget:burn_rate:ratio_rate${period}${sel}`,
+      labels: ids,
+    }),
+    note('The share of the error budget left (0 when overspent).', {
+      record: 'captcha_budget:error_budget_remaining:ratio',
+      expr: `clamp_min(1 - captcha_budget:period_burn_rate:ratio${sel}, 0)`,
+      labels: ids,
+    }),
   )
 
   // The error ratio of a window (Sloth's windows that are not recorded by name).
-  const ratioOf = (w, ms) => slo.sli ? sliRecordings(slo.sli, w, ms, ids)[2].expr : `${countExpr('solve_failures', ms)}\n/\n${countExpr('solves', ms)}`
-  if (options.compat === 'sloth') recordings.push(...slothRecordings({ id, slo, windows, sel, ratioOf }).map((r) => note(`Sloth's name (compat: sloth) for ${r.record.replace(/^slo:|^sloth_/, '')}.`, r)))
+  const ratioOf = (w, ms) => (slo.sli ? sliRecordings(slo.sli, w, ms, ids)[2].expr : `${countExpr('solve_failures', ms)}\n/\n${countExpr('solves', ms)}`)
+  if (options.compat === 'sloth')
+    recordings.push(
+      ...slothRecordings({ id, slo, windows, sel, ratioOf }).map((r) => note(`Sloth's name (compat: sloth) for ${r.record.replace(/^slo:|^sloth_/, '')}.`, r)),
+    )
 
   // The SLO's own labels (owner, tier, cluster, …) on every alert, so that routes and silences keep matching.
   const sloLabels = slo.labels ?? {}
@@ -402,49 +478,56 @@ function compileOne(slo, options) {
     const failuresText = minFailures > 0 ? `, with at least ${minFailures} failures in ${long}` : ''
     const held = pair.resolveBurnRate < pair.burnRate
     const gates = [minFailures > 0 ? `${minFailures} failures` : '', pair.minEvents > 0 ? `${pair.minEvents} solves` : ''].filter(Boolean).join(' and ')
-    alerts.push(note(
-      `${pair.name} (${pair.severity}): the burn rate above ${num(pair.burnRate)} over ${long} and ${short}` +
-        (gates ? `, with ${gates} in ${long}` : '') +
-        (held ? `; held until recovered: burn at or below ${num(pair.resolveBurnRate)} on the long window or a recovery span that passes the recovery test.` : '.'),
-      {
-      alert,
-      // No `for:` and no keep_firing_for: the tracker fires at once and holds a
-      // page until it has recovered (pairExpr), and so do the rules.
-      expr,
-      // slo also comes from the expression; on the rule too, two SLOs' alerts on one source differ
-      // for promtool's duplicate check and for anyone reading the rule file.
-      labels,
-      annotations: {
-        summary: `{{ $labels.slo }}${which}: the CAPTCHA error budget burns {{ $value | humanize }}x the sustainable rate (${pair.name}, threshold ${threeDigits(pair.burnRate)}x)`,
-        description:
-          `The burn rate of {{ $labels.slo }}${which} (${source}, SLO ${threeDigits(targetRate * 100)}% over ${period}) is {{ $value | humanize }} over ${long} ` +
-          `and above ${threeDigits(pair.burnRate)} over ${short}, across all instances${failuresText}: ` +
-          `at ${threeDigits(pair.burnRate)}x, ${threeDigits(spent)}% of the budget goes in ${long}, all of it in ${approxDuration(windowMs / pair.burnRate)}.`,
-        ...alerting.annotations,
-        ...(route?.annotations ?? {}),
-      },
-    }))
+    alerts.push(
+      note(
+        `${pair.name} (${pair.severity}): the burn rate above ${num(pair.burnRate)} over ${long} and ${short}` +
+          (gates ? `, with ${gates} in ${long}` : '') +
+          (held
+            ? `; held until recovered: burn at or below ${num(pair.resolveBurnRate)} on the long window or a recovery span that passes the recovery test.`
+            : '.'),
+        {
+          alert,
+          // No `for:` and no keep_firing_for: the tracker fires at once and holds a
+          // page until it has recovered (pairExpr), and so do the rules.
+          expr,
+          // slo also comes from the expression; on the rule too, two SLOs' alerts on one source differ
+          // for promtool's duplicate check and for anyone reading the rule file.
+          labels,
+          annotations: {
+            summary: `{{ $labels.slo }}${which}: the CAPTCHA error budget burns {{ $value | humanize }}x the sustainable rate (${pair.name}, threshold ${threeDigits(pair.burnRate)}x)`,
+            description:
+              `The burn rate of {{ $labels.slo }}${which} (${source}, SLO ${threeDigits(targetRate * 100)}% over ${period}) is {{ $value | humanize }} over ${long} ` +
+              `and above ${threeDigits(pair.burnRate)} over ${short}, across all instances${failuresText}: ` +
+              `at ${threeDigits(pair.burnRate)}x, ${threeDigits(spent)}% of the budget goes in ${long}, all of it in ${approxDuration(windowMs / pair.burnRate)}.`,
+            ...alerting.annotations,
+            ...(route?.annotations ?? {}),
+          },
+        },
+      ),
+    )
   }
   // No alert at all when both kinds are disabled (Sloth's no-alerts), not even this one.
   if (!(alerting.page.disable && alerting.ticket.disable)) {
     const absent = `${alerting.name}SourceAbsent`
     const watched = slo.sli ? sliQuery(slo.sli.totalQuery, promDuration(shortest)) : selector(name)
-    alerts.push(note(`The source has been absent for ${promDuration(ABSENT_FOR_MS)}: the SLO cannot be judged.`, {
-      alert: absent,
-      expr: `absent(${watched})`,
-      for: promDuration(ABSENT_FOR_MS),
-      labels: { slo: id, severity: 'ticket', ...sloLabels, ...alerting.labels, ...alerting.ticket.labels },
-      annotations: {
-        summary: slo.sli
-          ? `${id}: the SLI's total query has had no value for ${promDuration(ABSENT_FOR_MS)}`
-          : `${id}: no ${selector(name).replace(/"/g, "'")} series for ${promDuration(ABSENT_FOR_MS)}`,
-        description: slo.sli
-          ? `The total query of ${id} has no value: the SLO cannot be judged (its series absent, scrape failing, or renamed).`
-          : `No instance exposes the solve counter of ${name}: the SLO ${id} cannot be judged (workers down, scrape failing, or a renamed source).`,
-        ...alerting.annotations,
-        ...alerting.ticket.annotations,
-      },
-    }))
+    alerts.push(
+      note(`The source has been absent for ${promDuration(ABSENT_FOR_MS)}: the SLO cannot be judged.`, {
+        alert: absent,
+        expr: `absent(${watched})`,
+        for: promDuration(ABSENT_FOR_MS),
+        labels: { slo: id, severity: 'ticket', ...sloLabels, ...alerting.labels, ...alerting.ticket.labels },
+        annotations: {
+          summary: slo.sli
+            ? `${id}: the SLI's total query has had no value for ${promDuration(ABSENT_FOR_MS)}`
+            : `${id}: no ${selector(name).replace(/"/g, "'")} series for ${promDuration(ABSENT_FOR_MS)}`,
+          description: slo.sli
+            ? `The total query of ${id} has no value: the SLO cannot be judged (its series absent, scrape failing, or renamed).`
+            : `No instance exposes the solve counter of ${name}: the SLO ${id} cannot be judged (workers down, scrape failing, or a renamed source).`,
+          ...alerting.annotations,
+          ...alerting.ticket.annotations,
+        },
+      }),
+    )
   }
 
   // One group: its rules run in order at each evaluation, so the alerts read the
@@ -533,7 +616,14 @@ function rulesAndPolicy(slos, options) {
   if (opts.format === 'rules') return { text: `${head}${toYaml({ groups })}\n`, policies }
   const metadata = {
     // The spec's own name when it has one (options.metadata.name, from rules --spec).
-    name: opts.metadata?.name ?? (ids.length === 1 ? `captcha-budget-${ids[0]}`.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').slice(0, 253) : 'captcha-budget-slos'),
+    name:
+      opts.metadata?.name ??
+      (ids.length === 1
+        ? `captcha-budget-${ids[0]}`
+            .toLowerCase()
+            .replace(/[^a-z0-9.-]+/g, '-')
+            .slice(0, 253)
+        : 'captcha-budget-slos'),
     ...(opts.namespace ? { namespace: opts.namespace } : {}),
     labels: { ...(opts.metadata?.labels ?? {}), 'app.kubernetes.io/managed-by': 'captcha-error-budget' },
   }

@@ -18,7 +18,19 @@ const throttles = require('./throttle.js')
 const { createBadReports } = require('./report-bad.js')
 const { withReject } = require('./solve-result.js')
 
-const SOLVER_OPTIONS = ['apiKey', 'provider', 'baseUrl', 'tracker', 'pollIntervalMs', 'timeoutMs', 'countsAsFailure', 'whenExhausted', 'minSolves', 'probeIntervalMs', 'reportBad']
+const SOLVER_OPTIONS = [
+  'apiKey',
+  'provider',
+  'baseUrl',
+  'tracker',
+  'pollIntervalMs',
+  'timeoutMs',
+  'countsAsFailure',
+  'whenExhausted',
+  'minSolves',
+  'probeIntervalMs',
+  'reportBad',
+]
 const SOLVE_OPTIONS = ['critical']
 const MAX_MS = 2 ** 31 - 1 // setTimeout's limit
 // Parameters each known method cannot go without; other methods are passed through unchecked.
@@ -135,7 +147,8 @@ function checkTask(task) {
   for (const [name, value] of Object.entries(task)) {
     if (RESERVED_PARAMS.includes(name)) throw invalidArgValue(`solve(task): task.${name} is set by the solver, not the task`)
     if (value === undefined) continue
-    if (typeof value === 'boolean') params.set(name, value ? '1' : '0') // the API's flags are 0/1
+    if (typeof value === 'boolean')
+      params.set(name, value ? '1' : '0') // the API's flags are 0/1
     else if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) params.set(name, String(value))
     else throw invalidArgType(`solve(task): task.${name} must be a string, finite number or boolean, got ${describe(value)}`)
   }
@@ -170,14 +183,17 @@ async function call(url, init, signal, stage, taskId, apiKey, title) {
   } catch {
     body = undefined
   }
-  const isAnswer = body !== null && typeof body === 'object' && (body.status === 0 || body.status === 1) &&
+  const isAnswer =
+    body !== null &&
+    typeof body === 'object' &&
+    (body.status === 0 || body.status === 1) &&
     (typeof body.request === 'string' || typeof body.request === 'number')
   if (!isAnswer) {
-    throw new SolveError(
-      'ERR_BAD_RESPONSE',
-      `${title} ${stage} answer is not the protocol's JSON (HTTP ${response.status}): ${quoteBody(text, [apiKey])}`,
-      { stage, taskId, httpStatus: response.status },
-    )
+    throw new SolveError('ERR_BAD_RESPONSE', `${title} ${stage} answer is not the protocol's JSON (HTTP ${response.status}): ${quoteBody(text, [apiKey])}`, {
+      stage,
+      taskId,
+      httpStatus: response.status,
+    })
   }
   return { body, httpStatus: response.status }
 }

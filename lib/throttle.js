@@ -246,8 +246,7 @@ class Throttle {
       this.deepen(Math.min(2 * this.depth, MAX_RECOVERY_PROBES))
       this.ledger = this.floor
       this.throttle(now, probeIntervalMs)
-    }
-    else if (this.state === 'throttled' && this.ledger >= -EPSILON) this.moveTo('admitting', now)
+    } else if (this.state === 'throttled' && this.ledger >= -EPSILON) this.moveTo('admitting', now)
   }
 
   /** What `report().throttle` shows. */
@@ -312,4 +311,18 @@ function existing(tracker) {
   return throttles.get(tracker)
 }
 
-module.exports = { Throttle, of, existing, checkOptions, recentBurnRate, MODES, STATES, DEFAULTS, RECOVERY_PROBES, MAX_RECOVERY_PROBES, TOLERATED_FAILURES, PROBE_SPACING, MAX_PROBE_SPACING }
+module.exports = {
+  Throttle,
+  of,
+  existing,
+  checkOptions,
+  recentBurnRate,
+  MODES,
+  STATES,
+  DEFAULTS,
+  RECOVERY_PROBES,
+  MAX_RECOVERY_PROBES,
+  TOLERATED_FAILURES,
+  PROBE_SPACING,
+  MAX_PROBE_SPACING,
+}

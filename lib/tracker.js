@@ -163,7 +163,8 @@ const methods = {
     checkThis(this, 'on()')
     if (event === 'incident') return incidents.addIncidentListener(this, listener, nativeProto.on)
     const sync = fleet.fleetOf(this)
-    if (sync === undefined || event !== 'fleet-error' || typeof listener !== 'function') return incidents.withIncidentEvent(nativeProto.on, this, event, listener)
+    if (sync === undefined || event !== 'fleet-error' || typeof listener !== 'function')
+      return incidents.withIncidentEvent(nativeProto.on, this, event, listener)
     sync.errorListeners.push(listener)
     return this
   },
@@ -242,7 +243,11 @@ Object.defineProperty(proto, NATIVE_RECORD, { value: proto.record, configurable:
 // --- the statics -----------------------------------------------------------------
 /** The options `restore()` takes (the config fields that may go with a snapshot: the core's table); read on first use. */
 let restoreKeys = null
-const restoreOptions = () => (restoreKeys ??= native.configFields().filter((f) => f.withSnapshot).map((f) => f.name))
+const restoreOptions = () =>
+  (restoreKeys ??= native
+    .configFields()
+    .filter((f) => f.withSnapshot)
+    .map((f) => f.name))
 
 /**
  * Rebuilds a tracker from `snapshot()` JSON, aged to now: its config comes from

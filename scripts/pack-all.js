@@ -26,9 +26,7 @@ const main = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')
 
 /** `npm pack` of `dir` into dist/; the tarball's path and file list. */
 function pack(dir) {
-  const [info] = JSON.parse(
-    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dist], { cwd: dir, encoding: 'utf8' }),
-  )
+  const [info] = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dist], { cwd: dir, encoding: 'utf8' }))
   return { tarball: path.join(dist, info.filename), files: info.files.map((f) => f.path) }
 }
 
@@ -64,7 +62,8 @@ if (!options.host && (!main.repository || !main.homepage)) {
 let platforms = fs.readdirSync(path.join(root, 'npm')).sort()
 if (options.host) {
   const host = hostSuffix()
-  if (!platforms.includes(host)) fail(`no platform package for ${host} (known: ${platforms.join(', ')}); the WebAssembly build: npm run artifacts -- wasm32-wasi && npm run pack:all`)
+  if (!platforms.includes(host))
+    fail(`no platform package for ${host} (known: ${platforms.join(', ')}); the WebAssembly build: npm run artifacts -- wasm32-wasi && npm run pack:all`)
   platforms = [host]
 }
 

@@ -34,9 +34,7 @@ if (process.argv[2] === 'scenario') {
   const [nativeTarget, native] = run({ NAPI_RS_FORCE_WASI: '' })
   const armBinary = path.join(__dirname, '..', 'npm', 'linux-arm64-gnu', 'captcha-error-budget.linux-arm64-gnu.node')
   const [otherTarget, other] =
-    mode === 'arm64'
-      ? run({ NAPI_RS_NATIVE_LIBRARY_PATH: armBinary }, ['qemu-aarch64-static', armNode])
-      : run({ NAPI_RS_FORCE_WASI: 'error' })
+    mode === 'arm64' ? run({ NAPI_RS_NATIVE_LIBRARY_PATH: armBinary }, ['qemu-aarch64-static', armNode]) : run({ NAPI_RS_FORCE_WASI: 'error' })
   const expected = mode === 'arm64' ? 'native' : 'wasm32-wasi'
   if (nativeTarget !== 'native' || otherTarget !== expected) {
     console.error(`loaded ${nativeTarget} and ${otherTarget}, expected native and ${expected}`)

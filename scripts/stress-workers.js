@@ -72,10 +72,15 @@ async function round(index, handle) {
   const counts = new SharedArrayBuffer(4 * WORKERS * 2)
   const code = CONTROL ? controlWorker : worker
   const workers = Array.from({ length: WORKERS }, (_, slot) => new Worker(code, { eval: true, workerData: { counts, slot } }))
-  await Promise.all(workers.map((w) => new Promise((resolve, reject) => {
-    w.once('message', resolve)
-    w.once('error', reject)
-  })))
+  await Promise.all(
+    workers.map(
+      (w) =>
+        new Promise((resolve, reject) => {
+          w.once('message', resolve)
+          w.once('error', reject)
+        }),
+    ),
+  )
   // The main thread records too, and reads, while the workers run.
   let mine = 0
   const until = Date.now() + 20 + (index % 5) * 10
@@ -134,8 +139,19 @@ async function main() {
   const slack = got - expected
   const ok = slack >= 0 && slack <= ROUNDS * WORKERS && handle.total <= got
   const { baselineMiB, rssGrowthMiB, seconds } = await control
-  console.log(JSON.stringify({ rounds: ROUNDS, workers: WORKERS, recorded: got, counted: expected, slack, listenerCalls: delivered,
-    status: handle.status, ...memory, control: { baselineMiB, rssGrowthMiB, seconds } }))
+  console.log(
+    JSON.stringify({
+      rounds: ROUNDS,
+      workers: WORKERS,
+      recorded: got,
+      counted: expected,
+      slack,
+      listenerCalls: delivered,
+      status: handle.status,
+      ...memory,
+      control: { baselineMiB, rssGrowthMiB, seconds },
+    }),
+  )
   if (!ok) {
     console.error('stress: the shared tracker lost or invented records')
     process.exitCode = 1

@@ -32,9 +32,11 @@ const GLIBC_FLOOR = '2.17'
 function targetOf(triple) {
   const { platformArchABI: platform, platform: os, arch, abi } = parseTriple(triple)
   const base = { triple, platform, os, arch, abi, rustTarget: triple, buildTarget: triple, zig: false, windows: false, env: {} }
-  if (os === 'linux' && abi === 'gnu') return { ...base, buildTarget: `${triple}.${GLIBC_FLOOR}`, zig: true, check: 'elf-gnu', machine: ELF_MACHINE[arch], glibc: GLIBC_FLOOR }
+  if (os === 'linux' && abi === 'gnu')
+    return { ...base, buildTarget: `${triple}.${GLIBC_FLOOR}`, zig: true, check: 'elf-gnu', machine: ELF_MACHINE[arch], glibc: GLIBC_FLOOR }
   if (os === 'linux' && abi === 'musl') return { ...base, zig: true, check: 'elf-musl', machine: ELF_MACHINE[arch] }
-  if (os === 'darwin') return { ...base, zig: true, env: { MACOSX_DEPLOYMENT_TARGET: MACOS_MIN[arch] }, check: 'macho', cpu: MACHO_CPU[arch], minos: MACOS_MIN[arch] }
+  if (os === 'darwin')
+    return { ...base, zig: true, env: { MACOSX_DEPLOYMENT_TARGET: MACOS_MIN[arch] }, check: 'macho', cpu: MACHO_CPU[arch], minos: MACOS_MIN[arch] }
   if (os === 'win32') {
     // Built for -gnu (the MSVC SDK cannot be downloaded here), shipped under the
     // -msvc name the loader asks for: Node-API is a C ABI.

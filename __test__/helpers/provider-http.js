@@ -27,8 +27,14 @@ function offline() {
 function twoCaptchaJson(code, origin = 'https://2captcha.com') {
   const scope = nock(origin)
   if (code !== 'OK' && !RESULT_STAGE.has(code)) return scope.get('/in.php').query(true).reply(200, { status: 0, request: code })
-  scope.get('/in.php').query(true).reply(200, { status: 1, request: String(TASK_ID) })
-  return scope.get('/res.php').query(true).reply(200, code === 'OK' ? { status: 1, request: TOKEN } : { status: 0, request: code })
+  scope
+    .get('/in.php')
+    .query(true)
+    .reply(200, { status: 1, request: String(TASK_ID) })
+  return scope
+    .get('/res.php')
+    .query(true)
+    .reply(200, code === 'OK' ? { status: 1, request: TOKEN } : { status: 0, request: code })
 }
 
 /** 2Captcha's in.php / res.php in plain text (puppeteer-extra-plugin-recaptcha: POST in.php, `OK|id`). */
@@ -36,7 +42,10 @@ function twoCaptchaText(code, origin = 'https://2captcha.com') {
   const scope = nock(origin)
   if (code !== 'OK' && !RESULT_STAGE.has(code)) return scope.post('/in.php').reply(200, code)
   scope.post('/in.php').reply(200, `OK|${TASK_ID}`)
-  return scope.get('/res.php').query(true).reply(200, code === 'OK' ? `OK|${TOKEN}` : code)
+  return scope
+    .get('/res.php')
+    .query(true)
+    .reply(200, code === 'OK' ? `OK|${TOKEN}` : code)
 }
 
 /**
@@ -62,7 +71,13 @@ function createTaskApi(code, origin) {
 }
 
 /** The report methods of the createTask providers (a bad answer: lib/providers.js). */
-const REPORT_PATHS = new Set(['/reportIncorrectImageCaptcha', '/reportIncorrectRecaptcha', '/reportIncorrectHcaptcha', '/reportIncorrectTokenCaptcha', '/feedbackTask'])
+const REPORT_PATHS = new Set([
+  '/reportIncorrectImageCaptcha',
+  '/reportIncorrectRecaptcha',
+  '/reportIncorrectHcaptcha',
+  '/reportIncorrectTokenCaptcha',
+  '/feedbackTask',
+])
 
 /**
  * A loopback createTask / getTaskResult server (CapSolver's protocol, as a raw

@@ -73,10 +73,8 @@ class ReferenceTracker {
     const currentRate = total === 0 ? 1 : successes / total
     const budgetTotal = total * (1 - targetRate)
     const budgetRemaining = Math.max(0, budgetTotal - failures)
-    const remainingFraction =
-      budgetTotal <= 0 ? (failures === 0 ? 1 : 0) : Math.max(0, budgetRemaining / budgetTotal)
-    const burnRate =
-      total === 0 || budgetTotal <= 0 || total < minEvents ? 0 : failures / (total * (1 - targetRate))
+    const remainingFraction = budgetTotal <= 0 ? (failures === 0 ? 1 : 0) : Math.max(0, budgetRemaining / budgetTotal)
+    const burnRate = total === 0 || budgetTotal <= 0 || total < minEvents ? 0 : failures / (total * (1 - targetRate))
     let status
     if (total < minEvents) {
       status = 'healthy'
@@ -107,15 +105,33 @@ class ReferenceTracker {
     }
   }
 
-  get total() { return this.evaluate().total }
-  get successes() { return this.evaluate().successes }
-  get failures() { return this.evaluate().failures }
-  get currentRate() { return this.evaluate().currentRate }
-  get budgetTotal() { return this.evaluate().budgetTotal }
-  get budgetRemaining() { return this.evaluate().budgetRemaining }
-  get remainingFraction() { return this.evaluate().remainingFraction }
-  get burnRate() { return this.evaluate().burnRate }
-  get status() { return this.evaluate().status }
+  get total() {
+    return this.evaluate().total
+  }
+  get successes() {
+    return this.evaluate().successes
+  }
+  get failures() {
+    return this.evaluate().failures
+  }
+  get currentRate() {
+    return this.evaluate().currentRate
+  }
+  get budgetTotal() {
+    return this.evaluate().budgetTotal
+  }
+  get budgetRemaining() {
+    return this.evaluate().budgetRemaining
+  }
+  get remainingFraction() {
+    return this.evaluate().remainingFraction
+  }
+  get burnRate() {
+    return this.evaluate().burnRate
+  }
+  get status() {
+    return this.evaluate().status
+  }
 }
 
 module.exports = { ReferenceTracker, STATUSES, DEFAULTS }

@@ -37,7 +37,9 @@ function register(program) {
       // A family's child or its worst: only a family fleet in Redis has them, never a snapshot.
       if (options.labels !== undefined && options.family) return usage('give --labels (one child) or --family (the worst child), not both')
       if (!usesRedis && (options.labels !== undefined || options.family)) {
-        return usage(`${options.family ? '--family' : '--labels'} needs --redis <url> --key <key> (a BudgetFamily fleet); a snapshot or --prometheus has no children`)
+        return usage(
+          `${options.family ? '--family' : '--labels'} needs --redis <url> --key <key> (a BudgetFamily fleet); a snapshot or --prometheus has no children`,
+        )
       }
       const fromPrometheus = prometheusGate.fromOptions(file, options)
       if (fromPrometheus) {
@@ -90,7 +92,13 @@ function answer(report, { strict = false, json = false }) {
     console.log(
       [
         // A BudgetFamily child (gate --redis --labels / --family): which one.
-        ...(report.labels ? [`labels            ${Object.entries(report.labels).map(([k, v]) => `${k}=${v}`).join(',')}`] : []),
+        ...(report.labels
+          ? [
+              `labels            ${Object.entries(report.labels)
+                .map(([k, v]) => `${k}=${v}`)
+                .join(',')}`,
+            ]
+          : []),
         `status            ${report.status}`,
         `success rate      ${(report.currentRate * 100).toFixed(2)} % (SLO ${(report.sloTarget * 100).toFixed(2)} %)`,
         `solves in window  ${report.total} (${report.failures} failed)`,

@@ -111,7 +111,10 @@ async function replayCommand(file, options) {
     }
     // A per-type setting for a type the log never mentions is most likely a typo.
     const seen = new Set(summary.trackers.map((t) => t.name))
-    for (const [flag, values] of [['--target', settings.targets], ['--window', settings.windows]]) {
+    for (const [flag, values] of [
+      ['--target', settings.targets],
+      ['--window', settings.windows],
+    ]) {
       for (const name of values.byName.keys()) {
         const used = seen.has(name) || summary.trackers.some((t) => t.labels && Object.values(t.labels).includes(name))
         if (!used && summary.trackerCount === undefined) {

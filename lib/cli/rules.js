@@ -27,8 +27,15 @@ function register(program) {
     .option('--min-failures <n>', "no pair fires with fewer failures in its long window (default: the policy's, as the tracker's)")
     .option('--resolution <duration>', 'as config.resolutionMs, if the workers set it: custom alert windows are rounded to it')
     .option('--scrape-interval <duration>', 'no alert window shorter than 4 scrape intervals (default windows are lengthened, custom ones refused)', '15s')
-    .option('--evaluation-interval <duration>', "the rule group's interval: the length of the recorded pieces that windows of 1 h or more are summed from", '1m')
-    .option('--period-rules <mode>', "'exact' (raw counters over the period; the default) or 'optimised' (sums of recorded short-window increases; the default for a Pyrra spec with performanceOverAccuracy: true)")
+    .option(
+      '--evaluation-interval <duration>',
+      "the rule group's interval: the length of the recorded pieces that windows of 1 h or more are summed from",
+      '1m',
+    )
+    .option(
+      '--period-rules <mode>',
+      "'exact' (raw counters over the period; the default) or 'optimised' (sums of recorded short-window increases; the default for a Pyrra spec with performanceOverAccuracy: true)",
+    )
     .option('--format <format>', "'rules' (a rule file) or 'prometheus-operator' (a PrometheusRule object)", 'rules')
     .option('--namespace <namespace>', "metadata.namespace of the PrometheusRule (default: the spec's Kubernetes namespace)")
     .option('--compat <tool>', "'sloth': also write Sloth's series and info names (slo:sli_error:ratio_rate5m, sloth_slo_info, …) for its dashboards")
@@ -84,13 +91,17 @@ function rules(options) {
   let text
   try {
     const { slos, where, metadata } = options.spec !== undefined ? specSlos(options) : { slos: [sloOf(options)], where: [null] }
-    const shared = { minEvents: parseCount(options.minEvents, '--min-events'), ...(options.minFailures !== undefined ? { minFailures: parseCount(options.minFailures, '--min-failures') } : {}) }
+    const shared = {
+      minEvents: parseCount(options.minEvents, '--min-events'),
+      ...(options.minFailures !== undefined ? { minFailures: parseCount(options.minFailures, '--min-failures') } : {}),
+    }
     const alerts = parseAlerts(options.alerts)
     if (alerts !== undefined) shared.alerts = alerts
     if (options.resolution !== undefined) shared.resolutionMs = parseDurationArg(options.resolution, '--resolution')
     if (options.grouping !== undefined) {
       shared.grouping = options.grouping.split(',').map((l) => l.trim())
-      if (shared.grouping.some((l) => l === '')) throw new UsageError(`--grouping must list label names separated by commas, e.g. 'type,site', got '${options.grouping}'`)
+      if (shared.grouping.some((l) => l === ''))
+        throw new UsageError(`--grouping must list label names separated by commas, e.g. 'type,site', got '${options.grouping}'`)
     }
     const ruleOptions = {
       scrapeIntervalMs: parseDurationArg(options.scrapeInterval, '--scrape-interval'),
@@ -98,11 +109,20 @@ function rules(options) {
       periodRules: options.periodRules ?? metadata?.periodRules ?? 'exact',
       format: options.format,
     }
-    for (const [flag, value, choices] of [['--period-rules', ruleOptions.periodRules, ['exact', 'optimised']], ['--format', options.format, ['rules', 'prometheus-operator']]]) {
+    for (const [flag, value, choices] of [
+      ['--period-rules', ruleOptions.periodRules, ['exact', 'optimised']],
+      ['--format', options.format, ['rules', 'prometheus-operator']],
+    ]) {
       if (!choices.includes(value)) throw new UsageError(`${flag} must be one of ${choices.join(', ')}, got '${value}'`)
     }
-    for (const [flag, ms] of [['--scrape-interval', ruleOptions.scrapeIntervalMs], ['--evaluation-interval', ruleOptions.evaluationIntervalMs]]) {
-      if (ms % 1000 !== 0) throw new UsageError(`${flag} must be a whole number of seconds, got '${flag === '--scrape-interval' ? options.scrapeInterval : options.evaluationInterval}'`)
+    for (const [flag, ms] of [
+      ['--scrape-interval', ruleOptions.scrapeIntervalMs],
+      ['--evaluation-interval', ruleOptions.evaluationIntervalMs],
+    ]) {
+      if (ms % 1000 !== 0)
+        throw new UsageError(
+          `${flag} must be a whole number of seconds, got '${flag === '--scrape-interval' ? options.scrapeInterval : options.evaluationInterval}'`,
+        )
     }
     if (options.namespace !== undefined) ruleOptions.namespace = options.namespace
     else if (metadata?.namespace !== undefined) ruleOptions.namespace = metadata.namespace

@@ -37,7 +37,9 @@ function childConfigOf(labels, override, { base, fleet, shared }) {
   }
   for (const key of fleet ? FLEET_WIDE : []) {
     if (override[key] !== undefined && override[key] !== base[key]) {
-      throw errors.invalidArgValue(`childConfig(${showLabels(labels)}).${key} cannot differ per child in a fleet family (every child's buckets are the family's)`)
+      throw errors.invalidArgValue(
+        `childConfig(${showLabels(labels)}).${key} cannot differ per child in a fleet family (every child's buckets are the family's)`,
+      )
     }
   }
   const config = { ...base, ...override, [errors.ARGUMENT_NAME]: `childConfig(${showLabels(labels)})` }

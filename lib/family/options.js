@@ -69,7 +69,10 @@ function checkFamilyOptions(options, where) {
     if (typeof shared !== 'string' || shared === '') {
       throw errors.invalidArgType(`${where}: options.shared must be a non-empty string, got ${shared === '' ? "''" : errors.describe(shared)}`)
     }
-    for (const [key, value] of [['persist', persist], ['fleet', fleet]]) {
+    for (const [key, value] of [
+      ['persist', persist],
+      ['fleet', fleet],
+    ]) {
       if (value !== undefined) throw errors.invalidArgValue(`${where}: options.shared cannot be given with options.${key}`)
     }
     if (restoring) throw errors.invalidArgValue('BudgetFamily.restore(): a shared family cannot be restored (its children live in the process)')

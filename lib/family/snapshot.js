@@ -100,7 +100,9 @@ function checkSnapshotContent(parsed) {
     }
     for (const key of [...FAMILY_KEYS, ...Object.keys(NOT_FOR_CHILDREN)]) {
       if (Object.hasOwn(parsed.options, key)) {
-        throw errors.invalidArgValue(`${where} options.${key} cannot be there: they are the children's tracker options, and ${key} is the family's or one a family refuses`)
+        throw errors.invalidArgValue(
+          `${where} options.${key} cannot be there: they are the children's tracker options, and ${key} is the family's or one a family refuses`,
+        )
       }
     }
     new Tracker({ ...parsed.options, [errors.ARGUMENT_NAME]: `${where} options` }).close()

@@ -49,7 +49,10 @@ function replyChildren(key, reply) {
     let flat = byChild.get(id)
     if (flat === undefined) byChild.set(id, (flat = []))
     flat.push(index)
-    for (const [side, at] of [['s', i + 1], ['f', i + 2]]) {
+    for (const [side, at] of [
+      ['s', i + 1],
+      ['f', i + 2],
+    ]) {
       const text = String(reply[at])
       const n = Number(text)
       if (!/^\d+$/.test(text) || !(n <= MAX_COUNT)) throw corrupt(key, null, side, String(index), id, text)
@@ -65,7 +68,12 @@ class FamilySync extends FleetLoop {
    * @param {ReturnType<import('./options.js').checkFleet>} options
    */
   constructor(hooks, options) {
-    const slo = { targetRate: JSON.parse(hooks.configJson).targetRate, windowMs: hooks.windowMs, bucketMs: hooks.probeLink.bucketMs, configJson: hooks.configJson }
+    const slo = {
+      targetRate: JSON.parse(hooks.configJson).targetRate,
+      windowMs: hooks.windowMs,
+      bucketMs: hooks.probeLink.bucketMs,
+      configJson: hooks.configJson,
+    }
     super(options, slo, { owner: 'family', startedAt: hooks.now(), FleetSyncError })
     this.hooks = hooks
     this.keys = familyKeysOf(options.key)

@@ -70,7 +70,11 @@ function syncError(key, cause, maxSkewMs) {
     )
   }
   if ((m = /\bFLEETSLO (\S+) (\S+)/.exec(text))) {
-    return new FleetSyncError(key, cause, `the fleet's SLO is ${sloText(m[1])}; this tracker's is ${sloText(m[2])}: a worker with another SLO cannot share its key`)
+    return new FleetSyncError(
+      key,
+      cause,
+      `the fleet's SLO is ${sloText(m[1])}; this tracker's is ${sloText(m[2])}: a worker with another SLO cannot share its key`,
+    )
   }
   if ((m = /\bFLEETCORRUPT ([sf])(-?\d+) ([0-9a-f]*)/.exec(text))) return corrupt(key, cause, m[1], m[2], Buffer.from(m[3], 'hex').toString())
   return new FleetSyncError(key, cause)
@@ -93,7 +97,10 @@ function replyBuckets(key, reply) {
     const index = Number(reply[i])
     if (!Number.isSafeInteger(index)) throw new FleetSyncError(key, null, `Redis returned a bucket index ${describe(reply[i])}; the key is corrupt`)
     flat.push(index)
-    for (const [side, at] of [['s', i + 1], ['f', i + 2]]) {
+    for (const [side, at] of [
+      ['s', i + 1],
+      ['f', i + 2],
+    ]) {
       const text = String(reply[at])
       const n = Number(text)
       if (!/^\d+$/.test(text) || !(n <= MAX_COUNT)) throw corrupt(key, null, side, String(reply[i]), text)
@@ -170,9 +177,7 @@ class FleetSync extends FleetLoop {
   repaired(missing) {
     const { key } = this.options
     const lost = missing.split(' ').some((k) => k.endsWith(':buckets'))
-    const what = lost
-      ? 'the counts it held are lost; every worker re-reads the window, and batches still count once'
-      : 'rebuilt from the others, nothing lost'
+    const what = lost ? 'the counts it held are lost; every worker re-reads the window, and batches still count once' : 'rebuilt from the others, nothing lost'
     process.emitWarning(
       `fleet '${key}': ${missing.split(' ').join(' and ')} was missing while the other keys were not (evicted?): ${what}. A fleet needs maxmemory-policy noeviction (see docs/fleet.md)`,
       { code: 'CAPTCHA_BUDGET_FLEET' },

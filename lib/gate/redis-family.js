@@ -58,7 +58,8 @@ async function familyReport(url, key, labels) {
   const { labelNames, config } = storedConfig(hash.get('config'))
   const width = hash.get('width')
   const bucketMs = Number(width)
-  if (!/^\d+$/.test(width ?? '') || !Number.isSafeInteger(bucketMs) || bucketMs === 0) throw corruptKey(`Redis holds ${excerpt(width)} for the bucket width (field width)`)
+  if (!/^\d+$/.test(width ?? '') || !Number.isSafeInteger(bucketMs) || bucketMs === 0)
+    throw corruptKey(`Redis holds ${excerpt(width)} for the bucket width (field width)`)
   if (labels !== undefined) {
     const names = Object.keys(labels)
     if (names.length !== labelNames.length || !labelNames.every((n) => names.includes(n))) {
@@ -116,7 +117,8 @@ async function familyReport(url, key, labels) {
     try {
       labelsOfChild = JSON.parse(child)
     } catch {}
-    if (labelsOfChild === null || typeof labelsOfChild !== 'object' || Array.isArray(labelsOfChild)) throw corruptKey(`Redis holds a child ${excerpt(child)} that is no labels object (JSON)`)
+    if (labelsOfChild === null || typeof labelsOfChild !== 'object' || Array.isArray(labelsOfChild))
+      throw corruptKey(`Redis holds a child ${excerpt(child)} that is no labels object (JSON)`)
     const tracker = ErrorBudgetTracker.restore(empty, { clock: 'manual', now })
     try {
       for (const [kind, count, at] of list) {

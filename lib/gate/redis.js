@@ -47,7 +47,9 @@ async function fleetReport(url, key) {
     // The same range as the workers' (and snapshots'): a whole number from 0 to 2^53 − 1.
     if (!/^\d+$/.test(value) || !(Number(value) <= Number.MAX_SAFE_INTEGER)) {
       const what = m[1] === 's' ? 'successes' : 'failures'
-      throw new Error(`Redis holds ${excerpt(value)} for bucket ${m[2]}'s ${what} (field ${field}): not a whole number from 0 to 2^53 − 1 (${Number.MAX_SAFE_INTEGER}); the key is corrupt`)
+      throw new Error(
+        `Redis holds ${excerpt(value)} for bucket ${m[2]}'s ${what} (field ${field}): not a whole number from 0 to 2^53 − 1 (${Number.MAX_SAFE_INTEGER}); the key is corrupt`,
+      )
     }
     if (at <= now - windowMs || Number(value) === 0) continue
     if (m[1] === 's') tracker.recordMany(Number(value), 0, Math.min(at, now))

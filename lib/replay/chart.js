@@ -69,7 +69,10 @@ function chartSvg(result, series) {
   out.push(`<line x1="${LEFT}" x2="${LEFT + PLOT_W}" y1="${f1(yBurn(1))}" y2="${f1(yBurn(1))}" stroke="#999" stroke-dasharray="4 3"/>`)
   const tick = TICKS.find((s) => (t1 - t0) / s <= 10) ?? TICKS[TICKS.length - 1]
   for (let t = Math.ceil(t0 / tick) * tick; t <= t1; t += tick) {
-    const label = new Date(t).toISOString().slice(5, tick >= 86_400e3 ? 10 : 16).replace('T', ' ')
+    const label = new Date(t)
+      .toISOString()
+      .slice(5, tick >= 86_400e3 ? 10 : 16)
+      .replace('T', ' ')
     out.push(`<line x1="${f1(x(t))}" x2="${f1(x(t))}" y1="${BUDGET.top}" y2="${STRIP_TOP - 14}" stroke="#f0f0f0"/>`)
     out.push(`<text x="${f1(x(t))}" y="${STRIP_TOP - 2}" text-anchor="middle" fill="#555">${label}</text>`)
   }
@@ -89,11 +92,14 @@ function chartSvg(result, series) {
     if (at < t0 || at > t1) continue
     const title = `<title>${esc(`${e.at} ${e.tracker}: ${e.kind === 'status' ? `${e.from} → ${e.to}` : `${e.kind} ${e.name} (${e.severity})`}`)}</title>`
     if (e.kind === 'status') {
-      out.push(`<circle cx="${f1(x(at))}" cy="${f1(yBudget(e.budgetRemainingPct))}" r="4" fill="${STATUS_COLORS[e.to]}" stroke="${color.get(e.tracker)}">${title}</circle>`)
+      out.push(
+        `<circle cx="${f1(x(at))}" cy="${f1(yBudget(e.budgetRemainingPct))}" r="4" fill="${STATUS_COLORS[e.to]}" stroke="${color.get(e.tracker)}">${title}</circle>`,
+      )
     } else {
       const cx = x(at)
       const y = BURN.top + 2
-      const shape = e.kind === 'alert' ? `${f1(cx - 5)},${y} ${f1(cx + 5)},${y} ${f1(cx)},${y + 9}` : `${f1(cx - 4)},${y + 9} ${f1(cx + 4)},${y + 9} ${f1(cx)},${y + 1}`
+      const shape =
+        e.kind === 'alert' ? `${f1(cx - 5)},${y} ${f1(cx + 5)},${y} ${f1(cx)},${y + 9}` : `${f1(cx - 4)},${y + 9} ${f1(cx + 4)},${y + 9} ${f1(cx)},${y + 1}`
       const fill = e.kind === 'alert' ? color.get(e.tracker) : '#fff'
       out.push(`<polygon points="${shape}" fill="${fill}" stroke="${color.get(e.tracker)}">${title}</polygon>`)
     }
@@ -108,7 +114,9 @@ function chartSvg(result, series) {
     for (const e of [...changes, { at: null, to: null }]) {
       const at = e.at === null ? t1 : Math.min(Math.max(Date.parse(e.at), t0), t1)
       if (at > since) {
-        out.push(`<rect x="${f1(x(since))}" y="${y}" width="${f1(Math.max(x(at) - x(since), 0.5))}" height="${STRIP_H}" fill="${STATUS_COLORS[status]}"><title>${esc(`${name}: ${status}`)}</title></rect>`)
+        out.push(
+          `<rect x="${f1(x(since))}" y="${y}" width="${f1(Math.max(x(at) - x(since), 0.5))}" height="${STRIP_H}" fill="${STATUS_COLORS[status]}"><title>${esc(`${name}: ${status}`)}</title></rect>`,
+        )
       }
       status = e.to
       since = at
@@ -117,7 +125,9 @@ function chartSvg(result, series) {
   // Legend.
   const lx = LEFT + PLOT_W + 20
   names.forEach((name, i) => {
-    out.push(`<line x1="${lx}" x2="${lx + 20}" y1="${BUDGET.top + 10 + i * 18}" y2="${BUDGET.top + 10 + i * 18}" stroke="${color.get(name)}" stroke-width="3"/>`)
+    out.push(
+      `<line x1="${lx}" x2="${lx + 20}" y1="${BUDGET.top + 10 + i * 18}" y2="${BUDGET.top + 10 + i * 18}" stroke="${color.get(name)}" stroke-width="3"/>`,
+    )
     out.push(`<text x="${lx + 26}" y="${BUDGET.top + 14 + i * 18}">${esc(name)}</text>`)
   })
   const ly = BURN.top

@@ -13,7 +13,7 @@ const DELAY_MS = 500
  */
 function progressBar(input, enabled = true) {
   if (!enabled || !process.stderr.isTTY) return { update() {}, stop() {} }
-  const size = input === '-' ? 0 : fs.statSync(input, { throwIfNoEntry: false })?.size ?? 0
+  const size = input === '-' ? 0 : (fs.statSync(input, { throwIfNoEntry: false })?.size ?? 0)
   const started = Date.now()
   let bar = null
   return {

@@ -121,7 +121,10 @@ async function replay(options) {
   // `top` without a chart over a regular file: trackers only for the `top` worst keys, found
   // beforehand from two numbers per key (ranking.js), so memory is bounded by `top`, not by the keys.
   const open = byType && options.top !== undefined && options.chart !== true ? rereadable(options.input) : null
-  const ranked = open === null ? null : await rankKeys({
+  const ranked =
+    open === null
+      ? null
+      : await rankKeys({
           input: options.input,
           open,
           format: options.format,

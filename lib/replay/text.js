@@ -15,7 +15,12 @@ function span(ms) {
   if (ms < 1000) return `${ms} ms`
   const parts = []
   let rest = Math.round(ms / 1000)
-  for (const [unit, size] of [['d', 86_400], ['h', 3600], ['m', 60], ['s', 1]]) {
+  for (const [unit, size] of [
+    ['d', 86_400],
+    ['h', 3600],
+    ['m', 60],
+    ['s', 1],
+  ]) {
     if (rest >= size) {
       parts.push(`${Math.floor(rest / size)}${unit}`)
       rest %= size

@@ -40,7 +40,9 @@ function readSelector(query) {
   if (typeof query !== 'string') throw new Error(`must be a PromQL string, got ${query === null ? 'null' : typeof query}`)
   const sel = `${COUNTER}\\s*\\{([^}]*)\\}`
   const bare = new RegExp(`^\\s*${sel}\\s*$`).exec(query)
-  const wrapped = new RegExp(`^\\s*sum(?:\\s+by\\s*\\([\\w\\s,]*\\))?\\s*\\(\\s*(?:rate|increase)\\s*\\(\\s*${sel}\\s*\\[\\s*\\{\\{\\s*\\.window\\s*\\}\\}\\s*\\]\\s*\\)\\s*\\)\\s*$`).exec(query)
+  const wrapped = new RegExp(
+    `^\\s*sum(?:\\s+by\\s*\\([\\w\\s,]*\\))?\\s*\\(\\s*(?:rate|increase)\\s*\\(\\s*${sel}\\s*\\[\\s*\\{\\{\\s*\\.window\\s*\\}\\}\\s*\\]\\s*\\)\\s*\\)\\s*$`,
+  ).exec(query)
   const m = bare || wrapped
   if (!m) {
     throw new Error(
@@ -49,7 +51,10 @@ function readSelector(query) {
     )
   }
   const labels = {}
-  for (const part of m[1].split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of m[1]
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const lm = /^([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"$/.exec(part)
     if (!lm) throw new Error(`may only use equality matchers (label="value"), got '${part}'`)
     labels[lm[1]] = JSON.parse(`"${lm[2]}"`)
@@ -70,7 +75,8 @@ function readLabels(labels, fail, field) {
     // They become Prometheus labels (of the info series, or of the alerts).
     if (!isLabelName(key)) fail(`${field}.${key}`, `is not a Prometheus label name (${LABEL_NAME_RULE})`)
     const values = Array.isArray(value) ? value : [value]
-    if (!values.every((v) => ['string', 'number', 'boolean'].includes(typeof v))) fail(`${field}.${key}`, 'must be a string, number or boolean, or a list of them')
+    if (!values.every((v) => ['string', 'number', 'boolean'].includes(typeof v)))
+      fail(`${field}.${key}`, 'must be a string, number or boolean, or a list of them')
     out[key] = values.map(String).join(',')
   }
   return out
@@ -106,10 +112,17 @@ function rateTemplate(query, fail, field, grouping = []) {
   let by = grouping
   const sum = SUM_OF_SELECTOR.exec(query)
   if (sum) {
-    if (grouping.length) fail(field, `must be a series selector when the SLO has a grouping (the rules sum it by the grouping labels), got ${printable(JSON.stringify(query))}`)
+    if (grouping.length)
+      fail(field, `must be a series selector when the SLO has a grouping (the rules sum it by the grouping labels), got ${printable(JSON.stringify(query))}`)
     selector = sum[2].trim()
     const labels = sum[1] ?? sum[3]
-    by = labels === undefined ? [] : labels.split(',').map((l) => l.trim()).filter(Boolean)
+    by =
+      labels === undefined
+        ? []
+        : labels
+            .split(',')
+            .map((l) => l.trim())
+            .filter(Boolean)
   } else if (!SELECTOR.test(query)) {
     fail(
       field,
@@ -136,7 +149,11 @@ function readSli({ counted, total, good, countedField, totalField, wrap }, fail)
     const want = good ? 'success' : 'failure'
     if (c.outcome !== want) fail(countedField, `must select outcome="${want}"`)
     if (t.outcome !== null) fail(totalField, 'must not select an outcome (every solve counts)')
-    if (c.name !== t.name) fail(countedField.replace(/\.[^.]*(\.metricSource\.spec\.query)?$/, ''), `${good ? 'good' : 'bad'} and total must select the same name, got "${c.name}" and "${t.name}"`)
+    if (c.name !== t.name)
+      fail(
+        countedField.replace(/\.[^.]*(\.metricSource\.spec\.query)?$/, ''),
+        `${good ? 'good' : 'bad'} and total must select the same name, got "${c.name}" and "${t.name}"`,
+      )
     return { name: t.name }
   }
   const c = wrap(counted, countedField)
@@ -154,7 +171,11 @@ function percent(value, fail, field) {
 /** A Kubernetes object name made of `text`, or null. */
 function objectName(text) {
   if (typeof text !== 'string') return null
-  const name = text.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '').slice(0, 253)
+  const name = text
+    .toLowerCase()
+    .replace(/[^a-z0-9.-]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .slice(0, 253)
   return name === '' ? null : name
 }
 
@@ -205,7 +226,8 @@ function noAlertPolicies(spec, fail) {
 function openSloObjectives({ meta, spec, windowMs, sli, sliOf }, fail) {
   if (!Array.isArray(spec.objectives) || spec.objectives.length === 0) fail('spec.objectives', 'must hold at least one objective')
   // The SLO's service is a label, as in Sloth's specs (and Sloth's reading of OpenSLO); metadata.labels win.
-  if (spec.service !== undefined && (typeof spec.service !== 'string' || spec.service === '')) fail('spec.service', `must be a non-empty string, got ${printable(JSON.stringify(spec.service))}`)
+  if (spec.service !== undefined && (typeof spec.service !== 'string' || spec.service === ''))
+    fail('spec.service', `must be a non-empty string, got ${printable(JSON.stringify(spec.service))}`)
   const own = readLabels(meta.labels, fail, 'metadata.labels')
   const labels = spec.service === undefined ? own : { service: spec.service, ...own }
   return spec.objectives.map((objective, i) => {
@@ -223,7 +245,19 @@ function openSloObjectives({ meta, spec, windowMs, sli, sliOf }, fail) {
 }
 
 const OPENSLO_SPEC_KEYS = ['description', 'service', 'indicator', 'indicatorRef', 'timeWindow', 'budgetingMethod', 'objectives', 'alertPolicies']
-const OPENSLO_OBJECTIVE_KEYS = ['displayName', 'name', 'target', 'targetPercent', 'op', 'value', 'timeSliceTarget', 'timeSliceWindow', 'indicator', 'indicatorRef', 'compositeWeight']
+const OPENSLO_OBJECTIVE_KEYS = [
+  'displayName',
+  'name',
+  'target',
+  'targetPercent',
+  'op',
+  'value',
+  'timeSliceTarget',
+  'timeSliceWindow',
+  'indicator',
+  'indicatorRef',
+  'compositeWeight',
+]
 
 /** An OpenSLO v1 `timeWindow`: its rolling duration, or `windowMs` (the period) when left out. */
 function openSloWindow(spec, fail, windowMs) {
@@ -252,7 +286,10 @@ function openSloWindow(spec, fail, windowMs) {
 function openSloIndicator(ind, at, fail, dataSources) {
   if (!isObject(ind)) fail(at, 'is required: an indicator with a ratioMetric')
   if (ind.thresholdMetric !== undefined) {
-    fail(`${at}.thresholdMetric`, 'is not supported: a threshold (latency) indicator compares values, not error and total events; give a ratioMetric of events (e.g. requests over the latency bucket vs all)')
+    fail(
+      `${at}.thresholdMetric`,
+      'is not supported: a threshold (latency) indicator compares values, not error and total events; give a ratioMetric of events (e.g. requests over the latency bucket vs all)',
+    )
   }
   onlyKnown(ind, ['ratioMetric', 'description'], fail, at)
   const rf = `${at}.ratioMetric`
@@ -284,14 +321,17 @@ function openSloRatio(ratio, rf, fail, query, queryField) {
   const hasGood = ratio.good !== undefined
   if (hasGood === (ratio.bad !== undefined)) fail(rf, 'must have exactly one of good and bad, with total')
   const part = hasGood ? 'good' : 'bad'
-  return readSli({
-    counted: query(ratio, part),
-    total: query(ratio, 'total'),
-    good: hasGood,
-    countedField: queryField(part),
-    totalField: queryField('total'),
-    wrap: (q, f) => rateTemplate(q, fail, f),
-  }, fail)
+  return readSli(
+    {
+      counted: query(ratio, part),
+      total: query(ratio, 'total'),
+      good: hasGood,
+      countedField: queryField(part),
+      totalField: queryField('total'),
+      wrap: (q, f) => rateTemplate(q, fail, f),
+    },
+    fail,
+  )
 }
 
 /**
@@ -304,12 +344,15 @@ function readOpenSlo(doc, fail, { windowMs: period, refs }) {
   onlyKnown(spec, OPENSLO_SPEC_KEYS, fail, 'spec')
   occurrences(spec, fail)
   const windowMs = openSloWindow(spec, fail, period)
-  const objectives = (Array.isArray(spec.objectives) ? spec.objectives : []).map((objective, i) => [objective, `spec.objectives[${i}]`]).filter(([o]) => isObject(o))
+  const objectives = (Array.isArray(spec.objectives) ? spec.objectives : [])
+    .map((objective, i) => [objective, `spec.objectives[${i}]`])
+    .filter(([o]) => isObject(o))
   // Composite objectives first: they are why a document has no indicator of its own.
   for (const [objective, field] of objectives) {
     onlyKnown(objective, OPENSLO_OBJECTIVE_KEYS, fail, field)
     for (const key of ['indicator', 'indicatorRef', 'compositeWeight']) {
-      if (objective[key] !== undefined) fail(`${field}.${key}`, "is not supported: a composite SLO's combined budget is not computed; write one SLO per indicator")
+      if (objective[key] !== undefined)
+        fail(`${field}.${key}`, "is not supported: a composite SLO's combined budget is not computed; write one SLO per indicator")
     }
   }
   let sli
@@ -341,9 +384,13 @@ function readOpenSloAlpha(doc, fail, { windowMs: period }) {
   if (windows !== undefined && windows !== null) {
     if (!Array.isArray(windows) || windows.length !== 1 || !isObject(windows[0])) fail('spec.timeWindows', 'must hold exactly one window (count and unit)')
     const w = windows[0]
-    if (w.isRolling === false || w.calendar !== undefined) fail('spec.timeWindows[0].isRolling', 'must be true or left out: the budget is a rolling window (calendar windows are not supported)')
+    if (w.isRolling === false || w.calendar !== undefined)
+      fail('spec.timeWindows[0].isRolling', 'must be true or left out: the budget is a rolling window (calendar windows are not supported)')
     if (!Object.hasOwn(V1ALPHA_UNITS, w.unit)) {
-      fail('spec.timeWindows[0].unit', `must be one of ${Object.keys(V1ALPHA_UNITS).join(', ')} (Month, Quarter and Year are calendar lengths), got ${printable(JSON.stringify(w.unit))}`)
+      fail(
+        'spec.timeWindows[0].unit',
+        `must be one of ${Object.keys(V1ALPHA_UNITS).join(', ')} (Month, Quarter and Year are calendar lengths), got ${printable(JSON.stringify(w.unit))}`,
+      )
     }
     if (!Number.isSafeInteger(w.count) || w.count < 1 || w.count * V1ALPHA_UNITS[w.unit] > Number.MAX_SAFE_INTEGER) {
       fail('spec.timeWindows[0].count', `must be a positive whole number, got ${JSON.stringify(w.count)}`)
@@ -360,7 +407,8 @@ function readOpenSloAlpha(doc, fail, { windowMs: period }) {
       if (q.source !== undefined && String(q.source).toLowerCase() !== 'prometheus') {
         fail(`${field}.ratioMetrics.${p}.source`, `must be prometheus: the rules are PromQL, got ${printable(JSON.stringify(q.source))}`)
       }
-      if (q.queryType !== undefined && String(q.queryType).toLowerCase() !== 'promql') fail(`${field}.ratioMetrics.${p}.queryType`, `must be promql, got ${printable(JSON.stringify(q.queryType))}`)
+      if (q.queryType !== undefined && String(q.queryType).toLowerCase() !== 'promql')
+        fail(`${field}.ratioMetrics.${p}.queryType`, `must be promql, got ${printable(JSON.stringify(q.queryType))}`)
       return q.query
     }
     return openSloRatio(objective.ratioMetrics, `${field}.ratioMetrics`, fail, query, (p) => `${field}.ratioMetrics.${p}.query`)
@@ -390,7 +438,11 @@ function readSloth(doc, fail, windowMs, { k8s = false, at = '' } = {}) {
     if (typeof s.name !== 'string' || s.name === '') fail(`${field}.name`, 'is required: a non-empty string')
     const targetRate = percent(s.objective, fail, `${field}.objective`)
     if (!isObject(s.sli)) fail(`${field}.sli`, 'is required (events: error and total queries)')
-    if (s.sli.raw !== undefined) fail(`${field}.sli.raw`, 'is not supported: a raw error ratio has no event counts, which the rules need (the minimum of failures, volume-weighted period ratios); give events')
+    if (s.sli.raw !== undefined)
+      fail(
+        `${field}.sli.raw`,
+        'is not supported: a raw error ratio has no event counts, which the rules need (the minimum of failures, volume-weighted period ratios); give events',
+      )
     if (s.sli.plugin !== undefined) fail(`${field}.sli.plugin`, SLOTH_PLUGINS)
     onlyKnown(s.sli, ['events'], fail, `${field}.sli`)
     const events = s.sli.events
@@ -404,7 +456,10 @@ function readSloth(doc, fail, windowMs, { k8s = false, at = '' } = {}) {
     }
     const errField = `${field}.sli.events.${errKey}`
     const totalField = `${field}.sli.events.${totalKey}`
-    for (const [q, f] of [[events[errKey], errField], [events[totalKey], totalField]]) {
+    for (const [q, f] of [
+      [events[errKey], errField],
+      [events[totalKey], totalField],
+    ]) {
       if (typeof q !== 'string') fail(f, `must be a PromQL string, got ${q === undefined ? 'nothing' : JSON.stringify(q)}`)
     }
     const sli = readSli({ counted: events[errKey], total: events[totalKey], good: false, countedField: errField, totalField, wrap: sloth }, fail)
@@ -425,7 +480,10 @@ function readSloth(doc, fail, windowMs, { k8s = false, at = '' } = {}) {
       if (a.name !== undefined) alerting.name = a.name
       if (a.labels !== undefined) alerting.labels = readLabels(a.labels, fail, `${field}.alerting.labels`)
       if (a.annotations !== undefined) alerting.annotations = a.annotations
-      for (const [from, to] of [[pageKey, 'page'], [ticketKey, 'ticket']]) {
+      for (const [from, to] of [
+        [pageKey, 'page'],
+        [ticketKey, 'ticket'],
+      ]) {
         if (a[from] === undefined) continue
         const part = a[from]
         if (!isObject(part)) fail(`${field}.alerting.${from}`, 'must be a map')
@@ -475,7 +533,8 @@ function pyrraGrouping(grouping, fail, field) {
  */
 function nativeLatencySli(indicator, grouping, fail, at) {
   const metric = indicator.total?.metric
-  if (typeof metric !== 'string' || !SELECTOR.test(metric)) fail(`${at}.total.metric`, `must be a series selector (a native histogram), got ${printable(JSON.stringify(metric))}`)
+  if (typeof metric !== 'string' || !SELECTOR.test(metric))
+    fail(`${at}.total.metric`, `must be a series selector (a native histogram), got ${printable(JSON.stringify(metric))}`)
   let ms
   try {
     ms = parseDuration(indicator.latency, 'latency')
@@ -504,28 +563,40 @@ function readPyrra(doc, fail) {
   const ind = spec.indicator
   if (!isObject(ind)) fail('spec.indicator', 'is required: a ratio indicator')
   onlyKnown(ind, ['ratio', 'latency', 'latencyNative'], fail, 'spec.indicator', {
-    bool_gauge: 'is not supported: a boolean gauge (probe_success) is sampled, not counted: its ratio is a raw one (the share of samples at 1), with no event counts; the rules need error and total counters',
+    bool_gauge:
+      'is not supported: a boolean gauge (probe_success) is sampled, not counted: its ratio is a raw one (the share of samples at 1), with no event counts; the rules need error and total counters',
   })
   // A latency indicator is a ratio too: errors are the total less the requests under the bucket (success).
   const kind = ['ratio', 'latency', 'latencyNative'].find((k) => ind[k] !== undefined) ?? 'ratio'
   const ratio = ind[kind]
   if (!isObject(ratio)) {
-    fail(`spec.indicator.${kind}`, { ratio: 'is required: errors and total (or a latency indicator)', latency: 'must be a map: success and total', latencyNative: 'must be a map: latency and total' }[kind])
+    fail(
+      `spec.indicator.${kind}`,
+      {
+        ratio: 'is required: errors and total (or a latency indicator)',
+        latency: 'must be a map: success and total',
+        latencyNative: 'must be a map: latency and total',
+      }[kind],
+    )
   }
   const at = `spec.indicator.${kind}`
   const counted = { ratio: 'errors', latency: 'success', latencyNative: 'latency' }[kind]
   onlyKnown(ratio, [counted, 'total', 'grouping'], fail, at)
   const grouping = pyrraGrouping(ratio.grouping, fail, `${at}.grouping`)
-  const sli = kind === 'latencyNative'
-    ? nativeLatencySli(ratio, grouping, fail, at)
-    : readSli({
-      counted: ratio[counted]?.metric,
-      total: ratio.total?.metric,
-      good: kind === 'latency',
-      countedField: `${at}.${counted}.metric`,
-      totalField: `${at}.total.metric`,
-      wrap: (q, f) => rateTemplate(q, fail, f, grouping),
-    }, fail)
+  const sli =
+    kind === 'latencyNative'
+      ? nativeLatencySli(ratio, grouping, fail, at)
+      : readSli(
+          {
+            counted: ratio[counted]?.metric,
+            total: ratio.total?.metric,
+            good: kind === 'latency',
+            countedField: `${at}.${counted}.metric`,
+            totalField: `${at}.total.metric`,
+            wrap: (q, f) => rateTemplate(q, fail, f, grouping),
+          },
+          fail,
+        )
   if (sli.name && grouping.length) fail(`${at}.grouping`, 'on the solve counter: give the counter with a PromQL SLI, or use rules --grouping')
   const { prometheus, kubernetes } = pyrraLabels(meta.labels, fail)
   const slo = { id: meta.name, ...sli, targetRate, windowMs }
@@ -618,7 +689,11 @@ function readSpec(text, { file = 'spec', windowMs = 30 * 86_400_000 } = {}) {
     if (doc.kind === 'DataSource' && doc.spec?.type !== undefined) refs.dataSources.set(doc.metadata.name, doc.spec.type)
   }
   // A document's kind and name, as far as it has them: `"AlertWindows"`, `"PrometheusServiceLevel" "svc"`.
-  const named = (...parts) => parts.filter((p) => p !== undefined).map((p) => printable(JSON.stringify(p))).join(' ')
+  const named = (...parts) =>
+    parts
+      .filter((p) => p !== undefined)
+      .map((p) => printable(JSON.stringify(p)))
+      .join(' ')
   parsed.forEach((doc, n) => {
     const at = `${file}: document ${n + 1}`
     if (doc === null || doc === undefined) return
@@ -635,7 +710,10 @@ function readSpec(text, { file = 'spec', windowMs = 30 * 86_400_000 } = {}) {
       const label = `${at} (Sloth ${named(doc.kind, doc.metadata?.name)})`
       const fail = failAt(label)
       if (doc.kind !== 'PrometheusServiceLevel') {
-        fail('kind', `must be PrometheusServiceLevel: ${JSON.stringify(doc.kind)} is not an SLO (AlertWindows, Sloth's own alert windows, are not supported: the rules use their own policy, see --alerts)`)
+        fail(
+          'kind',
+          `must be PrometheusServiceLevel: ${JSON.stringify(doc.kind)} is not an SLO (AlertWindows, Sloth's own alert windows, are not supported: the rules use their own policy, see --alerts)`,
+        )
       }
       if (!isObject(doc.spec)) fail('spec', 'is required')
       add(label, readSloth(doc.spec, fail, windowMs, { k8s: true, at: 'spec.' }))

@@ -693,12 +693,10 @@ mod tests {
     assert_eq!(at96[0], (11, vec![15, 18, 21, 23, 26, 29, 31, 34, 36, 38, 41], 43));
     assert_eq!(at96.iter().map(|t| t.0).collect::<Vec<_>>(), [11, 111, 73, 149]);
     let at99: Vec<_> = tests_of(0.99).iter().map(shape).collect();
-    assert_eq!(at99.iter().map(|t| (t.0, t.1.len(), t.2)).collect::<Vec<_>>(), [
-      (60, 20, 293),
-      (456, 22, 2319),
-      (303, 22, 1542),
-      (610, 22, 3096)
-    ]);
+    assert_eq!(
+      at99.iter().map(|t| (t.0, t.1.len(), t.2)).collect::<Vec<_>>(),
+      [(60, 20, 293), (456, 22, 2319), (303, 22, 1542), (610, 22, 3096)]
+    );
     assert_eq!(at99[1].1[..5], [583, 691, 790, 883, 972]);
 
     // slow-burn at 95 % (p = 0.15): 56 clean solves are not enough (0.85^56 =

@@ -216,7 +216,9 @@ impl Recovery {
   fn cdf(&self, n: u64, f: u64) -> f64 {
     let ln_fact = |k: u64| (1..=k).map(|i| (i as f64).ln()).sum::<f64>();
     (0..=f)
-      .map(|i| (ln_fact(n) - ln_fact(i) - ln_fact(n - i) + i as f64 * self.p.ln() + (n - i) as f64 * (1.0 - self.p).ln()).exp())
+      .map(|i| {
+        (ln_fact(n) - ln_fact(i) - ln_fact(n - i) + i as f64 * self.p.ln() + (n - i) as f64 * (1.0 - self.p).ln()).exp()
+      })
       .sum()
   }
 
