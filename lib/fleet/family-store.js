@@ -24,7 +24,7 @@
 // every bucket of a child first counted since then is among them, so a child
 // that another worker created arrives whole.
 const crypto = require('node:crypto')
-const { clientKind, excerpt, LUA_COUNT, LUA_CLOCK, LUA_SLO } = require('./store.js')
+const { clientKind, excerpt, LUA_COUNT, LUA_CLOCK, LUA_SLO, LUA_WORKERS } = require('./store.js')
 
 // ARGV: 1 worker id, 2 seq, 3 bucket width, 4 oldest live bucket K, 5 ttl ms,
 // 6 now ms, 7 "active" ms, 8 config JSON, 9 the epoch and 10 the version the
@@ -246,19 +246,7 @@ if seq > tonumber(lastSeq) then
 end
 local seen = lastSeq .. ':' .. ARGV[6]
 redis.call('HSET', buckets, 'width', ARGV[3], 'objective', slo, 'config', ARGV[8], 'epoch', epoch, 'version', version, 'q' .. worker, seen)
-redis.call('HSET', workers, worker, seen)
-local all = redis.call('HGETALL', workers)
-local liveWorkers = 0
-for i = 1, #all, 2 do
-  local at = tonumber(string.match(all[i + 1], ':(-?%d+)$'))
-  if at <= now - ttl then
-    redis.call('HDEL', workers, all[i])
-    redis.call('HDEL', buckets, 'q' .. all[i])
-  elseif at > now - active then
-    liveWorkers = liveWorkers + 1
-  end
-end
-redis.call('HSET', buckets, 'n', redis.call('ZCARD', changes))
+${LUA_WORKERS}redis.call('HSET', buckets, 'n', redis.call('ZCARD', changes))
 for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ttl) end
 -- (6) The buckets changed since the version the worker saw (all of them for a new
 -- epoch), unless this is a push-only chunk: at most PAGE of them, whole

@@ -80,6 +80,22 @@ if math.abs(now - server) > maxSkew then
 end
 
 `
+const LUA_WORKERS = `-- The worker's last batch and time noted (in workers, and in q<worker> of the
+-- buckets: what exactly-once rests on if workers is evicted); workers silent past
+-- the ttl dropped; liveWorkers: those seen within \`active\` ms.
+redis.call('HSET', workers, worker, seen)
+local all = redis.call('HGETALL', workers)
+local liveWorkers = 0
+for i = 1, #all, 2 do
+  local at = tonumber(string.match(all[i + 1], ':(-?%d+)$'))
+  if at <= now - ttl then
+    redis.call('HDEL', workers, all[i])
+    redis.call('HDEL', buckets, 'q' .. all[i])
+  elseif at > now - active then
+    liveWorkers = liveWorkers + 1
+  end
+end
+`
 const LUA_SLO = `-- (2) One SLO per key (a key written by an older version has only its width).
 local meta = redis.call('HMGET', buckets, 'width', 'epoch', 'version', 'low', 'objective', 'n')
 if meta[5] and meta[5] ~= slo then
@@ -183,26 +199,14 @@ end
 local seen = lastSeq .. ':' .. ARGV[6]
 redis.call('HSETNX', buckets, 'config', ARGV[8])
 redis.call('HSET', buckets, 'width', ARGV[3], 'objective', slo, 'epoch', epoch, 'version', version, 'low', low, 'q' .. worker, seen)
-redis.call('HSET', workers, worker, seen)
-local all = redis.call('HGETALL', workers)
-local live = 0
-for i = 1, #all, 2 do
-  local at = tonumber(string.match(all[i + 1], ':(-?%d+)$'))
-  if at <= now - ttl then
-    redis.call('HDEL', workers, all[i])
-    redis.call('HDEL', buckets, 'q' .. all[i])
-  elseif at > now - active then
-    live = live + 1
-  end
-end
-redis.call('HSET', buckets, 'n', redis.call('ZCARD', changes))
+${LUA_WORKERS}redis.call('HSET', buckets, 'n', redis.call('ZCARD', changes))
 for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ttl) end
 
 -- (6) The buckets changed since the version the worker saw (all of them for a new epoch).
 local complete = ARGV[9] ~= epoch or tonumber(ARGV[10]) > version
 local ks
 if complete then ks = redis.call('ZRANGE', changes, 0, -1) else ks = redis.call('ZRANGEBYSCORE', changes, '(' .. ARGV[10], '+inf') end
-local out = {applied, live, epoch, version, complete and 1 or 0, table.concat(repaired, ' ')}
+local out = {applied, liveWorkers, epoch, version, complete and 1 or 0, table.concat(repaired, ' ')}
 for _, k in ipairs(ks) do
   local v = redis.call('HMGET', buckets, 's' .. k, 'f' .. k)
   table.insert(out, k)
@@ -267,4 +271,4 @@ function excerpt(value) {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text
 }
 
-module.exports = { redact, excerpt, SCRIPT, SHA, FIRST, LUA_COUNT, LUA_CLOCK, LUA_SLO, keysOf, clientKind, runScript }
+module.exports = { redact, excerpt, SCRIPT, SHA, FIRST, LUA_COUNT, LUA_CLOCK, LUA_SLO, LUA_WORKERS, keysOf, clientKind, runScript }
