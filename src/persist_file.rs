@@ -10,7 +10,7 @@ use napi::Env;
 use napi_derive::napi;
 
 use crate::error::or_throw;
-use crate::persist::{self, Owner, PersistLock};
+use budget_core::persist::{self, Owner, PersistLock};
 
 /// A family's hold on its persist path (`persistFileLock(path)`), until `release()`.
 #[napi]

@@ -14,6 +14,7 @@ pub mod event_kind;
 pub mod field;
 pub mod layout;
 pub mod lease;
+pub mod persist;
 pub mod rule;
 pub mod sync;
 pub mod timer;

@@ -1,6 +1,6 @@
-//! The one saving thread of the process, the autosave settings each
-//! persisted tracker's native state owns, and the saves at process exit and
-//! on SIGTERM/SIGINT that no finalizer would make.
+//! The one saving thread of the process and the autosave settings each
+//! persisted tracker's state owns; `save_all`, for the saves a process or
+//! worker about to exit makes (the binding installs those hooks).
 
 use std::collections::BinaryHeap;
 use std::path::{Path, PathBuf};
@@ -8,15 +8,11 @@ use std::sync::{Arc, LazyLock, Weak};
 use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
-use crate::sync::{spawn, Condvar, Mutex};
-use budget_core::BudgetError;
-use napi::bindgen_prelude::{FnArgs, Function};
-use napi::Env;
-
 use super::write_atomically;
-use crate::config::Persist;
+use crate::sync::{spawn, Condvar, Mutex, MutexGuard};
+use crate::BudgetError;
 
-/// What the saving thread saves: a persisted tracker's native state.
+/// What the saving thread saves: a persisted tracker's state.
 pub trait Autosaved: Send + Sync {
   /// Whether the tracker is closed (its final save then wrote the newest state).
   fn is_closed(&self) -> bool;
@@ -26,7 +22,15 @@ pub trait Autosaved: Send + Sync {
   fn autosave(&self) -> Result<(), BudgetError>;
 }
 
-/// The autosave settings of one tracker, owned by its native state.
+/// Where a tracker saves and how often: the binding's checked `persist` option.
+pub trait SaveTarget {
+  /// The persist file.
+  fn path(&self) -> &Path;
+  /// The time between autosaves.
+  fn interval(&self) -> Duration;
+}
+
+/// The autosave settings of one tracker, owned by its state.
 pub struct Persisted {
   path: PathBuf,
   interval: Duration,
@@ -36,13 +40,9 @@ pub struct Persisted {
 }
 
 impl Persisted {
-  /// Settings for `persist`.
-  pub fn new(persist: &Persist) -> Self {
-    Persisted {
-      path: persist.path.clone(),
-      interval: Duration::from_millis(persist.interval_ms),
-      writing: Mutex::new(()),
-    }
+  /// Settings for `target`.
+  pub fn new(target: &impl SaveTarget) -> Self {
+    Persisted { path: target.path().to_path_buf(), interval: target.interval(), writing: Mutex::new(()) }
   }
 
   /// Takes a snapshot with `take` and writes it, in order with every other
@@ -52,6 +52,21 @@ impl Persisted {
     let Some(json) = take() else { return Ok(()) };
     test_hooks::delay_write();
     write_atomically(&self.path, &json)
+  }
+
+  /// The autosave interval.
+  pub fn interval(&self) -> Duration {
+    self.interval
+  }
+
+  /// The persist path.
+  pub fn path(&self) -> &Path {
+    &self.path
+  }
+
+  /// Holds off every other write of this tracker.
+  pub fn lock(&self) -> MutexGuard<'_, ()> {
+    self.writing.lock()
   }
 }
 
@@ -124,7 +139,7 @@ struct Saver {
 static SAVER: LazyLock<Saver> = LazyLock::new(|| Saver { queue: Mutex::default(), wake: Condvar::new() });
 
 /// Starts the saving thread unless it runs. A failed spawn (a thread or pids
-/// limit) is an error for the caller to throw, never an abort.
+/// limit) is an `ERR_THREAD_SPAWN` error for the caller to throw, never an abort.
 pub fn ensure_saver() -> Result<(), BudgetError> {
   let mut queue = SAVER.queue.lock();
   if queue.running {
@@ -135,7 +150,9 @@ pub fn ensure_saver() -> Result<(), BudgetError> {
   Ok(())
 }
 
-/// Schedules `state`'s autosaves (after `ensure_saver`).
+/// Schedules `state`'s autosaves every `interval` (after [`ensure_saver`]),
+/// and remembers it, with the calling thread, for [`save_all`]. It leaves the
+/// schedule when it is closed or freed.
 pub fn schedule<T: Autosaved + 'static>(state: &Arc<T>, interval: Duration) {
   let state: Arc<dyn Autosaved> = state.clone();
   let mut queue = SAVER.queue.lock();
@@ -147,9 +164,10 @@ pub fn schedule<T: Autosaved + 'static>(state: &Arc<T>, interval: Duration) {
   SAVER.wake.notify_one();
 }
 
-/// Saves every open persisted tracker now (`everywhere`), or those created by
-/// this thread: what a process or worker about to exit does.
-fn save_all(everywhere: bool) {
+/// Saves every open persisted tracker now (`everywhere`), or those scheduled
+/// from this thread: what a process or worker about to exit does. A failed
+/// save is reported on stderr, and the others are still made.
+pub fn save_all(everywhere: bool) {
   let me = std::thread::current().id();
   let states: Vec<_> = SAVER
     .queue
@@ -165,49 +183,6 @@ fn save_all(everywhere: bool) {
     }
   }
 }
-
-/// Installs, once per JS environment, the saves that no finalizer would make:
-/// `process.on('exit')` (natural exit and `process.exit()`) saves this
-/// thread's persisted trackers, and on the main thread `SIGTERM` and `SIGINT`
-/// listeners save every one of the process, then — when no other listener
-/// would handle the signal — let it terminate the process as it would have.
-pub fn exit_hooks(env: &Env) -> napi::Result<()> {
-  thread_local!(static INSTALLED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
-  if INSTALLED.with(|i| i.get()) {
-    return Ok(());
-  }
-  let save_mine = env.create_function_from_closure::<(), (), _>("saveBudgetTrackers", |_| {
-    save_all(false);
-    Ok(())
-  })?;
-  let save_every = env.create_function_from_closure::<(), (), _>("saveAllBudgetTrackers", |_| {
-    save_all(true);
-    Ok(())
-  })?;
-  let install: Function<FnArgs<(SaveFn, SaveFn)>, ()> = env.run_script(INSTALL_EXIT_HOOKS)?;
-  install.call(FnArgs::from((save_mine, save_every)))?;
-  INSTALLED.with(|i| i.set(true));
-  Ok(())
-}
-
-/// A native function of no arguments that saves trackers.
-type SaveFn<'a> = Function<'a, (), ()>;
-
-const INSTALL_EXIT_HOOKS: &str = r#"(saveMine, saveEvery) => {
-  process.on('exit', () => saveMine())
-  const threads = process.getBuiltinModule?.('node:worker_threads')
-  if (threads && !threads.isMainThread) return // signals reach the main thread only
-  for (const signal of ['SIGTERM', 'SIGINT']) {
-    const onSignal = () => {
-      saveEvery()
-      if (process.listenerCount(signal) === 1) {
-        process.removeListener(signal, onSignal)
-        process.kill(process.pid, signal)
-      }
-    }
-    process.on(signal, onSignal)
-  }
-}"#;
 
 fn run_saver() {
   test_hooks::mark_saver_thread();
@@ -241,22 +216,5 @@ fn run_saver() {
     drop(queue);
     drop(state);
     queue = SAVER.queue.lock();
-  }
-}
-
-impl Persisted {
-  /// The autosave interval.
-  pub fn interval(&self) -> Duration {
-    self.interval
-  }
-
-  /// The persist path.
-  pub fn path(&self) -> &Path {
-    &self.path
-  }
-
-  /// Holds off every other write of this tracker.
-  pub fn lock(&self) -> crate::sync::MutexGuard<'_, ()> {
-    self.writing.lock()
   }
 }
