@@ -74,7 +74,7 @@ function gate(file, options) {
   return answer(report, options)
 }
 
-/** The most bytes a snapshot may hold, as for a persist file (MAX_SNAPSHOT_BYTES in src/persist.rs). */
+/** The most bytes a snapshot may hold, as for a persist file (MAX_SNAPSHOT_BYTES in crates/budget-core/src/persist/file.rs). */
 const MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024
 
 /** The snapshot's text: a regular file or stdin ('-'), at most MAX_SNAPSHOT_BYTES. */

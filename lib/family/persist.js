@@ -1,6 +1,6 @@
 'use strict'
 // A family's persistence: the `persist` option, and the tracker's own persist
-// file machinery (src/persist.rs, through src/persist_file.rs): one OS lock for
+// file machinery (the core's persist module, through src/persist_file.rs): one OS lock for
 // families and trackers, so the two exclude each other on one path and a dead
 // owner's lock dies with it; the read that refuses FIFOs, devices and files
 // over 256 MiB; the atomic write through an exclusive temp file. Plus the
