@@ -4,8 +4,8 @@ const test = require('ava')
 const nock = require('nock')
 const ac = require('@antiadmin/anticaptchaofficial')
 const { ErrorBudgetTracker } = require('..')
-const { settle } = require('./helpers/deliveries')
-const { offline, createTaskApi, SEQUENCE, TOKEN } = require('./helpers/provider-http')
+const { offline, createTaskApi, TOKEN } = require('./helpers/provider-http')
+const { runSequence } = require('./helpers/provider-sequence')
 
 offline()
 test.afterEach.always(() => nock.cleanAll())
@@ -62,15 +62,7 @@ test.serial('ERROR_NO_SLOT_AVAILABLE: capacity, and the next attempt waits 5 s',
 // each counts as a failure, with a warning naming it.
 test.serial("the issue's sequence: 1 success, 3 failures (two of them unlisted codes, warned), 1 excluded, 1 capacity", async (t) => {
   const tracker = manual()
-  const warnings = []
-  const onWarning = (w) => warnings.push(w.message)
-  process.on('warning', onWarning)
-  for (const [i, code] of SEQUENCE.entries()) {
-    tracker.advanceTo(i * 60_000)
-    await attempt(tracker, code)
-  }
-  await settle()
-  process.off('warning', onWarning)
+  const warnings = await runSequence(t, tracker, (code) => attempt(tracker, code))
   t.deepEqual(tracker.recorded, { successes: 1, failures: 3, excluded: 1, capacity: 1 })
   t.deepEqual(warnings, [
     'guard: anticaptcha answered ERROR_WRONG_USER_KEY, which its profile does not list; counted as a failure',

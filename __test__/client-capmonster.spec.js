@@ -6,8 +6,8 @@ const test = require('ava')
 const nock = require('nock')
 const { CapMonsterCloudClientFactory, ClientOptions, RecaptchaV2Request } = require('@zennolab_com/capmonstercloud-client')
 const { ErrorBudgetTracker } = require('..')
-const { settle } = require('./helpers/deliveries')
-const { offline, createTaskApi, SEQUENCE, TOKEN } = require('./helpers/provider-http')
+const { offline, createTaskApi, TOKEN } = require('./helpers/provider-http')
+const { runSequence } = require('./helpers/provider-sequence')
 
 offline()
 test.afterEach.always(() => nock.cleanAll())
@@ -66,15 +66,7 @@ test.serial('ERROR_NO_SLOT_AVAILABLE: capacity, and the next attempt waits 5 s',
 // the code is lost before the guard sees it, so it counts as a failure, warned.
 test.serial("the issue's sequence: 1 success, 2 failures (one the client's 'Unknown', warned), 2 excluded, 1 capacity", async (t) => {
   const tracker = manual()
-  const warnings = []
-  const onWarning = (w) => warnings.push(w.message)
-  process.on('warning', onWarning)
-  for (const [i, code] of SEQUENCE.entries()) {
-    tracker.advanceTo(i * 60_000)
-    await attempt(tracker, code)
-  }
-  await settle()
-  process.off('warning', onWarning)
+  const warnings = await runSequence(t, tracker, (code) => attempt(tracker, code))
   t.deepEqual(tracker.recorded, { successes: 1, failures: 2, excluded: 2, capacity: 1 })
   t.deepEqual(warnings, ['guard: capmonster answered Unknown, which its profile does not list; counted as a failure'])
 })

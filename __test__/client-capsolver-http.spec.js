@@ -4,8 +4,8 @@
 const test = require('ava')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { ErrorBudgetTracker } = require('..')
-const { settle } = require('./helpers/deliveries')
-const { startCreateTaskServer, SEQUENCE, TOKEN } = require('./helpers/provider-http')
+const { startCreateTaskServer, TOKEN } = require('./helpers/provider-http')
+const { runSequence } = require('./helpers/provider-sequence')
 
 /** One solve: the task's solution, or a rejection carrying the service's errorCode. */
 async function capsolverSolve(baseUrl, clientKey, task, signal) {
@@ -77,15 +77,7 @@ test('ERROR_SERVICE_UNAVALIABLE (its spelling): capacity, and the next attempt w
 // ERROR_DOMAIN_NOT_ALLOWED: unlisted, each counts as a failure, warned once.
 test.serial("the issue's sequence: 1 success, 4 failures (three unlisted, warned), 1 excluded", async (t) => {
   const { tracker, attempt } = await setUp(t)
-  const warnings = []
-  const onWarning = (w) => warnings.push(w.message)
-  process.on('warning', onWarning)
-  for (const [i, code] of SEQUENCE.entries()) {
-    tracker.advanceTo(i * 60_000)
-    await attempt(code)
-  }
-  await settle()
-  process.off('warning', onWarning)
+  const warnings = await runSequence(t, tracker, attempt)
   t.deepEqual(tracker.recorded, { successes: 1, failures: 4, excluded: 1, capacity: 0 })
   t.deepEqual(
     warnings,

@@ -107,9 +107,9 @@ test("the .d.ts TrackerConfig has the table's fields, in order, with their types
   }
 })
 
-test('RestoreOptions (index.d.ts) holds the fields that may go with a snapshot, and restore() takes those', (t) => {
+test('RestoreOptions (lib/types/tracker.d.ts) holds the fields that may go with a snapshot, and restore() takes those', (t) => {
   const restore = fields.filter((f) => f.withSnapshot)
-  const declared = members(read('index.d.ts'), 'RestoreOptions')
+  const declared = members(read('lib/types/tracker.d.ts'), 'RestoreOptions')
   t.deepEqual(
     declared.map((m) => m.name),
     restore.map((f) => f.name),

@@ -8,7 +8,7 @@
 // (budget.rs `Budget::of`; a tracker per key to compute them cost 55 µs and
 // garbage each). The replay proper then keeps trackers only for the N worst.
 const fs = require('node:fs')
-const { readLog } = require('./reader')
+const { readLog } = require('./reader.js')
 
 /** The tracker's default bucket width (config.rs `default_resolution_ms`): a 43 200th of the window, at least 1 ms. */
 const resolutionOf = (windowMs) => Math.max(Math.floor(windowMs / 43_200), 1)
