@@ -31,6 +31,8 @@ const badConfigs = [
   [{ clock: 'wall' }, TypeError, 'ERR_INVALID_ARG_VALUE', "config.clock must be 'monotonic' or 'manual', got 'wall'"],
   [{ clock: 1 }, TypeError, 'ERR_INVALID_ARG_TYPE', "config.clock must be 'monotonic' or 'manual', got number"],
   [{ targetRat: 0.9 }, TypeError, 'ERR_INVALID_ARG_VALUE', `unknown config key 'targetRat'; known keys: ${KNOWN}; did you mean 'targetRate'?`],
+  // A key with a lone surrogate was read back under its U+FFFD spelling, found undefined and ignored.
+  [{ '\uD800': 1 }, TypeError, 'ERR_INVALID_ARG_VALUE', `unknown config key '\uFFFD'; known keys: ${KNOWN}`],
   [
     { persist: { path: 'x.json', interval: 5 } },
     TypeError,

@@ -1,86 +1,101 @@
-//! Reading call arguments: the checks shared by the class's methods, the config
-//! reader and the fast path, and the words their messages use for JS values.
+//! Reading call arguments: each JS value converted into the core's
+//! `JsValue`, whose checks and words for JS value kinds are the core's
+//! (`budget_core::js_value`); and the registered symbols.
 
-use budget_core::config::MAX_SAFE_INTEGER;
+use budget_core::js_value::{self, JsValue};
 use budget_core::{BudgetError, Result as CoreResult};
+use napi::bindgen_prelude::JsValue as _; // `is_array`: the name `JsValue` is the core's here
 use napi::bindgen_prelude::*;
 use napi::Env;
 
 /// A number as JavaScript prints it where Rust differs (`Infinity`, not `inf`).
 pub use budget_core::field::js_number;
+pub use budget_core::js_value::epoch_ms;
+
+/// `value` for the core's checks: an array's elements and an object's
+/// properties (see [`properties`]) read `depth` levels down; below that, an
+/// array or an object is only its kind.
+pub fn js_value(value: Unknown, depth: u8) -> Result<JsValue> {
+  Ok(match value.get_type()? {
+    ValueType::Boolean => JsValue::Boolean(bool::from_unknown(value)?),
+    ValueType::Number => JsValue::Number(f64::from_unknown(value)?),
+    ValueType::String => JsValue::String(Utf16String::from_unknown(value)?.to_vec()),
+    ValueType::Object if depth == 0 => kind(if value.is_array()? { None } else { Some(ValueType::Object) }),
+    ValueType::Object if value.is_array()? => {
+      let array = Object::from_unknown(value)?;
+      let items = (0..array.get_array_length()?).map(|i| js_value(array.get_element(i)?, depth - 1));
+      JsValue::Array(items.collect::<Result<_>>()?)
+    }
+    ValueType::Object => JsValue::Object(properties(&Object::from_unknown(value)?, |_| depth - 1)?),
+    other => kind(Some(other)),
+  })
+}
+
+/// The properties of `object` as `for…in` lists them, each read once (a
+/// getter cannot pass the checks with one value and be used with another),
+/// the value of `key` read `depth(key)` levels down. Keys go as JS values: a
+/// key with a NUL byte is read, and refused by name by the checks.
+pub fn properties(object: &Object, depth: impl Fn(&str) -> u8) -> Result<Vec<(String, JsValue)>> {
+  let names = object.get_property_names()?;
+  let mut properties = Vec::new();
+  for i in 0..names.get_array_length()? {
+    let key: Unknown = names.get_element(i)?;
+    let name = String::from_unknown(key)?;
+    let value = js_value(object.get_property(key)?, depth(&name))?;
+    properties.push((name, value));
+  }
+  Ok(properties)
+}
+
+/// A value of type `ty` with nothing in it, for its kind's words (`None`: an array).
+fn kind(ty: Option<ValueType>) -> JsValue {
+  match ty {
+    None => JsValue::Array(Vec::new()),
+    Some(ValueType::Undefined) => JsValue::Undefined,
+    Some(ValueType::Null) => JsValue::Null,
+    Some(ValueType::Boolean) => JsValue::Boolean(false),
+    Some(ValueType::Number) => JsValue::Number(0.0),
+    Some(ValueType::String) => JsValue::String(Vec::new()),
+    Some(ValueType::Symbol) => JsValue::Symbol,
+    Some(ValueType::Object) => JsValue::Object(Vec::new()),
+    Some(ValueType::Function) => JsValue::Function,
+    Some(ValueType::External) => JsValue::External,
+    Some(ValueType::BigInt) => JsValue::BigInt,
+    Some(_) => JsValue::Unknown,
+  }
+}
 
 /// `typeof`-style name of a JS value type, for messages. Where the value itself
 /// is at hand use [`describe`], which also tells arrays apart.
 pub fn type_name(ty: ValueType) -> &'static str {
-  match ty {
-    ValueType::Undefined => "undefined",
-    ValueType::Null => "null",
-    ValueType::Boolean => "boolean",
-    ValueType::Number => "number",
-    ValueType::String => "string",
-    ValueType::Symbol => "symbol",
-    ValueType::Object => "object",
-    ValueType::Function => "function",
-    ValueType::External => "external",
-    ValueType::BigInt => "bigint",
-    _ => "unknown",
-  }
+  kind(Some(ty)).type_name()
 }
 
-/// The name of `value`'s type as lib/errors.js `describe()` gives it: `'array'`
-/// for an array (an array is not a config or an options object), else `typeof`.
+/// The name of `value`'s kind as lib/errors.js `describe()` gives it: `'array'`
+/// for an array, else `typeof`'s.
 pub fn describe(value: &Unknown) -> &'static str {
-  if value.is_array().unwrap_or(false) {
-    return "array";
-  }
-  type_name(value.get_type().unwrap_or(ValueType::Unknown))
+  let ty = if value.is_array().unwrap_or(false) { None } else { Some(value.get_type().unwrap_or(ValueType::Unknown)) };
+  kind(ty).describe()
+}
+
+/// `value` read for an argument check: only its kind, or its number.
+fn argument(value: Unknown) -> CoreResult<JsValue> {
+  js_value(value, 0).map_err(|e| BudgetError::invalid_type(e.reason))
 }
 
 /// A count argument: a non-negative integer, at most 2³² − 1 per batch.
 pub fn count(what: &str, v: Unknown) -> CoreResult<u64> {
-  // Capped per batch so that no run of batches can overflow the 64-bit counters.
-  const MAX_BATCH: f64 = u32::MAX as f64;
-  let must_be = "must be an integer from 0 to 4294967295";
-  match v.get_type() {
-    Ok(ValueType::Number) => {
-      let n = f64::from_unknown(v).map_err(|e| BudgetError::invalid_type(e.reason))?;
-      if n >= 0.0 && n.fract() == 0.0 && n <= MAX_BATCH {
-        Ok(n as u64)
-      } else {
-        Err(BudgetError::out_of_range(format!("{what} {must_be}, got {}", js_number(n))))
-      }
-    }
-    Ok(other) => Err(BudgetError::invalid_type(format!("{what} {must_be}, got {}", type_name(other)))),
-    Err(e) => Err(BudgetError::invalid_type(e.reason)),
-  }
+  js_value::count(what, &argument(v)?)
 }
 
 /// An optional epoch-ms timestamp argument: `undefined` is absent.
 pub fn timestamp(what: &str, v: Unknown) -> CoreResult<Option<i64>> {
-  match v.get_type() {
-    Ok(ValueType::Undefined) => Ok(None),
-    Ok(ValueType::Number) => {
-      let ms = f64::from_unknown(v).map_err(|e| BudgetError::invalid_type(e.reason))?;
-      finite_ms(what, ms).map(Some)
-    }
-    Ok(other) => {
-      Err(BudgetError::invalid_type(format!("{what} must be a number of epoch ms, got {}", type_name(other))))
-    }
-    Err(e) => Err(BudgetError::invalid_type(e.reason)),
-  }
+  js_value::timestamp(what, &argument(v)?)
 }
 
-/// A finite epoch-ms number, floored, within JS's exact integers; `None` if not.
-/// The fast path uses it as is: a number it refuses goes to the checked path.
-pub fn epoch_ms(ms: f64) -> Option<i64> {
-  (ms.is_finite() && ms.abs() <= MAX_SAFE_INTEGER as f64).then(|| ms.floor() as i64)
-}
-
-/// [`epoch_ms`], with a `RangeError` naming `what` (e.g. `advanceTo(ms): ms`).
-pub fn finite_ms(what: &str, ms: f64) -> CoreResult<i64> {
-  epoch_ms(ms).ok_or_else(|| {
-    BudgetError::out_of_range(format!("{what} must be a finite number of epoch ms, got {}", js_number(ms)))
-  })
+/// A boolean argument.
+pub fn boolean(what: &str, v: Unknown) -> CoreResult<bool> {
+  js_value::boolean(what, &argument(v)?)
 }
 
 /// `Symbol.for(name)`.

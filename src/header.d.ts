@@ -96,3 +96,33 @@ export interface TrackerConfig {
    */
   shared?: string
 }
+
+/**
+ * One alert pair: fires while the burn rate over `longWindowMs` and over
+ * `shortWindowMs` are both above `burnRate`.
+ */
+export interface AlertRuleConfig {
+  /** Unique name, reported in alert events. */
+  name: string
+  /** `'page'` or `'ticket'`. */
+  severity: 'page' | 'ticket'
+  /** The long window in ms: at least one bucket, at most `windowMs`; rounded to whole buckets. */
+  longWindowMs: number
+  /** The short window in ms (the workbook uses a twelfth of the long one), shorter than the long one. */
+  shortWindowMs: number
+  /** Burn-rate threshold, in (0, 1 / (1 − targetRate)): 20 at 95 %. */
+  burnRate: number
+  /** Fewer events than this in the long window never fire. Default 10. */
+  minEvents?: number
+}
+
+/** Where and how often a tracker saves itself. */
+export interface PersistConfig {
+  /**
+   * The snapshot file. Written as a temporary file in the same directory, fsynced, then renamed.
+   * A NUL byte or a lone surrogate in it is a `TypeError` (`ERR_INVALID_ARG_VALUE`).
+   */
+  path: string
+  /** Milliseconds between saves: a positive integer. Default 60 000. */
+  intervalMs?: number
+}

@@ -2,13 +2,13 @@
 //! timestamped record moves a manual clock. Used by the class's methods and by
 //! the fast path's slow branch, so that both refuse and record alike.
 
-use budget_core::{BudgetError, Result as CoreResult};
+use budget_core::Result as CoreResult;
 use napi::bindgen_prelude::*;
 use napi::Env;
 
-use crate::args::{describe, timestamp};
+use crate::args::{boolean, timestamp};
 use crate::clock::TrackerClock;
-use crate::error::{or_throw, throw};
+use crate::error::or_throw;
 use crate::handle::Handle;
 
 /// Records `successes` and `failures` at `at` (epoch ms) or now. With `at` on a
@@ -24,13 +24,7 @@ pub fn record_at(state: &Handle, at: Option<i64>, successes: u64, failures: u64)
 /// Shared by the prototype method and the raw function's slow path.
 pub fn record_js(env: &Env, state: &Handle, success: Unknown, at_ms: Option<Unknown>) -> napi::Result<()> {
   or_throw(env, state.check_open("record"))?;
-  let success = match success.get_type()? {
-    ValueType::Boolean => bool::from_unknown(success)?,
-    _ => {
-      let msg = format!("record(success): success must be a boolean, got {}", describe(&success));
-      return Err(throw(env, BudgetError::invalid_type(msg)));
-    }
-  };
+  let success = or_throw(env, boolean("record(success): success", success))?;
   let at = match at_ms {
     None => None,
     Some(v) => or_throw(env, timestamp("record(success, atMs): atMs", v))?,

@@ -5,7 +5,7 @@
 //! which snapshots do not keep), and the rules on which fields may be given
 //! together ([`check_combination`]).
 //!
-//! The binding's parsing, type checks, messages and defaults read the table;
+//! The config reader ([`crate::plan`]): its type checks, messages and defaults read the table;
 //! so do `configFields()` and the spec that holds `TrackerConfig` in the
 //! `.d.ts` and README's config table to it (`__test__/config-table.spec.js`).
 
@@ -52,13 +52,13 @@ pub enum Slot {
   Config { get: fn(&Config) -> f64, set: fn(&mut Config, f64) },
   /// A number of [`Settings`] beside the config (not kept in snapshots).
   Settings { get: fn(&Settings) -> f64, set: fn(&mut Settings, f64) },
-  /// A field of a special type the binding reads itself (`clock`, `alerts`,
+  /// A field of a special type [`crate::plan`] reads itself (`clock`, `alerts`,
   /// `snapshot`, `now`, `persist`, `shared`), or one the JavaScript takes
   /// off before the native constructor (`fleet`).
   Binding,
 }
 
-/// A row with the common flags: not with `snapshot`, fine with `shared`, read by the binding.
+/// A row with the common flags: not with `snapshot`, fine with `shared`, read by [`crate::plan`].
 const fn row(name: &'static str, kind: Kind, range: Range, default: DefaultValue, doc: &'static str) -> Field {
   Field { name, kind, range, default, doc, with_snapshot: false, with_shared: true, slot: Slot::Binding }
 }

@@ -20,9 +20,9 @@ pub enum Kind {
   Name,
   /// A string, one of the [`Range::OneOf`] choices.
   Choice,
-  /// An array of alert rules (the binding checks each rule's keys).
+  /// An array of alert rules ([`crate::plan`] checks each rule's keys).
   Alerts,
-  /// An object `{ path, intervalMs? }` (the binding checks its keys).
+  /// An object `{ path, intervalMs? }` ([`crate::plan`] checks its keys).
   Persist,
   /// Taken off by the JavaScript before the native constructor (`fleet`,
   /// lib/fleet/): a known key, never one the native side accepts.
