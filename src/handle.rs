@@ -26,7 +26,7 @@ pub struct Handle {
 
 impl Handle {
   /// A handle on `tracker`, which the caller has already counted in
-  /// (`TrackerState::count_in`, or `shared::attach`).
+  /// (`TrackerState::count_in`, or `REGISTRY.attach`).
   pub fn adopt(tracker: Arc<TrackerState>) -> Arc<Handle> {
     Arc::new(Handle {
       tracker,
@@ -97,12 +97,7 @@ impl Handle {
   /// JS function or object holding it (environment teardown included).
   pub fn close(&self) {
     if !self.closed.swap(true, Ordering::AcqRel) {
-      match self.tracker.registry_name() {
-        Some(name) => crate::shared::count_out(name, &self.tracker),
-        None => {
-          self.tracker.count_out();
-        }
-      }
+      crate::state::REGISTRY.count_out(&self.tracker);
       if let Some((env, bytes)) = self.external.lock().take() {
         // The env the bytes were reported to, on its thread, still alive (its
         // finalizers and cleanup run before it goes).

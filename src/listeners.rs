@@ -156,9 +156,11 @@ impl Sink {
   pub fn is_idle(&self) -> bool {
     self.keepalive.pending.load(Ordering::Acquire) == 0
   }
+}
 
+impl budget_core::state::Sink for Sink {
   /// Queues `event` for the listeners; never blocks, never calls JS.
-  pub fn send(&self, event: Event) {
+  fn send(&self, event: Event) {
     self.keepalive.queued();
     if self.tsfn.call(event, ThreadsafeFunctionCallMode::NonBlocking) != napi::Status::Ok {
       // The environment is closing: nothing will run the call.

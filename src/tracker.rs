@@ -6,6 +6,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use budget_core::event_kind::{event_names, EventKind};
+use budget_core::state::Expected;
 use budget_core::{BudgetError, CheckedConfig, Result as CoreResult};
 use napi::bindgen_prelude::*;
 use napi::Env;
@@ -21,8 +22,7 @@ use crate::listeners::{ListenerTable, Pinned, Sink};
 use crate::persist;
 use crate::record::{record_at, record_js};
 use crate::report::{AlertRuleInfo, BudgetReport, BudgetStatus, RecordedCounts};
-use crate::shared;
-use crate::state::TrackerState;
+use crate::state::{TrackerState, REGISTRY};
 
 /// Listeners of this handle and the sink that brings transitions to them.
 struct Listeners {
@@ -100,20 +100,25 @@ impl ErrorBudgetTracker {
       core.set_status_hysteresis(plan.hysteresis);
       let state = Arc::new(TrackerState::new(core, clock));
       if let Some(lock) = lock {
-        state.hold(lock);
+        state.hold(Box::new(lock));
       }
       Ok(state)
     };
     let state = match &plan.shared {
       Some(name) => {
         let checked = CheckedConfig::new(plan.config.clone()).map_err(|e| throw_in(&env, e, root))?;
-        let expected = (!plan.given.is_empty()).then(|| shared::Expected {
+        let expected = Expected {
           config: &checked,
           real_clock: plan.clock == ClockKind::Monotonic,
           hysteresis: plan.hysteresis,
           given: &plan.given,
-        });
-        shared::attach(name, expected, create).map_err(|e| throw_in(&env, e, root))?
+        };
+        // A caller that gave a config must find the same config.
+        let check = |state: &TrackerState| match plan.given.is_empty() {
+          true => Ok(()),
+          false => state.check_expected(name, &expected),
+        };
+        REGISTRY.attach(name, check, create).map_err(|e| throw_in(&env, e, root))?
       }
       None => {
         let state = create().map_err(|e| throw_in(&env, e, root))?;
@@ -128,7 +133,7 @@ impl ErrorBudgetTracker {
     handle.report_memory(&env);
     if let Some(p) = &plan.persist {
       persist::exit_hooks(&env)?;
-      handle.tracker.persist(p);
+      crate::state::persist(&handle.tracker, p);
     }
     Ok(ErrorBudgetTracker { handle, listeners: None })
   }
