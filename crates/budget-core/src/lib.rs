@@ -1,7 +1,8 @@
 //! The pure core of captcha-error-budget: a bucketed rolling window, the error
 //! budget computed from it, status transitions, and clocks; with the report
-//! layouts the JavaScript reads (`layout`), and the locks and timer thread of
-//! the binding (`sync`, `timer`), which need no Node-API either. No Node-API
+//! layouts the JavaScript reads (`layout`), and the locks, timer thread,
+//! tracker state and shared-tracker registry of the binding (`sync`, `timer`,
+//! `state`, `registry`), which need no Node-API either. No Node-API
 //! here: the napi binding is a thin layer over [`Tracker`].
 
 pub mod alerts;
