@@ -126,11 +126,11 @@ impl ErrorBudgetTracker {
         state
       }
     };
-    let handle = Handle::adopt(state);
+    let handle = Handle::adopt(state, &REGISTRY);
     // `record` and the report filler as own properties: raw Node-API
     // functions on the hot paths.
     crate::fast_path::install(&env, &this, &handle)?;
-    handle.report_memory(&env);
+    crate::handle::report_memory(&handle, &env);
     if let Some(p) = &plan.persist {
       persist::exit_hooks(&env)?;
       crate::state::persist(&handle.tracker, p);

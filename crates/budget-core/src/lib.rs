@@ -1,8 +1,8 @@
 //! The pure core of captcha-error-budget: a bucketed rolling window, the error
 //! budget computed from it, status transitions, and clocks; with the report
 //! layouts the JavaScript reads (`layout`), and the locks, timer thread,
-//! tracker state and shared-tracker registry of the binding (`sync`, `timer`,
-//! `state`, `registry`), which need no Node-API either. No Node-API
+//! tracker state, handles and shared-tracker registry of the binding (`sync`,
+//! `timer`, `state`, `handle`, `registry`), which need no Node-API either. No Node-API
 //! here: the napi binding is a thin layer over [`Tracker`].
 
 pub mod alerts;
@@ -13,6 +13,7 @@ pub mod config;
 pub mod error;
 pub mod event_kind;
 pub mod field;
+pub mod handle;
 pub mod layout;
 pub mod lease;
 pub mod registry;

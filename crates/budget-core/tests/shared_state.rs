@@ -1,10 +1,12 @@
 //! The native state behind a tracker's handles (`state.rs`) and the registry
-//! of shared trackers (`registry.rs`): last close closes (and saves), weak
-//! references, transitions to every sink in order, records from threads.
+//! of shared trackers (`registry.rs`) and a JS object's hold on one
+//! (`handle.rs`): last close closes (and saves), weak references, transitions
+//! to every sink in order, records from threads, memory given back.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use budget_core::handle::Handle;
 use budget_core::registry::Registry;
 use budget_core::state::{Expected, Saver, Sink, TrackerState};
 use budget_core::tracker_clock::TrackerClock;
@@ -229,4 +231,38 @@ fn records_from_threads_all_count_and_every_sink_hears_the_same_order() {
   assert_eq!(seen[0].0, Healthy);
   assert!(seen.windows(2).all(|w| w[0].1 == w[1].0), "{seen:?}");
   assert!(registry.count_out(&state));
+}
+
+/// Every memory adjustment handles made, as (env, delta).
+static ADJUSTED: Mutex<Vec<(usize, i64)>> = Mutex::new(Vec::new());
+
+fn adjust(env: usize, delta: i64) {
+  ADJUSTED.lock().unwrap().push((env, delta));
+}
+
+#[test]
+fn each_handle_closes_once_gives_its_memory_back_and_the_last_closes_the_tracker() {
+  static REGISTRY: Registry<State> = Registry::new();
+  let state = REGISTRY.attach("handles", |_| Ok(()), || Ok(state())).unwrap();
+  let first = Handle::adopt(state, &REGISTRY);
+  let second = Handle::adopt(REGISTRY.attach("handles", |_| Ok(()), || unreachable!()).unwrap(), &REGISTRY);
+  let (bytes, window_before) = first.native_bytes();
+  first.report_memory(7, adjust);
+  first.record(None, 1, 0).unwrap();
+  // The first record fills a bucket: the window's bytes grow, and V8 is told.
+  let grown = first.native_bytes().1 - window_before;
+  assert!(grown > 0);
+  first.close();
+  first.close();
+  assert!(first.is_closed(), "this handle");
+  assert_eq!(first.check_open("record").unwrap_err().code, "ERR_TRACKER_CLOSED");
+  assert!(!second.is_closed(), "the tracker is still open for the other");
+  let mine: Vec<_> = ADJUSTED.lock().unwrap().iter().copied().filter(|(env, _)| *env == 7).collect();
+  assert_eq!(mine, vec![(7, bytes), (7, grown), (7, -bytes - grown)], "what was reported, given back once");
+  let tracker = Arc::clone(&second.tracker);
+  // Collected without close(): the last handle closes the tracker, frees the name.
+  drop(second);
+  assert!(tracker.is_closed());
+  assert!(!REGISTRY.is_open("handles"));
+  assert_eq!(tracker.read(|core| core.counts().successes), 1);
 }
