@@ -381,7 +381,8 @@ impl ErrorBudgetTracker {
   pub fn off<'a>(&mut self, env: Env, this: This<'a>, status: Unknown, listener: Unknown) -> napi::Result<This<'a>> {
     let (status, listener) = or_throw(&env, listener_args("off", status, listener))?;
     if let Some(l) = &self.listeners {
-      l.table.borrow_mut().remove(&env, status, listener.to_unknown())?;
+      let listener = listener.to_unknown();
+      l.table.borrow_mut().remove(status, |registered| env.strict_equals(registered.borrow_back(&env)?, listener))?;
       if l.table.borrow().is_empty() {
         // The last listener gone: unpin the tracker and take its sink off.
         self.listeners = None;

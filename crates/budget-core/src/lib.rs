@@ -16,6 +16,7 @@ pub mod field;
 pub mod handle;
 pub mod layout;
 pub mod lease;
+pub mod listener_table;
 pub mod registry;
 pub mod rule;
 pub mod state;
