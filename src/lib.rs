@@ -25,7 +25,6 @@ mod policy;
 mod record;
 mod replay;
 mod report;
-mod shared;
 mod state;
 mod tracker;
 

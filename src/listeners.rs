@@ -16,54 +16,8 @@ use napi::{sys, Env};
 
 use crate::report::{AlertEvent, BudgetReport};
 
-type Listener = Rc<FunctionRef<Unknown<'static>, Unknown<'static>>>;
-
 /// The listeners of one tracker handle, by event kind. Lives on its JS thread only.
-#[derive(Default)]
-pub struct ListenerTable {
-  by_kind: [Vec<Listener>; EventKind::COUNT],
-  /// Set by `close` while transitions are still queued: the last delivery clears the table.
-  closing: bool,
-}
-
-impl ListenerTable {
-  /// Adds `listener` for `kind`.
-  pub fn add(&mut self, kind: EventKind, listener: FunctionRef<Unknown<'static>, Unknown<'static>>) {
-    self.by_kind[kind.index()].push(Rc::new(listener));
-  }
-
-  /// Removes the most recently added registration of `listener` for `kind`.
-  pub fn remove(&mut self, env: &Env, kind: EventKind, listener: Unknown) -> Result<bool> {
-    let list = &mut self.by_kind[kind.index()];
-    for i in (0..list.len()).rev() {
-      let registered = list[i].borrow_back(env)?;
-      if env.strict_equals(registered, listener)? {
-        list.remove(i);
-        return Ok(true);
-      }
-    }
-    Ok(false)
-  }
-
-  fn for_kind(&self, index: usize) -> Vec<Listener> {
-    self.by_kind[index].clone()
-  }
-
-  /// The tracker handle closed: drops every listener now when nothing is
-  /// queued for them (`idle`), else once the queued transitions are delivered.
-  pub fn close(&mut self, idle: bool) {
-    if idle {
-      self.by_kind.iter_mut().for_each(Vec::clear);
-    } else {
-      self.closing = true;
-    }
-  }
-
-  /// Whether no listener is registered.
-  pub fn is_empty(&self) -> bool {
-    self.by_kind.iter().all(Vec::is_empty)
-  }
-}
+pub type ListenerTable = budget_core::listener_table::ListenerTable<FunctionRef<Unknown<'static>, Unknown<'static>>>;
 
 /// Keeps the event loop alive while a transition produced on the JS thread
 /// itself is queued, so a script that records and ends still sees it; an idle
@@ -131,7 +85,7 @@ impl Sink {
           }
         }
         delivered.delivered();
-        if table.borrow().closing && delivered.pending.load(Ordering::Acquire) == 0 {
+        if table.borrow().is_closing() && delivered.pending.load(Ordering::Acquire) == 0 {
           table.borrow_mut().close(true);
         }
         Ok(())
@@ -156,9 +110,11 @@ impl Sink {
   pub fn is_idle(&self) -> bool {
     self.keepalive.pending.load(Ordering::Acquire) == 0
   }
+}
 
+impl budget_core::state::Sink for Sink {
   /// Queues `event` for the listeners; never blocks, never calls JS.
-  pub fn send(&self, event: Event) {
+  fn send(&self, event: Event) {
     self.keepalive.queued();
     if self.tsfn.call(event, ThreadsafeFunctionCallMode::NonBlocking) != napi::Status::Ok {
       // The environment is closing: nothing will run the call.

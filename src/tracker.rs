@@ -6,6 +6,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use budget_core::event_kind::{event_names, EventKind};
+use budget_core::state::Expected;
 use budget_core::{BudgetError, CheckedConfig, Result as CoreResult};
 use napi::bindgen_prelude::*;
 use napi::Env;
@@ -21,8 +22,7 @@ use crate::listeners::{ListenerTable, Pinned, Sink};
 use crate::persist;
 use crate::record::{record_at, record_js};
 use crate::report::{AlertRuleInfo, BudgetReport, BudgetStatus, RecordedCounts};
-use crate::shared;
-use crate::state::TrackerState;
+use crate::state::{TrackerState, REGISTRY};
 
 /// Listeners of this handle and the sink that brings transitions to them.
 struct Listeners {
@@ -100,20 +100,25 @@ impl ErrorBudgetTracker {
       core.set_status_hysteresis(plan.hysteresis);
       let state = Arc::new(TrackerState::new(core, clock));
       if let Some(lock) = lock {
-        state.hold(lock);
+        state.hold(Box::new(lock));
       }
       Ok(state)
     };
     let state = match &plan.shared {
       Some(name) => {
         let checked = CheckedConfig::new(plan.config.clone()).map_err(|e| throw_in(&env, e, root))?;
-        let expected = (!plan.given.is_empty()).then(|| shared::Expected {
+        let expected = Expected {
           config: &checked,
           real_clock: plan.clock == ClockKind::Monotonic,
           hysteresis: plan.hysteresis,
           given: &plan.given,
-        });
-        shared::attach(name, expected, create).map_err(|e| throw_in(&env, e, root))?
+        };
+        // A caller that gave a config must find the same config.
+        let check = |state: &TrackerState| match plan.given.is_empty() {
+          true => Ok(()),
+          false => state.check_expected(name, &expected),
+        };
+        REGISTRY.attach(name, check, create).map_err(|e| throw_in(&env, e, root))?
       }
       None => {
         let state = create().map_err(|e| throw_in(&env, e, root))?;
@@ -121,14 +126,14 @@ impl ErrorBudgetTracker {
         state
       }
     };
-    let handle = Handle::adopt(state);
+    let handle = Handle::adopt(state, &REGISTRY);
     // `record` and the report filler as own properties: raw Node-API
     // functions on the hot paths.
     crate::fast_path::install(&env, &this, &handle)?;
-    handle.report_memory(&env);
+    crate::handle::report_memory(&handle, &env);
     if let Some(p) = &plan.persist {
       persist::exit_hooks(&env)?;
-      handle.tracker.persist(p);
+      crate::state::persist(&handle.tracker, p);
     }
     Ok(ErrorBudgetTracker { handle, listeners: None })
   }
@@ -376,7 +381,8 @@ impl ErrorBudgetTracker {
   pub fn off<'a>(&mut self, env: Env, this: This<'a>, status: Unknown, listener: Unknown) -> napi::Result<This<'a>> {
     let (status, listener) = or_throw(&env, listener_args("off", status, listener))?;
     if let Some(l) = &self.listeners {
-      l.table.borrow_mut().remove(&env, status, listener.to_unknown())?;
+      let listener = listener.to_unknown();
+      l.table.borrow_mut().remove(status, |registered| env.strict_equals(registered.borrow_back(&env)?, listener))?;
       if l.table.borrow().is_empty() {
         // The last listener gone: unpin the tracker and take its sink off.
         self.listeners = None;
