@@ -1,7 +1,8 @@
 //! Node.js binding of captcha-error-budget over the pure `budget_core` crate:
-//! napi-rs glue for the native class and its arguments, and what the core
-//! cannot do without Node (threadsafe listener dispatch, the timer and saving
-//! threads, persist files, shared trackers, the fleet's native side). Raw
+//! napi-rs glue for the native class and its arguments (JS values in, JS
+//! objects out), and what only Node can do: threadsafe listener dispatch, the
+//! per-environment clean-up, the saves at exit and on signals. The state, the
+//! config checks, persistence and the timer are the core's. Raw
 //! Node-API is the one documented exception, for the hot paths only
 //! (`fast_path.rs`: each tracker's `record`, report fill and `figure`); outside
 //! them it is kept to what napi-rs has no safe form of (listeners.rs's

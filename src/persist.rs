@@ -2,17 +2,14 @@
 //! lock, saving thread) read from a checked `Plan`, and the saves at process
 //! exit and on SIGTERM/SIGINT, which only Node's `process` can hook.
 
-use std::path::Path;
-use std::time::Duration;
-
-use budget_core::persist::{save_all, SaveTarget};
+use budget_core::persist::save_all;
 use budget_core::{BudgetError, Tracker};
 use napi::bindgen_prelude::{FnArgs, Function};
 use napi::Env;
 
-use crate::config::{ClockKind, Persist, Plan};
+use crate::config::{ClockKind, Plan};
 
-pub use budget_core::persist::{ensure_saver, schedule, write_atomically, Autosaved, Owner, PersistLock, Persisted};
+pub use budget_core::persist::{ensure_saver, schedule, Owner, PersistLock, Persisted};
 
 /// The core a new tracker starts from: `config.snapshot`, else the persist
 /// file, else an empty window (see `budget_core::persist::initial_core`).
@@ -20,16 +17,6 @@ pub fn initial_core(plan: &Plan, now_ms: i64) -> Result<Tracker, BudgetError> {
   let path = plan.persist.as_ref().map(|p| p.path.as_path());
   let real_clock = plan.clock == ClockKind::Monotonic;
   budget_core::persist::initial_core(&plan.config, plan.snapshot.as_ref(), path, real_clock, now_ms)
-}
-
-impl SaveTarget for Persist {
-  fn path(&self) -> &Path {
-    &self.path
-  }
-
-  fn interval(&self) -> Duration {
-    Duration::from_millis(self.interval_ms)
-  }
 }
 
 /// Installs, once per JS environment, the saves that no finalizer would make:

@@ -28,6 +28,16 @@ pub struct Persist {
   pub interval_ms: u64,
 }
 
+impl crate::persist::SaveTarget for Persist {
+  fn path(&self) -> &std::path::Path {
+    &self.path
+  }
+
+  fn interval(&self) -> std::time::Duration {
+    std::time::Duration::from_millis(self.interval_ms)
+  }
+}
+
 /// Which clock drives a tracker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ClockKind {

@@ -435,3 +435,34 @@ impl<S: Sink, P: Saver> Shared for TrackerState<S, P> {
     self.registry_name.get().map(String::as_str)
   }
 }
+
+/// The persist file as a tracker's saver: every write in order, under the
+/// file's own lock.
+impl Saver for crate::persist::Persisted {
+  fn write(&self, take: impl FnOnce() -> Option<String>) -> Result<(), BudgetError> {
+    crate::persist::Persisted::write(self, take)
+  }
+
+  fn write_then(&self, take: impl FnOnce() -> Option<String>, then: impl FnOnce()) -> Result<(), BudgetError> {
+    let _in_order = self.lock();
+    let Some(json) = take() else { return Ok(()) };
+    crate::persist::write_atomically(self.path(), &json)?;
+    then();
+    Ok(())
+  }
+}
+
+/// What the saving thread asks of a persisted tracker.
+impl<S: Sink> crate::persist::Autosaved for TrackerState<S, crate::persist::Persisted> {
+  fn is_closed(&self) -> bool {
+    TrackerState::is_closed(self)
+  }
+
+  fn autosave_interval(&self) -> Option<std::time::Duration> {
+    self.saver().map(crate::persist::Persisted::interval)
+  }
+
+  fn autosave(&self) -> Result<(), BudgetError> {
+    TrackerState::autosave(self)
+  }
+}
