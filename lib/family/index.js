@@ -93,17 +93,11 @@ class BudgetFamily {
     }
     if (this.#persist) this.#stopAutosave = startAutosave(() => this.save(), this.#persist.intervalMs, this.#lock)
     if (checked.fleet) {
-      // A tracker of the children's config, for the fleet's SLO and bucket width (only its config is read).
-      const template = new Tracker({ ...this.#base })
-      try {
-        this.#fleet = startFamilyFleet(template, checked.fleet, {
-          labelNames: this.#names,
-          manualNow: this.#manual ? () => this.#now : null,
-          create: (labels) => this.labels(labels),
-        })
-      } finally {
-        template.close()
-      }
+      this.#fleet = startFamilyFleet(checked.fleetShape, checked.fleet, {
+        labelNames: this.#names,
+        manualNow: this.#manual ? () => this.#now : null,
+        create: (labels) => this.labels(labels),
+      })
     }
   }
 

@@ -9,7 +9,7 @@
 // from a native FamilyFleet. lib/tracker.js links a tracker here and its
 // report(), on(), off(), close() and sync() ask `fleetOf(tracker)`;
 // lib/family/ starts a family's sync here and hands it each child it adds or drops.
-const { linkTracker, familyFleet } = require('./link.js')
+const { linkTracker } = require('./link.js')
 const { checkFleet } = require('./options.js')
 const { FleetSync, FleetSyncError } = require('./sync.js')
 const { FamilySync } = require('./family-sync.js')
@@ -42,14 +42,12 @@ function linkFleet(tracker, options) {
 }
 
 /**
- * Starts a family's fleet sync: `template` a tracker of its children's config (only its config is read; the
- * caller closes it), `options` its checked fleet options, `labelNames` its label names, `manualNow()` its time
+ * Starts a family's fleet sync: `fleet` its native FamilyFleet (made by the family's option checks, link.js), `options` its checked fleet options, `labelNames` its label names, `manualNow()` its time
  * on a manual clock (null: the real clock), `create(labels)` its `labels()` (for a child another worker created).
  * The family then hands the sync each child: `join(child, labels)`, `leave(child)`.
  * @returns {FamilySync}
  */
-function startFamilyFleet(template, options, { labelNames, manualNow, create }) {
-  const fleet = familyFleet(template, options.bucketMs)
+function startFamilyFleet(fleet, options, { labelNames, manualNow, create }) {
   const sync = new FamilySync(fleet, options, { labelNames, manualNow, create })
   sync.start()
   return sync
