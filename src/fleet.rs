@@ -145,9 +145,9 @@ pub struct FamilyFleet {
 }
 
 /// A family's fleet of buckets of `bucketMs` (undefined: the default width),
-/// for children of `tracker`'s config (a tracker made for the purpose: only
-/// its config is read). A bad width throws a RangeError naming
-/// `config.fleet.bucketMs`, as `fleetLink()` does.
+/// for children of `tracker`'s config (the tracker the family's option checks
+/// make: only its config is read, and it may be closed after). A bad width
+/// throws a RangeError naming `config.fleet.bucketMs`, as `fleetLink()` does.
 // Called from JS only: unused in `cargo test` builds.
 #[cfg_attr(test, allow(dead_code))]
 #[napi]
