@@ -52,7 +52,7 @@ function ErrorBudgetTracker(config) {
   } catch (err) {
     throw suggestConfigKey(err)
   }
-  if (withFleet !== null) fleet.linkFleet(tracker, withFleet.options, native.fleetLink)
+  if (withFleet !== null) fleet.linkFleet(tracker, withFleet.options)
   // Counters from construction (lib/counter-start.js); not for a shared handle. The
   // config is not read again (a getter would run twice): an own `shared` key is enough.
   const shared = typeof config === 'object' && config !== null && Object.getOwnPropertyDescriptor(config, 'shared') !== undefined

@@ -1,12 +1,15 @@
 //! The native side of `config.fleet`: a `FleetLink` drains this tracker's
 //! counts for a push and installs the fleet's window after it (the ledger is
-//! `budget_core::FleetLedger`; the Redis side is JavaScript, lib/fleet/).
-//! Internal: index.js does not export it.
+//! `budget_core::FleetLedger`; the Redis side is JavaScript, lib/fleet/). A
+//! `BudgetFamily`'s fleet is a `FleetLink` per child plus one `FamilyFleet`:
+//! the SLO, bucket width and clock the children share, read without a tracker.
+//! Internal: index.js does not export them.
 
 use std::sync::Arc;
 
 use crate::sync::Mutex;
 use budget_core::config::MAX_SAFE_INTEGER;
+use budget_core::tracker_clock::TrackerClock;
 use budget_core::{BudgetError, Counts, FleetBucket, FleetLedger};
 use napi::Env;
 use napi_derive::napi;
@@ -50,6 +53,25 @@ impl FleetLink {
   #[napi(getter)]
   pub fn bucket_ms(&self) -> f64 {
     self.ledger.lock().bucket_ms() as f64
+  }
+
+  /// The tracker's window, ms (the fleet's SLO).
+  #[napi(getter)]
+  pub fn window_ms(&self) -> f64 {
+    self.state.read(|core| core.config().window_ms) as f64
+  }
+
+  /// The tracker's target rate (the fleet's SLO).
+  #[napi(getter)]
+  pub fn target_rate(&self) -> f64 {
+    self.state.read(|core| core.config().target_rate)
+  }
+
+  /// The tracker's config as a snapshot's `config` object (JSON): what the
+  /// fleet stores beside its counts.
+  #[napi(getter)]
+  pub fn config_json(&self) -> String {
+    self.state.read(|core| core.config_json())
   }
 
   /// The oldest live fleet bucket index now (the store drops older ones).
@@ -107,5 +129,71 @@ impl FleetLink {
       crate::timer::poke(&*self.state, wait_ms);
     }
     Ok(())
+  }
+}
+
+/// A family's side of its fleet: what every child's `FleetLink` shares — the
+/// SLO, the bucket width — and the clock the family's syncs read on a real
+/// clock, kept without a tracker.
+#[napi]
+pub struct FamilyFleet {
+  ledger: FleetLedger,
+  window_ms: i64,
+  target_rate: f64,
+  config_json: String,
+  clock: TrackerClock,
+}
+
+/// A family's fleet of buckets of `bucketMs` (undefined: the default width),
+/// for children of `tracker`'s config (the tracker the family's option checks
+/// make: only its config is read, and it may be closed after). A bad width
+/// throws a RangeError naming `config.fleet.bucketMs`, as `fleetLink()` does.
+// Called from JS only: unused in `cargo test` builds.
+#[cfg_attr(test, allow(dead_code))]
+#[napi]
+pub fn family_fleet(env: Env, tracker: &ErrorBudgetTracker, bucket_ms: Option<f64>) -> napi::Result<FamilyFleet> {
+  let (ledger, window_ms, target_rate, config_json) = tracker.handle.tracker.read(|core| {
+    let config = core.config();
+    (FleetLedger::new(config, bucket_ms.map(|ms| ms as i64)), config.window_ms, config.target_rate, core.config_json())
+  });
+  Ok(FamilyFleet { ledger: or_throw(&env, ledger)?, window_ms, target_rate, config_json, clock: TrackerClock::real() })
+}
+
+#[napi]
+impl FamilyFleet {
+  /// The fleet bucket width, ms.
+  #[napi(getter)]
+  pub fn bucket_ms(&self) -> f64 {
+    self.ledger.bucket_ms() as f64
+  }
+
+  /// The children's window, ms.
+  #[napi(getter)]
+  pub fn window_ms(&self) -> f64 {
+    self.window_ms as f64
+  }
+
+  /// The children's target rate.
+  #[napi(getter)]
+  pub fn target_rate(&self) -> f64 {
+    self.target_rate
+  }
+
+  /// The children's config as a snapshot's `config` object (JSON).
+  #[napi(getter)]
+  pub fn config_json(&self) -> String {
+    self.config_json.clone()
+  }
+
+  /// The real clock's time, epoch ms, as a tracker's (a manual family reads its own).
+  #[napi(getter)]
+  pub fn now(&self) -> f64 {
+    self.clock.now_ms() as f64
+  }
+
+  /// The oldest live fleet bucket at `nowMs` (the store drops older ones).
+  #[napi]
+  pub fn oldest_bucket_at(&self, now_ms: f64) -> f64 {
+    self.ledger.oldest_live_at(self.window_ms, now_ms as i64) as f64
   }
 }

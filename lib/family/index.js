@@ -10,7 +10,7 @@
 //   listeners.js    the family's listeners fanned out to every child
 //   persist.js      `persist`: atomic writes, autosave, the lock file
 //   snapshot.js     snapshot() and restore()
-//   fleet.js        a fleet family's sync
+// A fleet family's sync is lib/fleet/'s (startFamilyFleet), as a fleet tracker's is.
 const errors = require('../errors.js')
 const { ErrorBudgetTracker: Tracker } = require('../tracker.js')
 const { CHILD_SERIES } = require('../series-source.js')
@@ -21,7 +21,7 @@ const { Eviction } = require('./eviction.js')
 const { checkListenerArgs, dispatch, undispatch, ownListeners } = require('./listeners.js')
 const { writeAtomically, startAutosave, takeLock, releaseLock } = require('./persist.js')
 const { familySnapshot, restoreChildren, readRestoreArgs, readFamilySnapshot } = require('./snapshot.js')
-const { startFleet, linkChild } = require('./fleet.js')
+const { startFamilyFleet } = require('../fleet/index.js')
 const attribution = require('../blame.js')
 
 let nextSeq = 0
@@ -51,8 +51,8 @@ class BudgetFamily {
   #persist = null
   #stopAutosave = null
   #lock = null
+  /** A fleet family's FamilySync (lib/fleet/family-sync.js), or null. */
   #fleet = null
-  #probe = null
   #shared = null
   /** `options.attribution` (lib/blame.js), or null. */
   #attribution = null
@@ -93,15 +93,11 @@ class BudgetFamily {
     }
     if (this.#persist) this.#stopAutosave = startAutosave(() => this.save(), this.#persist.intervalMs, this.#lock)
     if (checked.fleet) {
-      const { sync, probe } = startFleet(checked.fleet, {
-        base: this.#base,
-        names: this.#names,
-        children: this.#children,
-        manualNow: () => (this.#manual ? this.#now : null),
-        childFor: (labels) => this.labels(labels),
+      this.#fleet = startFamilyFleet(checked.fleetShape, checked.fleet, {
+        labelNames: this.#names,
+        manualNow: this.#manual ? () => this.#now : null,
+        create: (labels) => this.labels(labels),
       })
-      this.#fleet = sync
-      this.#probe = probe
     }
   }
 
@@ -342,10 +338,7 @@ class BudgetFamily {
       this.#lock = null
     }
     this.#closed = true
-    if (this.#fleet) {
-      this.#fleet.close()
-      this.#probe.close()
-    }
+    this.#fleet?.close()
     for (const child of this.#children.keys()) child.close()
     this.#children.clear()
     this.#eviction.clear()
@@ -387,15 +380,15 @@ class BudgetFamily {
         this.#configuring = null
       }
     }
-    return childConfigOf(labels, override, { base: this.#base, fleet: this.#probe !== null, shared: this.#shared })
+    return childConfigOf(labels, override, { base: this.#base, fleet: this.#fleet !== null, shared: this.#shared })
   }
 
   #add(labels, config, restoredChild) {
     const child = restoredChild ?? new Tracker(config)
     if (this.#manual && child.now < this.#now) child.advanceTo(this.#now)
     if (this.#manual && child.now > this.#now) this.#now = child.now
-    const entry = { labels: Object.freeze(labels), own: [], dispatchers: new Map(), seq: nextSeq++, id: undefined, link: undefined }
-    if (this.#probe !== null) linkChild(child, entry, this.#fleet.bucketMs)
+    const entry = { labels: Object.freeze(labels), own: [], dispatchers: new Map(), seq: nextSeq++ }
+    this.#fleet?.join(child, entry.labels)
     ownListeners(child, entry, () => this.#eviction.ownListenersGone(child, entry))
     for (const event of this.#listeners.keys()) dispatch(this.#listeners, child, entry, event, this.#blameOf)
     this.#tree.set(labels, child)
@@ -409,6 +402,7 @@ class BudgetFamily {
     this.#children.delete(child)
     this.#eviction.remove(child, entry)
     this.#tree.delete(entry.labels)
+    this.#fleet?.leave(child)
     child.close()
   }
 

@@ -5,6 +5,7 @@ const errors = require('../errors.js')
 const { didYouMean } = require('../suggest.js')
 const { ErrorBudgetTracker: Tracker } = require('../tracker.js')
 const { checkFleet } = require('../fleet/options.js')
+const { familyFleet } = require('../fleet/link.js')
 const { checkLabelNames, isPlainObject } = require('./label-tree.js')
 const { checkPersist } = require('./persist.js')
 const { checkAttribution } = require('../blame.js')
@@ -45,8 +46,9 @@ function unknownFamilyKey(err, where) {
 
 /**
  * Checks `new BudgetFamily(options)`'s options and returns `{ names, childConfig, maxChildren, name, persist,
- * shared, attribution, fleet, base, restoring }`: `base` the frozen tracker options of every child, checked by the tracker's
- * own checks (a tracker made and closed); `restoring` the parsed snapshot from BudgetFamily.restore().
+ * shared, attribution, fleet, fleetShape, base, restoring }`: `base` the frozen tracker options of every child, checked by
+ * the tracker's own checks (a tracker made and closed); `fleetShape` a fleet family's native FamilyFleet (the children's
+ * SLO and bucket width, read off that tracker), else null; `restoring` the parsed snapshot from BudgetFamily.restore().
  */
 function checkFamilyOptions(options, where) {
   const restoring = options[RESTORING]
@@ -88,11 +90,18 @@ function checkFamilyOptions(options, where) {
       throw err
     }
   }
-  // The children's options are checked once here, by the tracker's own checks (nothing is kept).
+  // The children's options are checked once here, by the tracker's own checks (nothing is kept but a fleet's shape).
+  let template
   try {
-    new Tracker({ ...base, [errors.ARGUMENT_NAME]: `${where}: options` }).close()
+    template = new Tracker({ ...base, [errors.ARGUMENT_NAME]: `${where}: options` })
   } catch (err) {
     throw unknownFamilyKey(err, where) ?? err
+  }
+  let fleetShape = null
+  try {
+    if (fleetOptions !== null) fleetShape = familyFleet(template, fleetOptions.bucketMs)
+  } finally {
+    template.close()
   }
   return {
     names,
@@ -103,6 +112,7 @@ function checkFamilyOptions(options, where) {
     shared: shared ?? null,
     attribution: checkedAttribution,
     fleet: fleetOptions,
+    fleetShape,
     base: Object.freeze({ ...base }),
     restoring,
   }

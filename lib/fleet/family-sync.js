@@ -9,11 +9,13 @@
 // single-tracker sync (sync.js), per chunk: a chunk whose reply was lost goes
 // again under its number before anything new, the script applies a number
 // once, and a failed sync leaves every child with its last fleet view plus its
-// own solves.
+// own solves. Each child syncs through its own native FleetLink (link.js), as
+// a fleet tracker does; the family hands this sync each child it adds or drops.
 const { FleetLoop } = require('./loop.js')
 const { FleetSyncError, syncError, MAX_COUNT } = require('./sync.js')
 const { excerpt } = require('./store.js')
 const { FIRST, familyKeysOf, runFamilyScript, corruptCountText } = require('./family-store.js')
+const { linkTracker, sloOf } = require('./link.js')
 
 /** The most (child, bucket) counts one script call pushes. */
 const MAX_CHUNK_COUNTS = 1000
@@ -64,39 +66,61 @@ function replyChildren(key, reply) {
 
 class FamilySync extends FleetLoop {
   /**
-   * @param {object} hooks `{ probe, probeLink, windowMs, configJson, now(), children(): Iterable<[child id, FleetLink]>, drained(): Iterable<[child id, drained counts]>, linkFor(child id): FleetLink | null }`
+   * @param {object} fleet the family's native FamilyFleet (its children's SLO, bucket width and clock)
    * @param {ReturnType<import('./options.js').checkFleet>} options
+   * @param {{ labelNames: string[], manualNow: (() => number) | null, create: (labels: object) => object }} family
+   *   its label names, its time on a manual clock (null: the fleet's real clock), its `labels()`
    */
-  constructor(hooks, options) {
-    const slo = {
-      targetRate: JSON.parse(hooks.configJson).targetRate,
-      windowMs: hooks.windowMs,
-      bucketMs: hooks.probeLink.bucketMs,
-      configJson: hooks.configJson,
-    }
-    super(options, slo, { owner: 'family', startedAt: hooks.now(), FleetSyncError })
-    this.hooks = hooks
+  constructor(fleet, options, { labelNames, manualNow, create }) {
+    const { config, ...slo } = sloOf(fleet)
+    // The label names as the stored config starts with them: the store refuses a family with others.
+    const configJson = JSON.stringify({ labelNames, ...config })
+    super(options, { ...slo, configJson }, { owner: 'family', startedAt: manualNow === null ? fleet.now : manualNow(), FleetSyncError })
+    this.fleet = fleet
+    this.manualNow = manualNow
+    this.create = create
     this.keys = familyKeysOf(options.key)
-    /** The label names as the stored config starts with them: the store refuses a family with others. */
-    this.labelNamesJson = JSON.stringify(JSON.parse(hooks.configJson).labelNames)
+    this.labelNamesJson = JSON.stringify(labelNames)
+    /** @type {Map<object, { id: string, link: object, drainedAt: number[] }>} each child's id (its labels as JSON) and native link */
+    this.members = new Map()
+  }
+
+  /** Links a child the family just added (`labels` its checked labels); closes the child when that fails. */
+  join(child, labels) {
+    const link = linkTracker(child, this.bucketMs)
+    this.members.set(child, { id: JSON.stringify(labels), link, drainedAt: [-1, -1, -1] })
+  }
+
+  /** Forgets a child the family dropped (evicted or closed). */
+  leave(child) {
+    this.members.delete(child)
+  }
+
+  close() {
+    super.close()
+    this.members.clear()
   }
 
   now() {
-    return this.hooks.now()
+    return this.manualNow === null ? this.fleet.now : this.manualNow()
   }
 
-  /** The oldest live bucket at `now`, read off the probe tracker moved there. */
   oldestBucket(now) {
-    const { probe, probeLink } = this.hooks
-    if (probe.now < now) probe.advanceTo(now)
-    return probeLink.oldestBucket
+    return this.fleet.oldestBucketAt(now)
   }
 
   /** The counts of every child recorded since its last drain, as (child id, bucket, successes, failures) quads. */
   drain() {
     const args = []
-    for (const [id, flat] of this.hooks.drained()) {
-      for (let i = 0; i < flat.length; i += 3) args.push(id, String(flat[i]), String(flat[i + 1]), String(flat[i + 2]))
+    for (const [child, member] of this.members) {
+      // A drain costs a walk of the child's buckets: an idle child's is skipped.
+      const { successes, failures } = child.recorded
+      const { rejected } = child // a late verdict changes the buckets, not `recorded`
+      const at = member.drainedAt
+      if (successes === at[0] && failures === at[1] && rejected === at[2]) continue
+      member.drainedAt = [successes, failures, rejected]
+      const flat = member.link.drain()
+      for (let i = 0; i < flat.length; i += 3) args.push(member.id, String(flat[i]), String(flat[i + 1]), String(flat[i + 2]))
     }
     return { args }
   }
@@ -185,11 +209,10 @@ class FamilySync extends FleetLoop {
   }
 
   install(reply, byChild) {
-    const { hooks } = this
     this.repaired(reply[5])
     const complete = Number(reply[4]) === 1
     const known = new Set()
-    for (const [id, link] of hooks.children()) {
+    for (const { id, link } of this.members.values()) {
       known.add(id)
       const flat = byChild.get(id)
       if (flat !== undefined) link.apply(flat, complete)
@@ -199,9 +222,20 @@ class FamilySync extends FleetLoop {
     // was changed after the version this worker saw), so they arrive whole.
     for (const [id, flat] of byChild) {
       if (known.has(id)) continue
-      const link = hooks.linkFor(id)
-      if (link !== null) link.apply(flat, true)
+      this.linkOf(id)?.apply(flat, true)
     }
+  }
+
+  /** The link of the child `id` names (another worker's labels as JSON), created here; undefined, with a warning, when the family refuses it. */
+  linkOf(id) {
+    let child
+    try {
+      child = this.create(JSON.parse(id))
+    } catch (err) {
+      process.emitWarning(`fleet '${this.options.key}': a child another worker created is left out here: ${err.message}`, { code: 'CAPTCHA_BUDGET_FLEET' })
+      return undefined
+    }
+    return this.members.get(child)?.link
   }
 }
 

@@ -8,6 +8,7 @@
 const { FleetLoop, describe } = require('./loop.js')
 const { approxDuration, humanDuration } = require('../duration.js')
 const { FIRST, keysOf, runScript, redact, excerpt } = require('./store.js')
+const { sloOf } = require('./link.js')
 
 /**
  * A failed sync: `code` 'ERR_FLEET_SYNC', `cause` the client's error (or the
@@ -120,9 +121,8 @@ class FleetSync extends FleetLoop {
    * @param {ReturnType<import('./options.js').checkFleet>} options
    */
   constructor(tracker, link, options) {
-    const { config } = JSON.parse(tracker.snapshot())
-    const slo = { targetRate: config.targetRate, windowMs: config.windowMs, bucketMs: link.bucketMs, configJson: JSON.stringify(config) }
-    super(options, slo, { owner: 'tracker', startedAt: tracker.now, FleetSyncError })
+    const { config, ...slo } = sloOf(link)
+    super(options, { ...slo, configJson: JSON.stringify(config) }, { owner: 'tracker', startedAt: tracker.now, FleetSyncError })
     this.tracker = tracker
     this.link = link
     this.keys = keysOf(options.key)

@@ -95,7 +95,13 @@ impl FleetLedger {
   /// The live fleet buckets at the tracker's now: (oldest, newest) index.
   pub fn live_range(&self, tracker: &Tracker) -> (i64, i64) {
     let now = tracker.now_ms();
-    ((now - tracker.config.window_ms).div_euclid(self.bucket_ms) + 1, now.div_euclid(self.bucket_ms))
+    (self.oldest_live_at(tracker.config.window_ms, now), now.div_euclid(self.bucket_ms))
+  }
+
+  /// The oldest live fleet bucket at `now_ms` in a window of `window_ms`: the
+  /// first whose start is inside it (a family's fleet reads it without a tracker).
+  pub fn oldest_live_at(&self, window_ms: i64, now_ms: i64) -> i64 {
+    (now_ms - window_ms).div_euclid(self.bucket_ms) + 1
   }
 
   /// The local buckets of fleet bucket `index` that exist yet (none after the newest).
@@ -304,6 +310,18 @@ mod tests {
       );
       assert_eq!(err.code, "ERR_OUT_OF_RANGE");
     }
+  }
+
+  #[test]
+  fn the_oldest_live_bucket_is_the_first_starting_inside_the_window() {
+    let ledger = FleetLedger::new(&config(10_000, 100), Some(1000)).unwrap();
+    // now 10 000: bucket 0 starts at 0, not after 10 000 − 10 000; bucket 1 does.
+    assert_eq!(ledger.oldest_live_at(10_000, 10_000), 1);
+    // now 10 999: 999 → still bucket 1 (starts at 1000 > 999); at 11 000 bucket 1 leaves.
+    assert_eq!(ledger.oldest_live_at(10_000, 10_999), 1);
+    assert_eq!(ledger.oldest_live_at(10_000, 11_000), 2);
+    // Early on the window reaches before 0: bucket −9 (start −9000 > 500 − 10 000).
+    assert_eq!(ledger.oldest_live_at(10_000, 500), -9);
   }
 
   #[test]

@@ -114,36 +114,46 @@ fn invalid(message: impl Into<String>) -> BudgetError {
 }
 
 impl Tracker {
+  /// The tracker's config as a snapshot's `config` object (JSON): what a fleet
+  /// stores in Redis beside its counts, without a whole snapshot.
+  pub fn config_json(&self) -> String {
+    serde_json::to_string(&self.config_as_json()).expect("a config always serialises")
+  }
+
+  fn config_as_json(&self) -> ConfigJson {
+    let c = &self.config;
+    ConfigJson {
+      target_rate: c.target_rate,
+      window_ms: c.window_ms,
+      warning_threshold: c.warning_threshold,
+      critical_threshold: c.critical_threshold,
+      min_events: c.min_events,
+      resolution_ms: c.resolution_ms,
+      verdict_window_ms: c.verdict_window_ms,
+      alerts: self
+        .alert_rules()
+        .zip(self.alert_gates())
+        .map(|(r, g)| AlertJson {
+          min_failures: (*g != AlertGate::plain(r)).then_some(g.min_failures),
+          resolve_burn_rate: (*g != AlertGate::plain(r)).then_some(g.resolve_burn_rate),
+          name: r.name.clone(),
+          severity: r.severity.as_str().into(),
+          long_window_ms: r.long_window_ms,
+          short_window_ms: r.short_window_ms,
+          burn_rate: r.burn_rate,
+          min_events: r.min_events,
+        })
+        .collect(),
+    }
+  }
+
   /// The tracker's state as snapshot JSON (schema version 1).
   pub fn snapshot_json(&self) -> String {
-    let c = &self.config;
     let json = SnapshotJson {
       format: FORMAT.into(),
       version: VERSION,
       saved_at: self.now_ms(),
-      config: ConfigJson {
-        target_rate: c.target_rate,
-        window_ms: c.window_ms,
-        warning_threshold: c.warning_threshold,
-        critical_threshold: c.critical_threshold,
-        min_events: c.min_events,
-        resolution_ms: c.resolution_ms,
-        verdict_window_ms: c.verdict_window_ms,
-        alerts: self
-          .alert_rules()
-          .zip(self.alert_gates())
-          .map(|(r, g)| AlertJson {
-            min_failures: (*g != AlertGate::plain(r)).then_some(g.min_failures),
-            resolve_burn_rate: (*g != AlertGate::plain(r)).then_some(g.resolve_burn_rate),
-            name: r.name.clone(),
-            severity: r.severity.as_str().into(),
-            long_window_ms: r.long_window_ms,
-            short_window_ms: r.short_window_ms,
-            burn_rate: r.burn_rate,
-            min_events: r.min_events,
-          })
-          .collect(),
-      },
+      config: self.config_as_json(),
       // The window's own status: hysteresis is not part of the snapshot, and the
       // restore checks the status against the buckets.
       last_status: self.budget().status.as_str().into(),
@@ -427,6 +437,18 @@ mod tests {
     let bad = config.replace("\"windowMs\":1000", "\"windowMs\":-1");
     assert!(Snapshot::empty_json(&bad, 0).is_err());
     assert!(Snapshot::empty_json("{\"targetRate\":0.9}", 0).unwrap_err().message.contains("does not match the schema"));
+  }
+
+  #[test]
+  fn config_json_is_the_snapshots_config_object_and_an_empty_snapshot_takes_it() {
+    let t = sample();
+    let alone: serde_json::Value = serde_json::from_str(&t.config_json()).unwrap();
+    let full: serde_json::Value = serde_json::from_str(&t.snapshot_json()).unwrap();
+    assert_eq!(alone, full["config"]);
+    // The sample's own figures: window 1000 ms in buckets of 100 ms, the default target 0.95.
+    assert_eq!((alone["windowMs"].as_i64(), alone["resolutionMs"].as_i64()), (Some(1000), Some(100)));
+    assert_eq!(alone["targetRate"].as_f64(), Some(0.95));
+    assert!(Snapshot::empty_json(&t.config_json(), 0).is_ok());
   }
 
   #[test]
