@@ -356,6 +356,20 @@ pub fn default_gates(policy: &[AlertRule], window_ms: i64) -> Vec<AlertGate> {
     .collect()
 }
 
+/// The default policy for `config` and its gates as snapshots saved before
+/// `budget-spend` needed [`BUDGET_SPEND_MIN_FAILURES`] (it needed 5 failures
+/// and 10 solves, as the other pairs): such a snapshot still restores as the
+/// default policy, and then runs the current one.
+pub(crate) fn previous_default_policy(config: &Config) -> (Vec<AlertRule>, Vec<AlertGate>) {
+  let mut policy = default_policy(config);
+  let mut gates = default_gates(&policy, config.window_ms);
+  for (rule, gate) in policy.iter_mut().zip(gates.iter_mut()) {
+    rule.min_events = DEFAULT_ALERT_MIN_EVENTS;
+    gate.min_failures = DEFAULT_MIN_FAILURES;
+  }
+  (policy, gates)
+}
+
 /// The gates of `policy` (from `policy_for`) under `config`: the default
 /// ones for the default policy, plain ones for a custom policy.
 pub fn gates_for(config: &Config, policy: &[AlertRule]) -> Vec<AlertGate> {
