@@ -103,6 +103,30 @@ test('reset goals of the scenarios', (t) => {
   t.is(goal('outage, 0.4/min'), 6)
   t.is(goal('outage, 0.2/min'), 8)
   t.is(goal('outage, 0.2/min, 24 h (edge)'), 2 + 10 / 60)
+  // 0.3/min on 96 %: slow-burn's 73 solves fit in 8 h (144) but 146 do not, so
+  // its lull, 2 h + 10 min, as on the edge.
+  t.is(goal('outage, 0.3/min, 24 h'), 2 + 10 / 60)
+})
+
+// Issue 31's low-volume run: a provider outage at 0.3 solves a minute on a 24 h
+// window at 96 %, seed 1. The baseline (1 % failing) happened to fail 11 times in
+// the 440 solves of the day before the outage, so of the day's 17.6 failures of
+// budget (440 × 4 %) 6.6 were left when it started: a quarter of that is 1.65,
+// so the page must come by the outage's 4th failure (6.6 − 4 = 2.6), not the 5th
+// (1.6 left, 24 %: where the policy with 5 failures for every pair paged).
+test.serial('outage, 0.3/min, 24 h, seed 1: the page comes by the 4th failure, with a quarter of the budget left', async (t) => {
+  const scenario = SCENARIOS.find((s) => s.name === 'outage, 0.3/min, 24 h')
+  const before = countsBetween(scenario, 1, 0, scenario.windowMs - 1)
+  t.deepEqual(before, { successes: 429, failures: 11 })
+  const outageFailures = []
+  for (const [at, , failures] of stream(scenario, 1)) {
+    if (at >= scenario.windowMs) for (let i = 0; i < failures; i++) outageFailures.push(at - scenario.windowMs)
+  }
+  const r = await run(scenario, 1, 'default')
+  t.is(Math.round(r.budgetAtStart * 10), 66)
+  t.not(r.firstPageMs, null)
+  t.true(r.firstPageMs <= outageFailures[3], `first page ${r.firstPageMs} ms in, the 4th failure at ${outageFailures[3]} ms: ${r.firstReason}`)
+  t.true(r.budgetAtFirstPage >= 0.25 * r.budgetAtStart, `${r.budgetAtFirstPage} left of ${r.budgetAtStart}: ${r.firstReason}`)
 })
 
 // The comparison the suite exists for, on one scenario: issue 14's flash sale

@@ -58,12 +58,13 @@ test('the default policy for 1 h and 24 h windows', (t) => {
       r.minBudgetShare,
     ])
   // 24 h, 2 s buckets: P/720 = 2 min, its twelfth 10 s (5 buckets);
-  // P/72 = 20 min & 100 s; P/12 = 2 h & 10 min; P/4 = 6 h & 30 min. 5 failures to
-  // fire, resolved at half the threshold, a warm-up of the long window (P/4 for
-  // budget-spend, which also needs a fifth of the window's budget spent).
+  // P/72 = 20 min & 100 s; P/12 = 2 h & 10 min; P/4 = 6 h & 30 min. 10 solves and
+  // 5 failures to fire, resolved at half the threshold, a warm-up of the long window
+  // (P/4 for budget-spend, which needs only 4 solves and 4 failures, but a fifth of
+  // the window's budget spent).
   t.deepEqual(brief(new ErrorBudgetTracker({ windowMs: DAY })), [
     ['fast-burn', 'page', 120_000, 10_000, 14.4, 10, 5, 7.2, 120_000, 0],
-    ['budget-spend', 'page', 1_200_000, 100_000, 2, 10, 5, 1, 21_600_000, 0.2],
+    ['budget-spend', 'page', 1_200_000, 100_000, 2, 4, 4, 1, 21_600_000, 0.2],
     ['slow-burn', 'page', 7_200_000, 600_000, 3, 10, 5, 1.5, 7_200_000, 0],
     ['budget-leak', 'ticket', 21_600_000, 1_800_000, 1.5, 10, 5, 0.75, 21_600_000, 0],
   ])
@@ -73,7 +74,7 @@ test('the default policy for 1 h and 24 h windows', (t) => {
   // 900 000 = 10 843.4 → 10 843 = 899 969; 75 000 = 903.6 → 904 = 75 032.
   t.deepEqual(brief(new ErrorBudgetTracker()), [
     ['fast-burn', 'page', 4980, 415, 14.4, 10, 5, 7.2, 4980, 0],
-    ['budget-spend', 'page', 49_966, 4150, 2, 10, 5, 1, 900_000, 0.2],
+    ['budget-spend', 'page', 49_966, 4150, 2, 4, 4, 1, 900_000, 0.2],
     ['slow-burn', 'page', 299_962, 24_983, 3, 10, 5, 1.5, 299_962, 0],
     ['budget-leak', 'ticket', 899_969, 75_032, 1.5, 10, 5, 0.75, 899_969, 0],
   ])

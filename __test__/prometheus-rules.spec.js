@@ -16,7 +16,7 @@ const DAY = 86_400_000
 //   budget-spend  page    P/72  = 10 h  / 50 min > 2, failures ≥ 20 % of the period's budget, warm-up P/4
 //   slow-burn     page    P/12  = 60 h  / 5 h    > 3
 //   budget-leak   ticket  P/4   = 180 h / 15 h   > 1.5
-// each needing 5 failures and 10 solves in its long window, and held until
+// each needing 5 failures and 10 solves in its long window (budget-spend 4 and 4), and held until
 // recovered (half its threshold) instead of `for:` / keep_firing_for.
 const SLO = { name: 'turnstile', targetRate: 0.95, windowMs: 30 * DAY }
 const ID = 'turnstile-95-30d'
@@ -110,8 +110,8 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
         [
           `captcha_budget:burn_rate:ratio_rate10h{slo="${ID}"} > 2`,
           `captcha_budget:burn_rate:ratio_rate50m{slo="${ID}"} > 2`,
-          `captcha_budget:solve_failures:increase10h{slo="${ID}"} >= 5`,
-          `captcha_budget:solves:increase10h{slo="${ID}"} >= 10`,
+          `captcha_budget:solve_failures:increase10h{slo="${ID}"} >= 4`,
+          `captcha_budget:solves:increase10h{slo="${ID}"} >= 4`,
           `captcha_budget:solve_failures:increase10h{slo="${ID}"} >= 0.2 * 0.05 * captcha_budget:solves:increase30d{slo="${ID}"}`,
           warmUp('180h'),
         ],

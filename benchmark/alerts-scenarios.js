@@ -52,6 +52,20 @@ const SCENARIOS = [
     incident: { ms: 12 * HOUR, rate: 0.2, fail: 1 },
     tail: 2 * DAY,
   },
+  // Between the two: 0.3/min on 24 h at 96 %, a budget of 17.3 failures (above
+  // the edge's ~10, so held to "in time"). The baseline's random failures can
+  // spend most of it before the outage starts (seed 1: 11 of 17.6 failures), and
+  // then the outage's fifth failure is more than three quarters of what is left.
+  {
+    name: 'outage, 0.3/min, 24 h',
+    kind: 'incident',
+    windowMs: DAY,
+    targetRate: 0.96,
+    rate: 0.3,
+    fail: 0.01,
+    incident: { ms: 2 * HOUR, rate: 0.3, fail: 1 },
+    tail: DAY,
+  },
   // The edge: 0.2/min on 24 h at 96 %, a budget of 11.5 failures, of which the
   // baseline may already have spent half: 5 failures, the least evidence the
   // policy accepts, can be more than three quarters of what is left. Not held

@@ -64,7 +64,7 @@ export interface PrometheusRulesOptions {
   alerts?: Array<AlertRuleConfig>
   /** No alert while the period holds fewer solves. Default 0. */
   minEvents?: number
-  /** No pair fires with fewer failures in its long window. Default: the policy's, as the tracker's (5 for the default pairs, 0 for custom ones). */
+  /** No pair fires with fewer failures in its long window. Default: the policy's, as the tracker's (5 for the default pairs but 4 for `budget-spend`, 0 for custom ones). */
   minFailures?: number
   /** The workers' `resolutionMs`, if they set it: custom alert windows are rounded to it. */
   resolutionMs?: number

@@ -363,13 +363,16 @@ fn config_from(c: ConfigJson) -> Result<Config> {
   };
   if gated {
     config.validate().map_err(|e| invalid(format!("snapshot config is invalid: {}", e.render("config"))))?;
-    // Only the default policy has gates: it must be that policy, gates and all.
+    // Only the default policy has gates: it must be that policy, gates and all
+    // (or, from a snapshot saved before budget-spend's 4 failures, the one before).
     let default = crate::alerts::default_policy(&config);
-    let expected: Vec<(Option<u64>, Option<f64>)> = crate::alerts::default_gates(&default, config.window_ms)
-      .iter()
-      .map(|g| (Some(g.min_failures), Some(g.resolve_burn_rate)))
-      .collect();
-    if config.alerts.as_deref() != Some(&default[..]) || gates != expected {
+    let current = (default.clone(), crate::alerts::default_gates(&default, config.window_ms));
+    let is_default = [current, crate::alerts::previous_default_policy(&config)].iter().any(|(policy, policy_gates)| {
+      let expected: Vec<(Option<u64>, Option<f64>)> =
+        policy_gates.iter().map(|g| (Some(g.min_failures), Some(g.resolve_burn_rate))).collect();
+      config.alerts.as_deref() == Some(&policy[..]) && gates == expected
+    });
+    if !is_default {
       return Err(invalid("snapshot config is invalid: alerts with minFailures / resolveBurnRate must be the default policy for this config"));
     }
     config.alerts = None;
@@ -463,6 +466,26 @@ mod tests {
     // The default policy (here its ticket alone) restores as the default, gates and all.
     assert!(json.contains(r#""name":"budget-leak","severity":"ticket","longWindowMs":300,"shortWindowMs":100,"burnRate":1.5,"minEvents":10,"minFailures":5,"resolveBurnRate":0.75"#), "{json}");
     assert_eq!(Snapshot::parse(&json).unwrap().config.alerts, None);
+  }
+
+  #[test]
+  fn a_snapshot_from_before_budget_spends_4_failures_restores_as_the_default_policy() {
+    // A day's window: the default policy has budget-spend, saved now with 4
+    // solves and 4 failures; a snapshot saved before has 10 and 5, as the others.
+    let config = Config { window_ms: 86_400_000, resolution_ms: 2_000, target_rate: 0.96, ..Config::default() };
+    let mut t = Tracker::new(config, 0).unwrap();
+    t.record(1000, 1000, 30, 1, &mut Vec::<Transition>::new());
+    let json = t.snapshot_json();
+    assert!(json.contains(r#""name":"budget-spend","severity":"page","longWindowMs":1200000,"shortWindowMs":100000,"burnRate":2.0,"minEvents":4,"minFailures":4,"resolveBurnRate":1.0"#), "{json}");
+    let old = json.replace(r#""minEvents":4,"minFailures":4,"#, r#""minEvents":10,"minFailures":5,"#);
+    let restored = Tracker::from_snapshot(&Snapshot::parse(&old).unwrap(), 1000).unwrap();
+    assert_eq!(Snapshot::parse(&old).unwrap().config.alerts, None);
+    // It runs the current policy.
+    assert_eq!(restored.snapshot_json(), json);
+    // Half of each is neither policy.
+    let mixed = json.replace(r#""minEvents":4,"minFailures":4,"#, r#""minEvents":4,"minFailures":5,"#);
+    let refused = Snapshot::parse(&mixed).and_then(|s| Tracker::from_snapshot(&s, 1000)).unwrap_err();
+    assert!(refused.message.contains("must be the default policy for this config"), "{}", refused.message);
   }
 
   #[test]
