@@ -1,7 +1,7 @@
 // Types of BudgetFamily (lib/family/): many budgets keyed by labels.
 import type { BudgetEvent, BudgetListener, BudgetReport, ErrorBudgetTracker, PersistConfig, TrackerConfig } from '../../native.js'
 import type { Blame, Incident } from './incidents.js'
-import type { FleetConfig, FleetSyncError } from './tracker.js'
+import type { FleetConfig, FleetInfo, FleetSyncError } from './tracker.js'
 
 /** A child's labels: exactly the family's `labelNames`, string values. */
 export type FamilyLabels<L extends string = string> = { readonly [K in L]: string }
@@ -44,21 +44,12 @@ export interface BudgetFamilyConfig<L extends string = string> extends Omit<Trac
   attribution?: { provider: NoInfer<L>; site: NoInfer<L> }
 }
 
-/** `family.fleet` and what `family.sync()` resolves to. */
-export interface FamilyFleetInfo {
-  key: string
-  /** This worker's id in Redis: host:pid:random. */
-  worker: string
-  /** Workers that synced within the last 3 × max(syncMs, timeoutMs), as of the last sync. */
-  workers: number
-  bucketMs: number
-  /** The family's time of the last successful sync, epoch ms; null before the first. */
-  syncedAt: number | null
-  /** True until the first sync and while syncs fail. */
-  stale: boolean
-  staleSince: number | null
-  lastError: string | null
-}
+/**
+ * `family.fleet` and what `family.sync()` resolves to: a tracker's `FleetInfo`
+ * without `unsent` (a family's unsent solves are its children's), the times
+ * on the family's clock.
+ */
+export type FamilyFleetInfo = Omit<FleetInfo, 'unsent'>
 
 /** One row of `family.report()`: a child's report with its labels. */
 export type FamilyReport<L extends string = string> = BudgetReport & { labels: FamilyLabels<L> }
