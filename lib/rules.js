@@ -136,7 +136,6 @@ function slothRecordings({ id, slo, windows, sel, ratioOf }) {
     sloth_service: service,
     sloth_slo: id.startsWith(`${service}-`) && id.length > service.length + 1 ? id.slice(service.length + 1) : id,
   }
-  const period = promDuration(slo.windowMs)
   // The policy's windows read from its recordings; Sloth's others computed (a window longer than the period left out).
   const all = [...new Set([...windows, ...SLOTH_WINDOWS.filter((ms) => ms <= slo.windowMs)])].sort((a, b) => a - b)
   const out = all.map((ms) => {
