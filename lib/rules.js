@@ -65,6 +65,18 @@ const increaseOf = (events, by, w) => `sum by (${by}) (increase(${events}[${w}])
  */
 const pieceOf = (events, by, w) => `sum by (${by}) (\n  (${events} - ${events} offset ${w}) >= 0\n  or (${events} and ${events} offset ${w})\n)`
 
+/**
+ * Expressions joined by `or`, a few to a bracket: a long chain of `or` costs
+ * PromQL more than the same terms in brackets (each `or` indexes everything on
+ * its left), and an `or` in brackets reads as one block.
+ */
+function orBlocks(terms, size = 6, indent = '') {
+  if (terms.length <= size) return terms.join(`\n${indent}or `)
+  const blocks = []
+  for (let i = 0; i < terms.length; i += size) blocks.push(`(\n${indent}  ${terms.slice(i, i + size).join(`\n${indent}  or `)}\n${indent})`)
+  return blocks.join(`\n${indent}or `)
+}
+
 function pascal(name) {
   return name
     .split(/[^a-zA-Z0-9]+/)
@@ -324,10 +336,9 @@ function compileOne(slo, options) {
   }
   // One series per window, labelled window; the optimised period is its own rule below.
   const legs = (kind) =>
-    counted
-      .filter((ms) => !(optimised && ms === windowMs))
-      .map((ms) => `label_replace(${countExpr(kind, ms)}, "window", "${promDuration(ms)}", "", "")`)
-      .join('\nor\n')
+    orBlocks(
+      counted.filter((ms) => !(optimised && ms === windowMs)).map((ms) => `label_replace(${countExpr(kind, ms)}, "window", "${promDuration(ms)}", "", "")`),
+    )
   const listed = counted.map(promDuration).join(', ')
   recordings.push(
     note(`Solves per window (${listed}), labelled window: from the counters under ${promDuration(SUM_FROM_MS)}, else the sum of the ${piece} pieces.`, {
@@ -391,7 +402,10 @@ function compileOne(slo, options) {
     const test = recovery[i]
     if (!(pair.resolveBurnRate < pair.burnRate) || !(test.burnAloneFrom > test.minSolves)) return
     const entries = [test.minSolves, ...test.failureSteps].map((n, f) => `label_replace(vector(${n}), "failures", "${f}", "", "")`)
-    tables.push(`label_replace(\n  ${entries.join('\n  or ')},\n  "pair", ${JSON.stringify(pair.name)}, "", ""\n)`)
+    // Six entries to a line, each line in brackets (see orBlocks).
+    const lines = []
+    for (let k = 0; k < entries.length; k += 6) lines.push(`(${entries.slice(k, k + 6).join(' or ')})`)
+    tables.push(`label_replace(\n  ${lines.join('\n  or ')},\n  "pair", ${JSON.stringify(pair.name)}, "", ""\n)`)
     tableNotes.push(`${test.burnAloneFrom} (${pair.name})`)
   })
   if (tables.length > 0) {
