@@ -89,7 +89,7 @@ test('every query names only series the rules, the exposition or Prometheus prod
   // time per status, firing alerts, solves per type.
   for (const name of [
     'captcha_budget:error_budget_remaining:ratio',
-    'captcha_budget:window_burn_rate:ratio',
+    'captcha_budget:burn_rate:ratio',
     'captcha_budget_status',
     'ALERTS',
     'captcha_budget_solves_total',
@@ -98,8 +98,8 @@ test('every query names only series the rules, the exposition or Prometheus prod
   }
   // The checker is real: a series nobody produces is caught.
   t.deepEqual(
-    metricNames('captcha_budget:burn_rate:ratio{slo="$slo"} / captcha_budget_remaining_ratio').filter((n) => !produced.has(n)),
-    ['captcha_budget:burn_rate:ratio'],
+    metricNames('captcha_budget:burn_rate:ratio_rate1h{slo="$slo"} / captcha_budget_remaining_ratio').filter((n) => !produced.has(n)),
+    ['captcha_budget:burn_rate:ratio_rate1h'],
   )
   t.throws(() => metricNames('sum(rate(x[5m])'), { message: /not PromQL/ })
 })

@@ -102,9 +102,9 @@ withBinary(test, promtool)('promtool test rules: the alerts fire for the failing
     exp_samples: alerts.map((alertname) => ({ labels: `{alertname="${alertname}",site="a",type="turnstile"}`, value: 1 })),
   })
   const burn = (minute, type, site, value) => ({
-    expr: `abs(captcha_budget:burn_rate:ratio_rate5m{slo="${ID}",site="${site}"} - ${value}) < bool 1e-9`,
+    expr: `abs(captcha_budget:burn_rate:ratio{window="5m",slo="${ID}",site="${site}"} - ${value}) < bool 1e-9`,
     eval_time: `${minute}m`,
-    exp_samples: [{ labels: `{name="solves",site="${site}",slo="${ID}",type="${type}"}`, value: 1 }],
+    exp_samples: [{ labels: `{name="solves",site="${site}",slo="${ID}",type="${type}",window="5m"}`, value: 1 }],
   })
   const dir = tempDir(t)
   fs.writeFileSync(path.join(dir, 'rules.yml'), prometheusRules(SLO))

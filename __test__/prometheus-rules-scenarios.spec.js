@@ -53,13 +53,19 @@ function firingTests(slo, firing) {
   }))
 }
 
-/** promql_expr_tests: `series{slo}` at `minute` is `value` to within float rounding (promtool compares exactly). */
+/**
+ * promql_expr_tests: `series{slo}` at `minute` is `value` to within float rounding (promtool compares exactly).
+ * A per-window series is selected by its window label (`captcha_budget:solves:increase{window="1h"}`), which its sample keeps.
+ */
 function valueTests(slo, values) {
-  return values.map(([minute, series, value]) => ({
-    expr: `abs(${series}{slo="${slo}"} - ${value}) < bool 1e-9`,
-    eval_time: `${minute}m`,
-    exp_samples: [{ labels: `{name="turnstile",slo="${slo}"}`, value: 1 }],
-  }))
+  return values.map(([minute, series, value]) => {
+    const [, metric, window = ''] = /^([^{]+)(?:\{(.*)\})?$/.exec(series)
+    return {
+      expr: `abs(${metric}{${window ? `${window},` : ''}slo="${slo}"} - ${value}) < bool 1e-9`,
+      eval_time: `${minute}m`,
+      exp_samples: [{ labels: `{name="turnstile",slo="${slo}"${window ? `,${window}` : ''}}`, value: 1 }],
+    }
+  })
 }
 
 /** Runs `promtool test rules` on `rules` (YAML) with one test case; resolves to { code, output }. */
@@ -145,11 +151,11 @@ const SCENARIOS = [
     instances: { a: (k) => (k % 10 !== 0 ? [0, 0] : k >= 610 && k <= 650 ? [0, 1] : [1, 0]) },
     firing: { 650: [], 651: [], 660: [], 700: [], 720: [] },
     values: [
-      [650, 'captcha_budget:burn_rate:ratio_rate1h', 5 / 6 / 0.05],
-      [650, 'captcha_budget:burn_rate:ratio_rate5m', 20],
-      [650, 'captcha_budget:solve_failures:increase1h', 5],
-      [650, 'captcha_budget:solves:increase1h', 6],
-      [720, 'captcha_budget:burn_rate:ratio_rate5h', 5 / 30 / 0.05],
+      [650, 'captcha_budget:burn_rate:ratio{window="1h"}', 5 / 6 / 0.05],
+      [650, 'captcha_budget:burn_rate:ratio{window="5m"}', 20],
+      [650, 'captcha_budget:solve_failures:increase{window="1h"}', 5],
+      [650, 'captcha_budget:solves:increase{window="1h"}', 6],
+      [720, 'captcha_budget:burn_rate:ratio{window="5h"}', 5 / 30 / 0.05],
     ],
   },
   {
@@ -162,8 +168,8 @@ const SCENARIOS = [
     instances: { a: () => [49, 1], b: () => [49, 1] },
     firing: { 60: [], 120: [] },
     values: [
-      [120, 'captcha_budget:solve_error:ratio_rate1h', 0.02],
-      [120, 'captcha_budget:solves:increase1h', 6000],
+      [120, 'captcha_budget:solve_error:ratio{window="1h"}', 0.02],
+      [120, 'captcha_budget:solves:increase{window="1h"}', 6000],
       [120, 'captcha_budget:period_burn_rate:ratio', 0.4],
       [120, 'captcha_budget:current_burn_rate:ratio', 0.4],
       [120, 'captcha_budget:error_budget_remaining:ratio', 0.6],
@@ -332,17 +338,17 @@ withBinary(test.serial, promtool)(
     const exact = await promtoolTest(t, prometheusRules(TURNSTILE), {
       input_series: input,
       promql_expr_test: valueTests('turnstile-95-30d', [
-        [120, 'captcha_budget:solves:increase30d', 12000],
-        [120, 'captcha_budget:solve_error:ratio_rate30d', 0.02],
+        [120, 'captcha_budget:solves:increase{window="30d"}', 12000],
+        [120, 'captcha_budget:solve_error:ratio{window="30d"}', 0.02],
       ]),
     })
     t.is(exact.code, 0, exact.output)
     const optimised = await promtoolTest(t, prometheusRules(TURNSTILE, { periodRules: 'optimised' }), {
       input_series: input,
       promql_expr_test: valueTests('turnstile-95-30d', [
-        [120, 'captcha_budget:solves:increase30d', 11800],
-        [120, 'captcha_budget:solve_failures:increase30d', 236],
-        [120, 'captcha_budget:solve_error:ratio_rate30d', 0.02],
+        [120, 'captcha_budget:solves:increase{window="30d"}', 11800],
+        [120, 'captcha_budget:solve_failures:increase{window="30d"}', 236],
+        [120, 'captcha_budget:solve_error:ratio{window="30d"}', 0.02],
         [120, 'captcha_budget:error_budget_remaining:ratio', 0.6],
       ]),
     })

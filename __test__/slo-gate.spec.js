@@ -63,7 +63,7 @@ withBinary(test, prometheus)('a real Prometheus scraping two workers: healthy pr
   await b.record(95, 5)
   const settled = (solves) => async () => {
     const seen = await query('sum(min_over_time(captcha_budget_solves_total[3s]))')
-    const recorded = await query('captcha_budget:solves:increase10m{slo="turnstile-fleet"}')
+    const recorded = await query('captcha_budget:solves:increase{slo="turnstile-fleet",window="10m"}')
     return seen[0]?.value === solves && recorded[0]?.value > 0 ? true : undefined
   }
   await until('200 solves scraped', deadline, settled(200))

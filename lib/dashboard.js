@@ -100,7 +100,7 @@ function grafanaDashboard(options) {
       'Burn rate over the alert windows',
       [12, 5, 12, 8],
       [
-        [`captcha_budget:window_burn_rate:ratio{${SLO}}`, '{{window}}'],
+        [`captcha_budget:burn_rate:ratio{${SLO}}`, '{{window}}'],
         [`captcha_budget:period_burn_rate:ratio{${SLO}}`, 'period'],
       ],
       { unit: 'none', min: 0, description: 'Each pair fires while both its windows are above its threshold (see the alert rules).' },

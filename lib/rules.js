@@ -65,6 +65,18 @@ const increaseOf = (events, by, w) => `sum by (${by}) (increase(${events}[${w}])
  */
 const pieceOf = (events, by, w) => `sum by (${by}) (\n  (${events} - ${events} offset ${w}) >= 0\n  or (${events} and ${events} offset ${w})\n)`
 
+/**
+ * Expressions joined by `or`, a few to a bracket: a long chain of `or` costs
+ * PromQL more than the same terms in brackets (each `or` indexes everything on
+ * its left), and an `or` in brackets reads as one block.
+ */
+function orBlocks(terms, size = 6, indent = '') {
+  if (terms.length <= size) return terms.join(`\n${indent}or `)
+  const blocks = []
+  for (let i = 0; i < terms.length; i += size) blocks.push(`(\n${indent}  ${terms.slice(i, i + size).join(`\n${indent}  or `)}\n${indent})`)
+  return blocks.join(`\n${indent}or `)
+}
+
 function pascal(name) {
   return name
     .split(/[^a-zA-Z0-9]+/)
@@ -136,12 +148,11 @@ function slothRecordings({ id, slo, windows, sel, ratioOf }) {
     sloth_service: service,
     sloth_slo: id.startsWith(`${service}-`) && id.length > service.length + 1 ? id.slice(service.length + 1) : id,
   }
-  const period = promDuration(slo.windowMs)
   // The policy's windows read from its recordings; Sloth's others computed (a window longer than the period left out).
   const all = [...new Set([...windows, ...SLOTH_WINDOWS.filter((ms) => ms <= slo.windowMs)])].sort((a, b) => a - b)
   const out = all.map((ms) => {
     const w = promDuration(ms)
-    const expr = windows.includes(ms) ? `captcha_budget:solve_error:ratio_rate${w}${sel}` : ratioOf(w, ms)
+    const expr = windows.includes(ms) ? `sum without (window) (captcha_budget:solve_error:ratio{slo=${JSON.stringify(id)},window="${w}"})` : ratioOf(w, ms)
     return { record: `slo:sli_error:ratio_rate${w}`, expr, labels: { ...sloth, sloth_window: w } }
   })
   out.push(
@@ -149,9 +160,9 @@ function slothRecordings({ id, slo, windows, sel, ratioOf }) {
     { record: 'slo:error_budget:ratio', expr: `vector(${num(budgetOf(slo.targetRate))})`, labels: sloth },
     { record: 'slo:time_period:days', expr: `vector(${num(slo.windowMs / 86_400_000)})`, labels: sloth },
     { record: 'slo:current_burn_rate:ratio', expr: `captcha_budget:current_burn_rate:ratio${sel}`, labels: sloth },
-    { record: 'slo:period_burn_rate:ratio', expr: `captcha_budget:burn_rate:ratio_rate${period}${sel}`, labels: sloth },
+    { record: 'slo:period_burn_rate:ratio', expr: `captcha_budget:period_burn_rate:ratio${sel}`, labels: sloth },
     // Sloth's is not clamped at 0: an overspent budget shows negative.
-    { record: 'slo:period_error_budget_remaining:ratio', expr: `1 - captcha_budget:burn_rate:ratio_rate${period}${sel}`, labels: sloth },
+    { record: 'slo:period_error_budget_remaining:ratio', expr: `1 - captcha_budget:period_burn_rate:ratio${sel}`, labels: sloth },
     {
       record: 'sloth_slo_info',
       expr: 'vector(1)',
@@ -187,60 +198,69 @@ function slothRecordings({ id, slo, windows, sel, ratioOf }) {
  *   solves passing it.
  * Its value is the long window's burn rate.
  */
-function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures, minEvents, slo, sel, by, period }) {
+function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures, minEvents, slo, by, period }) {
   const long = promDuration(pair.longWindowMs)
   const short = promDuration(pair.shortWindowMs)
-  const burn = (w) => `captcha_budget:burn_rate:ratio_rate${w}${sel}`
-  const solves = (w) => `captcha_budget:solves:increase${w}${sel}`
-  const failures = (w) => `captcha_budget:solve_failures:increase${w}${sel}`
-  const fire = [`${burn(long)} > ${num(pair.burnRate)}`, `${burn(short)} > ${num(pair.burnRate)}`]
-  if (minFailures > 0) fire.push(`${failures(long)} >= ${minFailures}`)
-  if (pair.minEvents > 0) fire.push(`${solves(long)} >= ${pair.minEvents}`)
-  if (minEvents > 0) fire.push(`${solves(period)} >= ${minEvents}`)
+  const slo_ = `slo=${JSON.stringify(labels.slo)}`
+  const at = (w) => `{${slo_},window="${w}"}`
+  const burn = (w) => `captcha_budget:burn_rate:ratio${at(w)}`
+  const solves = (w) => `captcha_budget:solves:increase${at(w)}`
+  const failures = (w) => `captcha_budget:solve_failures:increase${at(w)}`
+  // The alert's value, the long window's burn rate, without the window label; every other
+  // windowed term joins it ignoring(window).
+  const value = `sum without (window) (${burn(long)})`
+  const fire = [`${value} > ${num(pair.burnRate)}`, `ignoring(window) ${burn(short)} > ${num(pair.burnRate)}`]
+  if (minFailures > 0) fire.push(`ignoring(window) ${failures(long)} >= ${minFailures}`)
+  if (pair.minEvents > 0) fire.push(`ignoring(window) ${solves(long)} >= ${pair.minEvents}`)
+  if (minEvents > 0) fire.push(`ignoring(window) ${solves(period)} >= ${minEvents}`)
   // failures ≥ share × the period's allowed failures (solves × (1 − target)), as the tracker's budgetTotal.
-  if (pair.minBudgetShare > 0) fire.push(`${failures(long)} >= ${num(pair.minBudgetShare)} * ${num(budgetOf(slo.targetRate))} * ${solves(period)}`)
+  if (pair.minBudgetShare > 0)
+    fire.push(`ignoring(window) ${failures(long)} >= ignoring(window) ${num(pair.minBudgetShare)} * ${num(budgetOf(slo.targetRate))} * ${solves(period)}`)
   // The warm-up: some instance exposed the counter warmUpMs ago.
   if (pair.warmUpMs > 0 && !slo.sli) fire.push(`ignoring(slo) sum by (${by}) (${selector(slo.name)} offset ${promDuration(pair.warmUpMs)})`)
   const fires = fire.join('\nand\n')
   if (!(pair.resolveBurnRate < pair.burnRate)) return fires
 
   // The alert's own series and the labels the rules add to it, which the recordings lack.
-  const firing = `ALERTS{alertname=${JSON.stringify(alert)},alertstate="firing",slo=${JSON.stringify(labels.slo)}}`
-  const added = `ignoring(${['alertname', 'alertstate', ...Object.keys(labels).filter((l) => l !== 'slo')].join(', ')})`
+  const firing = `ALERTS{alertname=${JSON.stringify(alert)},alertstate="firing",${slo_}}`
+  const added = `ignoring(${['alertname', 'alertstate', 'window', ...Object.keys(labels).filter((l) => l !== 'slo')].join(', ')})`
   const rearm = [
     `unless ${added} present_over_time(${firing}[${short}])`,
     `unless ${added} (present_over_time(${firing}[${long}]) unless ${added} ${failures(short)} >= ${2 * minFailures})`,
   ]
   const resolveBudget = num(Number((pair.resolveBurnRate * budgetOf(slo.targetRate)).toPrecision(12)))
-  const needed = `captcha_budget:recovery_solves_needed{slo=${JSON.stringify(labels.slo)},pair=${JSON.stringify(pair.name)}}`
-  // Whether a span of n solves holding f failures (series matched on `on`) passes the recovery
-  // test: n ≥ minSolves, its burn at or below the resolve rate, and below burnAloneFrom solves
-  // the binomial test, looked up: the fewest solves its failure count needs (a recorded table
-  // keyed by `failures`), counts rounded as increase() extrapolates.
-  const passes = (n, f, on) => {
-    const terms = [`${n} >= ${recovery.minSolves}`, `${f} <= ${resolveBudget} * ${n}`]
-    if (recovery.burnAloneFrom > recovery.minSolves) {
-      const lookup = `count_values by (${on}) ("failures", round(${f}))\n    * on(slo, failures) group_left ${needed}`
-      terms.push(`(\n  round(${n}) >= ${recovery.burnAloneFrom}\n  or round(${n}) >= on(${on}) (\n    ${lookup}\n  )\n)`)
-    }
-    return terms.join('\nand ')
+  // The recovery test, once over the long window and every recovery span (label window): a
+  // window of n solves holding f failures passes when n ≥ minSolves, its burn is at or below
+  // the resolve rate, and below burnAloneFrom solves the binomial test passes, looked up: the
+  // fewest solves its failure count needs (a recorded table keyed by `failures`), counts
+  // rounded as increase() extrapolates. A span judges only once this firing episode is at
+  // least its length old (ALERTS_FOR_STATE: when the alert became active, the tracker's
+  // fired_at); the long window always. Any window that passes ends the page.
+  const judged = [...new Set([...recoverySpansMs, pair.longWindowMs])].sort((a, b) => a - b).map(promDuration)
+  const over = `{${slo_},window=~"${judged.join('|')}"}`
+  const n = `captcha_budget:solves:increase${over}`
+  const f = `captcha_budget:solve_failures:increase${over}`
+  const terms = [`${n} >= ${recovery.minSolves}`, `${f} <= ${resolveBudget} * ${n}`]
+  if (recovery.burnAloneFrom > recovery.minSolves) {
+    const needed = `captcha_budget:recovery_solves_needed{${slo_},pair=${JSON.stringify(pair.name)}}`
+    const lookup = `count_values by (slo, ${by}, window) ("failures", round(${f}))\n    * on(slo, failures) group_left ${needed}`
+    terms.push(`(\n  round(${n}) >= ${recovery.burnAloneFrom}\n  or round(${n}) >= on(slo, ${by}, window) (\n    ${lookup}\n  )\n)`)
   }
-  // A recovery span judges once it holds minSolves solves and this firing episode is at least
-  // its length old (ALERTS_FOR_STATE: when the alert became active, the tracker's fired_at);
-  // any span that judges and passes ends the page, as the tracker asks each.
-  const activeSince = `ALERTS_FOR_STATE{alertname=${JSON.stringify(alert)},slo=${JSON.stringify(labels.slo)}}`
-  const spanSolves = `captcha_budget:recovery_span_solves:increase${sel}`
-  const spanFailures = `captcha_budget:recovery_span_failures:increase${sel}`
-  const spanOld = `(captcha_budget:recovery_span:seconds${sel} + on(slo, span) group_right 0 * ${spanSolves})\n  <= on(slo, ${by}) group_left() (time() - ${activeSince})`
-  const bySpan = recoverySpansMs.length === 0 ? [] : [`count by (slo, ${by}) (\n${passes(spanSolves, spanFailures, `slo, ${by}, span`)}\nand ${spanOld}\n)`]
+  if (recoverySpansMs.length > 0) {
+    const activeSince = `ALERTS_FOR_STATE{alertname=${JSON.stringify(alert)},${slo_}}`
+    terms.push(
+      `(\n  (captcha_budget:recovery_span:seconds{${slo_}} + on(slo, window) group_right 0 * ${n}) <= on(slo, ${by}) group_left() (time() - ${activeSince})\n  or ${solves(long)}\n)`,
+    )
+  }
   const recovered = [
-    `(\n${passes(solves(long), failures(long), `slo, ${by}`)}\n)`,
-    `(${failures(long)} < ${minFailures} and ${failures(short)} == 0 and ${solves(short)} > 0)`,
-    ...bySpan,
-  ].join('\nor\n')
-  const held = [`${burn(long)} and ${added} ${firing}`, ...(minEvents > 0 ? [`and ${solves(period)} >= ${minEvents}`] : []), `unless (\n${recovered}\n)`].join(
-    '\n',
-  )
+    `count by (slo, ${by}) (\n${terms.join('\nand ')}\n)`,
+    `(${failures(long)} < ${minFailures} and ignoring(window) ${failures(short)} == 0 and ignoring(window) ${solves(short)} > 0)`,
+  ].join('\nor ignoring(window)\n')
+  const held = [
+    `${value} and ${added} ${firing}`,
+    ...(minEvents > 0 ? [`and ignoring(window) ${solves(period)} >= ${minEvents}`] : []),
+    `unless ignoring(window) (\n${recovered}\n)`,
+  ].join('\n')
   return `(\n${fires}\n${rearm.join('\n')}\n)\nor\n(\n${held}\n)`
 }
 
@@ -282,6 +302,9 @@ function compileOne(slo, options) {
   const pieceMs = options.evaluationIntervalMs
   const piece = promDuration(pieceMs)
   const summed = (ms) => !slo.sli && ms >= SUM_FROM_MS && ms > pieceMs && ms % pieceMs === 0
+  // Every window counted, each once: the pairs' windows, the period and the recovery spans.
+  const counted = [...new Set([...windows, ...recoverySpansMs])].sort((a, b) => a - b)
+  const usesPieces = counted.filter((ms) => !(optimised && ms === windowMs)).some(summed)
 
   const recordings = []
   // What each recording is for, written above it in the YAML.
@@ -289,139 +312,111 @@ function compileOne(slo, options) {
     RULE_COMMENTS.set(rule, comment)
     return rule
   }
-  // The solves (kind 'solves') or failures of a window, as an expression: summed pieces, or the raw counters.
+  // The solves (kind 'solves') or failures of a window, as an expression: summed pieces, the piece itself, or the raw counters.
   const countExpr = (kind, ms) => {
     const w = promDuration(ms)
     if (summed(ms)) return `sum_over_time(captcha_budget:${kind}:increase${piece}${sel}[${rangeDuration(ms - pieceMs / 2)}])`
     if (slo.sli) return sliRecordings(slo.sli, w, ms, ids)[kind === 'solves' ? 0 : 1].expr
-    const events = kind === 'solves' ? solveEvents(name) : errorEvents(name)
-    return ms === pieceMs && usesPieces ? pieceOf(events, by, w) : increaseOf(events, by, w)
+    if (ms === pieceMs && usesPieces) return `captcha_budget:${kind}:increase${piece}${sel}`
+    return increaseOf(kind === 'solves' ? solveEvents(name) : errorEvents(name), by, w)
   }
-  const usesPieces = [...windows.filter((ms) => !(optimised && ms === windowMs)), ...recoverySpansMs].some(summed)
-  if (usesPieces && !windows.includes(pieceMs)) {
+  if (usesPieces) {
     recordings.push(
-      note(`Solves in each ${piece} (one evaluation interval): summed into the long windows below.`, {
+      note(`Solves in each ${piece} (one evaluation interval, a piece): summed into the windows of 1h or more.`, {
         record: `captcha_budget:solves:increase${piece}`,
         expr: pieceOf(solveEvents(name), by, piece),
         labels: ids,
       }),
-      note(`Failures in each ${piece}: summed into the long windows below.`, {
+      note(`Failures in each ${piece}, as the solves.`, {
         record: `captcha_budget:solve_failures:increase${piece}`,
         expr: pieceOf(errorEvents(name), by, piece),
         labels: ids,
       }),
     )
   }
-  for (const ms of windows) {
-    const w = promDuration(ms)
-    const how = summed(ms)
-      ? `the sum of the ${piece} pieces over ${w}`
-      : ms === pieceMs && usesPieces
-        ? `the counters' change over one evaluation interval (a piece)`
-        : `the counters over ${w}`
-    if (ms === windowMs && optimised) {
-      // Sums of the shortest window's recorded increases, one per evaluation:
-      // each solve is counted (shortest / evaluation interval) times, in the
-      // failures and the solves alike, so the ratio is the volume-weighted one;
-      // the counts are scaled back by that factor.
-      const s = promDuration(shortest)
-      const scale = num(options.evaluationIntervalMs / shortest)
+  // One series per window, labelled window; the optimised period is its own rule below.
+  const legs = (kind) =>
+    orBlocks(
+      counted.filter((ms) => !(optimised && ms === windowMs)).map((ms) => `label_replace(${countExpr(kind, ms)}, "window", "${promDuration(ms)}", "", "")`),
+    )
+  const listed = counted.map(promDuration).join(', ')
+  recordings.push(
+    note(`Solves per window (${listed}), labelled window: from the counters under ${promDuration(SUM_FROM_MS)}, else the sum of the ${piece} pieces.`, {
+      record: 'captcha_budget:solves:increase',
+      expr: legs('solves'),
+      labels: ids,
+    }),
+    note('Failures per window, as the solves.', { record: 'captcha_budget:solve_failures:increase', expr: legs('solve_failures'), labels: ids }),
+  )
+  if (optimised) {
+    // Sums of the shortest window's recorded increases, one per evaluation:
+    // each solve is counted (shortest / evaluation interval) times, in the
+    // failures and the solves alike, so the ratio is the volume-weighted one;
+    // the counts are scaled back by that factor.
+    const s = promDuration(shortest)
+    const scale = num(options.evaluationIntervalMs / shortest)
+    for (const kind of ['solves', 'solve_failures']) {
       recordings.push(
-        note(`Solves over the period (${w}): the ${s} increases summed, scaled by ${scale} (periodRules: optimised).`, {
-          record: `captcha_budget:solves:increase${w}`,
-          expr: `sum_over_time(captcha_budget:solves:increase${s}${sel}[${w}]) * ${scale}`,
-          labels: ids,
-        }),
-        note(`Failures over the period, as the solves.`, {
-          record: `captcha_budget:solve_failures:increase${w}`,
-          expr: `sum_over_time(captcha_budget:solve_failures:increase${s}${sel}[${w}]) * ${scale}`,
-          labels: ids,
-        }),
-        note(`The error ratio over the period.`, {
-          record: `captcha_budget:solve_error:ratio_rate${w}`,
-          expr: `sum_over_time(captcha_budget:solve_failures:increase${s}${sel}[${w}])\n/\nsum_over_time(captcha_budget:solves:increase${s}${sel}[${w}])`,
-          labels: ids,
-        }),
-      )
-    } else if (slo.sli) {
-      const [total, errors, ratio] = sliRecordings(slo.sli, w, ms, ids)
-      recordings.push(
-        note(`Solves over ${w} (the SLI's total query × ${num(ms / 1000)} s).`, total),
-        note(`Failures over ${w} (the SLI's error query).`, errors),
-        note(`The error ratio over ${w}.`, ratio),
-      )
-    } else {
-      recordings.push(
-        note(`Solves over ${w}: ${how}.`, { record: `captcha_budget:solves:increase${w}`, expr: countExpr('solves', ms), labels: ids }),
-        note(`Failures over ${w}: ${how}.`, { record: `captcha_budget:solve_failures:increase${w}`, expr: countExpr('solve_failures', ms), labels: ids }),
-        note(`The error ratio over ${w}: failures / solves.`, {
-          record: `captcha_budget:solve_error:ratio_rate${w}`,
-          expr: `captcha_budget:solve_failures:increase${w}${sel}\n/\ncaptcha_budget:solves:increase${w}${sel}`,
-          labels: ids,
+        note(`${kind === 'solves' ? 'Solves' : 'Failures'} over the period (${period}): the ${s} counts summed, scaled by ${scale} (periodRules: optimised).`, {
+          record: `captcha_budget:${kind}:increase`,
+          expr: `sum without (window) (sum_over_time(captcha_budget:${kind}:increase{slo=${JSON.stringify(id)},window="${s}"}[${period}])) * ${scale}`,
+          labels: { ...ids, window: period },
         }),
       )
     }
-    recordings.push(
-      note(`The burn rate over ${w}: the error ratio / the error budget (${num(budgetOf(targetRate))}); 1 spends the budget exactly over the period.`, {
-        record: `captcha_budget:burn_rate:ratio_rate${w}`,
-        expr: `captcha_budget:solve_error:ratio_rate${w}${sel} / ${num(budgetOf(targetRate))}`,
-        labels: ids,
-      }),
-    )
   }
-  // The recovery spans, each labelled `span`: one series per span and label set, read by every held pair.
+  // The ratio and the burn rate: one division over the pairs' windows and the period.
+  const rated = `{slo=${JSON.stringify(id)},window=~"${windows.map(promDuration).join('|')}"}`
+  recordings.push(
+    note(`The error ratio per window (${windows.map(promDuration).join(', ')}): failures / solves.`, {
+      record: 'captcha_budget:solve_error:ratio',
+      // A PromQL SLI's ratio is its two queries' (rates, as Sloth's), window by window.
+      expr: slo.sli
+        ? windows
+            .map((ms) => `label_replace(\n${sliRecordings(slo.sli, promDuration(ms), ms, ids)[2].expr},\n"window", "${promDuration(ms)}", "", "")`)
+            .join('\nor\n')
+        : `captcha_budget:solve_failures:increase${rated}\n/\ncaptcha_budget:solves:increase${rated}`,
+      labels: ids,
+    }),
+    note(`The burn rate per window: the error ratio / the error budget (${num(budgetOf(targetRate))}); 1 spends the budget exactly over the period.`, {
+      record: 'captcha_budget:burn_rate:ratio',
+      expr: `captcha_budget:solve_error:ratio${sel} / ${num(budgetOf(targetRate))}`,
+      labels: ids,
+    }),
+  )
   if (recoverySpansMs.length > 0) {
-    const spanLines = (kind) =>
-      recoverySpansMs
-        .map((ms) => {
-          const w = promDuration(ms)
-          const expr = windows.includes(ms) && !(ms === windowMs && optimised) ? `captcha_budget:${kind}:increase${w}${sel}` : countExpr(kind, ms)
-          return `label_replace(${expr}, "span", "${w}", "", "")`
-        })
-        .join('\nor\n')
-    const spans = recoverySpansMs.map(promDuration).join(', ')
     recordings.push(
-      note(`Solves over each recovery span (${spans}), labelled span: a held page may end on any of them.`, {
-        record: 'captcha_budget:recovery_span_solves:increase',
-        expr: spanLines('solves'),
-        labels: ids,
-      }),
-      note(`Failures over each recovery span, as the solves.`, {
-        record: 'captcha_budget:recovery_span_failures:increase',
-        expr: spanLines('solve_failures'),
-        labels: ids,
-      }),
-      note(`Each recovery span's length in seconds: a span judges a page only once the page is that old.`, {
+      note(`Each recovery span's length in seconds, labelled window: a span judges a page only once the page is that old.`, {
         record: 'captcha_budget:recovery_span:seconds',
-        expr: recoverySpansMs.map((ms) => `label_replace(vector(${num(ms / 1000)}), "span", "${promDuration(ms)}", "", "")`).join('\nor\n'),
+        expr: recoverySpansMs.map((ms) => `label_replace(vector(${num(ms / 1000)}), "window", "${promDuration(ms)}", "", "")`).join('\nor\n'),
         labels: ids,
       }),
     )
   }
   // Per held pair, the recovery test as a table: the fewest solves a span must hold to end
   // the page with `failures` failures (the binomial test at the core's alpha), up to the
-  // count from which the burn rate alone decides.
+  // count from which the burn rate alone decides. One recording, labelled pair.
+  const tables = []
+  const tableNotes = []
   policy.forEach((pair, i) => {
     const test = recovery[i]
     if (!(pair.resolveBurnRate < pair.burnRate) || !(test.burnAloneFrom > test.minSolves)) return
     const entries = [test.minSolves, ...test.failureSteps].map((n, f) => `label_replace(vector(${n}), "failures", "${f}", "", "")`)
+    // Six entries to a line, each line in brackets (see orBlocks).
+    const lines = []
+    for (let k = 0; k < entries.length; k += 6) lines.push(`(${entries.slice(k, k + 6).join(' or ')})`)
+    tables.push(`label_replace(\n  ${lines.join('\n  or ')},\n  "pair", ${JSON.stringify(pair.name)}, "", ""\n)`)
+    tableNotes.push(`${test.burnAloneFrom} (${pair.name})`)
+  })
+  if (tables.length > 0) {
     recordings.push(
       note(
-        `${pair.name} recovery: a span with <failures> failures ends the page from this many solves (${test.burnAloneFrom}+: its burn rate alone decides).`,
-        { record: 'captcha_budget:recovery_solves_needed', expr: entries.join('\nor\n'), labels: { ...ids, pair: pair.name } },
+        `The recovery test per held pair (label pair): a span with <failures> failures ends the page from this many solves; from ${tableNotes.join(', ')} solves its burn rate alone decides.`,
+        { record: 'captcha_budget:recovery_solves_needed', expr: tables.join('\nor\n'), labels: ids },
       ),
     )
-  })
+  }
   // Fixed names, whatever the windows and period: what a dashboard reads.
-  recordings.push(
-    note('The burn rate over each alert window, labelled window (fixed name, for dashboards).', {
-      record: 'captcha_budget:window_burn_rate:ratio',
-      expr: alertWindows
-        .map((ms) => `label_replace(captcha_budget:burn_rate:ratio_rate${promDuration(ms)}${sel}, "window", "${promDuration(ms)}", "", "")`)
-        .join('\nor\n'),
-      labels: ids,
-    }),
-  )
   // With a PromQL SLI there may be no source name.
   const named = name === undefined ? ids : { ...ids, name }
   const info = { ...named, objective: num(targetRate), period, ...(slo.labels ?? {}) }
@@ -431,14 +426,14 @@ function compileOne(slo, options) {
     note('The objective.', { record: 'captcha_budget:objective:ratio', expr: `vector(${num(targetRate)})`, labels: named }),
     note('The error budget: 1 - objective.', { record: 'captcha_budget:error_budget:ratio', expr: `vector(${num(budgetOf(targetRate))})`, labels: named }),
     note('The period in seconds.', { record: 'captcha_budget:period:seconds', expr: `vector(${num(windowMs / 1000)})`, labels: named }),
-    note('The burn rate now: over the shortest window.', {
+    note(`The burn rate now: over the shortest window (${promDuration(shortest)}).`, {
       record: 'captcha_budget:current_burn_rate:ratio',
-      expr: `captcha_budget:burn_rate:ratio_rate${promDuration(shortest)}${sel}`,
+      expr: `sum without (window) (captcha_budget:burn_rate:ratio{slo=${JSON.stringify(id)},window="${promDuration(shortest)}"})`,
       labels: ids,
     }),
-    note('The burn rate over the whole period.', {
+    note(`The burn rate over the whole period (${period}).`, {
       record: 'captcha_budget:period_burn_rate:ratio',
-      expr: `captcha_budget:burn_rate:ratio_rate${period}${sel}`,
+      expr: `sum without (window) (captcha_budget:burn_rate:ratio{slo=${JSON.stringify(id)},window="${period}"})`,
       labels: ids,
     }),
     note('The share of the error budget left (0 when overspent).', {
