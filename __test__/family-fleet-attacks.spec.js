@@ -8,6 +8,7 @@ const path = require('node:path')
 const { BudgetFamily, FleetSyncError } = require('..')
 const { startRedis } = require('./helpers/redis-server')
 const { T0, connect } = require('./helpers/fleet')
+const { catchWarnings } = require('./helpers/warnings.js')
 const { familyKeysOf, SCRIPT } = require('../lib/fleet/family-store.js')
 const { MAX_CHUNK_COUNTS } = require('../lib/fleet/family-sync.js')
 
@@ -47,11 +48,11 @@ function worker(redis, key, { at = T0, fleet = {}, ...options } = {}) {
 
 /** The process warnings of code CAPTCHA_BUDGET_FLEET that mention `text`, collected during the test. */
 function warningsAbout(t, text) {
-  const seen = []
-  const listener = (w) => w.code === 'CAPTCHA_BUDGET_FLEET' && w.message.includes(text) && seen.push(w.message)
-  process.on('warning', listener)
-  t.teardown(() => process.off('warning', listener))
-  return seen
+  return catchWarnings(
+    t,
+    (w) => w.code === 'CAPTCHA_BUDGET_FLEET' && w.message.includes(text),
+    (w) => w.message,
+  )
 }
 const settled = () => new Promise(setImmediate)
 
@@ -373,6 +374,7 @@ test('9. the family-index key evicted: rebuilt, so the buckets still expire with
 test('9. the family-workers key evicted between a lost reply and its retry: the batch still counts once', async (t) => {
   const { client, direct } = await setUp(t)
   const key = 'evicted-family-workers'
+  const warnings = warningsAbout(t, `'${key}'`)
   let lose = false
   const a = worker(
     watched(await client(), () => {
@@ -394,6 +396,11 @@ test('9. the family-workers key evicted between a lost reply and its retry: the 
   t.deepEqual(
     reader.report().map((r) => [r.total, r.failures]),
     [[7, 1]],
+  )
+  await settled()
+  t.true(
+    warnings.some((w) => /family-workers was missing/.test(w)),
+    warnings.join('\n'),
   )
   a.close()
   reader.close()

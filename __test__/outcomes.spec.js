@@ -5,6 +5,7 @@
 const test = require('ava')
 const { ErrorBudgetTracker, BudgetFamily, ProviderBackoffError, createSolver, createFailover } = require('..')
 const { settle } = require('./helpers/deliveries')
+const { catchWarnings } = require('./helpers/warnings.js')
 const { startMockCaptchaAI } = require('./helpers/mock-captchaai')
 
 const manual = () => new ErrorBudgetTracker({ clock: 'manual' })
@@ -19,17 +20,12 @@ const rejectionOf = (promise) =>
   )
 
 // Collects the process warnings emitted while `run` runs (a test.serial's).
-async function warningsDuring(run) {
-  const warnings = []
-  const onWarning = (w) => warnings.push(w.message)
-  process.on('warning', onWarning)
-  try {
-    await run()
-    await settle()
-  } finally {
-    process.off('warning', onWarning)
-  }
-  return warnings
+async function warningsDuring(t, run) {
+  // Caught, not printed: a passing run's stderr stays clean (helpers/warnings.js).
+  const caught = catchWarnings(t, undefined, (w) => w.message)
+  await run()
+  await settle()
+  return [...caught]
 }
 
 test('a classifier names the outcome: excluded and capacity stay out of the window, counted apart', async (t) => {
@@ -103,7 +99,7 @@ for (const [shape, rejection] of SHAPES) {
 
 test.serial('an unknown code counts as a failure, with one warning per code naming it', async (t) => {
   const tracker = manual()
-  const warnings = await warningsDuring(async () => {
+  const warnings = await warningsDuring(t, async () => {
     await rejectionOf(tracker.guard(rejectWith('ERROR_SOMETHING_NEW'), { provider: 'capsolver' }))
     await rejectionOf(tracker.guard(rejectWith('ERROR_SOMETHING_NEW'), { provider: 'capsolver' }))
     await rejectionOf(tracker.guard(rejectWith('ERROR_ANOTHER_NEW'), { provider: 'capsolver' }))
@@ -196,7 +192,7 @@ test("createFailover: a solver held by its provider's back-off hands the task to
 
 test.serial('a server answering ever new codes: each a failure, at most 256 warnings in the process', async (t) => {
   const tracker = manual()
-  const warnings = await warningsDuring(async () => {
+  const warnings = await warningsDuring(t, async () => {
     for (let i = 0; i < 300; i++) await rejectionOf(tracker.guard(rejectWith(`ERROR_NEW_${i}`), { provider: 'capmonster', critical: true }))
   })
   t.is(tracker.recorded.failures, 300)
