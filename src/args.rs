@@ -40,7 +40,9 @@ pub fn properties(object: &Object, depth: impl Fn(&str) -> u8) -> Result<Vec<(St
   let mut properties = Vec::new();
   for i in 0..names.get_array_length()? {
     let key: Unknown = names.get_element(i)?;
-    let name = String::from_unknown(key)?;
+    // Read as UTF-16 and made lossy here, not by the engine's UTF-8 encoder:
+    // V8 and WASI's emnapi write a lone surrogate differently.
+    let name = String::from_utf16_lossy(&Utf16String::from_unknown(key)?);
     let value = js_value(object.get_property(key)?, depth(&name))?;
     properties.push((name, value));
   }
