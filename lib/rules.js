@@ -239,10 +239,12 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   // least its length old (ALERTS_FOR_STATE: when the alert became active, the tracker's
   // fired_at); the long window always. Any window that passes ends the page.
   const judged = [...new Set([...recoverySpansMs, pair.longWindowMs])].sort((a, b) => a - b).map(promDuration)
+  // The first term picks the judged windows; the terms `and`-ed to it read every window
+  // (they keep only its windows), which costs PromQL no more and reads shorter.
   const over = `{${slo_},window=~"${judged.join('|')}"}`
-  const n = `captcha_budget:solves:increase${over}`
-  const f = `captcha_budget:solve_failures:increase${over}`
-  const terms = [`${n} >= ${recovery.minSolves}`, `${f} <= ${resolveBudget} * ${n}`]
+  const n = `captcha_budget:solves:increase{${slo_}}`
+  const f = `captcha_budget:solve_failures:increase{${slo_}}`
+  const terms = [`captcha_budget:solves:increase${over} >= ${recovery.minSolves}`, `${f} <= ${resolveBudget} * ${n}`]
   if (recovery.burnAloneFrom > recovery.minSolves) {
     const needed = `captcha_budget:recovery_solves_needed{${slo_},pair=${JSON.stringify(pair.name)}}`
     const lookup = `count_values by (slo, ${by}, window) ("failures", round(${f}))\n    * on(slo, failures) group_left ${needed}`
