@@ -37,7 +37,9 @@ const shapeOf = (text) => {
  * The scenario: 2 days of a worker at 10 solves a minute, 1 % failing, scraped
  * every minute; on day 2 an outage (every solve failing) from 30 h to 31 h.
  */
-function inputSeries() {
+function inputSeries(grouping = []) {
+  // Grouped: the same worker, labelled with one value of each grouping label.
+  const extra = grouping.map((l) => `,${l}="a"`).join('')
   const ok = []
   const failed = []
   let s = 0
@@ -54,8 +56,8 @@ function inputSeries() {
     failed.push(f)
   }
   return [
-    { series: `captcha_budget_solves_total{name="${NAME}",outcome="success",instance="a"}`, values: ok.join(' ') },
-    { series: `captcha_budget_solves_total{name="${NAME}",outcome="failure",instance="a"}`, values: failed.join(' ') },
+    { series: `captcha_budget_solves_total{name="${NAME}",outcome="success",instance="a"${extra}}`, values: ok.join(' ') },
+    { series: `captcha_budget_solves_total{name="${NAME}",outcome="failure",instance="a"${extra}}`, values: failed.join(' ') },
   ]
 }
 
@@ -118,19 +120,23 @@ async function main() {
       ])
     }
   }
-  const input = inputSeries()
   const times = []
-  // The issue's SLO (rules --name t --target 0.95 --window 30d); PROMTOOL_SLOS=24h,7d,30d for more.
-  for (const [label, slo] of SLOS.filter(([l]) => (process.env.PROMTOOL_SLOS ?? '30d').split(',').includes(l))) {
-    const ours = promtoolSeconds(prometheusRules(slo, { scrapeIntervalMs: SCRAPE_MS }), input)
-    const sloth = promtoolSeconds(slothShaped(slo), input)
-    times.push([
-      label,
-      `${ours.cpu.toFixed(1)} s (${ours.wall.toFixed(1)} s)`,
-      `${sloth.cpu.toFixed(1)} s (${sloth.wall.toFixed(1)} s)`,
-      `${(ours.cpu / sloth.cpu).toFixed(1)}×`,
-    ])
-    console.error(`promtool, ${label}: ${times.at(-1).slice(1).join(', ')}`)
+  // The issue's SLO (rules --name t --target 0.95 --window 30d), and grouped by type, site
+  // (one label set); PROMTOOL_SLOS=24h,7d,30d for more.
+  for (const [label, plain] of SLOS.filter(([l]) => (process.env.PROMTOOL_SLOS ?? '30d').split(',').includes(l))) {
+    for (const grouping of [undefined, GROUPING]) {
+      const slo = { ...plain, grouping }
+      const input = inputSeries(grouping)
+      const ours = promtoolSeconds(prometheusRules(slo, { scrapeIntervalMs: SCRAPE_MS }), input)
+      const sloth = promtoolSeconds(slothShaped(slo), input)
+      times.push([
+        `${label}${grouping ? `, by ${grouping.join(', ')}` : ''}`,
+        `${ours.cpu.toFixed(1)} s (${ours.wall.toFixed(1)} s)`,
+        `${sloth.cpu.toFixed(1)} s (${sloth.wall.toFixed(1)} s)`,
+        `${(ours.cpu / sloth.cpu).toFixed(1)}×`,
+      ])
+      console.error(`promtool, ${times.at(-1)[0]}: ${times.at(-1).slice(1).join(', ')}`)
+    }
   }
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU'
   const promtool = execFileSync('promtool', ['--version'], { encoding: 'utf8' }).split('\n')[0]

@@ -51,7 +51,7 @@ const solveEvents = (name) => selector(name)
 // goes down). One selector over both counters (the rejections have no outcome
 // label, which `outcome=~"failure|"` matches): a process that does not export
 // the rejections adds nothing, and it costs no more than the failures alone.
-const errorEvents = (name) => `{__name__=~"captcha_budget_solves_total|captcha_budget_rejections_total",name=${JSON.stringify(name)},outcome=~"failure|"}`
+const errorEvents = (name) => `{__name__=~"captcha_budget_(solves|rejections)_total",name=${JSON.stringify(name)},outcome=~"failure|"}`
 
 /** The events of `events` in a window `w`, summed `by` the grouping: increase() over the raw counters. */
 const increaseOf = (events, by, w) => `sum by (${by}) (increase(${events}[${w}]))`
@@ -221,9 +221,11 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   const fires = fire.join('\nand\n')
   if (!(pair.resolveBurnRate < pair.burnRate)) return fires
 
-  // The alert's own series and the labels the rules add to it, which the recordings lack.
+  // The alert's own series, matched to the recordings on the SLO and label set (the labels a
+  // recording over the package's counter has); a PromQL SLI's may have more, so there every
+  // label but those the rule adds.
   const firing = `ALERTS{alertname=${JSON.stringify(alert)},alertstate="firing",${slo_}}`
-  const added = `ignoring(${['alertname', 'alertstate', 'window', ...Object.keys(labels).filter((l) => l !== 'slo')].join(', ')})`
+  const added = slo.sli ? `ignoring(${['alertname', 'alertstate', 'window', ...Object.keys(labels).filter((l) => l !== 'slo')].join(', ')})` : `on(slo, ${by})`
   const rearm = [
     `unless ${added} present_over_time(${firing}[${short}])`,
     `unless ${added} (present_over_time(${firing}[${long}]) unless ${added} ${failures(short)} >= ${2 * minFailures})`,
@@ -237,10 +239,12 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   // least its length old (ALERTS_FOR_STATE: when the alert became active, the tracker's
   // fired_at); the long window always. Any window that passes ends the page.
   const judged = [...new Set([...recoverySpansMs, pair.longWindowMs])].sort((a, b) => a - b).map(promDuration)
+  // The first term picks the judged windows; the terms `and`-ed to it read every window
+  // (they keep only its windows), which costs PromQL no more and reads shorter.
   const over = `{${slo_},window=~"${judged.join('|')}"}`
-  const n = `captcha_budget:solves:increase${over}`
-  const f = `captcha_budget:solve_failures:increase${over}`
-  const terms = [`${n} >= ${recovery.minSolves}`, `${f} <= ${resolveBudget} * ${n}`]
+  const n = `captcha_budget:solves:increase{${slo_}}`
+  const f = `captcha_budget:solve_failures:increase{${slo_}}`
+  const terms = [`captcha_budget:solves:increase${over} >= ${recovery.minSolves}`, `${f} <= ${resolveBudget} * ${n}`]
   if (recovery.burnAloneFrom > recovery.minSolves) {
     const needed = `captcha_budget:recovery_solves_needed{${slo_},pair=${JSON.stringify(pair.name)}}`
     const lookup = `count_values by (slo, ${by}, window) ("failures", round(${f}))\n    * on(slo, failures) group_left ${needed}`
@@ -475,11 +479,9 @@ function compileOne(slo, options) {
     const gates = [minFailures > 0 ? `${minFailures} failures` : '', pair.minEvents > 0 ? `${pair.minEvents} solves` : ''].filter(Boolean).join(' and ')
     alerts.push(
       note(
-        `${pair.name} (${pair.severity}): the burn rate above ${num(pair.burnRate)} over ${long} and ${short}` +
+        `${pair.name} (${pair.severity}): burn rate above ${num(pair.burnRate)} over ${long} and ${short}` +
           (gates ? `, with ${gates} in ${long}` : '') +
-          (held
-            ? `; held until recovered: burn at or below ${num(pair.resolveBurnRate)} on the long window or a recovery span that passes the recovery test.`
-            : '.'),
+          (held ? `; held until its long window or a recovery span passes the recovery test (burn at most ${num(pair.resolveBurnRate)}).` : '.'),
         {
           alert,
           // No `for:` and no keep_firing_for: the tracker fires at once and holds a
