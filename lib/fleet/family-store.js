@@ -24,7 +24,7 @@
 // every bucket of a child first counted since then is among them, so a child
 // that another worker created arrives whole.
 const crypto = require('node:crypto')
-const { clientKind, excerpt, LUA_COUNT, LUA_CLOCK, LUA_SLO, LUA_WORKERS } = require('./store.js')
+const { clientKind, excerpt, LUA_COUNT, LUA_CLOCK, LUA_SLO, LUA_WORKERS, LUA_REBUILD_WORKERS } = require('./store.js')
 
 // ARGV: 1 worker id, 2 seq, 3 bucket width, 4 oldest live bucket K, 5 ttl ms,
 // 6 now ms, 7 "active" ms, 8 config JSON, 9 the epoch and 10 the version the
@@ -117,15 +117,7 @@ local hasIndex = redis.call('EXISTS', index) == 1
 local repaired = {}
 local epoch, version = meta[2], tonumber(meta[3] or '0')
 if epoch then
-  if not hasWorkers then
-    table.insert(repaired, workers)
-    local all = redis.call('HGETALL', buckets)
-    for i = 1, #all, 2 do
-      local id = string.match(all[i], '^q(.+)$')
-      if id then redis.call('HSET', workers, id, all[i + 1]) end
-    end
-  end
-  local held = tonumber(meta[6] or '0') > 0
+${LUA_REBUILD_WORKERS}  local held = tonumber(meta[6] or '0') > 0
   local lostChanges, lostIndex = held and not hasChanges, held and not hasIndex
   if lostChanges then table.insert(repaired, changes) end
   if lostIndex then table.insert(repaired, index) end

@@ -96,6 +96,17 @@ for i = 1, #all, 2 do
   end
 end
 `
+// Inside \`if epoch then\`: an evicted workers hash rebuilt from the q<worker>
+// fields of the buckets (both stores keep them there for this).
+const LUA_REBUILD_WORKERS = `  if not hasWorkers then
+    table.insert(repaired, workers)
+    local all = redis.call('HGETALL', buckets)
+    for i = 1, #all, 2 do
+      local id = string.match(all[i], '^q(.+)$')
+      if id then redis.call('HSET', workers, id, all[i + 1]) end
+    end
+  end
+`
 const LUA_SLO = `-- (2) One SLO per key (a key written by an older version has only its width).
 local meta = redis.call('HMGET', buckets, 'width', 'epoch', 'version', 'low', 'objective', 'n')
 if meta[5] and meta[5] ~= slo then
@@ -120,15 +131,7 @@ local hasChanges = redis.call('EXISTS', changes) == 1
 local repaired = {}
 local epoch, version = meta[2], tonumber(meta[3] or '0')
 if epoch then
-  if not hasWorkers then
-    table.insert(repaired, workers)
-    local all = redis.call('HGETALL', buckets)
-    for i = 1, #all, 2 do
-      local id = string.match(all[i], '^q(.+)$')
-      if id then redis.call('HSET', workers, id, all[i + 1]) end
-    end
-  end
-  if not hasChanges and tonumber(meta[6] or '0') > 0 then
+${LUA_REBUILD_WORKERS}  if not hasChanges and tonumber(meta[6] or '0') > 0 then
     table.insert(repaired, changes)
     for _, field in ipairs(redis.call('HKEYS', buckets)) do
       local k = string.match(field, '^[sf](-?%d+)$')
@@ -271,4 +274,4 @@ function excerpt(value) {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text
 }
 
-module.exports = { redact, excerpt, SCRIPT, SHA, FIRST, LUA_COUNT, LUA_CLOCK, LUA_SLO, LUA_WORKERS, keysOf, clientKind, runScript }
+module.exports = { redact, excerpt, SCRIPT, SHA, FIRST, LUA_COUNT, LUA_CLOCK, LUA_SLO, LUA_WORKERS, LUA_REBUILD_WORKERS, keysOf, clientKind, runScript }
