@@ -3,25 +3,12 @@
 // Needs Debian's redis-server: without it (and not under CI) the file skips in one line.
 const test = require('./helpers/external.js').needs(require('ava'), 'redis-server', __filename)
 const { BudgetFamily, FleetSyncError } = require('..')
-const { startRedis } = require('./helpers/redis-server')
 const { catchWarnings } = require('./helpers/warnings')
-const { T0, connect } = require('./helpers/fleet')
+const { T0, redisForFile } = require('./helpers/fleet')
 const { familyKeysOf } = require('../lib/fleet/family-store.js')
 
-let server
-const clients = []
-test.before(async () => {
-  server = await startRedis()
-})
-test.after.always(async () => {
-  for (const c of clients) c.close()
-  await server?.stop()
-})
-async function client(kind = 'ioredis') {
-  const c = await connect(kind, server.url)
-  clients.push(c)
-  return c.redis
-}
+const fleetRedis = redisForFile(test)
+const { client } = fleetRedis
 
 // A worker's family on the manual clock at T0 (`at`), syncing only when told; its
 // clock may be 10 min from Redis's (T0 is the real time rounded down to a minute).
@@ -152,7 +139,7 @@ test.serial('gate --redis --key --labels answers for one child; --family for the
   const cli = path.join(__dirname, '..', 'bin', 'captcha-budget.js')
   const gate = (...args) =>
     new Promise((resolve) =>
-      execFile(process.execPath, [cli, 'gate', '--redis', server.url, '--key', 'family-gate', ...args], (err, stdout, stderr) =>
+      execFile(process.execPath, [cli, 'gate', '--redis', fleetRedis.server.url, '--key', 'family-gate', ...args], (err, stdout, stderr) =>
         resolve({ code: err ? err.code : 0, stdout, stderr }),
       ),
     )

@@ -12,23 +12,10 @@ native.fleetLink = (tracker, bucketMs) => {
   return fleetLink(tracker, bucketMs)
 }
 const { ErrorBudgetTracker, BudgetFamily } = require('..')
-const { startRedis } = require('./helpers/redis-server')
-const { T0, connect } = require('./helpers/fleet')
+const { T0, redisForFile } = require('./helpers/fleet')
 
-let server
-const clients = []
-test.before(async () => {
-  server = await startRedis()
-})
-test.after.always(async () => {
-  for (const c of clients) c.close()
-  await server?.stop()
-})
-async function client() {
-  const c = await connect('ioredis', server.url)
-  clients.push(c)
-  return c.redis
-}
+const fleetRedis = redisForFile(test)
+const { client } = fleetRedis
 
 /** The specs' SLO: an hour in buckets of a minute, as wide as the fleet's. */
 const SLO = { windowMs: 3_600_000, resolutionMs: 60_000, targetRate: 0.9 }

@@ -1,23 +1,10 @@
 // Needs Debian's redis-server: without it (and not under CI) the file skips in one line.
 const test = require('./helpers/external.js').needs(require('ava'), 'redis-server', __filename)
 const { BudgetExhaustedError } = require('..')
-const { startRedis } = require('./helpers/redis-server')
-const { T0, connect, fleetTracker, storedCounts, recordEach } = require('./helpers/fleet')
+const { T0, fleetTracker, storedCounts, recordEach, redisForFile } = require('./helpers/fleet')
 
-let server
-const clients = []
-test.before(async () => {
-  server = await startRedis()
-})
-test.after.always(async () => {
-  for (const c of clients) c.close()
-  await server?.stop()
-})
-async function client(kind = 'ioredis') {
-  const c = await connect(kind, server.url)
-  clients.push(c)
-  return c.redis
-}
+const fleetRedis = redisForFile(test)
+const { client } = fleetRedis
 
 for (const kind of ['ioredis', 'node-redis', 'node-redis v5']) {
   test.serial(`${kind}: worker B's failures exhaust the fleet → A's 'exhausted' listener fires after A's sync and A's guard() refuses`, async (t) => {

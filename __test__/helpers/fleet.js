@@ -6,6 +6,7 @@ const { once } = require('node:events')
 const Redis = require('ioredis')
 const nodeRedis = { 'node-redis': require('redis'), 'node-redis v5': require('redis-v5') }
 const { ErrorBudgetTracker } = require('../..')
+const { startRedis } = require('./redis-server.js')
 
 /**
  * Epoch ms the specs' manual clocks start at: the real time rounded down to a
@@ -75,4 +76,29 @@ function spawnWorker(t, script) {
   return { child, ask }
 }
 
-module.exports = { T0, connect, fleetTracker, storedCounts, recordEach, spawnWorker }
+/**
+ * One redis-server for a spec file, started before its tests and stopped after
+ * them: `server` once started, and `client(kind)`, a connected client's redis
+ * (closed with the server).
+ */
+function redisForFile(test) {
+  const clients = []
+  const redis = {
+    server: null,
+    async client(kind = 'ioredis') {
+      const c = await connect(kind, redis.server.url)
+      clients.push(c)
+      return c.redis
+    },
+  }
+  test.before(async () => {
+    redis.server = await startRedis()
+  })
+  test.after.always(async () => {
+    for (const c of clients) c.close()
+    await redis.server?.stop()
+  })
+  return redis
+}
+
+module.exports = { T0, connect, fleetTracker, storedCounts, recordEach, spawnWorker, redisForFile }
