@@ -14,10 +14,9 @@ const { promDuration, approxDuration, threeDigits } = require('./duration.js')
 const { checkSlo, checkOptions, prometheusPolicy, policyOf, defaultId, budgetOf, num, WHERE, ABSENT_FOR_MS } = require('./rules-slo.js')
 const { WINDOW } = require('./rules-slo.js')
 
-// Windows at least this long are summed from recorded one-evaluation increases
-// (Sloth's and Pyrra's optimisation): a long range over raw counters is what
-// costs a Prometheus most (docs/prometheus.md, "How the windows are computed").
-const SUM_FROM_MS = 3_600_000
+// Windows are summed from recorded one-evaluation increases (Sloth's and Pyrra's
+// optimisation for long windows): a long range over raw counters is what costs a
+// Prometheus most (docs/prometheus.md, "How the windows are computed").
 /** A range in hours, minutes, seconds and ms (`1h59m30s`): a summed window's range, half an evaluation short. */
 function rangeDuration(ms) {
   const parts = [
@@ -75,6 +74,13 @@ function orBlocks(terms, size = 6, indent = '') {
   const blocks = []
   for (let i = 0; i < terms.length; i += size) blocks.push(`(\n${indent}  ${terms.slice(i, i + size).join(`\n${indent}  or `)}\n${indent})`)
   return blocks.join(`\n${indent}or `)
+}
+
+/** Table entries joined by `or`, `size` to a line, each line in brackets (see orBlocks). */
+function rows(entries, size) {
+  const lines = []
+  for (let k = 0; k < entries.length; k += size) lines.push(`(${entries.slice(k, k + size).join(' or ')})`)
+  return lines.join('\n  or ')
 }
 
 function pascal(name) {
@@ -198,7 +204,7 @@ function slothRecordings({ id, slo, windows, sel, ratioOf }) {
  *   solves passing it.
  * Its value is the long window's burn rate.
  */
-function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures, minEvents, slo, by, period }) {
+function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures, minEvents, slo, by, period, exact }) {
   const long = promDuration(pair.longWindowMs)
   const short = promDuration(pair.shortWindowMs)
   const slo_ = `slo=${JSON.stringify(labels.slo)}`
@@ -209,7 +215,9 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   // The alert's value, the long window's burn rate, without the window label; every other
   // windowed term joins it ignoring(window).
   const value = `sum without (window) (${burn(long)})`
-  const fire = [`${value} > ${num(pair.burnRate)}`, `ignoring(window) ${burn(short)} > ${num(pair.burnRate)}`]
+  const held = pair.resolveBurnRate < pair.burnRate
+  // Held, the value is taken once around both branches (below), and this term keeps the window label.
+  const fire = [`${held ? burn(long) : value} > ${num(pair.burnRate)}`, `ignoring(window) ${burn(short)} > ${num(pair.burnRate)}`]
   if (minFailures > 0) fire.push(`ignoring(window) ${failures(long)} >= ${minFailures}`)
   if (pair.minEvents > 0) fire.push(`ignoring(window) ${solves(long)} >= ${pair.minEvents}`)
   if (minEvents > 0) fire.push(`ignoring(window) ${solves(period)} >= ${minEvents}`)
@@ -217,9 +225,8 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   if (pair.minBudgetShare > 0)
     fire.push(`ignoring(window) ${failures(long)} >= ignoring(window) ${num(pair.minBudgetShare)} * ${num(budgetOf(slo.targetRate))} * ${solves(period)}`)
   // The warm-up: some instance exposed the counter warmUpMs ago.
-  if (pair.warmUpMs > 0 && !slo.sli) fire.push(`ignoring(slo) sum by (${by}) (${selector(slo.name)} offset ${promDuration(pair.warmUpMs)})`)
-  const fires = fire.join('\nand\n')
-  if (!(pair.resolveBurnRate < pair.burnRate)) return fires
+  if (pair.warmUpMs > 0 && !slo.sli) fire.push(`on(${by}) sum by (${by}) (${selector(slo.name)} offset ${promDuration(pair.warmUpMs)})`)
+  if (!held) return fire.join('\nand\n')
 
   // The alert's own series, matched to the recordings on the SLO and label set (the labels a
   // recording over the package's counter has); a PromQL SLI's may have more, so there every
@@ -232,40 +239,45 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   ]
   const resolveBudget = num(Number((pair.resolveBurnRate * budgetOf(slo.targetRate)).toPrecision(12)))
   // The recovery test, once over the long window and every recovery span (label window): a
-  // window of n solves holding f failures passes when n ≥ minSolves, its burn is at or below
-  // the resolve rate, and below burnAloneFrom solves the binomial test passes, looked up: the
-  // fewest solves its failure count needs (a recorded table keyed by `failures`), counts
-  // rounded as increase() extrapolates. A span judges only once this firing episode is at
-  // least its length old (ALERTS_FOR_STATE: when the alert became active, the tracker's
-  // fired_at); the long window always. Any window that passes ends the page.
+  // window of n solves holding f failures passes when its burn is at or below the resolve
+  // rate and n reaches the fewest solves its failure count needs (a recorded table keyed by
+  // `failures`: the binomial test, never under minSolves) or, from burnAloneFrom solves, at
+  // once. Counts summed from pieces are whole numbers; others (increase(), a PromQL SLI) are
+  // rounded first. A span judges only once this firing episode is at least its length old
+  // (ALERTS_FOR_STATE: when the alert became active, the tracker's fired_at); the long window
+  // always. Any window that passes ends the page.
   const judged = [...new Set([...recoverySpansMs, pair.longWindowMs])].sort((a, b) => a - b).map(promDuration)
   // The first term picks the judged windows; the terms `and`-ed to it read every window
   // (they keep only its windows), which costs PromQL no more and reads shorter.
-  const over = `{${slo_},window=~"${judged.join('|')}"}`
-  const n = `captcha_budget:solves:increase{${slo_}}`
-  const f = `captcha_budget:solve_failures:increase{${slo_}}`
-  const terms = [`captcha_budget:solves:increase${over} >= ${recovery.minSolves}`, `${f} <= ${resolveBudget} * ${n}`]
+  const count = (kind, window = '') => {
+    const series = `captcha_budget:${kind}:increase{${slo_}${window}}`
+    return exact ? series : `round(${series})`
+  }
+  const n = count('solves')
+  const f = count('solve_failures')
+  const inJudged = `,window=~"${judged.join('|')}"`
+  const terms = [`${count('solve_failures', inJudged)} <= ${resolveBudget} * ${n}`]
   if (recovery.burnAloneFrom > recovery.minSolves) {
     const needed = `captcha_budget:recovery_solves_needed{${slo_},pair=${JSON.stringify(pair.name)}}`
-    const lookup = `count_values by (slo, ${by}, window) ("failures", round(${f}))\n    * on(slo, failures) group_left ${needed}`
-    terms.push(`(\n  round(${n}) >= ${recovery.burnAloneFrom}\n  or round(${n}) >= on(slo, ${by}, window) (\n    ${lookup}\n  )\n)`)
+    const lookup = `count_values by (slo, ${by}, window) ("failures", ${f})\n    * on(slo, failures) group_left ${needed}`
+    terms.push(`(\n  ${n} >= ${recovery.burnAloneFrom}\n  or ${n} >= on(slo, ${by}, window) (\n    ${lookup}\n  )\n)`)
+  } else {
+    terms.push(`${n} >= ${recovery.minSolves}`)
   }
   if (recoverySpansMs.length > 0) {
     const activeSince = `ALERTS_FOR_STATE{alertname=${JSON.stringify(alert)},${slo_}}`
     terms.push(
-      `(\n  (captcha_budget:recovery_span:seconds{${slo_}} + on(slo, window) group_right 0 * ${n}) <= on(slo, ${by}) group_left() (time() - ${activeSince})\n  or ${solves(long)}\n)`,
+      `(\n  captcha_budget:recovery_span:seconds{${slo_}} <= on(slo, ${by}) group_left() (time() - ${activeSince})\n  or ${solves(long)}\n)`,
     )
   }
   const recovered = [
     `count by (slo, ${by}) (\n${terms.join('\nand ')}\n)`,
     `(${failures(long)} < ${minFailures} and ignoring(window) ${failures(short)} == 0 and ignoring(window) ${solves(short)} > 0)`,
   ].join('\nor ignoring(window)\n')
-  const held = [
-    `${value} and ${added} ${firing}`,
-    ...(minEvents > 0 ? [`and ignoring(window) ${solves(period)} >= ${minEvents}`] : []),
-    `unless ignoring(window) (\n${recovered}\n)`,
-  ].join('\n')
-  return `(\n${fires}\n${rearm.join('\n')}\n)\nor\n(\n${held}\n)`
+  const holds = [firing, ...(minEvents > 0 ? [`and ${added} ${solves(period)} >= ${minEvents}`] : []), `unless ${added} (\n${recovered}\n)`].join('\n')
+  // The value once, the long window's burn rate, kept while the pair fires (the burn rates
+  // above its threshold, the gates, not re-armed too soon) or holds (its page unrecovered).
+  return `${value}\nand ${added} (\n(\n${fire.join('\nand ')}\n${rearm.join('\n')}\n)\nor\n(\n${holds}\n)\n)`
 }
 
 /**
@@ -301,14 +313,17 @@ function compileOne(slo, options) {
   const windows = [...new Set([...alertWindows, windowMs])].sort((a, b) => a - b)
   const shortest = windows[0]
   const optimised = options.periodRules === 'optimised' && windowMs !== shortest
-  // A window of SUM_FROM_MS or more, a whole number of evaluation intervals, is summed from
-  // recorded one-interval increases (the pieces) instead of read from the raw counters.
+  // A window of a whole number of evaluation intervals is summed from recorded
+  // one-interval increases (the pieces) instead of read from the raw counters.
   const pieceMs = options.evaluationIntervalMs
   const piece = promDuration(pieceMs)
-  const summed = (ms) => !slo.sli && ms >= SUM_FROM_MS && ms > pieceMs && ms % pieceMs === 0
+  const summed = (ms) => !slo.sli && ms > pieceMs && ms % pieceMs === 0
   // Every window counted, each once: the pairs' windows, the period and the recovery spans.
   const counted = [...new Set([...windows, ...recoverySpansMs])].sort((a, b) => a - b)
-  const usesPieces = counted.filter((ms) => !(optimised && ms === windowMs)).some(summed)
+  const fromCounters = counted.filter((ms) => !(optimised && ms === windowMs))
+  const usesPieces = fromCounters.some(summed)
+  // Every count a sum of pieces (or a piece): whole numbers, which the recovery test compares unrounded.
+  const exact = usesPieces && fromCounters.every((ms) => summed(ms) || ms === pieceMs)
 
   const recordings = []
   // What each recording is for, written above it in the YAML.
@@ -326,7 +341,7 @@ function compileOne(slo, options) {
   }
   if (usesPieces) {
     recordings.push(
-      note(`Solves in each ${piece} (one evaluation interval, a piece): summed into the windows of 1h or more.`, {
+      note(`Solves in each ${piece} (one evaluation interval, a piece): summed into the windows.`, {
         record: `captcha_budget:solves:increase${piece}`,
         expr: pieceOf(solveEvents(name), by, piece),
         labels: ids,
@@ -345,7 +360,7 @@ function compileOne(slo, options) {
     )
   const listed = counted.map(promDuration).join(', ')
   recordings.push(
-    note(`Solves per window (${listed}), labelled window: from the counters under ${promDuration(SUM_FROM_MS)}, else the sum of the ${piece} pieces.`, {
+    note(`Solves per window (${listed}), labelled window: ${exact ? `sums of the ${piece} pieces` : `sums of the ${piece} pieces, or increase() over the counters`}.`, {
       record: 'captcha_budget:solves:increase',
       expr: legs('solves'),
       labels: ids,
@@ -390,9 +405,13 @@ function compileOne(slo, options) {
   )
   if (recoverySpansMs.length > 0) {
     recordings.push(
-      note(`Each recovery span's length in seconds, labelled window: a span judges a page only once the page is that old.`, {
+      note(`Each recovery span's length in seconds, per label set and window: a span judges a page only once the page is that old.`, {
         record: 'captcha_budget:recovery_span:seconds',
-        expr: recoverySpansMs.map((ms) => `label_replace(vector(${num(ms / 1000)}), "window", "${promDuration(ms)}", "", "")`).join('\nor\n'),
+        // Spread over the label sets here, once, so that each alert compares it with its own age directly.
+        expr: `0 * captcha_budget:solves:increase{slo=${JSON.stringify(id)},window=~"${recoverySpansMs.map(promDuration).join('|')}"}\n+ on(window) group_left() (\n  ${rows(
+          recoverySpansMs.map((ms) => `label_replace(vector(${num(ms / 1000)}),"window","${promDuration(ms)}","","")`),
+          4,
+        )}\n)`,
         labels: ids,
       }),
     )
@@ -405,11 +424,9 @@ function compileOne(slo, options) {
   policy.forEach((pair, i) => {
     const test = recovery[i]
     if (!(pair.resolveBurnRate < pair.burnRate) || !(test.burnAloneFrom > test.minSolves)) return
-    const entries = [test.minSolves, ...test.failureSteps].map((n, f) => `label_replace(vector(${n}), "failures", "${f}", "", "")`)
-    // Six entries to a line, each line in brackets (see orBlocks).
-    const lines = []
-    for (let k = 0; k < entries.length; k += 6) lines.push(`(${entries.slice(k, k + 6).join(' or ')})`)
-    tables.push(`label_replace(\n  ${lines.join('\n  or ')},\n  "pair", ${JSON.stringify(pair.name)}, "", ""\n)`)
+    // Never under minSolves: the lookup then holds that gate too.
+    const entries = [test.minSolves, ...test.failureSteps].map((n, f) => `label_replace(vector(${Math.max(n, test.minSolves)}),"failures","${f}","","")`)
+    tables.push(`label_replace(\n  ${rows(entries, 6)},\n  "pair", ${JSON.stringify(pair.name)}, "", ""\n)`)
     tableNotes.push(`${test.burnAloneFrom} (${pair.name})`)
   })
   if (tables.length > 0) {
@@ -472,7 +489,7 @@ function compileOne(slo, options) {
     // The tracker's gate, unless the SLO sets its own failure minimum.
     const minFailures = slo.minFailures ?? pair.minFailures
     const labels = { slo: id, severity: pair.severity, pair: pair.name, ...sloLabels, ...alerting.labels, ...(route?.labels ?? {}) }
-    const expr = pairExpr({ pair, recovery: recovery[policy.indexOf(pair)], recoverySpansMs, alert, labels, minFailures, minEvents, slo, sel, by, period })
+    const expr = pairExpr({ pair, recovery: recovery[policy.indexOf(pair)], recoverySpansMs, alert, labels, minFailures, minEvents, slo, by, period, exact })
     const spent = (100 * pair.burnRate * pair.longWindowMs) / windowMs
     const failuresText = minFailures > 0 ? `, with at least ${minFailures} failures in ${long}` : ''
     const held = pair.resolveBurnRate < pair.burnRate
@@ -577,7 +594,7 @@ function toYaml(value) {
       })
     })
   }
-  return doc.toString({ lineWidth: 0 }).trimEnd()
+  return doc.toString({ lineWidth: 0, indentSeq: false }).trimEnd()
 }
 
 /** A comment for YAML: each line after a space, wrapped at about 100 characters. */
