@@ -53,13 +53,14 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
   const windows = `{slo="${ID}",window=~"${WINDOWS.join('|')}"}`
   t.is(byName('captcha_budget:solve_error:ratio')[0].expr, `captcha_budget:solve_failures:increase${windows}\n/\ncaptcha_budget:solves:increase${windows}`)
   t.is(byName('captcha_budget:burn_rate:ratio')[0].expr, `captcha_budget:solve_error:ratio{slo="${ID}"} / 0.05`)
-  // Each recovery span's length, labelled window.
-  t.deepEqual(labelled(byName('captcha_budget:recovery_span:seconds')[0].expr, 'window'), SPANS)
-  t.true(
-    byName('captcha_budget:recovery_span:seconds')[0].expr.startsWith(
-      `label_replace(vector(${policyOf(SLO, 15_000).recoverySpansMs[0] / 1000}), "window", "${SPANS[0]}", "", "")`,
-    ),
+  // Each recovery span's length, labelled window, spread over the label sets (each span's solves).
+  const spanExpr = byName('captcha_budget:recovery_span:seconds')[0].expr
+  t.deepEqual(
+    [...spanExpr.matchAll(/"window","([^"]+)"/g)].map((m) => m[1]),
+    SPANS,
   )
+  t.true(spanExpr.startsWith(`0 * captcha_budget:solves:increase{slo="${ID}",window=~"${SPANS.join('|')}"}\n+ on(window) group_left() (\n`))
+  t.true(spanExpr.includes(`label_replace(vector(${policyOf(SLO, 15_000).recoverySpansMs[0] / 1000}),"window","${SPANS[0]}","","")`))
   t.deepEqual(byName('captcha_budget:slo_info')[0].labels, { slo: ID, name: 'turnstile', objective: '0.95', period: '30d' })
   t.is(byName('captcha_budget:error_budget:ratio')[0].expr, 'vector(0.05)')
   t.is(byName('captcha_budget:current_burn_rate:ratio')[0].expr, `sum without (window) (captcha_budget:burn_rate:ratio{slo="${ID}",window="5m"})`)
@@ -76,15 +77,16 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
   const leg = (expr, w) => `label_replace(${expr}, "window", "${w}", "", "")`
   t.true(legs('solves:increase').includes(leg(summed('solves', '59m30s'), '1h')))
   t.true(legs('solve_failures:increase').includes(leg(summed('solve_failures', '719h59m30s'), '30d')))
-  // Shorter windows read the counters.
-  t.true(legs('solves:increase').includes(leg('sum by (name) (increase(captcha_budget_solves_total{name="turnstile"}[50m]))', '50m')))
+  // Shorter windows too: every window here is a whole number of pieces, none reads the counters.
+  t.true(legs('solves:increase').includes(leg(summed('solves', '49m30s'), '50m')))
+  t.false(legs('solves:increase').includes('increase(captcha_budget_solves_total'))
   // The pieces are one evaluation interval each: the group runs at that interval.
   t.is(groups[0].interval, '1m')
-  const warmUp = (w) => `ignoring(slo) sum by (name) (captcha_budget_solves_total{name="turnstile"} offset ${w})`
+  const warmUp = (w) => `on(name) sum by (name) (captcha_budget_solves_total{name="turnstile"} offset ${w})`
   const at = (w) => `{slo="${ID}",window="${w}"}`
   // budget-spend needs 4 failures and 4 solves, the other pairs 5 and 10.
   const fire = (long, short, rate, minFailures = 5, minSolves = 10) => [
-    `sum without (window) (captcha_budget:burn_rate:ratio${at(long)}) > ${rate}`,
+    `captcha_budget:burn_rate:ratio${at(long)} > ${rate}`,
     `ignoring(window) captcha_budget:burn_rate:ratio${at(short)} > ${rate}`,
     `ignoring(window) captcha_budget:solve_failures:increase${at(long)} >= ${minFailures}`,
     `ignoring(window) captcha_budget:solves:increase${at(long)} >= ${minSolves}`,
@@ -113,27 +115,31 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
   // Each pair is held while firing (its own ALERTS series) until recovered: its long window or any
   // recovery span (one test over both, label window) at half the threshold, …
   const pairs = alertsOf(groups).slice(0, 4)
-  // The fewest solves a span needs (the binomial test at 0.01 %, worked out in Python): 10, 88, 57, 119.
-  for (const [a, long, resolve, minSolves] of [
-    [pairs[0], '1h', 7.2, 10],
-    [pairs[1], '10h', 1, 88],
-    [pairs[2], '60h', 1.5, 57],
-    [pairs[3], '180h', 0.75, 119],
+  // The fewest solves a span needs (the binomial test at 0.01 %, worked out in Python): 10, 88, 57, 119,
+  // the tables' first entries (below).
+  for (const [a, long, resolve] of [
+    [pairs[0], '1h', 7.2],
+    [pairs[1], '10h', 1],
+    [pairs[2], '60h', 1.5],
+    [pairs[3], '180h', 0.75],
   ]) {
     const firing = `ALERTS{alertname="${a.alert}",alertstate="firing",slo="${ID}"}`
-    t.true(a.expr.includes(`sum without (window) (captcha_budget:burn_rate:ratio${at(long)}) and on(slo, name) ${firing}\nunless ignoring(window) (`), a.alert)
+    // The value once, kept while the pair fires or while its page is held.
+    t.true(a.expr.startsWith(`sum without (window) (captcha_budget:burn_rate:ratio${at(long)})\nand on(slo, name) (\n(\n`), a.alert)
+    t.true(a.expr.includes(`\nor\n(\n${firing}\nunless on(slo, name) (\n`), a.alert)
     const failuresAllowed = Number((resolve * 0.05).toPrecision(12))
     const judged = `{slo="${ID}",window=~"${[...new Set([...SPANS, long])].sort((x, y) => ms(x) - ms(y)).join('|')}"}`
-    t.true(a.expr.includes(`count by (slo, name) (\ncaptcha_budget:solves:increase${judged} >= ${minSolves}\nand `), a.alert)
-    // The terms after the first read every window: `and` keeps the first's (the judged ones).
+    // The first term picks the judged windows; those after it read every window (`and` keeps the first's).
     t.true(
-      a.expr.includes(`\nand captcha_budget:solve_failures:increase{slo="${ID}"} <= ${failuresAllowed} * captcha_budget:solves:increase{slo="${ID}"}\n`),
+      a.expr.includes(
+        `count by (slo, name) (\ncaptcha_budget:solve_failures:increase${judged} <= ${failuresAllowed} * captcha_budget:solves:increase{slo="${ID}"}\nand `,
+      ),
       a.alert,
     )
     // … a span once this firing episode is as old as it; the long window at any time.
     t.true(
       a.expr.includes(
-        `<= on(slo, name) group_left() (time() - ALERTS_FOR_STATE{alertname="${a.alert}",slo="${ID}"})\n  or captcha_budget:solves:increase${at(long)}\n)`,
+        `\n  captcha_budget:recovery_span:seconds{slo="${ID}"} <= on(slo, name) group_left() (time() - ALERTS_FOR_STATE{alertname="${a.alert}",slo="${ID}"})\n  or captcha_budget:solves:increase${at(long)}\n)`,
       ),
       a.alert,
     )
@@ -147,7 +153,7 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
     tables.map((x) => /"pair", "([^"]+)"/.exec(x)[1]),
     ['fast-burn', 'budget-spend', 'slow-burn', 'budget-leak'],
   )
-  const entries = [...tables[2].matchAll(/vector\((\d+)\), "failures", "(\d+)"/g)].map((m) => [Number(m[2]), Number(m[1])])
+  const entries = [...tables[2].matchAll(/vector\((\d+)\),"failures","(\d+)"/g)].map((m) => [Number(m[2]), Number(m[1])])
   t.deepEqual(entries.slice(0, 5), [
     [0, 57],
     [1, 73],
@@ -155,11 +161,17 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
     [3, 100],
     [4, 112],
   ])
+  // The first entry of each table is the pair's fewest solves (10, 88, 57, 119): the lookup holds that gate too.
+  t.deepEqual(
+    tables.map((x) => Number(/vector\((\d+)\),"failures","0"/.exec(x)[1])),
+    [10, 88, 57, 119],
+  )
+  // Counts summed from pieces are whole numbers: compared as they are, not rounded.
   const all = `{slo="${ID}"}`
-  const n = `round(captcha_budget:solves:increase${all})`
+  const n = `captcha_budget:solves:increase${all}`
   t.true(
     pairs[2].expr.includes(
-      `(\n  ${n} >= 281\n  or ${n} >= on(slo, name, window) (\n    count_values by (slo, name, window) ("failures", round(captcha_budget:solve_failures:increase${all}))\n` +
+      `(\n  ${n} >= 281\n  or ${n} >= on(slo, name, window) (\n    count_values by (slo, name, window) ("failures", captcha_budget:solve_failures:increase${all})\n` +
         `    * on(slo, failures) group_left captcha_budget:recovery_solves_needed{slo="${ID}",pair="slow-burn"}\n  )\n)`,
     ),
   )
@@ -175,7 +187,10 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
 
 /** The firing conditions of a pair's alert: the `and` terms before its re-arm and hold parts. */
 function fireConditions(expr) {
-  return expr.split('\nunless ')[0].replace(/^\(\n/, '').split('\nand\n')
+  // A held pair's fire block is the first bracket after the value (its terms one to a line, `and `).
+  const held = /^sum without \(window\) \(.*\)\nand on\([^)]*\) \(\n\(\n/.exec(expr)
+  if (held) return expr.slice(held[0].length).split('\nunless ')[0].split('\nand ')
+  return expr.split('\nunless ')[0].split('\nand\n')
 }
 
 test("the Prometheus policy is the tracker's: a window under 4 scrape intervals lengthened, unreachable pairs left out", (t) => {
@@ -346,7 +361,7 @@ withBinary(test, promtool)('the CLI writes rules that promtool check rules accep
   t.regex(checked.stdout, new RegExp(`optimised\\.yml\\n\\s+SUCCESS: ${count + 2} rules found`))
   t.regex(checked.stdout, new RegExp(`operator\\.yml\\n\\s+SUCCESS: ${count} rules found`))
   // promtool is not a rubber stamp: a broken expression is refused.
-  fs.writeFileSync(path.join(dir, 'broken.yml'), out.stdout.replace('sum by (name) (increase(', 'sum by (name) (increase(('))
+  fs.writeFileSync(path.join(dir, 'broken.yml'), out.stdout.replace('sum_over_time(', 'sum_over_time(('))
   t.not((await run(promtool, ['check', 'rules', path.join(dir, 'broken.yml')])).code, 0)
 })
 

@@ -247,28 +247,23 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   // (ALERTS_FOR_STATE: when the alert became active, the tracker's fired_at); the long window
   // always. Any window that passes ends the page.
   const judged = [...new Set([...recoverySpansMs, pair.longWindowMs])].sort((a, b) => a - b).map(promDuration)
-  // The first term picks the judged windows; the terms `and`-ed to it read every window
-  // (they keep only its windows), which costs PromQL no more and reads shorter.
-  const count = (kind, window = '') => {
-    const series = `captcha_budget:${kind}:increase{${slo_}${window}}`
-    return exact ? series : `round(${series})`
-  }
+  const count = (kind) => (exact ? `captcha_budget:${kind}:increase{${slo_}}` : `round(captcha_budget:${kind}:increase{${slo_}})`)
   const n = count('solves')
   const f = count('solve_failures')
-  const inJudged = `,window=~"${judged.join('|')}"`
-  const terms = [`${count('solve_failures', inJudged)} <= ${resolveBudget} * ${n}`]
+  // The first term, the burn test (on the counts as they are), picks the judged windows; the
+  // terms `and`-ed to it read every window (they keep only its windows), which costs PromQL no
+  // more and reads shorter.
+  const terms = [`captcha_budget:solve_failures:increase{${slo_},window=~"${judged.join('|')}"} <= ${resolveBudget} * captcha_budget:solves:increase{${slo_}}`]
   if (recovery.burnAloneFrom > recovery.minSolves) {
     const needed = `captcha_budget:recovery_solves_needed{${slo_},pair=${JSON.stringify(pair.name)}}`
     const lookup = `count_values by (slo, ${by}, window) ("failures", ${f})\n    * on(slo, failures) group_left ${needed}`
     terms.push(`(\n  ${n} >= ${recovery.burnAloneFrom}\n  or ${n} >= on(slo, ${by}, window) (\n    ${lookup}\n  )\n)`)
   } else {
-    terms.push(`${n} >= ${recovery.minSolves}`)
+    terms.push(`captcha_budget:solves:increase{${slo_}} >= ${recovery.minSolves}`)
   }
   if (recoverySpansMs.length > 0) {
     const activeSince = `ALERTS_FOR_STATE{alertname=${JSON.stringify(alert)},${slo_}}`
-    terms.push(
-      `(\n  captcha_budget:recovery_span:seconds{${slo_}} <= on(slo, ${by}) group_left() (time() - ${activeSince})\n  or ${solves(long)}\n)`,
-    )
+    terms.push(`(\n  captcha_budget:recovery_span:seconds{${slo_}} <= on(slo, ${by}) group_left() (time() - ${activeSince})\n  or ${solves(long)}\n)`)
   }
   const recovered = [
     `count by (slo, ${by}) (\n${terms.join('\nand ')}\n)`,
@@ -322,8 +317,10 @@ function compileOne(slo, options) {
   const counted = [...new Set([...windows, ...recoverySpansMs])].sort((a, b) => a - b)
   const fromCounters = counted.filter((ms) => !(optimised && ms === windowMs))
   const usesPieces = fromCounters.some(summed)
-  // Every count a sum of pieces (or a piece): whole numbers, which the recovery test compares unrounded.
-  const exact = usesPieces && fromCounters.every((ms) => summed(ms) || ms === pieceMs)
+  // Every count the recovery test reads (the spans', the long windows') a sum of pieces or a
+  // piece: whole numbers, which it compares unrounded.
+  const judgedMs = [...recoverySpansMs, ...policy.map((pair) => pair.longWindowMs)]
+  const exact = usesPieces && judgedMs.every((ms) => summed(ms) || ms === pieceMs)
 
   const recordings = []
   // What each recording is for, written above it in the YAML.
@@ -359,8 +356,12 @@ function compileOne(slo, options) {
       counted.filter((ms) => !(optimised && ms === windowMs)).map((ms) => `label_replace(${countExpr(kind, ms)}, "window", "${promDuration(ms)}", "", "")`),
     )
   const listed = counted.map(promDuration).join(', ')
+  const raw = fromCounters.filter((ms) => !summed(ms) && !(ms === pieceMs && usesPieces)).map(promDuration)
+  const countsFrom = slo.sli
+    ? "the SLI's rates × the window"
+    : `sums of the ${piece} pieces${raw.length ? ` (${raw.join(', ')}: increase() over the counters, not a whole number of pieces)` : ''}`
   recordings.push(
-    note(`Solves per window (${listed}), labelled window: ${exact ? `sums of the ${piece} pieces` : `sums of the ${piece} pieces, or increase() over the counters`}.`, {
+    note(`Solves per window (${listed}), labelled window: ${countsFrom}.`, {
       record: 'captcha_budget:solves:increase',
       expr: legs('solves'),
       labels: ids,
