@@ -14,9 +14,11 @@ const { promDuration, approxDuration, threeDigits } = require('./duration.js')
 const { checkSlo, checkOptions, prometheusPolicy, policyOf, defaultId, budgetOf, num, WHERE, ABSENT_FOR_MS } = require('./rules-slo.js')
 const { WINDOW } = require('./rules-slo.js')
 
-// Windows are summed from recorded one-evaluation increases (Sloth's and Pyrra's
-// optimisation for long windows): a long range over raw counters is what costs a
-// Prometheus most (docs/prometheus.md, "How the windows are computed").
+// A window this long is summed from recorded one-evaluation increases (Sloth's and
+// Pyrra's optimisation): a long range over raw counters is what costs a Prometheus
+// most (docs/prometheus.md, "How the windows are computed"). Once the pieces are
+// recorded, the shorter windows are summed from them too.
+const SUM_FROM_MS = 3_600_000
 /** A range in hours, minutes, seconds and ms (`1h59m30s`): a summed window's range, half an evaluation short. */
 function rangeDuration(ms) {
   const parts = [
@@ -309,12 +311,16 @@ function compileOne(slo, options) {
   const shortest = windows[0]
   const optimised = options.periodRules === 'optimised' && windowMs !== shortest
   // A window of a whole number of evaluation intervals is summed from recorded
-  // one-interval increases (the pieces) instead of read from the raw counters.
+  // one-interval increases (the pieces) instead of read from the raw counters, when
+  // some window is SUM_FROM_MS or more: only then are pieces recorded, and the group
+  // run at their interval (a 10 min SLO keeps the interval Prometheus gives it).
   const pieceMs = options.evaluationIntervalMs
   const piece = promDuration(pieceMs)
-  const summed = (ms) => !slo.sli && ms > pieceMs && ms % pieceMs === 0
+  const whole = (ms) => !slo.sli && ms > pieceMs && ms % pieceMs === 0
   // Every window counted, each once: the pairs' windows, the period and the recovery spans.
   const counted = [...new Set([...windows, ...recoverySpansMs])].sort((a, b) => a - b)
+  const hasLong = counted.some((ms) => whole(ms) && ms >= SUM_FROM_MS && !(optimised && ms === windowMs))
+  const summed = (ms) => hasLong && whole(ms)
   const fromCounters = counted.filter((ms) => !(optimised && ms === windowMs))
   const usesPieces = fromCounters.some(summed)
   // Every count the recovery test reads (the spans', the long windows') a sum of pieces or a
