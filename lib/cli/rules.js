@@ -27,7 +27,11 @@ function register(program) {
     .option('--min-failures <n>', "no pair fires with fewer failures in its long window (default: the policy's, as the tracker's)")
     .option('--resolution <duration>', 'as config.resolutionMs, if the workers set it: custom alert windows are rounded to it')
     .option('--scrape-interval <duration>', 'no alert window shorter than 4 scrape intervals (default windows are lengthened, custom ones refused)', '15s')
-    .option('--evaluation-interval <duration>', "the rule group's interval: the length of the recorded pieces that the windows are summed from when one is 1 h or more", '1m')
+    .option(
+      '--evaluation-interval <duration>',
+      "the rule group's interval: the length of the recorded pieces that the windows are summed from when one is 1 h or more",
+      '1m',
+    )
     .option(
       '--period-rules <mode>',
       "'exact' (raw counters over the period; the default) or 'optimised' (sums of recorded short-window increases; the default for a Pyrra spec with performanceOverAccuracy: true)",
