@@ -365,7 +365,9 @@ function compileOne(slo, options) {
   const raw = fromCounters.filter((ms) => !summed(ms) && !(ms === pieceMs && usesPieces)).map(promDuration)
   const countsFrom = slo.sli
     ? "the SLI's rates × the window"
-    : `sums of the ${piece} pieces${raw.length ? ` (${raw.join(', ')}: increase() over the counters, not a whole number of pieces)` : ''}`
+    : !usesPieces
+      ? `increase() over the counters (no window of ${promDuration(SUM_FROM_MS)} or more, so no pieces)`
+      : `sums of the ${piece} pieces${raw.length ? ` (${raw.join(', ')}: increase() over the counters, not a whole number of pieces)` : ''}`
   recordings.push(
     note(`Solves per window (${listed}), labelled window: ${countsFrom}.`, {
       record: 'captcha_budget:solves:increase',

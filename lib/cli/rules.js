@@ -34,7 +34,7 @@ function register(program) {
     )
     .option(
       '--period-rules <mode>',
-      "'exact' (raw counters over the period; the default) or 'optimised' (sums of recorded short-window increases; the default for a Pyrra spec with performanceOverAccuracy: true)",
+      "'exact' (the period summed from the pieces; the default) or 'optimised' (sums of recorded short-window increases; the default for a Pyrra spec with performanceOverAccuracy: true)",
     )
     .option('--format <format>', "'rules' (a rule file) or 'prometheus-operator' (a PrometheusRule object)", 'rules')
     .option('--namespace <namespace>', "metadata.namespace of the PrometheusRule (default: the spec's Kubernetes namespace)")
