@@ -25,12 +25,13 @@ test('with grouping, every recording that reads the counters sums by name and th
     [['instance'], /'instance' is set by the rules or the scrape/],
     [['type', 'type'], /'type' is given twice/],
     [['a-b'], /not a Prometheus label name/],
-    // The recovery series label each span and each row of the test's table: a grouping label of that name would be lost.
-    [['span'], /'span' labels the rules' recovery series \(reserved: span, failures\)/],
-    [['failures'], /'failures' labels the rules' recovery series/],
+    // The recovery tables label each row by its failure count: a grouping label of that name would be lost.
+    [['failures'], /'failures' labels the rules' recovery series \(reserved: failures\)/],
   ]) {
     t.throws(() => prometheusRules({ ...SLO, grouping }), { message })
   }
+  // `span` labelled the recovery spans once; they are labelled `window` now, so it is a label like any other.
+  t.regex(prometheusRules({ ...SLO, grouping: ['span'] }), /sum by \(name, span\)/)
 })
 
 test('captcha-budget rules --grouping type,site writes the same rules', (t) => {

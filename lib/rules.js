@@ -97,9 +97,9 @@ function pascal(name) {
 // The package's one list (a grouping is a BudgetFamily's labelNames): one accepts what the other does.
 const { RESERVED_LABELS: NOT_GROUPING, LABEL_NAME_RULE, isLabelName } = require('./labels.js')
 
-// The labels of the recovery series (one series per span; the test's table keyed by failures):
-// a grouping label of that name would be overwritten by them.
-const RECOVERY_LABELS = ['span', 'failures']
+// The label of the recovery tables' rows (keyed by failures, which count_values writes):
+// a grouping label of that name would be overwritten by it.
+const RECOVERY_LABELS = ['failures']
 
 /**
  * `slo.grouping` (Pyrra's): the label names the SLO is judged per set of, a
