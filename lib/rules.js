@@ -66,24 +66,26 @@ const increaseOf = (events, by, w) => `sum by (${by}) (increase(${events}[${w}])
  */
 const pieceOf = (events, by, w) => `sum by (${by}) (\n  (${events} - ${events} offset ${w}) >= 0\n  or (${events} and ${events} offset ${w})\n)`
 
+/** `list` cut into pieces of `size`. */
+const chunks = (list, size) => Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size))
+
 /**
  * Expressions joined by `or`, a few to a bracket: a long chain of `or` costs
  * PromQL more than the same terms in brackets (each `or` indexes everything on
  * its left), and an `or` in brackets reads as one block.
  */
-function orBlocks(terms, size = 6, indent = '') {
-  if (terms.length <= size) return terms.join(`\n${indent}or `)
-  const blocks = []
-  for (let i = 0; i < terms.length; i += size) blocks.push(`(\n${indent}  ${terms.slice(i, i + size).join(`\n${indent}  or `)}\n${indent})`)
-  return blocks.join(`\n${indent}or `)
+function orBlocks(terms, size = 6) {
+  if (terms.length <= size) return terms.join('\nor ')
+  return chunks(terms, size)
+    .map((block) => `(\n  ${block.join('\n  or ')}\n)`)
+    .join('\nor ')
 }
 
-/** Table entries joined by `or`, `size` to a line, each line in brackets (see orBlocks). */
-function rows(entries, size) {
-  const lines = []
-  for (let k = 0; k < entries.length; k += size) lines.push(`(${entries.slice(k, k + size).join(' or ')})`)
-  return lines.join('\n  or ')
-}
+/** Table entries joined by `or` as orBlocks does, `size` to a line. */
+const rows = (entries, size) =>
+  chunks(entries, size)
+    .map((line) => `(${line.join(' or ')})`)
+    .join('\n  or ')
 
 function pascal(name) {
   return name
@@ -319,10 +321,10 @@ function compileOne(slo, options) {
   const whole = (ms) => !slo.sli && ms > pieceMs && ms % pieceMs === 0
   // Every window counted, each once: the pairs' windows, the period and the recovery spans.
   const counted = [...new Set([...windows, ...recoverySpansMs])].sort((a, b) => a - b)
-  const hasLong = counted.some((ms) => whole(ms) && ms >= SUM_FROM_MS && !(optimised && ms === windowMs))
-  const summed = (ms) => hasLong && whole(ms)
+  // The optimised period is summed from the shortest window's counts instead (below).
   const fromCounters = counted.filter((ms) => !(optimised && ms === windowMs))
-  const usesPieces = fromCounters.some(summed)
+  const usesPieces = fromCounters.some((ms) => whole(ms) && ms >= SUM_FROM_MS)
+  const summed = (ms) => usesPieces && whole(ms)
   // Every count the recovery test reads (the spans', the long windows') a sum of pieces or a
   // piece: whole numbers, which it compares unrounded.
   const judgedMs = [...recoverySpansMs, ...policy.map((pair) => pair.longWindowMs)]

@@ -103,9 +103,9 @@ export interface PrometheusSli {
 export interface PrometheusRulesFormat {
   /** The scrape interval in ms (whole seconds): no alert window is shorter than four. Default 15 000. */
   scrapeIntervalMs?: number
-  /** The rule group's interval for `periodRules: 'optimised'`, in ms (whole seconds). Default 60 000. */
+  /** The length of the recorded pieces the windows are summed from when one is 1 h or more (the group then runs at it), in ms (whole seconds). Default 60 000. */
   evaluationIntervalMs?: number
-  /** `'exact'` (default): the period from the raw counters; `'optimised'`: from recorded short-window increases. */
+  /** `'exact'` (default): the period summed from the pieces, as every long window; `'optimised'`: from the shortest window's recorded increases. */
   periodRules?: 'exact' | 'optimised'
   /** `'rules'` (default): a rule file; `'prometheus-operator'`: a PrometheusRule object. */
   format?: 'rules' | 'prometheus-operator'
