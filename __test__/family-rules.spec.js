@@ -25,13 +25,13 @@ test('with grouping, every recording that reads the counters sums by name and th
     [['instance'], /'instance' is set by the rules or the scrape/],
     [['type', 'type'], /'type' is given twice/],
     [['a-b'], /not a Prometheus label name/],
-    // The recovery tables label each row by its failure count: a grouping label of that name would be lost.
-    [['failures'], /'failures' labels the rules' recovery series \(reserved: failures\)/],
   ]) {
     t.throws(() => prometheusRules({ ...SLO, grouping }), { message })
   }
-  // `span` labelled the recovery spans once; they are labelled `window` now, so it is a label like any other.
+  // `span` labelled the recovery spans once, `failures` the rows of the recovery tables: the spans
+  // are labelled `window` now and the tables are gone (lines instead), so both are labels like any other.
   t.regex(prometheusRules({ ...SLO, grouping: ['span'] }), /sum by \(name, span\)/)
+  t.regex(prometheusRules({ ...SLO, grouping: ['failures'] }), /sum by \(name, failures\)/)
 })
 
 test('captcha-budget rules --grouping type,site writes the same rules', (t) => {

@@ -13,6 +13,7 @@ const { invalidArgValue, invalidArgType, describe } = require('./errors.js')
 const { promDuration, approxDuration, threeDigits } = require('./duration.js')
 const { checkSlo, checkOptions, prometheusPolicy, policyOf, defaultId, budgetOf, num, WHERE, ABSENT_FOR_MS } = require('./rules-slo.js')
 const { WINDOW } = require('./rules-slo.js')
+const { recoveryTerms } = require('./recovery-lines.js')
 
 // A window this long is summed from recorded one-evaluation increases (Sloth's and
 // Pyrra's optimisation): a long range over raw counters is what costs a Prometheus
@@ -99,10 +100,6 @@ function pascal(name) {
 // The package's one list (a grouping is a BudgetFamily's labelNames): one accepts what the other does.
 const { RESERVED_LABELS: NOT_GROUPING, LABEL_NAME_RULE, isLabelName } = require('./labels.js')
 
-// The label of the recovery tables' rows (keyed by failures, which count_values writes):
-// a grouping label of that name would be overwritten by it.
-const RECOVERY_LABELS = ['failures']
-
 /**
  * `slo.grouping` (Pyrra's): the label names the SLO is judged per set of, a
  * BudgetFamily's `labelNames` — `['type', 'site']`. Checked; `[]` without it.
@@ -116,8 +113,6 @@ function checkGrouping(grouping) {
     if (!isLabelName(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is not a Prometheus label name (${LABEL_NAME_RULE})`)
     if (NOT_GROUPING.includes(label))
       throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is set by the rules or the scrape (reserved: ${NOT_GROUPING.join(', ')})`)
-    if (RECOVERY_LABELS.includes(label))
-      throw invalidArgValue(`${WHERE}slo.grouping: '${label}' labels the rules' recovery series (reserved: ${RECOVERY_LABELS.join(', ')})`)
     if (seen.has(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is given twice`)
     seen.add(label)
   }
@@ -208,7 +203,7 @@ function slothRecordings({ id, slo, windows, sel, ratioOf }) {
  *   solves passing it.
  * Its value is the long window's burn rate.
  */
-function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures, minEvents, slo, by, period, exact }) {
+function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures, minEvents, slo, by, period, exact, whileHeld }) {
   const long = promDuration(pair.longWindowMs)
   const short = promDuration(pair.shortWindowMs)
   const slo_ = `slo=${JSON.stringify(labels.slo)}`
@@ -244,36 +239,40 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   const resolveBudget = num(Number((pair.resolveBurnRate * budgetOf(slo.targetRate)).toPrecision(12)))
   // The recovery test, once over the long window and every recovery span (label window): a
   // window of n solves holding f failures passes when its burn is at or below the resolve
-  // rate and n reaches the fewest solves its failure count needs (a recorded table keyed by
-  // `failures`: the binomial test, never under minSolves) or, from burnAloneFrom solves, at
-  // once. Counts summed from pieces are whole numbers; others (increase(), a PromQL SLI) are
+  // rate and n reaches the fewest solves its failure count needs (the binomial test, never
+  // under minSolves, as lines: lib/recovery-lines.js) or, from burnAloneFrom solves, at once. Counts summed from pieces are whole numbers; others (increase(), a PromQL SLI) are
   // rounded first. A span judges only once this firing episode is at least its length old
   // (ALERTS_FOR_STATE: when the alert became active, the tracker's fired_at); the long window
   // always. Any window that passes ends the page.
   const judged = [...new Set([...recoverySpansMs, pair.longWindowMs])].sort((a, b) => a - b).map(promDuration)
-  const count = (kind) => (exact ? `captcha_budget:${kind}:increase{${slo_}}` : `round(captcha_budget:${kind}:increase{${slo_}})`)
+  // The held branch reads the counts recorded only while a page of the SLO fires (whileHeld).
+  const heldName = (kind) => `captcha_budget:${whileHeld ? 'held_' : ''}${kind}:increase`
+  const heldSolves = (w) => `${heldName('solves')}${at(w)}`
+  const heldFailures = (w) => `${heldName('solve_failures')}${at(w)}`
+  const count = (kind) => (exact ? `${heldName(kind)}{${slo_}}` : `round(${heldName(kind)}{${slo_}})`)
   const n = count('solves')
   const f = count('solve_failures')
   // The first term, the burn test (on the counts as they are), picks the judged windows; the
   // terms `and`-ed to it read every window (they keep only its windows), which costs PromQL no
   // more and reads shorter.
-  const terms = [`captcha_budget:solve_failures:increase{${slo_},window=~"${judged.join('|')}"} <= ${resolveBudget} * captcha_budget:solves:increase{${slo_}}`]
+  const terms = [`${heldName('solve_failures')}{${slo_},window=~"${judged.join('|')}"} <= ${resolveBudget} * ${heldName('solves')}{${slo_}}`]
   if (recovery.burnAloneFrom > recovery.minSolves) {
-    const needed = `captcha_budget:recovery_solves_needed{${slo_},pair=${JSON.stringify(pair.name)}}`
-    const lookup = `count_values by (slo, ${by}, window) ("failures", ${f})\n    * on(slo, failures) group_left ${needed}`
-    terms.push(`(\n  ${n} >= ${recovery.burnAloneFrom}\n  or ${n} >= on(slo, ${by}, window) (\n    ${lookup}\n  )\n)`)
+    // Below burnAloneFrom, the lowest of a few lines a + b × failures, which the solves must reach.
+    const { passes, gate } = recoveryTerms(recovery, n, f)
+    terms.push(`(\n  ${n} >= ${recovery.burnAloneFrom}\n  or ${passes.join('\n  or ')}\n)`)
+    if (gate) terms.push(gate)
   } else {
-    terms.push(`captcha_budget:solves:increase{${slo_}} >= ${recovery.minSolves}`)
+    terms.push(`${heldName('solves')}{${slo_}} >= ${recovery.minSolves}`)
   }
   if (recoverySpansMs.length > 0) {
     const activeSince = `ALERTS_FOR_STATE{alertname=${JSON.stringify(alert)},${slo_}}`
-    terms.push(`(\n  captcha_budget:recovery_span:seconds{${slo_}} <= on(slo, ${by}) group_left() (time() - ${activeSince})\n  or ${solves(long)}\n)`)
+    terms.push(`(\n  captcha_budget:recovery_span:seconds{${slo_}} <= on(slo, ${by}) group_left() (time() - ${activeSince})\n  or ${heldSolves(long)}\n)`)
   }
   const recovered = [
     `count by (slo, ${by}) (\n${terms.join('\nand ')}\n)`,
-    `(${failures(long)} < ${minFailures} and ignoring(window) ${failures(short)} == 0 and ignoring(window) ${solves(short)} > 0)`,
+    `(${heldFailures(long)} < ${minFailures} and ignoring(window) ${heldFailures(short)} == 0 and ignoring(window) ${heldSolves(short)} > 0)`,
   ].join('\nor ignoring(window)\n')
-  const holds = [firing, ...(minEvents > 0 ? [`and ${added} ${solves(period)} >= ${minEvents}`] : []), `unless ${added} (\n${recovered}\n)`].join('\n')
+  const holds = [firing, ...(minEvents > 0 ? [`and ${added} ${heldSolves(period)} >= ${minEvents}`] : []), `unless ${added} (\n${recovered}\n)`].join('\n')
   // The value once, the long window's burn rate, kept while the pair fires (the burn rates
   // above its threshold, the gates, not re-armed too soon) or holds (its page unrecovered).
   return `${value}\nand ${added} (\n(\n${fire.join('\nand ')}\n${rearm.join('\n')}\n)\nor\n(\n${holds}\n)\n)`
@@ -414,38 +413,42 @@ function compileOne(slo, options) {
       labels: ids,
     }),
   )
+  // The held pairs' alerts read their counts, while they fire, from copies recorded only while
+  // some alert of the SLO fires for that label set: between pages their recovery tests read
+  // nothing, which is most of what they would cost (a PromQL SLI's label sets are its own: it
+  // reads the counts themselves).
+  const heldPairs = policy.filter((pair) => pair.resolveBurnRate < pair.burnRate && !alerting[pair.severity]?.disable)
+  const whileHeld = heldPairs.length > 0 && !slo.sli
+  if (whileHeld) {
+    const heldMs = [...recoverySpansMs, ...heldPairs.flatMap((pair) => [pair.longWindowMs, pair.shortWindowMs]), ...(minEvents > 0 ? [windowMs] : [])]
+    const heldWindows = counted.filter((ms) => heldMs.includes(ms)).map(promDuration)
+    const firing = `ALERTS{alertstate="firing",slo=${JSON.stringify(id)}}`
+    for (const kind of ['solves', 'solve_failures']) {
+      recordings.push(
+        note(
+          kind === 'solves'
+            ? `The solves of the windows a held alert reads (${heldWindows.join(', ')}), recorded only while an alert of the SLO fires for the label set.`
+            : 'The failures of those windows, as the solves.',
+          {
+            record: `captcha_budget:held_${kind}:increase`,
+            expr: `captcha_budget:${kind}:increase{slo=${JSON.stringify(id)},window=~"${heldWindows.join('|')}"}\nand on(slo, ${by}) ${firing}`,
+            labels: ids,
+          },
+        ),
+      )
+    }
+  }
   if (recoverySpansMs.length > 0) {
     recordings.push(
       note(`Each recovery span's length in seconds, per label set and window: a span judges a page only once the page is that old.`, {
         record: 'captcha_budget:recovery_span:seconds',
         // Spread over the label sets here, once, so that each alert compares it with its own age directly.
-        expr: `0 * captcha_budget:solves:increase{slo=${JSON.stringify(id)},window=~"${recoverySpansMs.map(promDuration).join('|')}"}\n+ on(window) group_left() (\n  ${rows(
+        expr: `0 * captcha_budget:${whileHeld ? 'held_' : ''}solves:increase{slo=${JSON.stringify(id)},window=~"${recoverySpansMs.map(promDuration).join('|')}"}\n+ on(window) group_left() (\n  ${rows(
           recoverySpansMs.map((ms) => `label_replace(vector(${num(ms / 1000)}),"window","${promDuration(ms)}","","")`),
           4,
         )}\n)`,
         labels: ids,
       }),
-    )
-  }
-  // Per held pair, the recovery test as a table: the fewest solves a span must hold to end
-  // the page with `failures` failures (the binomial test at the core's alpha), up to the
-  // count from which the burn rate alone decides. One recording, labelled pair.
-  const tables = []
-  const tableNotes = []
-  policy.forEach((pair, i) => {
-    const test = recovery[i]
-    if (!(pair.resolveBurnRate < pair.burnRate) || !(test.burnAloneFrom > test.minSolves)) return
-    // Never under minSolves: the lookup then holds that gate too.
-    const entries = [test.minSolves, ...test.failureSteps].map((n, f) => `label_replace(vector(${Math.max(n, test.minSolves)}),"failures","${f}","","")`)
-    tables.push(`label_replace(\n  ${rows(entries, 6)},\n  "pair", ${JSON.stringify(pair.name)}, "", ""\n)`)
-    tableNotes.push(`${test.burnAloneFrom} (${pair.name})`)
-  })
-  if (tables.length > 0) {
-    recordings.push(
-      note(
-        `The recovery test per held pair (label pair): a span with <failures> failures ends the page from this many solves; from ${tableNotes.join(', ')} solves its burn rate alone decides.`,
-        { record: 'captcha_budget:recovery_solves_needed', expr: tables.join('\nor\n'), labels: ids },
-      ),
     )
   }
   // Fixed names, whatever the windows and period: what a dashboard reads.
@@ -500,7 +503,20 @@ function compileOne(slo, options) {
     // The tracker's gate, unless the SLO sets its own failure minimum.
     const minFailures = slo.minFailures ?? pair.minFailures
     const labels = { slo: id, severity: pair.severity, pair: pair.name, ...sloLabels, ...alerting.labels, ...(route?.labels ?? {}) }
-    const expr = pairExpr({ pair, recovery: recovery[policy.indexOf(pair)], recoverySpansMs, alert, labels, minFailures, minEvents, slo, by, period, exact })
+    const expr = pairExpr({
+      pair,
+      recovery: recovery[policy.indexOf(pair)],
+      recoverySpansMs,
+      alert,
+      labels,
+      minFailures,
+      minEvents,
+      slo,
+      by,
+      period,
+      exact,
+      whileHeld,
+    })
     const spent = (100 * pair.burnRate * pair.longWindowMs) / windowMs
     const failuresText = minFailures > 0 ? `, with at least ${minFailures} failures in ${long}` : ''
     const held = pair.resolveBurnRate < pair.burnRate
