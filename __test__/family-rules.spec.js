@@ -25,6 +25,8 @@ test('with grouping, every recording that reads the counters sums by name and th
     [['instance'], /'instance' is set by the rules or the scrape/],
     [['type', 'type'], /'type' is given twice/],
     [['a-b'], /not a Prometheus label name/],
+    // The pieces and their sums tell solves from failures by this label: a grouping label of that name would be lost.
+    [['events'], /'events' labels the rules' counts \(reserved: events\)/],
   ]) {
     t.throws(() => prometheusRules({ ...SLO, grouping }), { message })
   }

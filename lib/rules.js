@@ -13,7 +13,7 @@ const { invalidArgValue, invalidArgType, describe } = require('./errors.js')
 const { promDuration, approxDuration, threeDigits } = require('./duration.js')
 const { checkSlo, checkOptions, prometheusPolicy, policyOf, defaultId, budgetOf, num, WHERE, ABSENT_FOR_MS } = require('./rules-slo.js')
 const { WINDOW } = require('./rules-slo.js')
-const { recoveryTerms } = require('./recovery-lines.js')
+const { recoveryCondition } = require('./recovery-curve.js')
 
 // A window this long is summed from recorded one-evaluation increases (Sloth's and
 // Pyrra's optimisation): a long range over raw counters is what costs a Prometheus
@@ -100,6 +100,10 @@ function pascal(name) {
 // The package's one list (a grouping is a BudgetFamily's labelNames): one accepts what the other does.
 const { RESERVED_LABELS: NOT_GROUPING, LABEL_NAME_RULE, isLabelName } = require('./labels.js')
 
+// The label that tells the solves from the failures in the pieces and their sums: a grouping
+// label of that name would be overwritten by it.
+const COUNT_LABELS = ['events']
+
 /**
  * `slo.grouping` (Pyrra's): the label names the SLO is judged per set of, a
  * BudgetFamily's `labelNames` — `['type', 'site']`. Checked; `[]` without it.
@@ -113,6 +117,7 @@ function checkGrouping(grouping) {
     if (!isLabelName(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is not a Prometheus label name (${LABEL_NAME_RULE})`)
     if (NOT_GROUPING.includes(label))
       throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is set by the rules or the scrape (reserved: ${NOT_GROUPING.join(', ')})`)
+    if (COUNT_LABELS.includes(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' labels the rules' counts (reserved: ${COUNT_LABELS.join(', ')})`)
     if (seen.has(label)) throw invalidArgValue(`${WHERE}slo.grouping: '${label}' is given twice`)
     seen.add(label)
   }
@@ -240,7 +245,7 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   // The recovery test, once over the long window and every recovery span (label window): a
   // window of n solves holding f failures passes when its burn is at or below the resolve
   // rate and n reaches the fewest solves its failure count needs (the binomial test, never
-  // under minSolves, as lines: lib/recovery-lines.js) or, from burnAloneFrom solves, at once. Counts summed from pieces are whole numbers; others (increase(), a PromQL SLI) are
+  // under minSolves, as a curve: lib/recovery-curve.js) or, from burnAloneFrom solves, at once. Counts summed from pieces are whole numbers; others (increase(), a PromQL SLI) are
   // rounded first. A span judges only once this firing episode is at least its length old
   // (ALERTS_FOR_STATE: when the alert became active, the tracker's fired_at); the long window
   // always. Any window that passes ends the page.
@@ -257,10 +262,8 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   // more and reads shorter.
   const terms = [`${heldName('solve_failures')}{${slo_},window=~"${judged.join('|')}"} <= ${resolveBudget} * ${heldName('solves')}{${slo_}}`]
   if (recovery.burnAloneFrom > recovery.minSolves) {
-    // Below burnAloneFrom, the lowest of a few lines a + b × failures, which the solves must reach.
-    const { passes, gate } = recoveryTerms(recovery, n, f)
-    terms.push(`(\n  ${n} >= ${recovery.burnAloneFrom}\n  or ${passes.join('\n  or ')}\n)`)
-    if (gate) terms.push(gate)
+    // The fewest solves its failures need: a piecewise-linear curve of them (lib/recovery-curve.js).
+    terms.push(recoveryCondition(recovery, n, f))
   } else {
     terms.push(`${heldName('solves')}{${slo_}} >= ${recovery.minSolves}`)
   }
@@ -338,37 +341,55 @@ function compileOne(slo, options) {
   // The solves (kind 'solves') or failures of a window, as an expression: summed pieces, the piece itself, or the raw counters.
   const countExpr = (kind, ms) => {
     const w = promDuration(ms)
-    if (summed(ms)) return `sum_over_time(captcha_budget:${kind}:increase${piece}${sel}[${rangeDuration(ms - pieceMs / 2)}])`
+    // (Without the pieces' label events, which tells them apart in the sums of both.)
+    if (summed(ms)) return `sum without (events) (sum_over_time(captcha_budget:${kind}:increase${piece}${sel}[${rangeDuration(ms - pieceMs / 2)}]))`
     if (slo.sli) return sliRecordings(slo.sli, w, ms, ids)[kind === 'solves' ? 0 : 1].expr
-    if (ms === pieceMs && usesPieces) return `captcha_budget:${kind}:increase${piece}${sel}`
+    if (ms === pieceMs && usesPieces) return `sum without (events) (captcha_budget:${kind}:increase${piece}${sel})`
     return increaseOf(kind === 'solves' ? solveEvents(name) : errorEvents(name), by, w)
   }
   if (usesPieces) {
+    // Labelled events, so that one sum over time counts both in each window (below).
     recordings.push(
       note(`Solves in each ${piece} (one evaluation interval, a piece): summed into the windows.`, {
         record: `captcha_budget:solves:increase${piece}`,
         expr: pieceOf(solveEvents(name), by, piece),
-        labels: ids,
+        labels: { ...ids, events: 'solves' },
       }),
       note(`Failures in each ${piece}, as the solves.`, {
         record: `captcha_budget:solve_failures:increase${piece}`,
         expr: pieceOf(errorEvents(name), by, piece),
+        labels: { ...ids, events: 'solve_failures' },
+      }),
+    )
+  }
+  const counting = counted.filter((ms) => !(optimised && ms === windowMs))
+  const listed = counted.map(promDuration).join(', ')
+  const raw = fromCounters.filter((ms) => !summed(ms) && !(ms === pieceMs && usesPieces)).map(promDuration)
+  // The windows summed from pieces: solves and failures in one recording, labelled events and window.
+  const fromPieces = (ms) => summed(ms) || (ms === pieceMs && usesPieces)
+  const sums = counting.filter(fromPieces)
+  if (sums.length > 0) {
+    const both = `{__name__=~"captcha_budget:(solves|solve_failures):increase${piece}",slo=${JSON.stringify(id)}}`
+    const sumOf = (ms) => (summed(ms) ? `sum_over_time(${both}[${rangeDuration(ms - pieceMs / 2)}])` : both)
+    recordings.push(
+      note(`Solves and failures per window (${sums.map(promDuration).join(', ')}), labelled events and window: sums of the ${piece} pieces.`, {
+        record: 'captcha_budget:counts:increase',
+        expr: orBlocks(sums.map((ms) => `label_replace(${sumOf(ms)}, "window", "${promDuration(ms)}", "", "")`)),
         labels: ids,
       }),
     )
   }
-  // One series per window, labelled window; the optimised period is its own rule below.
+  // One series per window, labelled window: the sums above without events, and the windows that are not sums.
   const legs = (kind) =>
-    orBlocks(
-      counted.filter((ms) => !(optimised && ms === windowMs)).map((ms) => `label_replace(${countExpr(kind, ms)}, "window", "${promDuration(ms)}", "", "")`),
-    )
-  const listed = counted.map(promDuration).join(', ')
-  const raw = fromCounters.filter((ms) => !summed(ms) && !(ms === pieceMs && usesPieces)).map(promDuration)
+    orBlocks([
+      ...(sums.length > 0 ? [`sum without (events) (captcha_budget:counts:increase{slo=${JSON.stringify(id)},events="${kind}"})`] : []),
+      ...counting.filter((ms) => !fromPieces(ms)).map((ms) => `label_replace(${countExpr(kind, ms)}, "window", "${promDuration(ms)}", "", "")`),
+    ])
   const countsFrom = slo.sli
     ? "the SLI's rates × the window"
     : !usesPieces
       ? `increase() over the counters (no window of ${promDuration(SUM_FROM_MS)} or more, so no pieces)`
-      : `sums of the ${piece} pieces${raw.length ? ` (${raw.join(', ')}: increase() over the counters, not a whole number of pieces)` : ''}`
+      : `the sums above${raw.length ? ` (${raw.join(', ')}: increase() over the counters, not a whole number of pieces)` : ''}`
   recordings.push(
     note(`Solves per window (${listed}), labelled window: ${countsFrom}.`, {
       record: 'captcha_budget:solves:increase',
