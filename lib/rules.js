@@ -245,7 +245,8 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   // The recovery test, once over the long window and every recovery span (label window): a
   // window of n solves holding f failures passes when its burn is at or below the resolve
   // rate and n reaches the fewest solves its failure count needs (the binomial test, never
-  // under minSolves, as a curve: lib/recovery-curve.js) or, from burnAloneFrom solves, at once. Counts summed from pieces are whole numbers; others (increase(), a PromQL SLI) are
+  // under minSolves, as a curve: lib/recovery-curve.js) or, from burnAloneFrom solves, at
+  // once. Counts summed from pieces are whole numbers; others (increase(), a PromQL SLI) are
   // rounded first. A span judges only once this firing episode is at least its length old
   // (ALERTS_FOR_STATE: when the alert became active, the tracker's fired_at); the long window
   // always. Any window that passes ends the page.
@@ -364,9 +365,9 @@ function compileOne(slo, options) {
   }
   const counting = counted.filter((ms) => !(optimised && ms === windowMs))
   const listed = counted.map(promDuration).join(', ')
-  const raw = fromCounters.filter((ms) => !summed(ms) && !(ms === pieceMs && usesPieces)).map(promDuration)
-  // The windows summed from pieces: solves and failures in one recording, labelled events and window.
+  // The windows summed from pieces (or a piece): solves and failures in one recording, labelled events and window.
   const fromPieces = (ms) => summed(ms) || (ms === pieceMs && usesPieces)
+  const raw = fromCounters.filter((ms) => !fromPieces(ms)).map(promDuration)
   const sums = counting.filter(fromPieces)
   if (sums.length > 0) {
     const both = `{__name__=~"captcha_budget:(solves|solve_failures):increase${piece}",slo=${JSON.stringify(id)}}`
