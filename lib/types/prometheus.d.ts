@@ -77,6 +77,7 @@ export interface PrometheusRulesOptions {
   /**
    * Judge the SLO per label set (Pyrra's `grouping`; a BudgetFamily's `labelNames`,
    * e.g. `['type', 'site']`): every recording sums `by (name, type, site)`, each alert fires per set.
+   * Not a label the series, rules or scrape set, nor `events` (the label of the rules' counts).
    */
   grouping?: string[]
 }
