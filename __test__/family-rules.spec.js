@@ -31,7 +31,7 @@ test('with grouping, every recording that reads the counters sums by name and th
     t.throws(() => prometheusRules({ ...SLO, grouping }), { message })
   }
   // `span` labelled the recovery spans once, `failures` the rows of the recovery tables: the spans
-  // are labelled `window` now and the tables are gone (lines instead), so both are labels like any other.
+  // are labelled `window` now and the tables are gone (a curve instead), so both are labels like any other.
   t.regex(prometheusRules({ ...SLO, grouping: ['span'] }), /sum by \(name, span\)/)
   t.regex(prometheusRules({ ...SLO, grouping: ['failures'] }), /sum by \(name, failures\)/)
 })

@@ -19,8 +19,9 @@ const MARGIN = 1e-3
  * whole n and f: checked as PromQL computes it.
  * @returns {{ start: number, slope: number, knots: Array<{ at: number, change: number }>, cap: number, floor: number } | null}
  */
-function recoveryCurve({ minSolves, failureSteps, burnAloneFrom }) {
-  const needed = [minSolves, ...failureSteps].map((n) => Math.max(n, minSolves))
+function recoveryCurve(test) {
+  const { minSolves, burnAloneFrom } = test
+  const needed = neededOf(test)
   const lines = recoveryLines(needed, burnAloneFrom, minSolves)
   if (lines === null) return null
   // The lowest of the lines is concave: steepest first, each taking over where it crosses the
@@ -44,6 +45,9 @@ function recoveryCurve({ minSolves, failureSteps, burnAloneFrom }) {
   return null
 }
 
+/** The table: the fewest solves for 0, 1, … failures, never under minSolves. */
+const neededOf = ({ minSolves, failureSteps }) => [minSolves, ...failureSteps].map((n) => Math.max(n, minSolves))
+
 /** Where line q takes over from the steeper p. */
 const cross = (p, q) => (q.a - p.a) / (p.b - q.b)
 
@@ -53,20 +57,20 @@ const cross = (p, q) => (q.a - p.a) / (p.b - q.b)
  * as the fewest lines a + b × f such that, for whole n and f below `burnAloneFrom`,
  * n ≥ min over the lines of (a + b × f) exactly when the table passes (n, f): a concave
  * curve through the table, which PromQL reads with a few operations instead of a lookup.
- * With `gate`, the spans judged must also hold `gate` solves (the curve's floor), so the
- * lines may pass fewer where the table says `gate`. Null when no such set of lines exists
- * (a table that is not close enough to concave).
+ * The spans judged must also hold `minSolves` solves (the curve's floor), so the lines may
+ * pass fewer where the table says `minSolves`. Null when no such set of lines exists (a
+ * table that is not close enough to concave).
  * @param {number[]} needed ascending, needed[0] the fewest solves judged at all
  * @param {number} burnAloneFrom
- * @param {number} [gate]
+ * @param {number} minSolves
  * @returns {Array<{ a: number, b: number }> | null}
  */
-function recoveryLines(needed, burnAloneFrom, gate = 0) {
+function recoveryLines(needed, burnAloneFrom, minSolves) {
   const last = needed.length - 1
   // Every line stays above each entry less one (so the lowest line never passes a span the
-  // table refuses; an entry the gate holds is free), and above burnAloneFrom less one one
-  // failure past the table.
-  const floor = needed.flatMap((n, f) => (n > gate ? [[f, n - 1 + MARGIN]] : []))
+  // table refuses; an entry the floor holds is free), and one failure past the table above
+  // burnAloneFrom less one.
+  const floor = needed.flatMap((n, f) => (n > minSolves ? [[f, n - 1 + MARGIN]] : []))
   floor.push([last + 1, burnAloneFrom - 1 + MARGIN])
   const lines = []
   for (let start = 0; start <= last;) {
@@ -160,8 +164,7 @@ function exact(curve, needed, burnAloneFrom) {
 function recoveryCondition(test, n, f) {
   const curve = recoveryCurve(test)
   if (curve === null) {
-    const needed = [test.minSolves, ...test.failureSteps].map((least) => Math.max(least, test.minSolves))
-    const entries = needed.map((least, failures) => `(${n} >= ${least} and ${f} <= ${failures})`)
+    const entries = neededOf(test).map((least, failures) => `(${n} >= ${least} and ${f} <= ${failures})`)
     return `(\n  ${n} >= ${test.burnAloneFrom}\n  or ${entries.join('\n  or ')}\n)`
   }
   const signed = (x) => (x < 0 ? `- ${String(-x)}` : `+ ${String(x)}`)
