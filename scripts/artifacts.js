@@ -5,10 +5,15 @@
 // Linux and macOS cross-link through Zig (`napi build -x` = cargo-zigbuild),
 // Windows through Debian's mingw-w64, WASI through emnapi. What to install
 // first: docs/building-targets.md.
+// Two targets build at a time on a machine with two or more cores (a release
+// build with LTO and one codegen unit keeps one core busy); ARTIFACTS_JOBS=N
+// overrides. Each lane has its own Cargo target directory, since concurrent
+// builds in one directory wait on its lock.
 'use strict'
 
-const { execFileSync } = require('node:child_process')
+const { execFileSync, spawn } = require('node:child_process')
 const fs = require('node:fs')
+const os = require('node:os')
 const path = require('node:path')
 
 const root = path.join(__dirname, '..')
@@ -50,14 +55,21 @@ function nodeImportLibrary() {
   return dir
 }
 
-function build({ platform, buildTarget: target, zig, windows, env }) {
+/** The builds under way: stopped when another fails. */
+const running = new Set()
+
+/**
+ * Builds one target in the given Cargo target directory; resolves with its
+ * output (printed whole once it ends, so that two builds do not interleave).
+ */
+async function build({ platform, buildTarget: target, zig, windows, env }, targetDir) {
   const out = path.join(root, 'target', 'napi-out', platform)
   fs.rmSync(out, { recursive: true, force: true })
   const args = ['napi', 'build', '--platform', '--release', '--no-const-enum', '--target', target, '-o', out]
   // The generated loader and types come from the host build (`npm run build`).
   args.push('--no-js', '--dts', 'native.d.ts')
   if (zig) args.push('-x')
-  const extra = { ...env }
+  const extra = { ...env, CARGO_TARGET_DIR: targetDir }
   if (zig) {
     const dir = zigDir()
     if (dir) extra.PATH = `${dir}${path.delimiter}${process.env.PATH}`
@@ -66,8 +78,15 @@ function build({ platform, buildTarget: target, zig, windows, env }) {
     extra.LIBNODE_PATH = nodeImportLibrary()
     extra.CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER = 'x86_64-w64-mingw32-gcc'
   }
-  console.log(`\n== ${platform} (${target})`)
-  execFileSync('npx', args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...extra } })
+  const started = Date.now()
+  const log = [`\n== ${platform} (${target})`]
+  const child = spawn('npx', args, { cwd: root, env: { ...process.env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] })
+  running.add(child)
+  child.stdout.on('data', (chunk) => log.push(String(chunk).trimEnd()))
+  child.stderr.on('data', (chunk) => log.push(String(chunk).trimEnd()))
+  const code = await new Promise((resolve) => child.on('close', resolve))
+  running.delete(child)
+  if (code !== 0) throw new Error(`${log.join('\n')}\nnapi build for ${platform} exited with ${code}`)
   const pkg = path.join(root, 'npm', platform)
   const { files } = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8'))
   for (const file of files) {
@@ -75,7 +94,8 @@ function build({ platform, buildTarget: target, zig, windows, env }) {
     const built = windows ? file.replace('-msvc.node', '-gnu.node') : file
     fs.copyFileSync(path.join(out, built), path.join(pkg, file))
   }
-  console.log(`   ${files.join(', ')} -> npm/${platform}/`)
+  log.push(`   ${files.join(', ')} -> npm/${platform}/ (${Math.round((Date.now() - started) / 1000)} s)`)
+  return log.join('\n')
 }
 
 const wanted = process.argv.slice(2)
@@ -84,5 +104,23 @@ if (unknown.length > 0) {
   console.error(`unknown platform(s): ${unknown.join(', ')}; known: ${TARGETS.map((t) => t.platform).join(', ')}`)
   process.exit(2)
 }
-for (const t of TARGETS) if (wanted.length === 0 || wanted.includes(t.platform)) build(t)
-console.log(`\nbuilt ${binaryName} for ${wanted.length || TARGETS.length} platform(s)`)
+const queue = TARGETS.filter((t) => wanted.length === 0 || wanted.includes(t.platform))
+const jobs = process.env.ARTIFACTS_JOBS ? Number(process.env.ARTIFACTS_JOBS) : Math.min(2, os.availableParallelism())
+if (!Number.isInteger(jobs) || jobs < 1) {
+  console.error(`ARTIFACTS_JOBS must be a whole number of at least 1, not ${process.env.ARTIFACTS_JOBS}`)
+  process.exit(2)
+}
+const count = queue.length
+// Lane 0 uses the usual target/ (the host build's dependencies are there already).
+const lanes = Array.from({ length: Math.min(jobs, count) }, async (_, lane) => {
+  const targetDir = path.join(root, 'target', ...(lane === 0 ? [] : ['lanes', String(lane)]))
+  for (let t = queue.shift(); t; t = queue.shift()) console.log(await build(t, targetDir))
+})
+Promise.all(lanes).then(
+  () => console.log(`\nbuilt ${binaryName} for ${count} platform(s), ${lanes.length} at a time`),
+  (error) => {
+    for (const child of running) child.kill()
+    console.error(error.message)
+    process.exit(1)
+  },
+)
