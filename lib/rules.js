@@ -44,19 +44,22 @@ function selector(name, outcome) {
   return `captcha_budget_solves_total{name=${JSON.stringify(name)}${outcome ? `,outcome="${outcome}"` : ''}}`
 }
 
-// The SLI's events as counter selectors: every solve, and the errors. This is
-// the one place the error events are written: every window, piece and ratio of
-// the rules reads them through these.
-const solveEvents = (name) => selector(name)
+// The SLI's events as counter selectors, a list whose series add up: every solve,
+// and the errors. This is the one place the error events are written: every
+// window, piece and ratio of the rules reads them through these.
+const solveEvents = (name) => [selector(name)]
 // The errors: the failed solves and the solves the site rejected later
 // (captcha_budget_rejections_total, counted among the successes: a counter never
-// goes down). One selector over both counters (the rejections have no outcome
-// label, which `outcome=~"failure|"` matches): a process that does not export
-// the rejections adds nothing, and it costs no more than the failures alone.
-const errorEvents = (name) => `{__name__=~"captcha_budget_(solves|rejections)_total",name=${JSON.stringify(name)},outcome=~"failure|"}`
+// goes down; it has no outcome label). Two selectors, not one regex over both
+// names: Prometheus compiles a regex matcher again at every evaluation, which
+// costs more than a second selector.
+const errorEvents = (name) => [selector(name, 'failure'), `captcha_budget_rejections_total{name=${JSON.stringify(name)}}`]
+
+/** The series of every selector of `events`, each with `suffix` (an offset), as one expression. */
+const either = (events, suffix = '') => (events.length === 1 ? `${events[0]}${suffix}` : `(${events.map((e) => `${e}${suffix}`).join(' or ')})`)
 
 /** The events of `events` in a window `w`, summed `by` the grouping: increase() over the raw counters. */
-const increaseOf = (events, by, w) => `sum by (${by}) (increase(${events}[${w}]))`
+const increaseOf = (events, by, w) => `sum by (${by}) (${events.map((e) => `increase(${e}[${w}])`).join(' or ')})`
 
 /**
  * The events of `events` in the last evaluation interval `w` (a piece), summed
@@ -65,7 +68,10 @@ const increaseOf = (events, by, w) => `sum by (${by}) (increase(${events}[${w}])
  * a restart (the counter went down), the counter itself, as increase() counts
  * it; a counter not yet there `w` ago adds nothing, as with increase().
  */
-const pieceOf = (events, by, w) => `sum by (${by}) (\n  (${events} - ${events} offset ${w}) >= 0\n  or (${events} and ${events} offset ${w})\n)`
+const pieceOf = (events, by, w) => {
+  const [now, then] = [either(events), either(events, ` offset ${w}`)]
+  return `sum by (${by}) (\n  (${now} - ${then}) >= 0\n  or (${now} and ${then})\n)`
+}
 
 /** `list` cut into pieces of `size`. */
 const chunks = (list, size) => Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size))
@@ -250,7 +256,6 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   // rounded first. A span judges only once this firing episode is at least its length old
   // (ALERTS_FOR_STATE: when the alert became active, the tracker's fired_at); the long window
   // always. Any window that passes ends the page.
-  const judged = [...new Set([...recoverySpansMs, pair.longWindowMs])].sort((a, b) => a - b).map(promDuration)
   // The held branch reads the counts recorded only while a page of the SLO fires (whileHeld).
   const heldName = (kind) => `captcha_budget:${whileHeld ? 'held_' : ''}${kind}:increase`
   const heldSolves = (w) => `${heldName('solves')}${at(w)}`
@@ -258,10 +263,11 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   const count = (kind) => (exact ? `${heldName(kind)}{${slo_}}` : `round(${heldName(kind)}{${slo_}})`)
   const n = count('solves')
   const f = count('solve_failures')
-  // The first term, the burn test (on the counts as they are), picks the judged windows; the
-  // terms `and`-ed to it read every window (they keep only its windows), which costs PromQL no
-  // more and reads shorter.
-  const terms = [`${heldName('solve_failures')}{${slo_},window=~"${judged.join('|')}"} <= ${resolveBudget} * ${heldName('solves')}{${slo_}}`]
+  // The burn test, on the counts as they are. Every term reads every window: the span term
+  // (last) keeps the judged ones, since the spans' lengths are recorded for the spans only (a
+  // regex matcher listing them would cost more: Prometheus compiles it at every evaluation).
+  const judging = recoverySpansMs.length > 0 ? '' : `,window="${long}"`
+  const terms = [`${heldName('solve_failures')}{${slo_}${judging}} <= ${resolveBudget} * ${heldName('solves')}{${slo_}}`]
   if (recovery.burnAloneFrom > recovery.minSolves) {
     // The fewest solves its failures need: a piecewise-linear curve of them (lib/recovery-curve.js).
     terms.push(recoveryCondition(recovery, n, f))
@@ -272,10 +278,11 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
     const activeSince = `ALERTS_FOR_STATE{alertname=${JSON.stringify(alert)},${slo_}}`
     terms.push(`(\n  captcha_budget:recovery_span:seconds{${slo_}} <= on(slo, ${by}) group_left() (time() - ${activeSince})\n  or ${heldSolves(long)}\n)`)
   }
+  // Any window that passes, matched on the label set alone (`unless` takes many on either side).
   const recovered = [
-    `count by (slo, ${by}) (\n${terms.join('\nand ')}\n)`,
+    `(\n${terms.join('\nand ')}\n)`,
     `(${heldFailures(long)} < ${minFailures} and ignoring(window) ${heldFailures(short)} == 0 and ignoring(window) ${heldSolves(short)} > 0)`,
-  ].join('\nor ignoring(window)\n')
+  ].join('\nor\n')
   const holds = [firing, ...(minEvents > 0 ? [`and ${added} ${heldSolves(period)} >= ${minEvents}`] : []), `unless ${added} (\n${recovered}\n)`].join('\n')
   // The value once, the long window's burn rate, kept while the pair fires (the burn rates
   // above its threshold, the gates, not re-armed too soon) or holds (its page unrecovered).
@@ -321,6 +328,7 @@ function compileOne(slo, options) {
   // run at their interval (a 10 min SLO keeps the interval Prometheus gives it).
   const pieceMs = options.evaluationIntervalMs
   const piece = promDuration(pieceMs)
+  const pieceName = `captcha_budget:counts:increase${piece}`
   const whole = (ms) => !slo.sli && ms > pieceMs && ms % pieceMs === 0
   // Every window counted, each once: the pairs' windows, the period and the recovery spans.
   const counted = [...new Set([...windows, ...recoverySpansMs])].sort((a, b) => a - b)
@@ -343,21 +351,23 @@ function compileOne(slo, options) {
   const countExpr = (kind, ms) => {
     const w = promDuration(ms)
     // (Without the pieces' label events, which tells them apart in the sums of both.)
-    if (summed(ms)) return `sum without (events) (sum_over_time(captcha_budget:${kind}:increase${piece}${sel}[${rangeDuration(ms - pieceMs / 2)}]))`
+    const pieces = `${pieceName}{slo=${JSON.stringify(id)},events="${kind}"}`
+    if (summed(ms)) return `sum without (events) (sum_over_time(${pieces}[${rangeDuration(ms - pieceMs / 2)}]))`
     if (slo.sli) return sliRecordings(slo.sli, w, ms, ids)[kind === 'solves' ? 0 : 1].expr
-    if (ms === pieceMs && usesPieces) return `sum without (events) (captcha_budget:${kind}:increase${piece}${sel})`
+    if (ms === pieceMs && usesPieces) return `sum without (events) (${pieces})`
     return increaseOf(kind === 'solves' ? solveEvents(name) : errorEvents(name), by, w)
   }
   if (usesPieces) {
-    // Labelled events, so that one sum over time counts both in each window (below).
+    // One name, labelled events, so that one sum over time counts both in each window
+    // (below), through a selector with no regex.
     recordings.push(
-      note(`Solves in each ${piece} (one evaluation interval, a piece): summed into the windows.`, {
-        record: `captcha_budget:solves:increase${piece}`,
+      note(`Solves in each ${piece} (one evaluation interval, a piece), labelled events: summed into the windows.`, {
+        record: pieceName,
         expr: pieceOf(solveEvents(name), by, piece),
         labels: { ...ids, events: 'solves' },
       }),
       note(`Failures in each ${piece}, as the solves.`, {
-        record: `captcha_budget:solve_failures:increase${piece}`,
+        record: pieceName,
         expr: pieceOf(errorEvents(name), by, piece),
         labels: { ...ids, events: 'solve_failures' },
       }),
@@ -370,7 +380,7 @@ function compileOne(slo, options) {
   const raw = fromCounters.filter((ms) => !fromPieces(ms)).map(promDuration)
   const sums = counting.filter(fromPieces)
   if (sums.length > 0) {
-    const both = `{__name__=~"captcha_budget:(solves|solve_failures):increase${piece}",slo=${JSON.stringify(id)}}`
+    const both = `${pieceName}{slo=${JSON.stringify(id)}}`
     const sumOf = (ms) => (summed(ms) ? `sum_over_time(${both}[${rangeDuration(ms - pieceMs / 2)}])` : both)
     recordings.push(
       note(`Solves and failures per window (${sums.map(promDuration).join(', ')}), labelled events and window: sums of the ${piece} pieces.`, {
@@ -426,7 +436,8 @@ function compileOne(slo, options) {
         ? windows
             .map((ms) => `label_replace(\n${sliRecordings(slo.sli, promDuration(ms), ms, ids)[2].expr},\n"window", "${promDuration(ms)}", "", "")`)
             .join('\nor\n')
-        : `captcha_budget:solve_failures:increase${rated}\n/\ncaptcha_budget:solves:increase${rated}`,
+        : // The windows picked once: the division keeps the left side's (one regex matcher, not two).
+          `captcha_budget:solve_failures:increase${rated}\n/\ncaptcha_budget:solves:increase${sel}`,
       labels: ids,
     }),
     note(`The burn rate per window: the error ratio / the error budget (${num(budgetOf(targetRate))}); 1 spends the budget exactly over the period.`, {
@@ -444,6 +455,8 @@ function compileOne(slo, options) {
   if (whileHeld) {
     const heldMs = [...recoverySpansMs, ...heldPairs.flatMap((pair) => [pair.longWindowMs, pair.shortWindowMs]), ...(minEvents > 0 ? [windowMs] : [])]
     const heldWindows = counted.filter((ms) => heldMs.includes(ms)).map(promDuration)
+    // The windows left out, as `!=` matchers: a regex matcher would cost more (above).
+    const notHeld = counted.filter((ms) => !heldMs.includes(ms)).map((ms) => `,window!="${promDuration(ms)}"`)
     const firing = `ALERTS{alertstate="firing",slo=${JSON.stringify(id)}}`
     for (const kind of ['solves', 'solve_failures']) {
       recordings.push(
@@ -453,7 +466,7 @@ function compileOne(slo, options) {
             : 'The failures of those windows, as the solves.',
           {
             record: `captcha_budget:held_${kind}:increase`,
-            expr: `captcha_budget:${kind}:increase{slo=${JSON.stringify(id)},window=~"${heldWindows.join('|')}"}\nand on(slo, ${by}) ${firing}`,
+            expr: `captcha_budget:${kind}:increase{slo=${JSON.stringify(id)}${notHeld.join('')}}\nand on(slo, ${by}) ${firing}`,
             labels: ids,
           },
         ),
@@ -464,8 +477,9 @@ function compileOne(slo, options) {
     recordings.push(
       note(`Each recovery span's length in seconds, per label set and window: a span judges a page only once the page is that old.`, {
         record: 'captcha_budget:recovery_span:seconds',
-        // Spread over the label sets here, once, so that each alert compares it with its own age directly.
-        expr: `0 * captcha_budget:${whileHeld ? 'held_' : ''}solves:increase{slo=${JSON.stringify(id)},window=~"${recoverySpansMs.map(promDuration).join('|')}"}\n+ on(window) group_left() (\n  ${rows(
+        // Spread over the label sets here, once, so that each alert compares it with its own age
+        // directly; `on(window)` keeps the spans' windows.
+        expr: `0 * captcha_budget:${whileHeld ? 'held_' : ''}solves:increase${sel}\n+ on(window) group_left() (\n  ${rows(
           recoverySpansMs.map((ms) => `label_replace(vector(${num(ms / 1000)}),"window","${promDuration(ms)}","","")`),
           4,
         )}\n)`,
