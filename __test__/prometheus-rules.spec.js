@@ -102,7 +102,21 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
   const legs = byName('captcha_budget:counts:increase')[0].expr
   const leg = (expr, w) => `label_replace(${expr}, "window", "${w}", "", "")`
   t.true(legs.includes(leg(summed('59m30s'), '1h')))
-  t.true(legs.includes(leg(summed('719h59m30s'), '30d')))
+  t.true(legs.includes(leg(summed('7h59m30s'), '8h')))
+  // Windows of 10 h and more: the hours' sums over the window's range, plus this hour so far,
+  // less this hour so far a window ago (all of it while the rules are younger than the window).
+  const thisHour = `captcha_budget:counts:increase_this_hour{slo="${ID}"}`
+  const byHours = (range, w) =>
+    `sum_over_time(captcha_budget:counts:increase1h{slo="${ID}"}[${range}]) + (${thisHour} - ${thisHour} offset ${w} or ${thisHour})`
+  t.true(legs.includes(leg(byHours('719h59m30s', '30d'), '30d')))
+  t.true(legs.includes(leg(byHours('9h59m30s', '10h'), '10h')))
+  t.false(legs.includes(summed('9h59m30s')))
+  // This hour so far adds each piece to its last value, except at an hour's first evaluation;
+  // each hour's sum is recorded then (and 0 at the rules' first evaluation).
+  const piecesSel = `captcha_budget:counts:increase1m{slo="${ID}"}`
+  const hourStarts = 'on() (vector(time() % 3600) < 60)'
+  t.is(byName('captcha_budget:counts:increase_this_hour')[0].expr, `${piecesSel} + (${thisHour} offset 1m unless ${hourStarts})\nor ${piecesSel}`)
+  t.is(byName('captcha_budget:counts:increase1h')[0].expr, `${thisHour} offset 1m and ${hourStarts}\nor 0 * ${piecesSel} unless ${thisHour} offset 1m`)
   // Shorter windows too: every window here is a whole number of pieces, none reads the counters.
   t.true(legs.includes(leg(summed('49m30s'), '50m')))
   t.false(records.some((r) => r.expr.includes('increase(captcha_budget_solves_total')))
@@ -369,16 +383,17 @@ withBinary(test, promtool)('the CLI writes rules that promtool check rules accep
   t.is(operator.code, 0, operator.stderr)
   // promtool reads rule files: the PrometheusRule's spec is one.
   fs.writeFileSync(path.join(dir, 'operator.yml'), toYaml(YAML.parse(operator.stdout).spec))
-  // The 1 m pieces (2) + their sums per window (1) + solves, failures, error ratio and burn rate,
-  // each one series per window (4) + the held copies of solves and failures (2) + the recovery
-  // spans' lengths + 7 per SLO + 4 alerts + absent = 22; optimised, the period's solves and failures
-  // are 2 rules of their own: 24. A custom pair holds nothing, so no held copies nor recovery
-  // spans: 2 + 1 + 4 + 7 + 1 + 1 = 16.
-  const count = 2 + 1 + 4 + 2 + 1 + 7 + 5
+  // The 1 m pieces (2) + this hour's and the hours' sums of them (2, for the 30 d window: whole
+  // hours, 10 h or more) + their sums per window (1) + solves, failures, error ratio and burn
+  // rate, each one series per window (4) + the held copies of solves and failures (2) + the
+  // recovery spans' lengths + 7 per SLO + 4 alerts + absent = 24; optimised, the period's solves
+  // and failures are 2 rules of their own: 26. A custom pair holds nothing, so no held copies nor
+  // recovery spans: 2 + 2 + 1 + 4 + 7 + 1 + 1 = 18.
+  const count = 2 + 2 + 1 + 4 + 2 + 1 + 7 + 5
   const checked = await run(promtool, ['check', 'rules', ...['stdout', 'rules', 'optimised', 'operator'].map((f) => path.join(dir, `${f}.yml`))])
   t.is(checked.code, 0, checked.stdout + checked.stderr)
   t.regex(checked.stdout, new RegExp(`stdout\\.yml\\n\\s+SUCCESS: ${count} rules found`))
-  t.regex(checked.stdout, /rules\.yml\n\s+SUCCESS: 16 rules found/)
+  t.regex(checked.stdout, /rules\.yml\n\s+SUCCESS: 18 rules found/)
   t.regex(checked.stdout, new RegExp(`optimised\\.yml\\n\\s+SUCCESS: ${count + 2} rules found`))
   t.regex(checked.stdout, new RegExp(`operator\\.yml\\n\\s+SUCCESS: ${count} rules found`))
   // promtool is not a rubber stamp: a broken expression is refused.

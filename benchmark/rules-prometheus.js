@@ -5,8 +5,8 @@
 // (`type`, `site`) and not. DAYS (default 3) of history for TYPES × SITES
 // (default 4 × 10) label sets, one sample a minute, are written as OpenMetrics
 // and turned into blocks (promtool tsdb create-blocks-from openmetrics); so
-// are the recorded series that the long windows sum (our 1 m pieces, Sloth's
-// 5 m ratio), as if the rules had run all along. Prometheus then loads both
+// are the recorded series that the long windows sum (our 1 m pieces, this
+// hour's and the hours' sums; Sloth's 5 m ratio), as if the rules had run all along. Prometheus then loads both
 // rule files (1 m evaluation interval) on loopback, and after EVALUATIONS
 // (default 3) evaluations of every group the median of
 // prometheus_rule_group_last_duration_seconds after each (from its /metrics) is reported.
@@ -66,15 +66,31 @@ function openMetrics(file, endMs, grouping) {
     groups.set(key, [...(groups.get(key) ?? []), i])
   })
   const sum = (members, f) => members.reduce((a, i) => a + f(i), 0)
-  for (const [kind, of] of [
+  // Our recorded series, as the rules write them: the pieces, this hour's so far and the hours'
+  // sums (at each hour's first evaluation, the hour before). One family per name, both events.
+  const kinds = [
     ['solves', () => 10],
     ['solve_failures', (i, k) => failuresAt(i, k) - failuresAt(i, k - 1)],
-  ]) {
-    write(`# TYPE captcha_budget:${kind}:increase1m gauge\n`)
+  ]
+  const series = { 'captcha_budget:counts:increase1m': [], 'captcha_budget:counts:increase_this_hour': [], 'captcha_budget:counts:increase1h': [] }
+  for (const [kind, of] of kinds) {
     for (const [key, members] of groups) {
-      const labels = [`name="${NAME}"`, `slo="${NAME}-95-30d"`, key].filter(Boolean).join(',')
-      for (let k = 1; k <= minutes; k++) write(`captcha_budget:${kind}:increase1m{${labels}} ${sum(members, (i) => of(i, k))} ${(start + k * MINUTE) / 1000}\n`)
+      const labels = [`events="${kind}"`, `name="${NAME}"`, `slo="${NAME}-95-30d"`, key].filter(Boolean).join(',')
+      let thisHour
+      for (let k = 1; k <= minutes; k++) {
+        const at = start + k * MINUTE
+        const piece = sum(members, (i) => of(i, k))
+        const hourStarts = at % 3_600_000 < MINUTE
+        if (hourStarts && thisHour !== undefined) series['captcha_budget:counts:increase1h'].push(`{${labels}} ${thisHour} ${at / 1000}`)
+        thisHour = hourStarts || thisHour === undefined ? piece : thisHour + piece
+        series['captcha_budget:counts:increase1m'].push(`{${labels}} ${piece} ${at / 1000}`)
+        series['captcha_budget:counts:increase_this_hour'].push(`{${labels}} ${thisHour} ${at / 1000}`)
+      }
     }
+  }
+  for (const [name, lines] of Object.entries(series)) {
+    write(`# TYPE ${name} gauge\n`)
+    for (const line of lines) write(`${name}${line}\n`)
   }
   write('# TYPE slo:sli_error:ratio_rate5m gauge\n')
   for (const [key, members] of groups) {
@@ -107,6 +123,16 @@ async function groupStats(port) {
   return stats
 }
 
+/** Every rule that failed its last evaluation ('' when none did): a failing rule is cheap and would flatter the figures. */
+async function ruleErrors(port) {
+  const { data } = await (await fetch(`http://127.0.0.1:${port}/api/v1/rules`)).json()
+  return data.groups
+    .flatMap((g) => g.rules)
+    .filter((r) => r.health !== 'ok')
+    .map((r) => `${r.name}: ${r.health} ${r.lastError ?? ''}`)
+    .join('; ')
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
 /** One Prometheus run with both files for `grouping`: { ours, sloth } median seconds per evaluation. */
@@ -114,8 +140,10 @@ async function measure(grouping) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rules-prometheus-'))
   let prom
   try {
-    // The data ends 10 minutes ahead, so that the counters are not stale while Prometheus runs.
-    const endMs = Math.floor(Date.now() / MINUTE) * MINUTE + 10 * MINUTE
+    // The data ends a minute ago: a block reaching past now would make the head refuse every
+    // sample the rules write ("out of bounds"), leaving what reads them empty. The counters stay
+    // fresh (5 min lookback) for the few evaluations measured.
+    const endMs = Math.floor(Date.now() / MINUTE) * MINUTE - MINUTE
     openMetrics(path.join(dir, 'data.om'), endMs, grouping)
     execFileSync('promtool', ['tsdb', 'create-blocks-from', 'openmetrics', '-q', path.join(dir, 'data.om'), path.join(dir, 'tsdb')], { stdio: 'pipe' })
     fs.rmSync(path.join(dir, 'data.om'))
@@ -144,6 +172,8 @@ async function measure(grouping) {
         last[group] = iterations
       }
     }
+    const errors = await ruleErrors(port)
+    if (errors) throw new Error(`a rule failed its evaluation: ${errors}`)
     // A file's evaluation: the sum of its groups' median durations.
     const total = (file) =>
       Object.entries(seen)
@@ -173,7 +203,7 @@ async function main() {
   return rows
 }
 
-module.exports = { main, DAYS, TYPES, SITES }
+module.exports = { main, measure, DAYS, TYPES, SITES }
 if (require.main === module) {
   main().then((rows) => {
     console.log(`${DAYS} days of history, ${TYPES * SITES} label sets; ${execFileSync('prometheus', ['--version'], { encoding: 'utf8' }).split('\n')[0]}`)

@@ -20,6 +20,13 @@ const { recoveryCondition } = require('./recovery-curve.js')
 // most (docs/prometheus.md, "How the windows are computed"). Once the pieces are
 // recorded, the shorter windows are summed from them too.
 const SUM_FROM_MS = 3_600_000
+// A window of whole hours, HOURS_FROM_MS or longer, is summed from hourly sums of the pieces
+// instead (an hour's pieces recorded once an hour), plus the pieces of this hour so far, less
+// those of the hour its far edge falls in: exact, and it reads a sample an hour instead of one
+// a piece, which is what a Prometheus over many label sets spends its time on. Shorter windows
+// read few pieces; for them the extra selectors would cost about what they save.
+const HOUR_MS = 3_600_000
+const HOURS_FROM_MS = 10 * HOUR_MS
 /** A range in hours, minutes, seconds and ms (`1h59m30s`): a summed window's range, half an evaluation short. */
 function rangeDuration(ms) {
   const parts = [
@@ -336,6 +343,8 @@ function compileOne(slo, options) {
   const fromCounters = counted.filter((ms) => !(optimised && ms === windowMs))
   const usesPieces = fromCounters.some((ms) => whole(ms) && ms >= SUM_FROM_MS)
   const summed = (ms) => usesPieces && whole(ms)
+  // Summed from the hour sums (HOURS_FROM_MS, above): pieces that tile the hour.
+  const byHours = (ms) => summed(ms) && HOUR_MS % pieceMs === 0 && ms % HOUR_MS === 0 && ms >= HOURS_FROM_MS
   // Every count the recovery test reads (the spans', the long windows') a sum of pieces or a
   // piece: whole numbers, which it compares unrounded.
   const judgedMs = [...recoverySpansMs, ...policy.map((pair) => pair.longWindowMs)]
@@ -381,13 +390,45 @@ function compileOne(slo, options) {
   const sums = counting.filter(fromPieces)
   if (sums.length > 0) {
     const both = `${pieceName}{slo=${JSON.stringify(id)}}`
-    const sumOf = (ms) => (summed(ms) ? `sum_over_time(${both}[${rangeDuration(ms - pieceMs / 2)}])` : both)
+    const thisHour = `captcha_budget:counts:increase_this_hour{slo=${JSON.stringify(id)}}`
+    const hours = `captcha_budget:counts:increase1h{slo=${JSON.stringify(id)}}`
+    // The hours whose sums were recorded in the window's range, plus this hour so far, less the
+    // pieces of the far edge's hour up to that edge (this hour so far, a window ago; nothing if
+    // the rules are younger than the window).
+    const sumOf = (ms) =>
+      byHours(ms)
+        ? `sum_over_time(${hours}[${rangeDuration(ms - pieceMs / 2)}]) + (${thisHour} - ${thisHour} offset ${promDuration(ms)} or ${thisHour})`
+        : summed(ms)
+          ? `sum_over_time(${both}[${rangeDuration(ms - pieceMs / 2)}])`
+          : both
+    if (sums.some(byHours)) {
+      // The first evaluation of an hour: the one less than a piece after its start.
+      const hourStarts = `on() (vector(time() % 3600) < ${num(pieceMs / 1000)})`
+      recordings.push(
+        note(`The pieces of this hour so far, labelled events: each piece added to the last value, from the hour's first.`, {
+          record: 'captcha_budget:counts:increase_this_hour',
+          expr: `${both} + (${thisHour} offset ${piece} unless ${hourStarts})\nor ${both}`,
+          labels: ids,
+        }),
+        note(
+          `Each hour's pieces, recorded once, at the next hour's first evaluation (0 when the rules start): the windows of ${promDuration(HOURS_FROM_MS)} and more sum these.`,
+          {
+            record: 'captcha_budget:counts:increase1h',
+            expr: `${thisHour} offset ${piece} and ${hourStarts}\nor 0 * ${both} unless ${thisHour} offset ${piece}`,
+            labels: ids,
+          },
+        ),
+      )
+    }
     recordings.push(
-      note(`Solves and failures per window (${sums.map(promDuration).join(', ')}), labelled events and window: sums of the ${piece} pieces.`, {
-        record: 'captcha_budget:counts:increase',
-        expr: orBlocks(sums.map((ms) => `label_replace(${sumOf(ms)}, "window", "${promDuration(ms)}", "", "")`)),
-        labels: ids,
-      }),
+      note(
+        `Solves and failures per window (${sums.map(promDuration).join(', ')}), labelled events and window: sums of the ${piece} pieces${sums.some(byHours) ? ` (${sums.filter(byHours).map(promDuration).join(', ')}: of the hours' sums)` : ''}.`,
+        {
+          record: 'captcha_budget:counts:increase',
+          expr: orBlocks(sums.map((ms) => `label_replace(${sumOf(ms)}, "window", "${promDuration(ms)}", "", "")`)),
+          labels: ids,
+        },
+      ),
     )
   }
   // One series per window, labelled window: the sums above without events, and the windows that are not sums.
