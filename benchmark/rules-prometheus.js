@@ -6,10 +6,11 @@
 // (default 4 × 10) label sets, one sample a minute, are written as OpenMetrics
 // and turned into blocks (promtool tsdb create-blocks-from openmetrics); so
 // are the recorded series that the long windows sum (our 1 m pieces, this
-// hour's and the hours' sums; Sloth's 5 m ratio), as if the rules had run all along. Prometheus then loads both
-// rule files (1 m evaluation interval) on loopback, and after EVALUATIONS
-// (default 3) evaluations of every group the median of
-// prometheus_rule_group_last_duration_seconds after each (from its /metrics) is reported.
+// hour's and the hours' sums; Sloth's 5 m ratio), as if the rules had run all
+// along. Prometheus then loads both rule files (1 m evaluation interval) on
+// loopback, and after EVALUATIONS (default 3) evaluations of every group the
+// median of prometheus_rule_group_last_duration_seconds after each (from its
+// /metrics) is reported; a rule that failed its last evaluation stops the run.
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
@@ -203,7 +204,7 @@ async function main() {
   return rows
 }
 
-module.exports = { main, measure, DAYS, TYPES, SITES }
+module.exports = { main, DAYS, TYPES, SITES }
 if (require.main === module) {
   main().then((rows) => {
     console.log(`${DAYS} days of history, ${TYPES * SITES} label sets; ${execFileSync('prometheus', ['--version'], { encoding: 'utf8' }).split('\n')[0]}`)

@@ -79,14 +79,16 @@ async function build({ platform, buildTarget: target, zig, windows, env }, targe
     extra.CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER = 'x86_64-w64-mingw32-gcc'
   }
   const started = Date.now()
-  const log = [`\n== ${platform} (${target})`]
+  let output = ''
   const child = spawn('npx', args, { cwd: root, env: { ...process.env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] })
   running.add(child)
-  child.stdout.on('data', (chunk) => log.push(String(chunk).trimEnd()))
-  child.stderr.on('data', (chunk) => log.push(String(chunk).trimEnd()))
+  // Both streams as they come, unsplit: a chunk may end mid-line.
+  child.stdout.on('data', (chunk) => (output += chunk))
+  child.stderr.on('data', (chunk) => (output += chunk))
   const code = await new Promise((resolve) => child.on('close', resolve))
   running.delete(child)
-  if (code !== 0) throw new Error(`${log.join('\n')}\nnapi build for ${platform} exited with ${code}`)
+  const heading = `\n== ${platform} (${target})\n${output.trimEnd()}`
+  if (code !== 0) throw new Error(`${heading}\nnapi build for ${platform} exited with ${code}`)
   const pkg = path.join(root, 'npm', platform)
   const { files } = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8'))
   for (const file of files) {
@@ -94,8 +96,7 @@ async function build({ platform, buildTarget: target, zig, windows, env }, targe
     const built = windows ? file.replace('-msvc.node', '-gnu.node') : file
     fs.copyFileSync(path.join(out, built), path.join(pkg, file))
   }
-  log.push(`   ${files.join(', ')} -> npm/${platform}/ (${Math.round((Date.now() - started) / 1000)} s)`)
-  return log.join('\n')
+  return `${heading}\n   ${files.join(', ')} -> npm/${platform}/ (${Math.round((Date.now() - started) / 1000)} s)`
 }
 
 const wanted = process.argv.slice(2)
