@@ -272,6 +272,26 @@ test("the Prometheus policy is the tracker's: a window under 4 scrape intervals 
   })
 })
 
+// A 7-day SLO's tracker has 14 s buckets, so its 10 min span is 43 of them, 602 s. The rules
+// judge on the policy's own lengths, whole minutes: summed from the pieces, as the pairs'
+// windows that are, and compared unrounded; only 70 s and 700 s (P/8640, P/864) are read with
+// increase() from the counters.
+test("a 7 d SLO's recovery spans are the policy's whole minutes, summed from the pieces (the tracker's: 602 s…)", (t) => {
+  const week = { ...SLO, windowMs: 7 * DAY }
+  const minutes = [10, 20, 30, 45, 60, 90, 120, 180, 240, 360, 480]
+  t.deepEqual(
+    policyOf(week, 15_000).recoverySpansMs,
+    minutes.map((m) => m * 60_000),
+  )
+  const text = prometheusRules(week)
+  const raw = [...text.matchAll(/increase\(captcha_budget_solves_total\{name="turnstile"\}\[(\w+)\]\)/g)].map((m) => m[1])
+  t.deepEqual(raw, ['70s', '700s'])
+  t.false(text.includes('round('))
+  t.true(text.includes('label_replace(vector(600),"window","10m","","")'))
+  t.true(text.includes('label_replace(vector(28800),"window","8h","","")'))
+  t.false(/\b602s?\b/.test(text))
+})
+
 // Issue 25: a page resolves within 60 minutes of an outage's end, and the rules
 // follow the tracker's rule: no `for:` or keep_firing_for on any pair, which
 // would hold a page past it; a firing pair ends when the tracker's would (its

@@ -496,9 +496,11 @@ pub struct ScrapePair {
 pub struct ScrapePolicy {
   /// The pairs in policy order.
   pub pairs: Vec<ScrapePair>,
-  /// The recovery spans ([`recovery_spans`]) shortest first, lengthened to
-  /// [`MIN_SCRAPES_PER_WINDOW`] scrapes where shorter (no repeats); empty when
-  /// no pair is held.
+  /// The recovery spans ([`RECOVERY_SPANS_MS`], at most the window) shortest
+  /// first, lengthened to [`MIN_SCRAPES_PER_WINDOW`] scrapes where shorter (no
+  /// repeats); empty when no pair is held. Unlike the tracker's
+  /// ([`recovery_spans`]) they are not rounded to whole buckets: they differ
+  /// from those by less than half a bucket (7 s for a 7-day SLO).
   pub recovery_spans_ms: Vec<i64>,
 }
 
@@ -552,8 +554,12 @@ pub fn scrape_policy(config: &Config, policy: &[AlertRule], scrape_interval_ms: 
     .collect();
   let mut recovery_spans_ms: Vec<i64> = Vec::new();
   if held {
-    for span in recovery_spans(config) {
-      let span = span.max(min_window);
+    // The spans as named, not rounded to the tracker's buckets (602 s for 10 min
+    // in a 7-day SLO's 14 s buckets): Prometheus has no buckets, and whole
+    // minutes are summed from the rules' one-minute pieces instead of read with
+    // increase() from the counters.
+    for span in RECOVERY_SPANS_MS {
+      let span = span.min(config.window_ms).max(min_window);
       if !recovery_spans_ms.contains(&span) {
         recovery_spans_ms.push(span);
       }
@@ -847,6 +853,14 @@ mod tests {
     }
     assert!(spans[0] >= 1_200_000 || longer != spans);
     assert_eq!(of(&day, 300_000).unwrap().recovery_spans_ms, longer);
+    // 7 d (14 s buckets): the tracker judges on 602 s for 10 min (43 buckets), 1204 s for
+    // 20 min; the rules on the spans as named, whole minutes.
+    let week = Config { target_rate: 0.95, ..config(7 * 86_400_000) };
+    assert_eq!(recovery_spans(&week)[..2], [602_000, 1_204_000]);
+    assert_eq!(of(&week, 60_000).unwrap().recovery_spans_ms, RECOVERY_SPANS_MS);
+    // 1 h: at most the window, once.
+    let hour_slo = Config { target_rate: 0.95, ..config(3_600_000) };
+    assert_eq!(of(&hour_slo, 15_000).unwrap().recovery_spans_ms, [600_000, 1_200_000, 1_800_000, 2_700_000, 3_600_000]);
     // 90 %: at most 10×: the 14.4× page is left out, as the tracker leaves it out.
     let ninety = Config { target_rate: 0.9, ..config(30 * 86_400_000) };
     let names = of(&ninety, 15_000).unwrap().pairs.into_iter().map(|p| p.rule.name).collect::<Vec<_>>();
