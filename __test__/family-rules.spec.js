@@ -5,7 +5,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { prometheusRules } = require('..')
 const { toYaml } = require('../lib/rules.js')
-const { promtool, withBinary, tempDir, run } = require('./fixtures/prometheus-tools')
+const { promtool, withPromtoolRules, tempDir, run } = require('./fixtures/prometheus-tools')
 const { execFileSync } = require('node:child_process')
 
 const DAY = 86_400_000
@@ -72,7 +72,7 @@ test("rules --compat sloth refuses a grouping label named sloth_*: Sloth's fixed
 // 5 min one 20×, with 5 failures and 10 solves, and the counters are an hour old
 // (its warm-up): firing at 404, no `for:`. The other pairs' warm-ups (60 h, 180 h)
 // outlast the 7.5 hours of data, as a tracker's would. b stays at burn 0 and never alerts.
-withBinary(test, promtool)('promtool test rules: the alerts fire for the failing label set only', async (t) => {
+withPromtoolRules(test)('promtool test rules: the alerts fire for the failing label set only', async (t) => {
   t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
   if (!promtool) return
   const minutes = 452

@@ -8,7 +8,7 @@ const test = require('ava')
 const fs = require('node:fs')
 const path = require('node:path')
 const { ruleGroups, toYaml } = require('../lib/rules.js')
-const { promtool, withBinary, tempDir, run } = require('./fixtures/prometheus-tools')
+const { promtool, withPromtoolRules, tempDir, run } = require('./fixtures/prometheus-tools')
 
 const DAY = 86_400_000
 const MINUTE = 60_000
@@ -38,7 +38,7 @@ function inputSeries() {
   ]
 }
 
-withBinary(test, promtool)('each window of 10 h and more equals the plain sum of its pieces, at every minute of the hour', async (t) => {
+withPromtoolRules(test)('each window of 10 h and more equals the plain sum of its pieces, at every minute of the hour', async (t) => {
   t.timeout(300_000)
   const { groups } = ruleGroups(SLO)
   const counts = groups[0].rules.find((r) => r.record === 'captcha_budget:counts:increase').expr

@@ -16,7 +16,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { prometheusRules } = require('..')
 const { toYaml, defaultId } = require('../lib/rules.js')
-const { promtool, withBinary, tempDir, run } = require('./fixtures/prometheus-tools')
+const { promtool, withPromtoolRules, tempDir, run } = require('./fixtures/prometheus-tools')
 
 const DAY = 86_400_000
 const TURNSTILE = { name: 'turnstile', targetRate: 0.95, windowMs: 30 * DAY }
@@ -181,7 +181,7 @@ const SCENARIOS = [
 ]
 
 for (const scenario of SCENARIOS) {
-  withBinary(test.serial, promtool)(`promtool test rules: ${scenario.title}`, async (t) => {
+  withPromtoolRules(test.serial)(`promtool test rules: ${scenario.title}`, async (t) => {
     t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
     if (!promtool) return
     const id = defaultId(scenario.slo)
@@ -193,7 +193,7 @@ for (const scenario of SCENARIOS) {
   })
 }
 
-withBinary(test.serial, promtool)('promtool test rules catches wrong expectations (the fast page a minute early, a ticket that never comes)', async (t) => {
+withPromtoolRules(test.serial)('promtool test rules catches wrong expectations (the fast page a minute early, a ticket that never comes)', async (t) => {
   t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
   if (!promtool) return
   const outage = SCENARIOS[0]
@@ -206,7 +206,7 @@ withBinary(test.serial, promtool)('promtool test rules catches wrong expectation
   t.deepEqual(result.output.match(/time: [0-9hm]+,/g), ['time: 6h43m,', 'time: 7h55m,'], result.output)
 })
 
-withBinary(test.serial, promtool)('two SLOs on one source stay apart: their own objective series, and only the 99 % one alerts', async (t) => {
+withPromtoolRules(test.serial)('two SLOs on one source stay apart: their own objective series, and only the 99 % one alerts', async (t) => {
   t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
   if (!promtool) return
   // 40 + 10 failing per minute (20 %): burn 20 for 99 %, 4 for 95 %. For 99 % the
@@ -261,7 +261,7 @@ withBinary(test.serial, promtool)('two SLOs on one source stay apart: their own 
   t.is(result.code, 0, result.output)
 })
 
-withBinary(test.serial, promtool)('an absent source alerts after 10 minutes, a present one does not', async (t) => {
+withPromtoolRules(test.serial)('an absent source alerts after 10 minutes, a present one does not', async (t) => {
   t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
   if (!promtool) return
   const slos = [TURNSTILE, { ...TURNSTILE, name: 'recaptcha' }]
@@ -289,7 +289,7 @@ withBinary(test.serial, promtool)('an absent source alerts after 10 minutes, a p
   t.is(result.code, 0, result.output)
 })
 
-withBinary(test.serial, promtool)('routing: the labels and annotations of the SLO and its severity are on the page, with the numbers', async (t) => {
+withPromtoolRules(test.serial)('routing: the labels and annotations of the SLO and its severity are on the page, with the numbers', async (t) => {
   t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
   if (!promtool) return
   const alerting = {
@@ -324,7 +324,7 @@ withBinary(test.serial, promtool)('routing: the labels and annotations of the SL
   t.is(result.code, 0, result.output)
 })
 
-withBinary(test.serial, promtool)(
+withPromtoolRules(test.serial)(
   'period rules: exact reads the counters; optimised sums recorded 5 min increases (ratio exact, counts short by the first 5 min)',
   async (t) => {
     t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')

@@ -6,7 +6,7 @@ const { prometheusRules, ErrorBudgetTracker } = require('..')
 const { ruleGroups, prometheusPolicy, toYaml } = require('../lib/rules.js')
 const { policyOf } = require('../lib/rules-slo.js')
 const { promDuration } = require('../lib/duration.js')
-const { promtool, withBinary, tempDir, run, cli } = require('./fixtures/prometheus-tools')
+const { promtool, withPromtoolRules, tempDir, run, cli } = require('./fixtures/prometheus-tools')
 
 const DAY = 86_400_000
 // The SLO `turnstile`, 95 % over 30 days (60 s buckets). The rules implement
@@ -382,7 +382,7 @@ test('two SLOs in one call need distinct ids', (t) => {
   )
 })
 
-withBinary(test, promtool)('the CLI writes rules that promtool check rules accepts (stdout, -o, both formats, optimised period)', async (t) => {
+withPromtoolRules(test)('the CLI writes rules that promtool check rules accepts (stdout, -o, both formats, optimised period)', async (t) => {
   t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
   if (!promtool) return
   const dir = tempDir(t)
@@ -571,7 +571,7 @@ test('loading the package loads no YAML or CLI code; prometheusRules loads it on
   t.is(out.stdout.trim(), '0 true', out.stderr)
 })
 
-withBinary(test, promtool)('rejections count as errors; a source without the rejections counter counts its failures alone', async (t) => {
+withPromtoolRules(test)('rejections count as errors; a source without the rejections counter counts its failures alone', async (t) => {
   t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
   if (!promtool) return
   const dir = tempDir(t)

@@ -10,7 +10,7 @@ const test = require('ava')
 const fs = require('node:fs')
 const path = require('node:path')
 const { prometheusRules } = require('..')
-const { promtool, withBinary, tempDir, run, cli } = require('./fixtures/prometheus-tools')
+const { promtool, withPromtoolRules, tempDir, run, cli } = require('./fixtures/prometheus-tools')
 
 const DAY = 86_400_000
 const BASE = { name: 'turnstile', targetRate: 0.95, windowMs: 30 * DAY }
@@ -135,7 +135,7 @@ for (const [position, build] of Object.entries(POSITIONS)) {
   })
 }
 
-withBinary(test, promtool)('every accepted hostile or awkward value gives rules that promtool check rules accepts', async (t) => {
+withPromtoolRules(test)('every accepted hostile or awkward value gives rules that promtool check rules accepts', async (t) => {
   t.truthy(promtool, 'promtool is installed (Debian: apt-get install prometheus)')
   const dir = tempDir(t)
   const files = []
@@ -216,7 +216,7 @@ test('rules --spec: a hostile Sloth document is refused with a quoted, escaped i
   t.false(fs.existsSync(output))
 })
 
-withBinary(test, promtool)('rules CLI: awkward but valid --name and --slo are written, and promtool accepts the file', async (t) => {
+withPromtoolRules(test)('rules CLI: awkward but valid --name and --slo are written, and promtool accepts the file', async (t) => {
   t.truthy(promtool)
   const dir = tempDir(t)
   const output = path.join(dir, 'rules.yml')

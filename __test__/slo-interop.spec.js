@@ -7,7 +7,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const YAML = require('yaml')
 const { prometheusRules } = require('..')
-const { promtool, withBinary, tempDir, run, cli } = require('./fixtures/prometheus-tools')
+const { promtool, withPromtoolRules, tempDir, run, cli } = require('./fixtures/prometheus-tools')
 
 const EXAMPLES = path.join(__dirname, 'fixtures', 'slo-examples')
 const PLUGINS = 'is not supported: Sloth plugins are Go code that rewrites the generated rules'
@@ -133,7 +133,7 @@ test('docs/slo-ecosystem.md lists every example file with the verdict the spec c
   }
 })
 
-withBinary(test, promtool)('rules --spec takes every claimed example as written, and promtool check rules accepts the rules', async (t) => {
+withPromtoolRules(test)('rules --spec takes every claimed example as written, and promtool check rules accepts the rules', async (t) => {
   t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
   if (!promtool) return
   const dir = tempDir(t)
@@ -300,90 +300,87 @@ test('ids with spaces: an OpenSLO objective named by its displayName gets dashes
   t.regex(operator, /^ {2}name: captcha-budget-my-slo$/m)
 })
 
-withBinary(test, promtool)(
-  "--compat sloth: Sloth's series and info names, with Sloth's labels and values, as promtool test rules evaluates them",
-  async (t) => {
-    t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
-    if (!promtool) return
-    const dir = tempDir(t)
-    const rules = path.join(dir, 'sloth.rules.yml')
-    const res = await cli(['rules', '--spec', example('sloth/getting-started.yml'), '--compat', 'sloth', '-o', rules])
-    t.is(res.code, 0, res.stderr)
-    const records = new Set(
-      groupsOf(fs.readFileSync(rules, 'utf8'))
-        .flatMap((g) => g.rules.map((r) => r.record))
-        .filter(Boolean),
-    )
-    // Sloth's own names, from its generated output for this file (examples/_gen/getting-started.yml).
-    for (const name of [
-      'slo:sli_error:ratio_rate5m',
-      'slo:sli_error:ratio_rate30m',
-      'slo:sli_error:ratio_rate1h',
-      'slo:sli_error:ratio_rate6h',
-      'slo:sli_error:ratio_rate3d',
-      'slo:sli_error:ratio_rate2h',
-      'slo:sli_error:ratio_rate1d',
-      'slo:sli_error:ratio_rate30d',
-      'slo:objective:ratio',
-      'slo:error_budget:ratio',
-      'slo:time_period:days',
-      'slo:current_burn_rate:ratio',
-      'slo:period_burn_rate:ratio',
-      'slo:period_error_budget_remaining:ratio',
-      'sloth_slo_info',
-    ]) {
-      t.true(records.has(name), name)
-    }
-    // 1 request in 100 failing, 100 a minute: error ratio 0.01, burn 0.01 / 0.001 = 10 (hand-worked).
-    const sloth = { sloth_id: 'myservice-requests-availability', sloth_service: 'myservice', sloth_slo: 'requests-availability' }
-    const labels = (extra) =>
-      Object.entries({ ...extra, owner: 'myteam', repo: 'myorg/myservice', service: 'myservice', ...sloth, tier: '2' })
-        .sort(([a], [b]) => a.localeCompare(b))
-        .map(([k, v]) => `${k}="${v}"`)
-        .join(', ')
-    const tests = {
-      rule_files: [rules],
-      evaluation_interval: '1m',
-      tests: [
-        {
-          interval: '1m',
-          input_series: [
-            { series: 'http_request_duration_seconds_count{job="myservice",code="200"}', values: '0+99x60' },
-            { series: 'http_request_duration_seconds_count{job="myservice",code="500"}', values: '0+1x60' },
-          ],
-          promql_expr_test: [
-            {
-              expr: 'slo:sli_error:ratio_rate5m',
-              eval_time: '30m',
-              exp_samples: [{ labels: `slo:sli_error:ratio_rate5m{${labels({ sloth_window: '5m', slo: sloth.sloth_id })}}`, value: 0.01 }],
-            },
-            {
-              expr: 'slo:current_burn_rate:ratio',
-              eval_time: '30m',
-              exp_samples: [{ labels: `slo:current_burn_rate:ratio{${labels({ slo: sloth.sloth_id })}}`, value: 10 }],
-            },
-            { expr: 'slo:time_period:days', eval_time: '30m', exp_samples: [{ labels: `slo:time_period:days{${labels({})}}`, value: 30 }] },
-            { expr: 'slo:error_budget:ratio', eval_time: '30m', exp_samples: [{ labels: `slo:error_budget:ratio{${labels({})}}`, value: 0.001 }] },
-            {
-              expr: 'sloth_slo_info',
-              eval_time: '30m',
-              exp_samples: [
-                {
-                  labels: `sloth_slo_info{${labels({ sloth_mode: 'cli-gen-prom', sloth_objective: '99.9', sloth_spec: 'prometheus/v1', sloth_version: 'captcha-error-budget' })}}`,
-                  value: 1,
-                },
-              ],
-            },
-          ],
-        },
-      ],
-    }
-    const testFile = path.join(dir, 'test.yml')
-    fs.writeFileSync(testFile, YAML.stringify(tests))
-    const tested = await run(promtool, ['test', 'rules', testFile])
-    t.is(tested.code, 0, tested.stdout + tested.stderr)
-  },
-)
+withPromtoolRules(test)("--compat sloth: Sloth's series and info names, with Sloth's labels and values, as promtool test rules evaluates them", async (t) => {
+  t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
+  if (!promtool) return
+  const dir = tempDir(t)
+  const rules = path.join(dir, 'sloth.rules.yml')
+  const res = await cli(['rules', '--spec', example('sloth/getting-started.yml'), '--compat', 'sloth', '-o', rules])
+  t.is(res.code, 0, res.stderr)
+  const records = new Set(
+    groupsOf(fs.readFileSync(rules, 'utf8'))
+      .flatMap((g) => g.rules.map((r) => r.record))
+      .filter(Boolean),
+  )
+  // Sloth's own names, from its generated output for this file (examples/_gen/getting-started.yml).
+  for (const name of [
+    'slo:sli_error:ratio_rate5m',
+    'slo:sli_error:ratio_rate30m',
+    'slo:sli_error:ratio_rate1h',
+    'slo:sli_error:ratio_rate6h',
+    'slo:sli_error:ratio_rate3d',
+    'slo:sli_error:ratio_rate2h',
+    'slo:sli_error:ratio_rate1d',
+    'slo:sli_error:ratio_rate30d',
+    'slo:objective:ratio',
+    'slo:error_budget:ratio',
+    'slo:time_period:days',
+    'slo:current_burn_rate:ratio',
+    'slo:period_burn_rate:ratio',
+    'slo:period_error_budget_remaining:ratio',
+    'sloth_slo_info',
+  ]) {
+    t.true(records.has(name), name)
+  }
+  // 1 request in 100 failing, 100 a minute: error ratio 0.01, burn 0.01 / 0.001 = 10 (hand-worked).
+  const sloth = { sloth_id: 'myservice-requests-availability', sloth_service: 'myservice', sloth_slo: 'requests-availability' }
+  const labels = (extra) =>
+    Object.entries({ ...extra, owner: 'myteam', repo: 'myorg/myservice', service: 'myservice', ...sloth, tier: '2' })
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, v]) => `${k}="${v}"`)
+      .join(', ')
+  const tests = {
+    rule_files: [rules],
+    evaluation_interval: '1m',
+    tests: [
+      {
+        interval: '1m',
+        input_series: [
+          { series: 'http_request_duration_seconds_count{job="myservice",code="200"}', values: '0+99x60' },
+          { series: 'http_request_duration_seconds_count{job="myservice",code="500"}', values: '0+1x60' },
+        ],
+        promql_expr_test: [
+          {
+            expr: 'slo:sli_error:ratio_rate5m',
+            eval_time: '30m',
+            exp_samples: [{ labels: `slo:sli_error:ratio_rate5m{${labels({ sloth_window: '5m', slo: sloth.sloth_id })}}`, value: 0.01 }],
+          },
+          {
+            expr: 'slo:current_burn_rate:ratio',
+            eval_time: '30m',
+            exp_samples: [{ labels: `slo:current_burn_rate:ratio{${labels({ slo: sloth.sloth_id })}}`, value: 10 }],
+          },
+          { expr: 'slo:time_period:days', eval_time: '30m', exp_samples: [{ labels: `slo:time_period:days{${labels({})}}`, value: 30 }] },
+          { expr: 'slo:error_budget:ratio', eval_time: '30m', exp_samples: [{ labels: `slo:error_budget:ratio{${labels({})}}`, value: 0.001 }] },
+          {
+            expr: 'sloth_slo_info',
+            eval_time: '30m',
+            exp_samples: [
+              {
+                labels: `sloth_slo_info{${labels({ sloth_mode: 'cli-gen-prom', sloth_objective: '99.9', sloth_spec: 'prometheus/v1', sloth_version: 'captcha-error-budget' })}}`,
+                value: 1,
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  }
+  const testFile = path.join(dir, 'test.yml')
+  fs.writeFileSync(testFile, YAML.stringify(tests))
+  const tested = await run(promtool, ['test', 'rules', testFile])
+  t.is(tested.code, 0, tested.stdout + tested.stderr)
+})
 
 test('prometheusRules: a bad slo.sli, compat or metadata is refused with the field named, nothing written', (t) => {
   const sli = { errorQuery: 'sum(rate(errors_total[{{.window}}]))', totalQuery: 'sum(rate(requests_total[{{.window}}]))' }
@@ -466,7 +463,7 @@ spec:
           query: localhost_server_requests{code="total",host="*",instance="127.0.0.1:9090"}
 `
 
-withBinary(test, promtool)(
+withPromtoolRules(test)(
   'OpenSLO v1 with an SLI document, a DataSource, sums of counters and no timeWindow: read, and promtool accepts the rules',
   async (t) => {
     t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')

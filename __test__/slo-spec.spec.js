@@ -6,7 +6,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { readSpec } = require('../lib/slo/spec.js')
 const { prometheusRules } = require('..')
-const { promtool, withBinary, tempDir, run, cli } = require('./fixtures/prometheus-tools')
+const { promtool, withPromtoolRules, tempDir, run, cli } = require('./fixtures/prometheus-tools')
 
 const DAY = 86_400_000
 
@@ -156,7 +156,7 @@ test("Sloth: service-slo ids, the objective in percent, the period from the call
   ])
 })
 
-withBinary(test, promtool)('rules --spec: OpenSLO and Sloth files give rules promtool accepts, in both formats', async (t) => {
+withPromtoolRules(test)('rules --spec: OpenSLO and Sloth files give rules promtool accepts, in both formats', async (t) => {
   t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
   if (!promtool) return
   const dir = tempDir(t)
@@ -271,7 +271,7 @@ test('rules --spec: an unreadable file and flags that the file replaces exit 2',
   t.regex(both.stderr, /--target cannot be given with --spec/)
 })
 
-withBinary(test, promtool)('the OpenSLO and Sloth files of docs/slo-ecosystem.md give rules promtool accepts', async (t) => {
+withPromtoolRules(test)('the OpenSLO and Sloth files of docs/slo-ecosystem.md give rules promtool accepts', async (t) => {
   t.truthy(promtool, 'promtool is not installed: apt-get install -y prometheus (.ci/run does)')
   if (!promtool) return
   const doc = fs.readFileSync(path.join(__dirname, '..', 'docs', 'slo-ecosystem.md'), 'utf8')
