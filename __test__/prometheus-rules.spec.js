@@ -43,14 +43,13 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
   // Every recording carries the SLO's identity next to the source's name.
   t.true(records.every((r) => r.labels.slo === ID))
   const byName = (name) => records.filter((r) => r.record === name)
-  // One series per window, the window as a label (issue 31): each count over the pairs' windows,
-  // the period and the recovery spans, each window once; the ratio and burn rate over the pairs' and the period.
+  // One series per window, the window as a label (issue 31): each count over the pairs' windows
+  // and the period, each window once, and so the ratio and burn rate. The recovery spans (but
+  // 1 h, fast-burn's long window) are counted only while an alert fires (below).
   const labelled = (expr, label) => [...expr.matchAll(new RegExp(`"${label}", "([^"]+)"`, 'g'))].map((m) => m[1])
-  const ms = (w) => Number(/^\d+/.exec(w)[0]) * { m: 60_000, h: 3_600_000, d: DAY }[w.at(-1)]
-  const counted = [...new Set([...WINDOWS, ...SPANS])].sort((a, b) => ms(a) - ms(b))
   // Both counts in one recording labelled events and window; each count its share of it.
   t.is(byName('captcha_budget:counts:increase').length, 1)
-  t.deepEqual(labelled(byName('captcha_budget:counts:increase')[0].expr, 'window'), counted)
+  t.deepEqual(labelled(byName('captcha_budget:counts:increase')[0].expr, 'window'), WINDOWS)
   for (const kind of ['solves', 'solve_failures']) {
     t.is(byName(`captcha_budget:${kind}:increase`).length, 1, kind)
     t.is(byName(`captcha_budget:${kind}:increase`)[0].expr, `sum without (events) (captcha_budget:counts:increase{slo="${ID}",events="${kind}"})`)
@@ -62,9 +61,11 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
       { slo: ID, events: 'solve_failures' },
     ],
   )
-  const windows = `{slo="${ID}",window=~"${WINDOWS.join('|')}"}`
-  // The windows picked on the left only: the division keeps those.
-  t.is(byName('captcha_budget:solve_error:ratio')[0].expr, `captcha_budget:solve_failures:increase${windows}\n/\ncaptcha_budget:solves:increase{slo="${ID}"}`)
+  // The counts hold the ratio's windows only: no matcher picks them.
+  t.is(
+    byName('captcha_budget:solve_error:ratio')[0].expr,
+    `captcha_budget:solve_failures:increase{slo="${ID}"}\n/\ncaptcha_budget:solves:increase{slo="${ID}"}`,
+  )
   t.is(byName('captcha_budget:burn_rate:ratio')[0].expr, `captcha_budget:solve_error:ratio{slo="${ID}"} / 0.05`)
   // Each recovery span's length, labelled window, spread over the label sets (each span's solves).
   const spanExpr = byName('captcha_budget:recovery_span:seconds')[0].expr
@@ -75,12 +76,21 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
   // Every held window: `on(window)` keeps the spans' (no regex matcher listing them).
   t.true(spanExpr.startsWith(`0 * captcha_budget:held_solves:increase{slo="${ID}"}\n+ on(window) group_left() (\n`))
   // The held pairs' recovery tests read copies of the counts recorded only while an alert of the
-  // SLO fires for the label set: the spans and the held pairs' long and short windows, which at
-  // 30 d is every window but the period (left out with `!=`, not listed in a regex).
+  // SLO fires for the label set: the held pairs' long and short windows, which at 30 d is every
+  // window but the period (left out with `!=`, not listed in a regex), and the spans. A span
+  // judges a page only once the page is as old as the span, so its sum reads only pieces of the
+  // time an alert has fired: pieces recorded only then.
+  const firing = `ALERTS{alertstate="firing",slo="${ID}"}`
+  t.is(byName('captcha_budget:held_counts:increase1m')[0].expr, `captcha_budget:counts:increase1m{slo="${ID}"}\nand on(slo, name) ${firing}`)
+  const heldSpans = SPANS.filter((w) => !WINDOWS.includes(w))
+  t.deepEqual(heldSpans, ['10m', '20m', '30m', '45m', '90m', '2h', '3h', '4h', '6h', '8h'])
+  const spanSums = byName('captcha_budget:held_counts:increase')[0].expr
+  t.deepEqual(labelled(spanSums, 'window'), heldSpans)
+  t.true(spanSums.includes(`label_replace(sum_over_time(captcha_budget:held_counts:increase1m{slo="${ID}"}[7h59m30s]), "window", "8h", "", "")`))
   for (const kind of ['solves', 'solve_failures']) {
     t.is(
       byName(`captcha_budget:held_${kind}:increase`)[0].expr,
-      `captcha_budget:${kind}:increase{slo="${ID}",window!="30d"}\nand on(slo, name) ALERTS{alertstate="firing",slo="${ID}"}`,
+      `captcha_budget:${kind}:increase{slo="${ID}",window!="30d"}\nand on(slo, name) ${firing}\nor sum without (events) (captcha_budget:held_counts:increase{slo="${ID}",events="${kind}"})`,
     )
   }
   t.true(spanExpr.includes(`label_replace(vector(${policyOf(SLO, 15_000).recoverySpansMs[0] / 1000}),"window","${SPANS[0]}","","")`))
@@ -102,15 +112,18 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
   const legs = byName('captcha_budget:counts:increase')[0].expr
   const leg = (expr, w) => `label_replace(${expr}, "window", "${w}", "", "")`
   t.true(legs.includes(leg(summed('59m30s'), '1h')))
-  t.true(legs.includes(leg(summed('7h59m30s'), '8h')))
-  // Windows of 10 h and more: the hours' sums over the window's range, plus this hour so far,
+  t.true(legs.includes(leg(summed('4h59m30s'), '5h')))
+  t.false(legs.includes(summed('7h59m30s')))
+  // Windows of 2 days and more: the hours' sums over the window's range, plus this hour so far,
   // less this hour so far a window ago (all of it while the rules are younger than the window).
   const thisHour = `captcha_budget:counts:increase_this_hour{slo="${ID}"}`
   const byHours = (range, w) =>
     `sum_over_time(captcha_budget:counts:increase1h{slo="${ID}"}[${range}]) + (${thisHour} - ${thisHour} offset ${w} or ${thisHour})`
   t.true(legs.includes(leg(byHours('719h59m30s', '30d'), '30d')))
-  t.true(legs.includes(leg(byHours('9h59m30s', '10h'), '10h')))
-  t.false(legs.includes(summed('9h59m30s')))
+  t.true(legs.includes(leg(byHours('59h59m30s', '60h'), '60h')))
+  t.false(legs.includes(summed('59h59m30s')))
+  // Windows of whole hours under 2 days: plain sums.
+  t.true(legs.includes(leg(summed('14h59m30s'), '15h')))
   // This hour so far adds each piece to its last value, except at an hour's first evaluation;
   // each hour's sum is recorded then (and 0 at the rules' first evaluation).
   const piecesSel = `captcha_budget:counts:increase1m{slo="${ID}"}`
@@ -405,11 +418,12 @@ withPromtoolRules(test)('the CLI writes rules that promtool check rules accepts 
   fs.writeFileSync(path.join(dir, 'operator.yml'), toYaml(YAML.parse(operator.stdout).spec))
   // The 1 m pieces (2) + this hour's and the hours' sums of them (2, for the 30 d window: whole
   // hours, 10 h or more) + their sums per window (1) + solves, failures, error ratio and burn
-  // rate, each one series per window (4) + the held copies of solves and failures (2) + the
-  // recovery spans' lengths + 7 per SLO + 4 alerts + absent = 24; optimised, the period's solves
-  // and failures are 2 rules of their own: 26. A custom pair holds nothing, so no held copies nor
-  // recovery spans: 2 + 2 + 1 + 4 + 7 + 1 + 1 = 18.
-  const count = 2 + 2 + 1 + 4 + 2 + 1 + 7 + 5
+  // rate, each one series per window (4) + the pieces while an alert fires and the recovery
+  // spans' sums of them (2) + the held copies of solves and failures (2) + the recovery spans'
+  // lengths + 7 per SLO + 4 alerts + absent = 26; optimised, the period's solves and failures
+  // are 2 rules of their own: 28. A custom pair holds nothing, so no held copies nor recovery
+  // spans: 2 + 2 + 1 + 4 + 7 + 1 + 1 = 18.
+  const count = 2 + 2 + 1 + 4 + 2 + 2 + 1 + 7 + 5
   const checked = await run(promtool, ['check', 'rules', ...['stdout', 'rules', 'optimised', 'operator'].map((f) => path.join(dir, `${f}.yml`))])
   t.is(checked.code, 0, checked.stdout + checked.stderr)
   t.regex(checked.stdout, new RegExp(`stdout\\.yml\\n\\s+SUCCESS: ${count} rules found`))

@@ -26,7 +26,7 @@ const SUM_FROM_MS = 3_600_000
 // a piece, which is what a Prometheus over many label sets spends its time on. Shorter windows
 // read few pieces; for them the extra selectors would cost about what they save.
 const HOUR_MS = 3_600_000
-const HOURS_FROM_MS = 10 * HOUR_MS
+const HOURS_FROM_MS = 48 * HOUR_MS
 /** A range in hours, minutes, seconds and ms (`1h59m30s`): a summed window's range, half an evaluation short. */
 function rangeDuration(ms) {
   const parts = [
@@ -338,11 +338,21 @@ function compileOne(slo, options) {
   const pieceName = `captcha_budget:counts:increase${piece}`
   const whole = (ms) => !slo.sli && ms > pieceMs && ms % pieceMs === 0
   // Every window counted, each once: the pairs' windows, the period and the recovery spans.
-  const counted = [...new Set([...windows, ...recoverySpansMs])].sort((a, b) => a - b)
+  const allWindows = [...new Set([...windows, ...recoverySpansMs])].sort((a, b) => a - b)
   // The optimised period is summed from the shortest window's counts instead (below).
-  const fromCounters = counted.filter((ms) => !(optimised && ms === windowMs))
-  const usesPieces = fromCounters.some((ms) => whole(ms) && ms >= SUM_FROM_MS)
+  const usesPieces = allWindows.some((ms) => !(optimised && ms === windowMs) && whole(ms) && ms >= SUM_FROM_MS)
   const summed = (ms) => usesPieces && whole(ms)
+  // The held pairs' alerts read their counts, while they fire, from copies recorded only while
+  // some alert of the SLO fires for that label set (below); a PromQL SLI's label sets are its
+  // own: it reads the counts themselves.
+  const heldPairs = policy.filter((pair) => pair.resolveBurnRate < pair.burnRate && !alerting[pair.severity]?.disable)
+  const whileHeld = heldPairs.length > 0 && !slo.sli
+  // A span judges a page only once the page is as old as the span, so it never reads a piece
+  // from before the page: the spans that are sums of pieces (and no pair's window or the
+  // period) sum pieces recorded only while an alert fires. Between pages they read nothing.
+  const heldSpans = whileHeld ? recoverySpansMs.filter((ms) => summed(ms) && !windows.includes(ms)) : []
+  const counted = allWindows.filter((ms) => !heldSpans.includes(ms))
+  const fromCounters = counted.filter((ms) => !(optimised && ms === windowMs))
   // Summed from the hour sums (HOURS_FROM_MS, above): pieces that tile the hour.
   const byHours = (ms) => summed(ms) && HOUR_MS % pieceMs === 0 && ms % HOUR_MS === 0 && ms >= HOURS_FROM_MS
   // Every count the recovery test reads (the spans', the long windows') a sum of pieces or a
@@ -443,7 +453,8 @@ function compileOne(slo, options) {
       ? `increase() over the counters (no window of ${promDuration(SUM_FROM_MS)} or more, so no pieces)`
       : `the sums above${raw.length ? ` (${raw.join(', ')}: increase() over the counters, not a whole number of pieces)` : ''}`
   recordings.push(
-    note(`Solves per window (${listed}), labelled window: ${countsFrom}.`, {
+    // (The windows listed once: above, when the sums are all of them.)
+    note(`Solves per window${raw.length === 0 && sums.length === counting.length && !slo.sli ? '' : ` (${listed})`}, labelled window: ${countsFrom}.`, {
       record: 'captcha_budget:solves:increase',
       expr: legs('solves'),
       labels: ids,
@@ -467,18 +478,19 @@ function compileOne(slo, options) {
       )
     }
   }
-  // The ratio and the burn rate: one division over the pairs' windows and the period.
-  const rated = `{slo=${JSON.stringify(id)},window=~"${windows.map(promDuration).join('|')}"}`
+  // The ratio and the burn rate: one division over the pairs' windows and the period (the
+  // windows picked once, where the counts hold other windows too: the division keeps the left
+  // side's; one regex matcher, not two).
+  const rated = counted.every((ms) => windows.includes(ms)) ? sel : `{slo=${JSON.stringify(id)},window=~"${windows.map(promDuration).join('|')}"}`
   recordings.push(
-    note(`The error ratio per window (${windows.map(promDuration).join(', ')}): failures / solves.`, {
+    note(`The error ratio per window${rated === sel ? '' : ` (${windows.map(promDuration).join(', ')})`}: failures / solves.`, {
       record: 'captcha_budget:solve_error:ratio',
       // A PromQL SLI's ratio is its two queries' (rates, as Sloth's), window by window.
       expr: slo.sli
         ? windows
             .map((ms) => `label_replace(\n${sliRecordings(slo.sli, promDuration(ms), ms, ids)[2].expr},\n"window", "${promDuration(ms)}", "", "")`)
             .join('\nor\n')
-        : // The windows picked once: the division keeps the left side's (one regex matcher, not two).
-          `captcha_budget:solve_failures:increase${rated}\n/\ncaptcha_budget:solves:increase${sel}`,
+        : `captcha_budget:solve_failures:increase${rated}\n/\ncaptcha_budget:solves:increase${sel}`,
       labels: ids,
     }),
     note(`The burn rate per window: the error ratio / the error budget (${num(budgetOf(targetRate))}); 1 spends the budget exactly over the period.`, {
@@ -487,27 +499,49 @@ function compileOne(slo, options) {
       labels: ids,
     }),
   )
-  // The held pairs' alerts read their counts, while they fire, from copies recorded only while
-  // some alert of the SLO fires for that label set: between pages their recovery tests read
-  // nothing, which is most of what they would cost (a PromQL SLI's label sets are its own: it
-  // reads the counts themselves).
-  const heldPairs = policy.filter((pair) => pair.resolveBurnRate < pair.burnRate && !alerting[pair.severity]?.disable)
-  const whileHeld = heldPairs.length > 0 && !slo.sli
+  // Between pages the recovery tests read nothing, which is most of what they would cost.
   if (whileHeld) {
     const heldMs = [...recoverySpansMs, ...heldPairs.flatMap((pair) => [pair.longWindowMs, pair.shortWindowMs]), ...(minEvents > 0 ? [windowMs] : [])]
-    const heldWindows = counted.filter((ms) => heldMs.includes(ms)).map(promDuration)
+    const heldWindows = allWindows.filter((ms) => heldMs.includes(ms)).map(promDuration)
     // The windows left out, as `!=` matchers: a regex matcher would cost more (above).
     const notHeld = counted.filter((ms) => !heldMs.includes(ms)).map((ms) => `,window!="${promDuration(ms)}"`)
     const firing = `ALERTS{alertstate="firing",slo=${JSON.stringify(id)}}`
+    const heldPieces = `captcha_budget:held_counts:increase${piece}`
+    if (heldSpans.length > 0) {
+      recordings.push(
+        note(`The ${piece} pieces, recorded only while an alert of the SLO fires for the label set.`, {
+          record: heldPieces,
+          expr: `${pieceName}${sel}\nand on(slo, ${by}) ${firing}`,
+          labels: ids,
+        }),
+        note(`Solves and failures per recovery span (${heldSpans.map(promDuration).join(', ')}), labelled events and window: sums of the pieces above.`, {
+          record: 'captcha_budget:held_counts:increase',
+          expr: orBlocks(
+            heldSpans.map(
+              (ms) => `label_replace(sum_over_time(${heldPieces}${sel}[${rangeDuration(ms - pieceMs / 2)}]), "window", "${promDuration(ms)}", "", "")`,
+            ),
+          ),
+          labels: ids,
+        }),
+      )
+    }
     for (const kind of ['solves', 'solve_failures']) {
+      const spans = heldSpans.length > 0 ? `\nor sum without (events) (captcha_budget:held_counts:increase{slo=${JSON.stringify(id)},events="${kind}"})` : ''
       recordings.push(
         note(
           kind === 'solves'
-            ? `The solves of the windows a held alert reads (${heldWindows.join(', ')}), recorded only while an alert of the SLO fires for the label set.`
+            ? `The solves of the windows a held alert reads (${
+                heldWindows.length > notHeld.length
+                  ? `every window but ${counted
+                      .filter((ms) => !heldMs.includes(ms))
+                      .map(promDuration)
+                      .join(', ')}`
+                  : heldWindows.join(', ')
+              }), recorded only while an alert of the SLO fires for the label set.`
             : 'The failures of those windows, as the solves.',
           {
             record: `captcha_budget:held_${kind}:increase`,
-            expr: `captcha_budget:${kind}:increase{slo=${JSON.stringify(id)}${notHeld.join('')}}\nand on(slo, ${by}) ${firing}`,
+            expr: `captcha_budget:${kind}:increase{slo=${JSON.stringify(id)}${notHeld.join('')}}\nand on(slo, ${by}) ${firing}${spans}`,
             labels: ids,
           },
         ),
@@ -602,7 +636,7 @@ function compileOne(slo, options) {
       note(
         `${pair.name} (${pair.severity}): burn rate above ${num(pair.burnRate)} over ${long} and ${short}` +
           (gates ? `, with ${gates} in ${long}` : '') +
-          (held ? `; held until its long window or a recovery span passes the recovery test (burn at most ${num(pair.resolveBurnRate)}).` : '.'),
+          (held ? `; held until recovered (burn at most ${num(pair.resolveBurnRate)}).` : '.'),
         {
           alert,
           // No `for:` and no keep_firing_for: the tracker fires at once and holds a
