@@ -24,7 +24,8 @@ const SUM_FROM_MS = 3_600_000
 // instead (an hour's pieces recorded once an hour), plus the pieces of this hour so far, less
 // those of the hour its far edge falls in: exact, and it reads a sample an hour instead of one
 // a piece, which is what a Prometheus over many label sets spends its time on. Shorter windows
-// read few pieces; for them the extra selectors would cost about what they save.
+// read at most 2 880 pieces; for them the extra selectors cost about what they save in promtool
+// (a 30 d SLO's 10 h and 15 h), and a 24 h SLO needs no hour sums at all (1.1 KB less).
 const HOUR_MS = 3_600_000
 const HOURS_FROM_MS = 48 * HOUR_MS
 /** A range in hours, minutes, seconds and ms (`1h59m30s`): a summed window's range, half an evaluation short. */
@@ -503,8 +504,12 @@ function compileOne(slo, options) {
   if (whileHeld) {
     const heldMs = [...recoverySpansMs, ...heldPairs.flatMap((pair) => [pair.longWindowMs, pair.shortWindowMs]), ...(minEvents > 0 ? [windowMs] : [])]
     const heldWindows = allWindows.filter((ms) => heldMs.includes(ms)).map(promDuration)
+    const leftOut = counted.filter((ms) => !heldMs.includes(ms)).map(promDuration)
     // The windows left out, as `!=` matchers: a regex matcher would cost more (above).
-    const notHeld = counted.filter((ms) => !heldMs.includes(ms)).map((ms) => `,window!="${promDuration(ms)}"`)
+    const notHeld = leftOut.map((w) => `,window!="${w}"`)
+    // (In the comment, whichever list is shorter.)
+    const heldText =
+      leftOut.length === 0 ? 'every window' : heldWindows.length > leftOut.length ? `every window but ${leftOut.join(', ')}` : heldWindows.join(', ')
     const firing = `ALERTS{alertstate="firing",slo=${JSON.stringify(id)}}`
     const heldPieces = `captcha_budget:held_counts:increase${piece}`
     if (heldSpans.length > 0) {
@@ -530,14 +535,7 @@ function compileOne(slo, options) {
       recordings.push(
         note(
           kind === 'solves'
-            ? `The solves of the windows a held alert reads (${
-                heldWindows.length > notHeld.length
-                  ? `every window but ${counted
-                      .filter((ms) => !heldMs.includes(ms))
-                      .map(promDuration)
-                      .join(', ')}`
-                  : heldWindows.join(', ')
-              }), recorded only while an alert of the SLO fires for the label set.`
+            ? `The solves of the windows a held alert reads (${heldText}), recorded only while an alert of the SLO fires for the label set.`
             : 'The failures of those windows, as the solves.',
           {
             record: `captcha_budget:held_${kind}:increase`,
