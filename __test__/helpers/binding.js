@@ -8,10 +8,15 @@ const bindingTarget = require('../../native.js').__napiBindingTarget
 
 /**
  * `runner` (`test`, or e.g. `test.serial`) on a native build; on WASI,
- * `test.skip` with the reason in the title.
+ * `test.skip` with `tag` in brackets after the title.
+ * @param {string} tag why the test does not run on WASI
+ */
+const nativeRuns = (tag, runner = test) => (bindingTarget === 'native' ? runner : (title, ...rest) => test.skip(`${title} [${tag}]`, ...rest))
+
+/**
+ * `runner` on a native build; on WASI, `test.skip` with the reason in the title.
  * @param {string} reason why the behaviour cannot exist on WASI
  */
-const nativeOnly = (reason, runner = test) =>
-  bindingTarget === 'native' ? runner : (title, ...rest) => test.skip(`${title} [native only: ${reason}]`, ...rest)
+const nativeOnly = (reason, runner = test) => nativeRuns(`native only: ${reason}`, runner)
 
-module.exports = { bindingTarget, nativeOnly }
+module.exports = { bindingTarget, nativeOnly, nativeRuns }
