@@ -7,6 +7,7 @@ const { execFile } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
+const { needsFor } = require('./helpers/external')
 
 const root = path.join(__dirname, '..')
 const ava = path.join(root, 'node_modules', 'ava', 'entrypoints', 'cli.mjs')
@@ -153,4 +154,39 @@ test('a failed test keeps its temp dir (the test.yml promtool names can be opene
   t.false(fs.existsSync(passing))
   t.is(fs.readFileSync(path.join(failing, 'test.yml'), 'utf8'), 'failing\n')
   t.true(output.includes(`kept for the failed test "fails": ${failing}`), output)
+})
+
+test('a server whose free port is taken before it binds starts again on another one; other errors are not retried', async (t) => {
+  const { onFreePort } = require('./helpers/ports')
+  // The CI failure this reproduces: redis-server refused "bind: Address already in use".
+  const taken = new Error('Could not create server TCP listening socket 127.0.0.1:33397: bind: Address already in use')
+  const ports = []
+  const started = await onFreePort(async (port) => {
+    ports.push(port)
+    if (ports.length === 1) throw taken
+    return `up on ${port}`
+  })
+  t.is(ports.length, 2)
+  t.true(ports.every((p) => Number.isInteger(p) && p > 0))
+  t.is(started, `up on ${ports[1]}`)
+
+  let calls = 0
+  const other = await t.throwsAsync(onFreePort(async () => ((calls += 1), Promise.reject(new Error('bad config')))))
+  t.is(other.message, 'bad config')
+  t.is(calls, 1)
+
+  calls = 0
+  const always = await t.throwsAsync(onFreePort(async () => ((calls += 1), Promise.reject(taken)), 3))
+  t.is(always, taken)
+  t.is(calls, 3)
+})
+
+needsFor(test, 'redis-server')('startRedis() on a port kept for a restart does not move: a taken port is refused with the log', async (t) => {
+  const net = require('node:net')
+  const { startRedis } = require('./helpers/redis-server')
+  const busy = net.createServer()
+  await new Promise((resolve) => busy.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => busy.close())
+  const err = await t.throwsAsync(startRedis({ port: busy.address().port }))
+  t.regex(err.message, /^redis-server exited \(1\) before it was ready:[\s\S]*Address already in use/)
 })

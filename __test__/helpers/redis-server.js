@@ -4,22 +4,10 @@
 // process exits.
 const { spawn } = require('node:child_process')
 const fs = require('node:fs')
-const net = require('node:net')
 const os = require('node:os')
 const path = require('node:path')
 const { findBinary, missingError, signalChild } = require('./external.js')
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.unref()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
-}
+const { freePort, onFreePort } = require('./ports.js')
 
 /**
  * Starts redis-server; resolves once it accepts connections.
@@ -29,8 +17,13 @@ async function startRedis({ port, dir, appendonly = false } = {}) {
   // Looked up first: a spawn that fails leaves a child without a pid (below).
   const binary = findBinary('redis-server')
   if (binary === null) throw missingError('redis-server')
-  port ??= await freePort()
   dir ??= fs.mkdtempSync(path.join(os.tmpdir(), 'fleet-redis-'))
+  // A restart keeps its port: a refused bind there is the spec's to see.
+  if (port !== undefined) return launch(binary, port, dir, appendonly)
+  return onFreePort((free) => launch(binary, free, dir, appendonly))
+}
+
+async function launch(binary, port, dir, appendonly) {
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--daemonize', 'no']
   if (appendonly) args.push('--appendonly', 'yes', '--appendfsync', 'always')
   const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] })
@@ -44,6 +37,9 @@ async function startRedis({ port, dir, appendonly = false } = {}) {
     })
     child.once('exit', (code) => reject(new Error(`redis-server exited (${code}) before it was ready:\n${log}`)))
     child.once('error', reject)
+  }).catch((err) => {
+    process.removeListener('exit', stopAtExit)
+    throw err
   })
   const exited = new Promise((resolve) => child.once('exit', resolve))
   return {
