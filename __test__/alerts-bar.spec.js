@@ -19,6 +19,7 @@
 const test = require('ava')
 const { SCENARIOS, run, stream, resetGoal, recoveryMinSolves, RECOVERY_SPANS_MIN, MIN, HOUR, DAY } = require('../benchmark/alerts-scenarios')
 const { policyOf } = require('../lib/rules-slo.js')
+const { nativeRuns } = require('./helpers/binding')
 
 /** Successes and failures of the stream in (from, to]: worked out from the data, not the tracker. */
 function countsBetween(scenario, seed, from, to) {
@@ -30,11 +31,15 @@ function countsBetween(scenario, seed, from, to) {
 }
 
 const SEEDS = [1, 2, 3]
+// On WASI seed 1 only: the other seeds make the same calls with other numbers, at
+// 3× the time there (the WASI build's reports equal native's: scripts/same-report.js).
+const onOtherSeeds = nativeRuns('on WASI: seed 1 only, the same calls with other numbers', test.serial)
 
 for (const scenario of SCENARIOS) {
   for (const seed of SEEDS) {
     // Serial: each run is a long synchronous replay; one at a time, results come steadily.
-    test.serial(`${scenario.name}, seed ${seed}: the default policy meets the bar`, async (t) => {
+    const serial = seed === 1 ? test.serial : onOtherSeeds
+    serial(`${scenario.name}, seed ${seed}: the default policy meets the bar`, async (t) => {
       const r = await run(scenario, seed, 'default')
       const log = r.events.map((e) => `${e.at} ${e.kind} ${e.name}`).join('\n')
       t.is(r.falsePages, 0, `no page on healthy traffic:\n${log}`)

@@ -2,7 +2,8 @@
 // cleanly where it is missing, fail under CI, and never signal their caller's
 // process group: a child whose spawn failed has no pid, and kill() on it
 // signals group 0.
-const test = require('ava')
+// Their subject is the specs' helpers, not the build: on WASI they skip.
+const test = require('./helpers/binding').nativeRuns("on WASI: checks the specs' own helpers, not the build")
 const { execFile } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')

@@ -8,16 +8,18 @@
 // report().alerts after each solve; what Prometheus must show is derived from
 // them (firing at every evaluation more than two intervals from a tracker
 // transition, as the tracker; the same number of firing episodes). No figure of
-// the policy is written here: both sides take it from the core.
+// the policy is written here: both sides take it from the core. The solve
+// streams and the tracker's side: fixtures/parity-scenarios.js.
 const test = require('ava')
 const fs = require('node:fs')
 const path = require('node:path')
-const { ErrorBudgetTracker, prometheusRules } = require('..')
+const { prometheusRules } = require('..')
 const { toYaml } = require('../lib/rules.js')
+const { nativeRuns } = require('./helpers/binding')
 const { promtool, withBinary, tempDir, run } = require('./fixtures/prometheus-tools')
+const { SLO, SCENARIOS, solvesOf, trackerIntervals } = require('./fixtures/parity-scenarios')
 
 const HOUR = 3_600_000
-const DAY = 24 * HOUR
 const SCRAPE_MS = 15_000
 const EVAL_MS = 60_000
 const TOLERANCE_MS = 2 * EVAL_MS
@@ -26,75 +28,6 @@ const ALERT = {
   'budget-spend': 'CaptchaBudgetBudgetSpend',
   'slow-burn': 'CaptchaBudgetSlowBurn',
   'budget-leak': 'CaptchaBudgetBudgetLeak',
-}
-
-// Two streams of solves, the k-th at 3 s + k × the spacing (never on a scrape's
-// instant); whether solve k fails, by phase:
-//   busy, 10 a minute, 23 h: healthy at 0.67 % (every 150th) to 8 h; an outage
-//     (every solve) to 8.5 h; healthy to 15 h; a slow burn at 20 % (every 5th,
-//     4× a 95 % SLO's budget) to 18 h; healthy to the end. Every pair fires in the
-//     outage; slow-burn and budget-leak in the slow burn.
-//     (Not every 100th: that is one failure in every 10 minutes, and whether the
-//     shortest recovery span, whose test then allows none, held one turned on
-//     the second — a tracker resolving in the one clean minute no evaluation sees.)
-//   low volume, one every 50 s, 30 h: healthy at 2 % (every 50th) to 8 h; an
-//     outage to 10 h; healthy to 16 h; 25 % failing (every 4th) to 22 h; healthy to
-//     the end. fast-burn never fires (its 2 min window never holds the 10 solves a
-//     long window must), the others do; recovery waits for spans long enough to
-//     hold a pair's minimum of solves.
-//     Not one a minute: a 2 h window would hold 120 solves, 3× would be exactly 18
-//     failures, and a tracker (which drops its oldest solve when time advances,
-//     before the next arrives) fires on 18 of 119 for an instant no evaluation
-//     sees — 4 minutes (one failure) before the rules. 144 solves put 3× at 21.6.
-const HOURS = (h) => h * HOUR
-const SCENARIOS = [
-  {
-    title: 'busy: 10 solves a minute',
-    solveMs: 6000,
-    endMs: HOURS(23),
-    fails: (k, at) => (at >= HOURS(8) && at < HOURS(8.5)) || (at >= HOURS(15) && at < HOURS(18) ? k % 5 === 0 : k % 150 === 0),
-    fired: { 'fast-burn': 1, 'budget-spend': 1, 'slow-burn': 2, 'budget-leak': 2 },
-  },
-  {
-    title: 'low volume: a solve every 50 s',
-    solveMs: 50_000,
-    endMs: HOURS(30),
-    fails: (k, at) => (at >= HOURS(8) && at < HOURS(10)) || (at >= HOURS(16) && at < HOURS(22) ? k % 4 === 0 : k % 50 === 0),
-    fired: { 'budget-spend': 1, 'slow-burn': 2, 'budget-leak': 2 },
-  },
-]
-
-function solvesOf({ solveMs, endMs, fails }) {
-  const solves = []
-  for (let k = 0, at = 3000; at < endMs; k++, at += solveMs) solves.push([at, fails(k, at)])
-  return solves
-}
-
-const SLO = { name: 'parity', id: 'parity', targetRate: 0.95, windowMs: DAY }
-
-/** The tracker's firing intervals per pair: { pair: [[start, stop], …] } (stop Infinity if still firing). */
-function trackerIntervals(solves) {
-  const tracker = new ErrorBudgetTracker({ targetRate: SLO.targetRate, windowMs: SLO.windowMs, clock: 'manual' })
-  const intervals = {}
-  const firing = new Set()
-  try {
-    for (const [at, failed] of solves) {
-      tracker.advanceTo(at)
-      tracker.record(!failed)
-      const now = new Set(tracker.report().alerts.map((a) => a.name))
-      for (const name of now) {
-        if (!firing.has(name)) (intervals[name] ??= []).push([at, Infinity])
-      }
-      for (const name of firing) {
-        if (!now.has(name)) intervals[name].at(-1)[1] = at
-      }
-      firing.clear()
-      for (const name of now) firing.add(name)
-    }
-    return { intervals, policy: tracker.alertPolicy.map((p) => p.name) }
-  } finally {
-    tracker.close()
-  }
 }
 
 /** The counters sampled every SCRAPE_MS from 0 to END_MS: input_series for promtool. */
@@ -122,7 +55,9 @@ function inputSeries(solves, endMs) {
 const firingAt = (intervals, at) => intervals.some(([start, stop]) => at >= start && at < stop)
 const nearTransition = (intervals, at) => intervals.some(([start, stop]) => Math.abs(at - start) <= TOLERANCE_MS || Math.abs(at - stop) <= TOLERANCE_MS)
 
-const withPromtool = withBinary(test, promtool)
+// On WASI the tracker's intervals are compared with native's instead, with the rules
+// (scripts/same-report.js): promtool, the bulk of the time, would read the same text.
+const withPromtool = nativeRuns('on WASI: the same rules and tracker alerts as native, compared by scripts/same-report.js', withBinary(test, promtool))
 
 for (const scenario of SCENARIOS) {
   withPromtool(`${scenario.title}: each pair starts and stops firing in Prometheus within two evaluation intervals of the tracker`, async (t) => {

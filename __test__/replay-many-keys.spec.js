@@ -9,6 +9,7 @@ const { replayCli, tempFiles } = require('./fixtures/replay/cli')
 const { T0 } = require('./fixtures/replay/logs')
 const { XMLValidator } = require('fast-xml-parser')
 const { replay } = require('../lib/replay/run')
+const { nativeRuns } = require('./helpers/binding')
 
 const KEYS = 1200
 const FAILING = [7, 500, 1100]
@@ -51,27 +52,32 @@ test('replay --by site --top 3 over 1200 sites: the 3 failing ones, worst first,
   t.is(result.chart, null)
 })
 
-test('replay() samples the trackers for a chart only when asked to', async (t) => {
-  // 250 sites over 66 min: about 2000 samples each (one every 2 s after thinning).
-  const files = tempFiles({ 'solves.jsonl': log(250, 16_000) })
-  t.teardown(() => fs.rmSync(files.dir, { recursive: true, force: true }))
-  const options = { input: files['solves.jsonl'], fields: { ts: 'ts', ok: 'ok', type: 'type' }, by: ['site'], top: 3, minEvents: 0 }
-  const plain = await replay(options)
-  t.is(plain.series, null)
-  const charted = await replay({ ...options, chart: true })
-  t.is(charted.series.lines.size, 250)
-  // The same judgement either way.
-  t.deepEqual(
-    plain.trackers.map((s) => [s.name, s.final.status, s.worstBurnRate]),
-    charted.trackers.map((s) => [s.name, s.final.status, s.worstBurnRate]),
-  )
-  // The chart of 250 trackers' samples, by the command (its burn axis spread them all as arguments:
-  // "Maximum call stack size exceeded"; run as a command: a test worker thread has another stack size).
-  const chart = `${files.dir}/chart.svg`
-  const out = await replayCli([files['solves.jsonl'], '--by', 'site', '--top', '3', '--min-events', '0', '--chart', chart])
-  t.is(out.code, 0, out.stderr)
-  const svg = fs.readFileSync(chart, 'utf8')
-  t.is(XMLValidator.validate(svg), true)
-  // 1 failure of 1 solve: burn rate 20, so the axis goes to 20.
-  t.regex(svg, /text-anchor="end" fill="#555">20<\/text>/)
-})
+// A million report() calls: on WASI each goes through Node-API (37 s there, 4 s native);
+// replay --chart runs there in replay-chart.spec.js.
+nativeRuns('on WASI: a million report() calls through Node-API; --chart runs in replay-chart')(
+  'replay() samples the trackers for a chart only when asked to',
+  async (t) => {
+    // 250 sites over 66 min: about 2000 samples each (one every 2 s after thinning).
+    const files = tempFiles({ 'solves.jsonl': log(250, 16_000) })
+    t.teardown(() => fs.rmSync(files.dir, { recursive: true, force: true }))
+    const options = { input: files['solves.jsonl'], fields: { ts: 'ts', ok: 'ok', type: 'type' }, by: ['site'], top: 3, minEvents: 0 }
+    const plain = await replay(options)
+    t.is(plain.series, null)
+    const charted = await replay({ ...options, chart: true })
+    t.is(charted.series.lines.size, 250)
+    // The same judgement either way.
+    t.deepEqual(
+      plain.trackers.map((s) => [s.name, s.final.status, s.worstBurnRate]),
+      charted.trackers.map((s) => [s.name, s.final.status, s.worstBurnRate]),
+    )
+    // The chart of 250 trackers' samples, by the command (its burn axis spread them all as arguments:
+    // "Maximum call stack size exceeded"; run as a command: a test worker thread has another stack size).
+    const chart = `${files.dir}/chart.svg`
+    const out = await replayCli([files['solves.jsonl'], '--by', 'site', '--top', '3', '--min-events', '0', '--chart', chart])
+    t.is(out.code, 0, out.stderr)
+    const svg = fs.readFileSync(chart, 'utf8')
+    t.is(XMLValidator.validate(svg), true)
+    // 1 failure of 1 solve: burn rate 20, so the axis goes to 20.
+    t.regex(svg, /text-anchor="end" fill="#555">20<\/text>/)
+  },
+)

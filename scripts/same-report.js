@@ -3,9 +3,10 @@
 // to the last digit: one scenario (manual clock, alert pairs firing and
 // resolving, events leaving the window) runs in two processes and their JSON
 // output must be identical. So must the Prometheus rules of many SLOs and of
-// every example spec: the specs that hand rules to promtool skip on WASI
+// every example spec, and the alert intervals of policy-parity.spec.js's
+// trackers: the specs that hand rules to promtool skip on WASI
 // (withPromtoolRules, __test__/fixtures/prometheus-tools.js), since promtool
-// reads the same text. Needs the WASI package resolvable
+// reads the same text and the tracker fires at the same instants. Needs the WASI package resolvable
 // (node_modules/captcha-error-budget-wasm32-wasi, as .ci/platforms links it).
 'use strict'
 
@@ -58,6 +59,14 @@ function rulesDigest() {
   return `${texts} rule files ${hash.digest('hex')}`
 }
 
+/** The firing intervals of policy-parity.spec.js's scenarios (tracker side): one digest. */
+function parityDigest() {
+  const { SCENARIOS, solvesOf, trackerIntervals } = require('../__test__/fixtures/parity-scenarios.js')
+  const intervals = SCENARIOS.map((scenario) => trackerIntervals(solvesOf(scenario)))
+  const text = JSON.stringify(intervals, (_, v) => (v === Infinity ? 'Infinity' : v))
+  return `${SCENARIOS.length} parity scenarios ${crypto.createHash('sha256').update(text).digest('hex')}`
+}
+
 if (process.argv[2] === 'scenario') {
   const { ErrorBudgetTracker } = require('..')
   const tracker = new ErrorBudgetTracker({ targetRate: 0.973, windowMs: 3_600_000, clock: 'manual' })
@@ -70,8 +79,9 @@ if (process.argv[2] === 'scenario') {
   }
   reports.push(JSON.parse(tracker.snapshot()))
   tracker.close()
-  // The rules on WASI only: there the specs that hand them to promtool skip.
-  console.log(`${require('../native.js').__napiBindingTarget}\n${JSON.stringify(reports)}\n${process.argv[3] === 'rules' ? rulesDigest() : ''}`)
+  // The rules and parity intervals on WASI only: there the specs that hand them to promtool skip.
+  const rules = process.argv[3] === 'rules' ? `${rulesDigest()}; ${parityDigest()}` : ''
+  console.log(`${require('../native.js').__napiBindingTarget}\n${JSON.stringify(reports)}\n${rules}`)
 } else {
   // `node scripts/same-report.js` compares with WASI; `… arm64 <arm64 node>`
   // with the linux-arm64-gnu binary run by that Node under qemu-aarch64-static.
@@ -95,9 +105,9 @@ if (process.argv[2] === 'scenario') {
     process.exit(1)
   }
   if (nativeRules !== otherRules) {
-    console.error(`native and ${mode} write other Prometheus rules: native ${nativeRules}, ${mode} ${otherRules}`)
+    console.error(`native and ${mode} write other Prometheus rules or fire other parity alerts: native ${nativeRules}, ${mode} ${otherRules}`)
     process.exit(1)
   }
-  const rules = nativeRules ? `, the same ${nativeRules.replace(/ [0-9a-f]{64}$/, '')}` : ''
+  const rules = nativeRules ? `, the same ${nativeRules.replace(/ [0-9a-f]{64}/g, '')}` : ''
   console.log(`x64 native and ${mode}: the same ${native.length} characters of reports and snapshot${rules}`)
 }

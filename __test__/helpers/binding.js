@@ -11,7 +11,11 @@ const bindingTarget = require('../../native.js').__napiBindingTarget
  * `test.skip` with `tag` in brackets after the title.
  * @param {string} tag why the test does not run on WASI
  */
-const nativeRuns = (tag, runner = test) => (bindingTarget === 'native' ? runner : (title, ...rest) => test.skip(`${title} [${tag}]`, ...rest))
+function nativeRuns(tag, runner = test) {
+  if (bindingTarget === 'native') return runner
+  const skip = (title, ...rest) => test.skip(`${title} [${tag}]`, ...rest)
+  return Object.assign(skip, { serial: skip, skip })
+}
 
 /**
  * `runner` on a native build; on WASI, `test.skip` with the reason in the title.
