@@ -35,7 +35,8 @@ async function launch(binary, port, dir, appendonly) {
       log += chunk
       if (log.includes('Ready to accept connections')) resolve()
     })
-    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}) before it was ready:\n${log}`)))
+    // 'close', not 'exit': its last lines (why it stopped) may still be on their way.
+    child.once('close', (code) => reject(new Error(`redis-server exited (${code}) before it was ready:\n${log}`)))
     child.once('error', reject)
   }).catch((err) => {
     process.removeListener('exit', stopAtExit)
