@@ -9,7 +9,7 @@
 // them (firing at every evaluation more than two intervals from a tracker
 // transition, as the tracker; the same number of firing episodes). No figure of
 // the policy is written here: both sides take it from the core. The solve
-// streams and the tracker's side: fixtures/parity-scenarios.js.
+// streams and the tracker's side: scripts/parity-scenarios.js.
 const test = require('ava')
 const fs = require('node:fs')
 const path = require('node:path')
@@ -17,7 +17,7 @@ const { prometheusRules } = require('..')
 const { toYaml } = require('../lib/rules.js')
 const { nativeRuns } = require('./helpers/binding')
 const { promtool, withBinary, tempDir, run } = require('./fixtures/prometheus-tools')
-const { SLO, SCENARIOS, solvesOf, trackerIntervals } = require('./fixtures/parity-scenarios')
+const { SLO, SCENARIOS, solvesOf, trackerIntervals } = require('../scripts/parity-scenarios')
 
 const HOUR = 3_600_000
 const SCRAPE_MS = 15_000

@@ -61,7 +61,7 @@ function rulesDigest() {
 
 /** The firing intervals of policy-parity.spec.js's scenarios (tracker side): one digest. */
 function parityDigest() {
-  const { SCENARIOS, solvesOf, trackerIntervals } = require('../__test__/fixtures/parity-scenarios.js')
+  const { SCENARIOS, solvesOf, trackerIntervals } = require('./parity-scenarios.js')
   const intervals = SCENARIOS.map((scenario) => trackerIntervals(solvesOf(scenario)))
   const text = JSON.stringify(intervals, (_, v) => (v === Infinity ? 'Infinity' : v))
   return `${SCENARIOS.length} parity scenarios ${crypto.createHash('sha256').update(text).digest('hex')}`
