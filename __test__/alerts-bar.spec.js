@@ -32,7 +32,7 @@ function countsBetween(scenario, seed, from, to) {
 
 const SEEDS = [1, 2, 3]
 // On WASI seed 1 only: the other seeds make the same calls with other numbers, at
-// 3× the time there (the WASI build's reports equal native's: scripts/same-report.js).
+// 3× the time there.
 const onOtherSeeds = nativeRuns('on WASI: seed 1 only, the same calls with other numbers', test.serial)
 
 for (const scenario of SCENARIOS) {

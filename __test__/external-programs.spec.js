@@ -182,12 +182,30 @@ test('a server whose free port is taken before it binds starts again on another 
   t.is(calls, 3)
 })
 
-needsFor(test, 'redis-server')('startRedis() on a port kept for a restart does not move: a taken port is refused with the log', async (t) => {
-  const net = require('node:net')
-  const { startRedis } = require('./helpers/redis-server')
-  const busy = net.createServer()
+/** A loopback port something else listens on, until the test ends. */
+async function takenPort(t) {
+  const busy = require('node:net').createServer()
   await new Promise((resolve) => busy.listen(0, '127.0.0.1', resolve))
   t.teardown(() => busy.close())
-  const err = await t.throwsAsync(startRedis({ port: busy.address().port }))
+  return busy.address().port
+}
+
+needsFor(test, 'redis-server')('startRedis() on a port kept for a restart does not move: a taken port is refused with the log', async (t) => {
+  const { startRedis } = require('./helpers/redis-server')
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'taken-port-redis-'))
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const err = await t.throwsAsync(startRedis({ port: await takenPort(t), dir }))
   t.regex(err.message, /^redis-server exited \(1\) before it was ready:[\s\S]*Address already in use/)
+})
+
+needsFor(test, 'promtool')('Prometheus on a taken port exits saying so, in the words onFreePort retries on', async (t) => {
+  const { prometheus, run } = require('./fixtures/prometheus-tools')
+  t.truthy(prometheus, 'prometheus is not installed: apt-get install -y prometheus (.ci/run does)')
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'taken-port-prometheus-'))
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+  fs.writeFileSync(path.join(dir, 'prometheus.yml'), 'global: {}\n')
+  const args = [`--config.file=${path.join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${path.join(dir, 'data')}`]
+  const result = await run(prometheus, [...args, `--web.listen-address=127.0.0.1:${await takenPort(t)}`], { timeout: 30_000 })
+  t.is(result.code, 1, result.stdout + result.stderr)
+  t.regex(result.stderr, require('./helpers/ports').ADDRESS_IN_USE)
 })

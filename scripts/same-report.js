@@ -5,8 +5,9 @@
 // output must be identical. So must the Prometheus rules of many SLOs and of
 // every example spec, and the alert intervals of policy-parity.spec.js's
 // trackers: the specs that hand rules to promtool skip on WASI
-// (withPromtoolRules, __test__/fixtures/prometheus-tools.js), since promtool
-// reads the same text and the tracker fires at the same instants. Needs the WASI package resolvable
+// (withPromtoolRules, __test__/fixtures/prometheus-tools.js, and the parity
+// spec), since promtool reads the same text and the tracker fires at the same
+// instants. Needs the WASI package resolvable
 // (node_modules/captcha-error-budget-wasm32-wasi, as .ci/platforms links it).
 'use strict'
 

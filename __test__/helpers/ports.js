@@ -34,4 +34,4 @@ async function onFreePort(launch, tries = 5) {
   }
 }
 
-module.exports = { freePort, onFreePort }
+module.exports = { freePort, onFreePort, ADDRESS_IN_USE }
