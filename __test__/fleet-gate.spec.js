@@ -2,7 +2,8 @@
 const test = require('./helpers/external.js').needs(require('ava'), 'redis-server', __filename)
 const { execFile } = require('node:child_process')
 const path = require('node:path')
-const { startRedis, freePort } = require('./helpers/redis-server')
+const { startRedis } = require('./helpers/redis-server')
+const { freePort } = require('./helpers/ports')
 const { connect, fleetTracker, recordEach } = require('./helpers/fleet')
 
 const BIN = path.join(__dirname, '..', 'bin', 'captcha-budget.js')

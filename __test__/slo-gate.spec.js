@@ -5,7 +5,8 @@ const test = require('ava')
 const http = require('node:http')
 const path = require('node:path')
 const { prometheus, withBinary, tempDir, cli } = require('./fixtures/prometheus-tools')
-const { startWorker, startPrometheus, until, freePort } = require('./fixtures/prometheus-fleet')
+const { startWorker, startPrometheus, until } = require('./fixtures/prometheus-fleet')
+const { freePort } = require('./helpers/ports')
 
 const DEADLINE_MS = 50_000
 

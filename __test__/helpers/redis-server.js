@@ -7,7 +7,7 @@ const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
 const { findBinary, missingError, signalChild } = require('./external.js')
-const { freePort, onFreePort } = require('./ports.js')
+const { onFreePort } = require('./ports.js')
 
 /**
  * Starts redis-server; resolves once it accepts connections.
@@ -55,4 +55,4 @@ async function launch(binary, port, dir, appendonly) {
   }
 }
 
-module.exports = { startRedis, freePort }
+module.exports = { startRedis }
