@@ -46,7 +46,7 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
   // One series per window, the window as a label (issue 31): each count over the pairs' windows
   // and the period, each window once, and so the ratio and burn rate. The recovery spans (but
   // 1 h, fast-burn's long window) are counted only while an alert fires (below).
-  const labelled = (expr, label) => [...expr.matchAll(new RegExp(`"${label}", "([^"]+)"`, 'g'))].map((m) => m[1])
+  const labelled = (expr, label) => [...expr.matchAll(new RegExp(`"${label}","([^"]+)"`, 'g'))].map((m) => m[1])
   // Both counts in one recording labelled events and window; each count its share of it.
   t.is(byName('captcha_budget:counts:increase').length, 1)
   t.deepEqual(labelled(byName('captcha_budget:counts:increase')[0].expr, 'window'), WINDOWS)
@@ -81,16 +81,19 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
   // judges a page only once the page is as old as the span, so its sum reads only pieces of the
   // time an alert has fired: pieces recorded only then.
   const firing = `ALERTS{alertstate="firing",slo="${ID}"}`
-  t.is(byName('captcha_budget:held_counts:increase1m')[0].expr, `captcha_budget:counts:increase1m{slo="${ID}"}\nand on(slo, name) ${firing}`)
+  t.is(byName('captcha_budget:held_counts:increase1m')[0].expr, `captcha_budget:counts:increase1m{slo="${ID}"}\nand on(name) ${firing}`)
   const heldSpans = SPANS.filter((w) => !WINDOWS.includes(w))
   t.deepEqual(heldSpans, ['10m', '20m', '30m', '45m', '90m', '2h', '3h', '4h', '6h', '8h'])
   const spanSums = byName('captcha_budget:held_counts:increase')[0].expr
   t.deepEqual(labelled(spanSums, 'window'), heldSpans)
-  t.true(spanSums.includes(`label_replace(sum_over_time(captcha_budget:held_counts:increase1m{slo="${ID}"}[7h59m30s]), "window", "8h", "", "")`))
-  for (const kind of ['solves', 'solve_failures']) {
+  t.true(spanSums.includes(`label_replace(sum_over_time(captcha_budget:held_counts:increase1m{slo="${ID}"}[7h59m30s]),"window","8h","","")`))
+  for (const [kind, held] of [
+    ['solves', 'held_solves'],
+    ['solve_failures', 'held_failures'],
+  ]) {
     t.is(
-      byName(`captcha_budget:held_${kind}:increase`)[0].expr,
-      `captcha_budget:${kind}:increase{slo="${ID}",window!="30d"}\nand on(slo, name) ${firing}\nor sum without (events) (captcha_budget:held_counts:increase{slo="${ID}",events="${kind}"})`,
+      byName(`captcha_budget:${held}:increase`)[0].expr,
+      `captcha_budget:${kind}:increase{slo="${ID}",window!="30d"}\nand on(name) ${firing}\nor sum without (events) (captcha_budget:held_counts:increase{slo="${ID}",events="${kind}"})`,
     )
   }
   t.true(spanExpr.includes(`label_replace(vector(${policyOf(SLO, 15_000).recoverySpansMs[0] / 1000}),"window","${SPANS[0]}","","")`))
@@ -110,7 +113,7 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
     `(captcha_budget_solves_total{name="turnstile",outcome="failure"}${offset} or captcha_budget_rejections_total{name="turnstile"}${offset})`
   t.is(failurePiece.expr, `sum by (name) (\n  (${either('')} - ${either(' offset 1m')}) >= 0\n  or (${either('')} and ${either(' offset 1m')})\n)`)
   const legs = byName('captcha_budget:counts:increase')[0].expr
-  const leg = (expr, w) => `label_replace(${expr}, "window", "${w}", "", "")`
+  const leg = (expr, w) => `label_replace(${expr},"window","${w}","","")`
   t.true(legs.includes(leg(summed('59m30s'), '1h')))
   t.true(legs.includes(leg(summed('4h59m30s'), '5h')))
   t.false(legs.includes(summed('7h59m30s')))
@@ -135,14 +138,14 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
   t.false(records.some((r) => r.expr.includes('increase(captcha_budget_solves_total')))
   // The pieces are one evaluation interval each: the group runs at that interval.
   t.is(groups[0].interval, '1m')
-  const warmUp = (w) => `on(name) sum by (name) (captcha_budget_solves_total{name="turnstile"} offset ${w})`
+  const warmUp = (w) => `on(name) captcha_budget_solves_total{name="turnstile"} offset ${w}`
   const at = (w) => `{slo="${ID}",window="${w}"}`
   // budget-spend needs 4 failures and 4 solves, the other pairs 5 and 10.
   const fire = (long, short, rate, minFailures = 5, minSolves = 10) => [
     `captcha_budget:burn_rate:ratio${at(long)} > ${rate}`,
-    `ignoring(window) captcha_budget:burn_rate:ratio${at(short)} > ${rate}`,
-    `ignoring(window) captcha_budget:solve_failures:increase${at(long)} >= ${minFailures}`,
-    `ignoring(window) captcha_budget:solves:increase${at(long)} >= ${minSolves}`,
+    `on(name) captcha_budget:burn_rate:ratio${at(short)} > ${rate}`,
+    `on(name) captcha_budget:solve_failures:increase${at(long)} >= ${minFailures}`,
+    `on(name) captcha_budget:solves:increase${at(long)} >= ${minSolves}`,
   ]
   t.deepEqual(
     alertsOf(groups).map((r) => [r.alert, r.labels.severity, r.labels.pair, r.for, r.keep_firing_for, fireConditions(r.expr)]),
@@ -156,7 +159,7 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
         undefined,
         [
           ...fire('10h', '50m', 2, 4, 4),
-          `ignoring(window) captcha_budget:solve_failures:increase${at('10h')} >= ignoring(window) 0.2 * 0.05 * captcha_budget:solves:increase${at('30d')}`,
+          `on(name) captcha_budget:solve_failures:increase${at('10h')} >= on(name) 0.2 * 0.05 * captcha_budget:solves:increase${at('30d')}`,
           warmUp('180h'),
         ],
       ],
@@ -176,23 +179,23 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
     [pairs[2], '60h', 1.5],
     [pairs[3], '180h', 0.75],
   ]) {
-    const firing = `ALERTS{alertname="${a.alert}",alertstate="firing",slo="${ID}"}`
+    const firing = `ALERTS{alertname="${a.alert}",slo="${ID}"}`
     // The value once, kept while the pair fires or while its page is held.
-    t.true(a.expr.startsWith(`sum without (window) (captcha_budget:burn_rate:ratio${at(long)})\nand on(slo, name) (\n(\n`), a.alert)
-    t.true(a.expr.includes(`\nor\n(\n${firing}\nunless on(slo, name) (\n`), a.alert)
+    t.true(a.expr.startsWith(`sum without (window) (captcha_budget:burn_rate:ratio${at(long)})\nand on(name) (\n(\n`), a.alert)
+    t.true(a.expr.includes(`\nor\n(\n${firing}\nunless on(name) (\n`), a.alert)
     const failuresAllowed = Number((resolve * 0.05).toPrecision(12))
     // Every term reads every held window; the span term (last) keeps the judged ones. Any window
     // that passes ends the page (`unless` matches many on the label set).
     t.true(
       a.expr.includes(
-        `unless on(slo, name) (\n(\ncaptcha_budget:held_solve_failures:increase{slo="${ID}"} <= ${failuresAllowed} * captcha_budget:held_solves:increase{slo="${ID}"}\nand `,
+        `unless on(name) (\n(\ncaptcha_budget:held_failures:increase{slo="${ID}"} <= ${failuresAllowed} * captcha_budget:held_solves:increase{slo="${ID}"}\nand `,
       ),
       a.alert,
     )
     // … a span once this firing episode is as old as it; the long window at any time.
     t.true(
       a.expr.includes(
-        `\n  captcha_budget:recovery_span:seconds{slo="${ID}"} <= on(slo, name) group_left() (time() - ALERTS_FOR_STATE{alertname="${a.alert}",slo="${ID}"})\n  or captcha_budget:held_solves:increase${at(long)}\n)`,
+        `\n  captcha_budget:recovery_span:seconds{slo="${ID}"} <= on(name) group_left() (time() - ALERTS_FOR_STATE{alertname="${a.alert}",slo="${ID}"})\n  or captcha_budget:held_solves:increase${at(long)}\n)`,
       ),
       a.alert,
     )
@@ -203,19 +206,20 @@ test('the rules for 30 d at 95 %: recordings per window, fixed-name series, the 
   // slope, a change of slope at each knot, capped at 281 (the burn alone) and never under 57.
   const all = `{slo="${ID}"}`
   const n = `captcha_budget:held_solves:increase${all}`
-  const f = `captcha_budget:held_solve_failures:increase${all}`
+  const f = `captcha_budget:held_failures:increase${all}`
   const open = `\nand ${n} >= clamp_min(clamp_max(\n`
   const close = `,\n  281), 57\n)`
   t.true(pairs[2].expr.includes(open) && pairs[2].expr.includes(close), pairs[2].expr)
   const [start, slope, ...knots] = pairs[2].expr.split(open)[1].split(close)[0].split('\n')
   const slopeTerm = new RegExp(`^  \\+ ([\\d.]+) \\* ${escape(f)}$`).exec(slope)
-  const knotTerms = knots.map((k) => new RegExp(`^  - ([\\d.]+) \\* clamp_min\\(${escape(f)} - ([\\d.]+), 0\\)$`).exec(k))
+  // (A change of 1 is written without its factor.)
+  const knotTerms = knots.map((k) => new RegExp(`^  - (?:([\\d.]+) \\* )?clamp_min\\(${escape(f)} - ([\\d.]+), 0\\)$`).exec(k))
   t.truthy(slopeTerm, slope)
   t.true(knotTerms.every(Boolean), knots.join('\n'))
   t.true(knots.length >= 1 && knots.length <= 7, String(knots.length))
   const needs = (failures) => {
     let value = Number(start) + Number(slopeTerm[1]) * failures
-    for (const [, change, at] of knotTerms) value -= Number(change) * Math.max(failures - Number(at), 0)
+    for (const [, change = 1, at] of knotTerms) value -= Number(change) * Math.max(failures - Number(at), 0)
     return Math.max(57, Math.ceil(Math.min(value, 281)))
   }
   t.deepEqual([0, 1, 2, 3, 4].map(needs), [57, 73, 87, 100, 112])
@@ -318,7 +322,7 @@ test('page resets: no pair has for: or keep_firing_for, for every period from 6 
     for (const a of pairs) {
       t.is(a.for, undefined, `${days} d ${a.alert}`)
       t.is(a.keep_firing_for, undefined, `${days} d ${a.alert}`)
-      t.true(a.expr.includes(`ALERTS{alertname="${a.alert}",alertstate="firing"`), `${days} d ${a.alert}`)
+      t.true(a.expr.includes(`ALERTS{alertname="${a.alert}",slo=`), `${days} d ${a.alert}`)
     }
   }
   // A custom pair is not held (the tracker's custom pairs stop with their condition): its condition alone.
@@ -339,9 +343,9 @@ test('--min-events and minEvents of custom pairs add their conditions; alerts: [
         'CaptchaBudgetOutage',
         [
           'sum without (window) (captcha_budget:burn_rate:ratio{slo="x",window="1h"}) > 10',
-          'ignoring(window) captcha_budget:burn_rate:ratio{slo="x",window="5m"} > 10',
-          'ignoring(window) captcha_budget:solves:increase{slo="x",window="1h"} >= 50',
-          'ignoring(window) captcha_budget:solves:increase{slo="x",window="1d"} >= 100',
+          'on(name) captcha_budget:burn_rate:ratio{slo="x",window="5m"} > 10',
+          'on(name) captcha_budget:solves:increase{slo="x",window="1h"} >= 50',
+          'on(name) captcha_budget:solves:increase{slo="x",window="1d"} >= 100',
         ],
       ],
       ['CaptchaBudgetSourceAbsent', ['absent(captcha_budget_solves_total{name="turnstile"})']],

@@ -63,8 +63,9 @@ test('the PromQL: n at or over the curve of f, capped at burnAloneFrom and never
   // 10 solves for 0 or 1 failure (the floor), 13 for 2, … ; 26 alone.
   t.deepEqual([fastBurn.minSolves, ...fastBurn.failureSteps.slice(0, 2), fastBurn.burnAloneFrom], [10, 10, 13, 26])
   const { start, slope, knots } = recoveryCurve(fastBurn)
-  const terms = [`  ${start}`, `  + ${slope} * f`, ...knots.map(({ at, change }) => `  - ${-change} * clamp_min(f - ${at}, 0)`)]
-  t.is(recoveryCondition(fastBurn, 'n', 'f'), `n >= clamp_min(clamp_max(\n${terms.join('\n')},\n  26), 10\n)`)
+  t.deepEqual([start, slope, knots], [7.81, 2.1, [{ at: 7.3, change: -1 }]])
+  // A change of slope of 1 is written without its factor.
+  t.is(recoveryCondition(fastBurn, 'n', 'f'), 'n >= clamp_min(clamp_max(\n  7.81\n  + 2.1 * f\n  - clamp_min(f - 7.3, 0),\n  26), 10\n)')
 })
 
 test('a table no few segments can follow is written entry by entry instead, still exact', (t) => {

@@ -167,8 +167,9 @@ function recoveryCondition(test, n, f) {
     const entries = neededOf(test).map((least, failures) => `(${n} >= ${least} and ${f} <= ${failures})`)
     return `(\n  ${n} >= ${test.burnAloneFrom}\n  or ${entries.join('\n  or ')}\n)`
   }
-  const signed = (x) => (x < 0 ? `- ${String(-x)}` : `+ ${String(x)}`)
-  const terms = [String(curve.start), `${signed(curve.slope)} * ${f}`, ...curve.knots.map(({ at, change }) => `${signed(change)} * clamp_min(${f} - ${at}, 0)`)]
+  // A sign and factor before a term (none for 1).
+  const times = (x) => `${x < 0 ? '-' : '+'} ${Math.abs(x) === 1 ? '' : `${Math.abs(x)} * `}`
+  const terms = [String(curve.start), `${times(curve.slope)}${f}`, ...curve.knots.map(({ at, change }) => `${times(change)}clamp_min(${f} - ${at}, 0)`)]
   return `${n} >= clamp_min(clamp_max(\n  ${terms.join('\n  ')},\n  ${curve.cap}), ${curve.floor}\n)`
 }
 

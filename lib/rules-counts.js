@@ -6,6 +6,12 @@
 const { promDuration } = require('./duration.js')
 const { budgetOf, num, WINDOW } = require('./rules-slo.js')
 
+/** `expr` labelled `window="<w>"` (label_replace from no label, with an empty regex: set on every series). */
+const labelWindow = (expr, w) => `label_replace(${expr},"window","${w}","","")`
+
+/** The copies of the solves and failures per window recorded only while a page fires (what a hold reads). */
+const HELD_COUNTS = { solves: 'captcha_budget:held_solves:increase', solve_failures: 'captcha_budget:held_failures:increase' }
+
 // A window this long is summed from recorded one-evaluation increases (Sloth's and
 // Pyrra's optimisation): a long range over raw counters is what costs a Prometheus
 // most (docs/prometheus.md, "How the windows are computed"). Once the pieces are
@@ -167,12 +173,12 @@ function countRecordings({ slo, id, by, policy, alerting, recoverySpansMs, windo
     // One name, labelled events, so that one sum over time counts both in each window
     // (below), through a selector with no regex.
     recordings.push(
-      note(`Solves in each ${piece} (one evaluation interval, a piece), labelled events: summed into the windows.`, {
+      note(`Solves per ${piece} piece (one evaluation interval), labelled events: the windows sum these.`, {
         record: pieceName,
         expr: pieceOf(solveEvents(name), by, piece),
         labels: { ...ids, events: 'solves' },
       }),
-      note(`Failures in each ${piece}, as the solves.`, {
+      note(`Failures per ${piece} piece, as the solves.`, {
         record: pieceName,
         expr: pieceOf(errorEvents(name), by, piece),
         labels: { ...ids, events: 'solve_failures' },
@@ -201,19 +207,16 @@ function countRecordings({ slo, id, by, policy, alerting, recoverySpansMs, windo
       // The first evaluation of an hour: the one less than a piece after its start.
       const hourStarts = `on() (vector(time() % 3600) < ${num(pieceMs / 1000)})`
       recordings.push(
-        note(`The pieces of this hour so far, labelled events: each piece added to the last value, from the hour's first.`, {
+        note(`This hour's pieces so far: the last value plus this piece, anew each hour.`, {
           record: 'captcha_budget:counts:increase_this_hour',
           expr: `${both} + (${thisHour} offset ${piece} unless ${hourStarts})\nor ${both}`,
           labels: ids,
         }),
-        note(
-          `Each hour's pieces, recorded once, at the next hour's first evaluation (0 when the rules start): the windows of ${promDuration(HOURS_FROM_MS)} and more sum these.`,
-          {
-            record: 'captcha_budget:counts:increase1h',
-            expr: `${thisHour} offset ${piece} and ${hourStarts}\nor 0 * ${both} unless ${thisHour} offset ${piece}`,
-            labels: ids,
-          },
-        ),
+        note(`Each hour's sum, once, at the next hour's first evaluation (0 when the rules start): windows from ${promDuration(HOURS_FROM_MS)} sum these.`, {
+          record: 'captcha_budget:counts:increase1h',
+          expr: `${thisHour} offset ${piece} and ${hourStarts}\nor 0 * ${both} unless ${thisHour} offset ${piece}`,
+          labels: ids,
+        }),
       )
     }
     recordings.push(
@@ -221,7 +224,7 @@ function countRecordings({ slo, id, by, policy, alerting, recoverySpansMs, windo
         `Solves and failures per window (${sums.map(promDuration).join(', ')}), labelled events and window: sums of the ${piece} pieces${sums.some(byHours) ? ` (${sums.filter(byHours).map(promDuration).join(', ')}: of the hours' sums)` : ''}.`,
         {
           record: 'captcha_budget:counts:increase',
-          expr: orBlocks(sums.map((ms) => `label_replace(${sumOf(ms)}, "window", "${promDuration(ms)}", "", "")`)),
+          expr: orBlocks(sums.map((ms) => labelWindow(sumOf(ms), promDuration(ms)))),
           labels: ids,
         },
       ),
@@ -231,13 +234,13 @@ function countRecordings({ slo, id, by, policy, alerting, recoverySpansMs, windo
   const legs = (kind) =>
     orBlocks([
       ...(sums.length > 0 ? [`sum without (events) (captcha_budget:counts:increase{slo=${JSON.stringify(id)},events="${kind}"})`] : []),
-      ...counting.filter((ms) => !fromPieces(ms)).map((ms) => `label_replace(${countExpr(kind, ms)}, "window", "${promDuration(ms)}", "", "")`),
+      ...counting.filter((ms) => !fromPieces(ms)).map((ms) => labelWindow(countExpr(kind, ms), promDuration(ms))),
     ])
   const countsFrom = slo.sli
     ? "the SLI's rates × the window"
     : !usesPieces
       ? `increase() over the counters (no window of ${promDuration(SUM_FROM_MS)} or more, so no pieces)`
-      : `the sums above${raw.length ? ` (${raw.join(', ')}: increase() over the counters, not a whole number of pieces)` : ''}`
+      : `the sums above${raw.length ? ` (${raw.join(', ')}: increase() over the counters, not whole pieces)` : ''}`
   recordings.push(
     // (The windows listed once: above, when the sums are all of them.)
     note(`Solves per window${raw.length === 0 && sums.length === counting.length && !slo.sli ? '' : ` (${listed})`}, labelled window: ${countsFrom}.`, {
@@ -279,7 +282,7 @@ function countRecordings({ slo, id, by, policy, alerting, recoverySpansMs, windo
         : `captcha_budget:solve_failures:increase${rated}\n/\ncaptcha_budget:solves:increase${sel}`,
       labels: ids,
     }),
-    note(`The burn rate per window: the error ratio / the error budget (${num(budgetOf(targetRate))}); 1 spends the budget exactly over the period.`, {
+    note(`The burn rate per window: error ratio / error budget (${num(budgetOf(targetRate))}); 1 spends the budget exactly over the period.`, {
       record: 'captcha_budget:burn_rate:ratio',
       expr: `captcha_budget:solve_error:ratio${sel} / ${num(budgetOf(targetRate))}`,
       labels: ids,
@@ -299,18 +302,14 @@ function countRecordings({ slo, id, by, policy, alerting, recoverySpansMs, windo
     const heldPieces = `captcha_budget:held_counts:increase${piece}`
     if (heldSpans.length > 0) {
       recordings.push(
-        note(`The ${piece} pieces, recorded only while an alert of the SLO fires for the label set.`, {
+        note(`The ${piece} pieces, only while an alert of the SLO fires for the label set.`, {
           record: heldPieces,
-          expr: `${pieceName}${sel}\nand on(slo, ${by}) ${firing}`,
+          expr: `${pieceName}${sel}\nand on(${by}) ${firing}`,
           labels: ids,
         }),
         note(`Solves and failures per recovery span (${heldSpans.map(promDuration).join(', ')}), labelled events and window: sums of the pieces above.`, {
           record: 'captcha_budget:held_counts:increase',
-          expr: orBlocks(
-            heldSpans.map(
-              (ms) => `label_replace(sum_over_time(${heldPieces}${sel}[${rangeDuration(ms - pieceMs / 2)}]), "window", "${promDuration(ms)}", "", "")`,
-            ),
-          ),
+          expr: orBlocks(heldSpans.map((ms) => labelWindow(`sum_over_time(${heldPieces}${sel}[${rangeDuration(ms - pieceMs / 2)}])`, promDuration(ms)))),
           labels: ids,
         }),
       )
@@ -320,11 +319,11 @@ function countRecordings({ slo, id, by, policy, alerting, recoverySpansMs, windo
       recordings.push(
         note(
           kind === 'solves'
-            ? `The solves of the windows a held alert reads (${heldText}), recorded only while an alert of the SLO fires for the label set.`
+            ? `The solves of the windows a held alert reads (${heldText}), only while an alert fires for the label set.`
             : 'The failures of those windows, as the solves.',
           {
-            record: `captcha_budget:held_${kind}:increase`,
-            expr: `captcha_budget:${kind}:increase{slo=${JSON.stringify(id)}${notHeld.join('')}}\nand on(slo, ${by}) ${firing}${spans}`,
+            record: HELD_COUNTS[kind],
+            expr: `captcha_budget:${kind}:increase{slo=${JSON.stringify(id)}${notHeld.join('')}}\nand on(${by}) ${firing}${spans}`,
             labels: ids,
           },
         ),
@@ -333,12 +332,12 @@ function countRecordings({ slo, id, by, policy, alerting, recoverySpansMs, windo
   }
   if (recoverySpansMs.length > 0) {
     recordings.push(
-      note(`Each recovery span's length in seconds, per label set and window: a span judges a page only once the page is that old.`, {
+      note(`Each recovery span's length in seconds, per label set: a span judges a page once the page is that old.`, {
         record: 'captcha_budget:recovery_span:seconds',
         // Spread over the label sets here, once, so that each alert compares it with its own age
         // directly; `on(window)` keeps the spans' windows.
-        expr: `0 * captcha_budget:${whileHeld ? 'held_' : ''}solves:increase${sel}\n+ on(window) group_left() (\n  ${rows(
-          recoverySpansMs.map((ms) => `label_replace(vector(${num(ms / 1000)}),"window","${promDuration(ms)}","","")`),
+        expr: `0 * ${whileHeld ? HELD_COUNTS.solves : 'captcha_budget:solves:increase'}${sel}\n+ on(window) group_left() (\n  ${rows(
+          recoverySpansMs.map((ms) => labelWindow(`vector(${num(ms / 1000)})`, promDuration(ms))),
           4,
         )}\n)`,
         labels: ids,
@@ -348,4 +347,4 @@ function countRecordings({ slo, id, by, policy, alerting, recoverySpansMs, windo
   return { recordings, usesPieces, exact, whileHeld, countExpr }
 }
 
-module.exports = { countRecordings, selector, sliQuery, sliRecordings }
+module.exports = { countRecordings, selector, sliQuery, sliRecordings, HELD_COUNTS }

@@ -14,7 +14,7 @@ const { invalidArgValue, invalidArgType, describe } = require('./errors.js')
 const { promDuration, approxDuration, threeDigits } = require('./duration.js')
 const { checkSlo, checkOptions, prometheusPolicy, policyOf, defaultId, budgetOf, num, WHERE, ABSENT_FOR_MS } = require('./rules-slo.js')
 const { recoveryCondition } = require('./recovery-curve.js')
-const { countRecordings, selector, sliQuery, sliRecordings } = require('./rules-counts.js')
+const { countRecordings, selector, sliQuery, sliRecordings, HELD_COUNTS } = require('./rules-counts.js')
 
 // The comment written above each rule and group (by object).
 const RULE_COMMENTS = new WeakMap()
@@ -131,26 +131,29 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   const solves = (w) => `captcha_budget:solves:increase${at(w)}`
   const failures = (w) => `captcha_budget:solve_failures:increase${at(w)}`
   // The alert's value, the long window's burn rate, without the window label; every other
-  // windowed term joins it ignoring(window).
+  // windowed term joins it on the label set (a PromQL SLI's series may have more labels: there,
+  // on every label but window).
   const value = `sum without (window) (${burn(long)})`
+  const joined = slo.sli ? 'ignoring(window)' : `on(${by})`
   const held = pair.resolveBurnRate < pair.burnRate
   // Held, the value is taken once around both branches (below), and this term keeps the window label.
-  const fire = [`${held ? burn(long) : value} > ${num(pair.burnRate)}`, `ignoring(window) ${burn(short)} > ${num(pair.burnRate)}`]
-  if (minFailures > 0) fire.push(`ignoring(window) ${failures(long)} >= ${minFailures}`)
-  if (pair.minEvents > 0) fire.push(`ignoring(window) ${solves(long)} >= ${pair.minEvents}`)
-  if (minEvents > 0) fire.push(`ignoring(window) ${solves(period)} >= ${minEvents}`)
+  const fire = [`${held ? burn(long) : value} > ${num(pair.burnRate)}`, `${joined} ${burn(short)} > ${num(pair.burnRate)}`]
+  if (minFailures > 0) fire.push(`${joined} ${failures(long)} >= ${minFailures}`)
+  if (pair.minEvents > 0) fire.push(`${joined} ${solves(long)} >= ${pair.minEvents}`)
+  if (minEvents > 0) fire.push(`${joined} ${solves(period)} >= ${minEvents}`)
   // failures ≥ share × the period's allowed failures (solves × (1 − target)), as the tracker's budgetTotal.
   if (pair.minBudgetShare > 0)
-    fire.push(`ignoring(window) ${failures(long)} >= ignoring(window) ${num(pair.minBudgetShare)} * ${num(budgetOf(slo.targetRate))} * ${solves(period)}`)
-  // The warm-up: some instance exposed the counter warmUpMs ago.
-  if (pair.warmUpMs > 0 && !slo.sli) fire.push(`on(${by}) sum by (${by}) (${selector(slo.name)} offset ${promDuration(pair.warmUpMs)})`)
+    fire.push(`${joined} ${failures(long)} >= ${joined} ${num(pair.minBudgetShare)} * ${num(budgetOf(slo.targetRate))} * ${solves(period)}`)
+  // The warm-up: some instance exposed the counter warmUpMs ago (any of its series: `and` takes many).
+  if (pair.warmUpMs > 0 && !slo.sli) fire.push(`on(${by}) ${selector(slo.name)} offset ${promDuration(pair.warmUpMs)}`)
   if (!held) return fire.join('\nand\n')
 
-  // The alert's own series, matched to the recordings on the SLO and label set (the labels a
-  // recording over the package's counter has); a PromQL SLI's may have more, so there every
-  // label but those the rule adds.
-  const firing = `ALERTS{alertname=${JSON.stringify(alert)},alertstate="firing",${slo_}}`
-  const added = slo.sli ? `ignoring(${['alertname', 'alertstate', 'window', ...Object.keys(labels).filter((l) => l !== 'slo')].join(', ')})` : `on(slo, ${by})`
+  // The alert's own series, matched to the recordings on the label set (the labels a recording
+  // over the package's counter has; every selector picks this SLO's series, so not on slo); a
+  // PromQL SLI's may have more, so there every label but those the rule adds.
+  // (No alertstate="firing": a rule without `for:` is never pending, so its ALERTS series fire.)
+  const firing = `ALERTS{alertname=${JSON.stringify(alert)},${slo_}}`
+  const added = slo.sli ? `ignoring(${['alertname', 'alertstate', 'window', ...Object.keys(labels).filter((l) => l !== 'slo')].join(', ')})` : `on(${by})`
   const rearm = [
     `unless ${added} present_over_time(${firing}[${short}])`,
     `unless ${added} (present_over_time(${firing}[${long}]) unless ${added} ${failures(short)} >= ${2 * minFailures})`,
@@ -165,7 +168,7 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   // (ALERTS_FOR_STATE: when the alert became active, the tracker's fired_at); the long window
   // always. Any window that passes ends the page.
   // The held branch reads the counts recorded only while a page of the SLO fires (whileHeld).
-  const heldName = (kind) => `captcha_budget:${whileHeld ? 'held_' : ''}${kind}:increase`
+  const heldName = (kind) => (whileHeld ? HELD_COUNTS[kind] : `captcha_budget:${kind}:increase`)
   const heldSolves = (w) => `${heldName('solves')}${at(w)}`
   const heldFailures = (w) => `${heldName('solve_failures')}${at(w)}`
   const count = (kind) => (exact ? `${heldName(kind)}{${slo_}}` : `round(${heldName(kind)}{${slo_}})`)
@@ -184,12 +187,12 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   }
   if (recoverySpansMs.length > 0) {
     const activeSince = `ALERTS_FOR_STATE{alertname=${JSON.stringify(alert)},${slo_}}`
-    terms.push(`(\n  captcha_budget:recovery_span:seconds{${slo_}} <= on(slo, ${by}) group_left() (time() - ${activeSince})\n  or ${heldSolves(long)}\n)`)
+    terms.push(`(\n  captcha_budget:recovery_span:seconds{${slo_}} <= on(${by}) group_left() (time() - ${activeSince})\n  or ${heldSolves(long)}\n)`)
   }
   // Any window that passes, matched on the label set alone (`unless` takes many on either side).
   const recovered = [
     `(\n${terms.join('\nand ')}\n)`,
-    `(${heldFailures(long)} < ${minFailures} and ignoring(window) ${heldFailures(short)} == 0 and ignoring(window) ${heldSolves(short)} > 0)`,
+    `(${heldFailures(long)} < ${minFailures} and ${joined} ${heldFailures(short)} == 0 and ${joined} ${heldSolves(short)} > 0)`,
   ].join('\nor\n')
   const holds = [firing, ...(minEvents > 0 ? [`and ${added} ${heldSolves(period)} >= ${minEvents}`] : []), `unless ${added} (\n${recovered}\n)`].join('\n')
   // The value once, the long window's burn rate, kept while the pair fires (the burn rates
@@ -308,11 +311,10 @@ function compileOne(slo, options) {
     const spent = (100 * pair.burnRate * pair.longWindowMs) / windowMs
     const failuresText = minFailures > 0 ? `, with at least ${minFailures} failures in ${long}` : ''
     const held = pair.resolveBurnRate < pair.burnRate
-    const gates = [minFailures > 0 ? `${minFailures} failures` : '', pair.minEvents > 0 ? `${pair.minEvents} solves` : ''].filter(Boolean).join(' and ')
     alerts.push(
       note(
+        // (Its gates are in the expression, one a line.)
         `${pair.name} (${pair.severity}): burn rate above ${num(pair.burnRate)} over ${long} and ${short}` +
-          (gates ? `, with ${gates} in ${long}` : '') +
           (held ? `; held until recovered (burn at most ${num(pair.resolveBurnRate)}).` : '.'),
         {
           alert,
@@ -362,7 +364,7 @@ function compileOne(slo, options) {
   // One group: its rules run in order at each evaluation, so the alerts read the
   // recordings of the same instant (separate groups run on their own timers).
   const group = note(
-    `The SLO ${id}: ${num(targetRate * 100)}% of solves succeed over ${period}. Recordings first (counts, ratios and burn rates per window), then one alert per pair of the policy.`,
+    `The SLO ${id}: ${num(targetRate * 100)}% of solves succeed over ${period}. Recordings per window first, then an alert per pair of the policy.`,
     { name: `captcha-budget-${id}` },
   )
   // The optimised period counts evaluations: the group's interval is the one they assume.
