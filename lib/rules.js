@@ -187,7 +187,7 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   }
   if (recoverySpansMs.length > 0) {
     const activeSince = `ALERTS_FOR_STATE{alertname=${JSON.stringify(alert)},${slo_}}`
-    terms.push(`(\n  captcha_budget:recovery_span:seconds{${slo_}} <= on(${by}) group_left() (time() - ${activeSince})\n  or ${heldSolves(long)}\n)`)
+    terms.push(`(\n  captcha_budget:recovery_span:seconds{${slo_}} <= ${added} group_left() (time() - ${activeSince})\n  or ${heldSolves(long)}\n)`)
   }
   // Any window that passes, matched on the label set alone (`unless` takes many on either side).
   const recovered = [
