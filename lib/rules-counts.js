@@ -9,7 +9,7 @@ const { budgetOf, num, WINDOW } = require('./rules-slo.js')
 /** `expr` labelled `window="<w>"` (label_replace from no label, with an empty regex: set on every series). */
 const labelWindow = (expr, w) => `label_replace(${expr},"window","${w}","","")`
 
-/** The copies of the solves and failures per window recorded only while a page fires (what a hold reads). */
+/** The copies of the solves and failures per window recorded only while an alert of the SLO fires (what a hold reads). */
 const HELD_COUNTS = { solves: 'captcha_budget:held_solves:increase', solve_failures: 'captcha_budget:held_failures:increase' }
 
 // A window this long is summed from recorded one-evaluation increases (Sloth's and

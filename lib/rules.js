@@ -364,7 +364,7 @@ function compileOne(slo, options) {
   // One group: its rules run in order at each evaluation, so the alerts read the
   // recordings of the same instant (separate groups run on their own timers).
   const group = note(
-    `The SLO ${id}: ${num(targetRate * 100)}% of solves succeed over ${period}. Recordings per window first, then an alert per pair of the policy.`,
+    `The SLO ${id}: ${num(targetRate * 100)}% of solves succeed over ${period}. Recordings first, then the alerts: one per pair of the policy, one for an absent source.`,
     { name: `captcha-budget-${id}` },
   )
   // The optimised period counts evaluations: the group's interval is the one they assume.
