@@ -16,7 +16,7 @@
 //   ```typescript, …) fails, since it would silently not run.
 const test = require('ava')
 const { nativeOnly } = require('./helpers/binding')
-const { findBinary, missing, underCI } = require('./helpers/external')
+const { needsFor } = require('./helpers/external')
 const { execFile } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
@@ -115,12 +115,9 @@ delete env.NODE_OPTIONS
 
 for (const example of examples) {
   const kind = example.expected === null ? 'runs' : 'prints what its text block shows'
-  const run =
-    example.needs && !underCI() && !findBinary(example.needs)
-      ? (title, ...rest) => test.skip(`${title} [${missing(example.needs)}]`, ...rest)
-      : example.nativeOnly
-        ? nativeOnly(example.nativeOnly)
-        : test
+  // Skipped where its program is missing (not under CI), else on WASI if native-only.
+  const runner = example.nativeOnly ? nativeOnly(example.nativeOnly) : test
+  const run = example.needs ? needsFor(runner, example.needs) : runner
   run(`${example.where} (${example.lang}) ${kind}`, async (t) => {
     const file = path.join(root, `.docs-example-${process.pid}-${example.where.replace(/[^\w]+/g, '-')}.${example.lang}`)
     fs.writeFileSync(file, `${example.code}\n`)

@@ -198,7 +198,7 @@ needsFor(test, 'redis-server')('startRedis() on a port kept for a restart does n
   t.regex(err.message, /^redis-server exited \(1\) before it was ready:[\s\S]*Address already in use/)
 })
 
-needsFor(test, 'promtool')('Prometheus on a taken port exits saying so, in the words onFreePort retries on', async (t) => {
+needsFor(test, 'prometheus')('Prometheus on a taken port exits saying so, in the words onFreePort retries on', async (t) => {
   const { prometheus, run } = require('./fixtures/prometheus-tools')
   t.truthy(prometheus, 'prometheus is not installed: apt-get install -y prometheus (.ci/run does)')
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'taken-port-prometheus-'))

@@ -2,6 +2,7 @@
 // native addon (docs/platforms.md lists them). The WASI build runs the same
 // suite with `NAPI_RS_FORCE_WASI=error` (.ci/platforms).
 const test = require('ava')
+const { skippedWith } = require('./skip.js')
 
 /** `'native'`, or the WASI flavor the generated loader loaded. */
 const bindingTarget = require('../../native.js').__napiBindingTarget
@@ -12,9 +13,7 @@ const bindingTarget = require('../../native.js').__napiBindingTarget
  * @param {string} tag why the test does not run on WASI
  */
 function nativeRuns(tag, runner = test) {
-  if (bindingTarget === 'native') return runner
-  const skip = (title, ...rest) => test.skip(`${title} [${tag}]`, ...rest)
-  return Object.assign(skip, { serial: skip, skip })
+  return bindingTarget === 'native' ? runner : skippedWith(tag)
 }
 
 /**

@@ -5,6 +5,7 @@
 // never signalled without a pid.
 const fs = require('node:fs')
 const path = require('node:path')
+const { skippedWith } = require('./skip.js')
 
 /** How to install each program (Debian package names; `.ci/run` installs them). */
 const INSTALL = {
@@ -75,9 +76,7 @@ function needs(test, name, file) {
  * @param {string} name
  */
 function needsFor(test, name) {
-  if (underCI() || findBinary(name)) return test
-  const skip = (title, ...rest) => test.skip(`${title} [${missing(name)}]`, ...rest)
-  return Object.assign(skip, { serial: skip })
+  return underCI() || findBinary(name) ? test : skippedWith(missing(name))
 }
 
 /**
