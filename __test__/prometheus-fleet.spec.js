@@ -6,7 +6,7 @@ const test = require('ava')
 const path = require('node:path')
 const { ErrorBudgetTracker } = require('..')
 const { prometheus, withBinary, tempDir, cli } = require('./fixtures/prometheus-tools')
-const { startWorker, startPrometheus, until } = require('./fixtures/prometheus-fleet')
+const { startWorker, startPrometheus, until, untilRead } = require('./fixtures/prometheus-fleet')
 
 const TARGET = 0.8
 const WINDOW = '10m'
@@ -117,17 +117,16 @@ withBinary(test, prometheus)('a real Prometheus scraping two workers: the fleet 
   const merged = new ErrorBudgetTracker({ targetRate: TARGET, windowMs: WINDOW_MS, clock: 'manual' })
   for (let i = 0; i < total; i++) merged.record(i >= failures)
   t.is(merged.failures / merged.total, 0.125)
-  // The solves and the failures are two recordings, each its own query within an evaluation: a
-  // scrape that lands between them shifts one count's k further (slo-gate.spec.js saw it), so an
-  // evaluation whose queries saw the same scrapes is waited for.
-  const [ratio, remaining] = await until('an evaluation within the bounds', deadline, async () => {
-    const read = [
+  // Read until an evaluation whose solves and failures saw the same scrapes (untilRead).
+  const [ratio, remaining] = await untilRead(
+    'an evaluation within the bounds',
+    deadline,
+    async () => [
       await single('captcha_budget:solve_error:ratio{name="turnstile",window="10m"}'),
       await single('captcha_budget:error_budget_remaining:ratio{name="turnstile"}'),
-    ]
-    if (!(Math.abs(read[0] - 0.125) < 0.006 && Math.abs(read[1] - merged.remainingFraction) < 0.03)) throw new Error(`read ${read.join(', ')}`)
-    return read
-  })
+    ],
+    ([r, left]) => Math.abs(r - 0.125) < 0.006 && Math.abs(left - merged.remainingFraction) < 0.03,
+  )
   t.true(Math.abs(ratio - 0.125) < 0.006, `fleet error ratio ${ratio}`)
   t.true(Math.abs(remaining - merged.remainingFraction) < 0.03, `remaining ${remaining} vs ${merged.remainingFraction}`)
   t.true(Math.abs(merged.remainingFraction - 0.375) < 1e-12)

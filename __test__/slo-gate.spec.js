@@ -5,7 +5,7 @@ const test = require('ava')
 const http = require('node:http')
 const path = require('node:path')
 const { prometheus, withBinary, tempDir, cli } = require('./fixtures/prometheus-tools')
-const { startWorker, startPrometheus, until } = require('./fixtures/prometheus-fleet')
+const { startWorker, startPrometheus, until, untilRead } = require('./fixtures/prometheus-fleet')
 const { freePort } = require('./helpers/ports')
 
 const DEADLINE_MS = 50_000
@@ -68,32 +68,27 @@ withBinary(test, prometheus)('a real Prometheus scraping two workers: healthy pr
     return seen[0]?.value === solves && recorded[0]?.value > 0 ? true : undefined
   }
   await until('200 solves scraped', deadline, settled(200))
-  // The solves and the failures are two recordings, each its own query within an evaluation: a
-  // scrape that lands between them (series seconds old, scraped every second) shifts one count's
-  // extrapolation, by up to a tenth here (a CI run read 77 % left). So the gate is asked until
-  // it reads an evaluation whose two queries saw the same scrapes: exactly 75 % and 0.25.
-  const exactly = (what, ask, check) =>
-    until(what, deadline, async () => {
-      const out = await ask()
-      if (!check(out)) throw new Error(`the gate read: ${JSON.stringify(out.decision ?? out.stdout)}`)
-      return out
-    })
+  // Asked until it reads an evaluation whose solves and failures saw the same scrapes
+  // (untilRead): exactly 75 % and 0.25.
   const near = (value, expected) => Math.abs(value - expected) < 1e-9
-  const healthy = await exactly(
+  const healthy = await untilRead(
     'the gate to read 75 % left at burn 0.25',
+    deadline,
     () => json(),
     (out) => out.code === 0 && near(out.decision.budgetRemaining, 0.75) && near(out.decision.currentBurnRate, 0.25),
   )
   t.like(healthy.decision, { proceed: true, status: 'healthy', noData: false, reasons: [] })
-  const burning = await exactly(
+  const burning = await untilRead(
     'the gate to stop on the burn 0.25',
+    deadline,
     () => json('--max-burn-rate', '0.2'),
     (out) => out.code === 3 && out.decision.reasons[0].startsWith('the current burn rate 0.25 is above --max-burn-rate 0.2'),
   )
   t.is(burning.decision.reasons.length, 1)
   t.is((await gate('--max-burn-rate', '1')).code, 0)
-  const text = await exactly(
+  const text = await untilRead(
     'the gate to print 75 % left',
+    deadline,
     () => gate(),
     (out) => / {7}75 %\n/.test(out.stdout),
   )
