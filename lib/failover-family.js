@@ -9,11 +9,12 @@
 // - this provider is blamed (it fails on the other sites too): fail over — it is
 //   tried only after every provider not blamed (so a task is never stuck while
 //   one admits it);
-// - otherwise its guard decides, as in createFailover(solvers): a budget that does
-//   not admit the attempt (BudgetExhaustedError) hands the task on, any other
+// - otherwise it is asked, and what hands the task on is what does in
+//   createFailover(solvers), one walk for both (lib/failover-walk.js): a budget that
+//   does not admit the attempt, its provider's back-off, a capacity answer; any other
 //   outcome is final.
-const { BudgetExhaustedError, describe, invalidArgType, invalidArgValue, checkOptionsObject } = require('./errors.js')
-const { copyResult } = require('./solve-result.js')
+const { describe, invalidArgType, invalidArgValue, checkOptionsObject } = require('./errors.js')
+const { firstToSolve } = require('./failover-walk.js')
 const { FaultError } = require('./blame.js')
 
 /**
@@ -59,10 +60,9 @@ function createFamilyFailover(family, options) {
 
   /**
    * Solves `task` for the site (and any other labels) in `options.labels` with the
-   * first provider whose child is not blamed and whose budget admits it. Resolves
-   * with that solver's result plus `provider`; rejects with a FaultError
-   * (`ESITE_FAULT`) when the site is blamed, with the soonest BudgetExhaustedError
-   * (its `refusals` holding every one) when no budget admits it.
+   * first provider whose child is not blamed and that takes it (lib/failover-walk.js).
+   * Resolves with that solver's result plus `provider`; rejects with a FaultError
+   * (`ESITE_FAULT`) when the site is blamed, otherwise as createFailover(solvers).
    */
   async function solve(task, solveOptions) {
     const { labels, critical } = checkOptionsObject(solveOptions, ['labels', 'critical'], 'solve options')
@@ -71,13 +71,15 @@ function createFamilyFailover(family, options) {
     if (Object.hasOwn(labels, attribution.provider)) {
       throw invalidArgValue(`solve options.labels.${attribution.provider} cannot be given: the failover picks the provider`)
     }
-    const refusals = []
+    return firstToSolve(providersFor({ ...labels }), task, critical === undefined ? undefined : { critical })
+  }
+
+  /**
+   * The providers to ask for `labels`, in turn: each one's blame is asked only when its
+   * turn comes (a site blamed ends the walk with a FaultError); the blamed providers last.
+   */
+  function* providersFor(labels) {
     const blamed = []
-    const tryProvider = async (value) => {
-      const child = family.labels({ ...labels, [attribution.provider]: value })
-      const result = await solverOf(child, { ...labels, [attribution.provider]: value }).solve(task, critical === undefined ? undefined : { critical })
-      return copyResult(result, { provider: value })
-    }
     for (const value of order) {
       const childLabels = { ...labels, [attribution.provider]: value }
       const blame = family.blame(childLabels)
@@ -87,28 +89,15 @@ function createFamilyFailover(family, options) {
           blame,
         )
       }
-      if (blame !== null) {
-        blamed.push(value)
-        continue
-      }
-      try {
-        return await tryProvider(value)
-      } catch (err) {
-        if (!(err instanceof BudgetExhaustedError)) throw err
-        refusals.push(err)
-      }
+      if (blame !== null) blamed.push(childLabels)
+      else yield tryOf(childLabels)
     }
-    for (const value of blamed) {
-      try {
-        return await tryProvider(value)
-      } catch (err) {
-        if (!(err instanceof BudgetExhaustedError)) throw err
-        refusals.push(err)
-      }
-    }
-    const soonest = refusals.reduce((a, b) => (a.retryAfterMs !== null && (b.retryAfterMs === null || a.retryAfterMs <= b.retryAfterMs) ? a : b))
-    soonest.refusals = refusals
-    throw soonest
+    for (const childLabels of blamed) yield tryOf(childLabels)
+  }
+
+  function tryOf(childLabels) {
+    const value = childLabels[attribution.provider]
+    return { solver: solverOf(family.labels(childLabels), childLabels), extra: { provider: value } }
   }
 
   return Object.freeze({ solve, providers: Object.freeze(order) })

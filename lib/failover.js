@@ -2,15 +2,11 @@
 // createFailover([primary, secondary, …]): solvers tried in order, each under its
 // own budget. CaptchaAI and 2Captcha speak the same in.php / res.php protocol, so
 // two `createSolver()`s with their own `baseUrl`, `apiKey` and tracker make a
-// primary and a fallback. A solver whose guard does not admit the attempt (its
-// budget exhausted: throttled or refused, a BudgetExhaustedError, nothing sent or
-// recorded), or whose provider's back-off holds it (a ProviderBackoffError,
-// lib/outcomes.js), or whose provider turned it away for capacity (by the
-// solver's profile: nothing solved), hands the task to the next; any other outcome is final — a solve that
-// ran and failed was recorded by its own budget, and is not sent twice.
-const { BudgetExhaustedError, ProviderBackoffError, describe, invalidArgType, checkOptionsObject } = require('./errors.js')
-const { copyResult } = require('./solve-result.js')
-const { classify } = require('./classify.js')
+// primary and a fallback. Which outcomes hand the task to the next solver (a budget
+// that does not admit it, a provider's back-off, a capacity answer) is the walk both
+// forms share, lib/failover-walk.js.
+const { describe, invalidArgType, checkOptionsObject } = require('./errors.js')
+const { firstToSolve } = require('./failover-walk.js')
 
 /**
  * @param {ReadonlyArray<{ solve: (task: object, options?: object) => Promise<unknown> }>} solvers in order of preference
@@ -50,37 +46,14 @@ function createFailover(solvers) {
    */
   async function solve(task, options) {
     checkOptionsObject(options, ['critical'], 'solve options')
-    const refusals = []
-    let turnedAway = null
-    for (let i = 0; i < list.length; i++) {
-      try {
-        const result = await list[i].solve(task, options)
-        return copyResult(result, { solver: i })
-      } catch (err) {
-        // Not admitted (nothing sent): its budget refused, or its provider's back-off holds it.
-        if (err instanceof BudgetExhaustedError || err instanceof ProviderBackoffError) refusals.push(err)
-        // Sent, and turned away for capacity (its provider's profile): nothing was solved, the next may.
-        else if (isCapacity(list[i], err)) turnedAway = err
-        else throw err
-      }
-    }
-    if (refusals.length === 0) throw turnedAway
-    const soonest = refusals.reduce((a, b) => (a.retryAfterMs !== null && (b.retryAfterMs === null || a.retryAfterMs <= b.retryAfterMs) ? a : b))
-    // A copy of it, so that the error is not in its own refusals (a cycle JSON.stringify refuses).
-    const err =
-      soonest instanceof ProviderBackoffError
-        ? new ProviderBackoffError(soonest.provider, soonest.providerCode, soonest.retryAfterMs)
-        : new BudgetExhaustedError(soonest.report, soonest.retryAfterMs)
-    err.refusals = refusals
-    throw err
+    return firstToSolve(
+      list.map((solver, i) => ({ solver, extra: { solver: i } })),
+      task,
+      options,
+    )
   }
 
   return Object.freeze({ solve, solvers: list })
-}
-
-/** Whether `err` from `solver` is a capacity answer by its provider's profile (lib/classify.js). */
-function isCapacity(solver, err) {
-  return typeof solver.provider === 'string' && classify(undefined, solver.provider, err).outcome === 'capacity'
 }
 
 module.exports = { createFailover }
