@@ -109,6 +109,13 @@ async function replayCommand(file, options) {
     for (const field of unvalued) {
       if (field !== 'type') say(`warning: --by ${field}: no line has a value for field '${field}' (every solve grouped under an empty one)`)
     }
+    // Solves too old for the window when they came count nowhere: said even with --json.
+    const { linesList } = require('../replay/text.js')
+    for (const t of summary.trackers) {
+      if (t.dropped === 0) continue
+      const which = summary.byType ? `${t.name}: ` : ''
+      say(`warning: ${which}${t.dropped} solves older than the window when they came (dropped, not counted): ${linesList(t.dropped, t.droppedLines)}`)
+    }
     // A per-type setting for a type the log never mentions is most likely a typo.
     const seen = new Set(summary.trackers.map((t) => t.name))
     for (const [flag, values] of [

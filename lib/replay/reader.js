@@ -83,9 +83,10 @@ function csvColumns(headerLine, fields) {
 /**
  * Reads `input` (a path, or '-' for stdin) and yields one batch per chunk:
  * `{ ts: Float64Array, ok: Uint8Array, typeIndex: Uint32Array, types: string[],
- * badLines: { line, message }[], lines, bytes }` where `types` are the batch's
+ * badLines: { line, message }[], lines, bytes, lineNumbers }` where `types` are the batch's
  * own (a type is `''` when the line has none), `lines` and `bytes` the totals
- * read so far. The first batch carries `format` too.
+ * read so far, and `lineNumbers()` the line number of each event (worked out when
+ * first called). The first batch carries `format` too.
  *
  * Linear in the input: each byte is copied at most once (into the buffer of the
  * lines it ends) and handed to the parser once; no more than MAX_LINE_BYTES of an
@@ -139,6 +140,7 @@ async function* readLog({ input, format, fields, stream: given, stats = { copied
     stats.parsed += buf.length
     const batch = parseLogChunk(buf, format, names, columns, line + 1, last, latestMs)
     latestMs = batch.latestMs
+    batch.lineNumbers = lazyLineNumbers(buf, line + 1, batch.badLines)
     shortenMessages(batch.badLines)
     line += batch.lines
     if (tooLong.length > 0) {
@@ -212,6 +214,33 @@ async function* readLog({ input, format, fields, stream: given, stats = { copied
 /** The bad-line message of a line of `bytes` bytes: as the parser's (MAX_LINE_BYTES in logparse.rs). */
 function lineTooLong(bytes) {
   return `line too long: ${bytes} bytes, over the 1 MiB (${MAX_LINE_BYTES} bytes) a line may hold`
+}
+
+// The bytes the parser counts as blank (Rust's is_ascii_whitespace): a line of only these is no event.
+const BLANK = new Set([0x20, 0x09, 0x0a, 0x0c, 0x0d])
+
+/**
+ * The line number of each event of a batch, worked out on first call only (the parser does
+ * not return them: only an event the replay reports, such as one too old for the window,
+ * needs its line). An event is each line of `buf` that is neither blank nor one of `badLines`,
+ * the parser's own (a line too long is one of them), in order from `firstLine`.
+ */
+function lazyLineNumbers(buf, firstLine, badLines) {
+  let numbers = null
+  return () => {
+    if (numbers !== null) return numbers
+    const bad = new Set(badLines.map((b) => b.line))
+    numbers = []
+    for (let start = 0, number = firstLine; start < buf.length; number++) {
+      const nl = buf.indexOf(0x0a, start)
+      const end = nl === -1 ? buf.length : nl
+      let blank = true
+      for (let i = start; i < end && blank; i++) blank = BLANK.has(buf[i])
+      if (!blank && !bad.has(number)) numbers.push(number)
+      start = end + 1
+    }
+    return numbers
+  }
 }
 
 function countNewlines(buf) {

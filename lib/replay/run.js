@@ -48,6 +48,9 @@ function settings({ targets, windows, alerts, minEvents, hysteresis }) {
       targetRate: byName(targets.byName, name, labels) ?? targets.fallback ?? DEFAULTS.targetRate,
       windowMs: byName(windows.byName, name, labels) ?? windows.fallback ?? DEFAULTS.windowMs,
       minEvents: minEvents ?? DEFAULTS.minEvents,
+      // A line's verdict comes with the line, however late the line is read: it counts
+      // wherever the solve is still in the window (reject() refuses it once out of it).
+      verdictWindowMs: Number.MAX_SAFE_INTEGER,
     }
     if (alerts !== undefined) config.alerts = alerts
     if (hysteresis) config.hysteresis = hysteresis
@@ -186,15 +189,19 @@ async function replay(options) {
           if (t < first) first = t
           const k = typeIndex[i]
           const slot = slots[k]
-          let good = ok[i] === 1
-          // The site rejected the solved token: a failure where it was recorded.
-          const rejectedHere = good && rejected !== null && rejected[k]
+          const solved = ok[i] === 1
+          // The site rejected the solved token: a failure where it was recorded (reject()).
+          const rejectedHere = solved && rejected !== null && rejected[k]
+          const good = solved && !rejectedHere
           if (pooled !== null) {
-            pooled.add(t, good && !rejectedHere)
+            pooled.add(t, good)
             if (slot === null) continue
           }
-          slot.tracker.record(good, t)
-          if (rejectedHere) good = !slot.tracker.reject(t)
+          slot.tracker.record(solved, t)
+          if (rejectedHere) slot.tracker.reject(t)
+          // Only a line at least half a window behind can be too old (the replay's buckets are
+          // far shorter): the dropped count is read for those only, to name the line.
+          if (end - t > slot.halfWindowMs) slot.noteDropped(batch.lineNumbers, i)
           if (slot.throttle !== null) slot.throttle.step(t, good)
           if (t < slot.firstAt) slot.firstAt = t
           slot.events++

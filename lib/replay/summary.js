@@ -37,6 +37,7 @@ function trackerSummary(slot, start, end) {
     events: slot.events,
     firstEventAt: slot.events > 0 ? iso(slot.firstAt) : null,
     dropped: report.dropped,
+    droppedLines: slot.droppedLines,
     final: { ...report, at: iso(report.at) },
     worstBurnRate: slot.worst.at === null ? null : { burnRate: round2(slot.worst.burnRate), at: iso(slot.worst.at) },
     timeInStatusMs: timeInStatus(slot.timeline, start, end),

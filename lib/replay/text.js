@@ -72,8 +72,15 @@ function trackerLines(t, span0) {
     `    time spent   ${statuses || span0}`,
     `    alerts fired ${fired.length ? fired.join(', ') : 'none'}`,
     ...(t.throttle ? [throttleLine(t.throttle)] : []),
-    ...(t.dropped > 0 ? [`    dropped      ${int(t.dropped)} solves older than the window when they came (out of order)`] : []),
+    ...(t.dropped > 0
+      ? [`    dropped      ${int(t.dropped)} solves older than the window when they came (out of order): ${linesList(t.dropped, t.droppedLines)}`]
+      : []),
   ]
+}
+
+/** `lines 3601, 3602, …` for `count` solves of which `lines` are the first. */
+function linesList(count, lines) {
+  return `line${count === 1 ? '' : 's'} ${lines.join(', ')}${count > lines.length ? ', …' : ''}`
 }
 
 function throttleLine(th) {
@@ -141,4 +148,4 @@ function render(result, chartPath) {
   return out.map(printable).join('\n')
 }
 
-module.exports = { render, span }
+module.exports = { render, span, linesList }

@@ -8,6 +8,8 @@ const { ErrorBudgetTracker } = require('../tracker.js')
 const { STATUSES } = require('../fast-report.js')
 const { ThrottleReplay } = require('./throttle.js')
 const ALL = 'all'
+/** How many line numbers of dropped solves a tracker keeps (the summary names them). */
+const DROPPED_LINES_KEPT = 10
 
 /** One tracker of the replay and what happened to it. */
 class Slot {
@@ -26,6 +28,11 @@ class Slot {
     this.throttle = null
     this.delivered = 'healthy'
     this.worst = { burnRate: 0, at: null }
+    /** Half the window: a line less far behind the latest is never too old for it (run.js). */
+    this.halfWindowMs = config.windowMs / 2
+    /** Solves dropped as older than the window when they came, and the first lines of them. */
+    this.dropped = 0
+    this.droppedLines = []
     for (const status of STATUSES) {
       this.tracker.on(status, (report) => {
         this.timeline.push({
@@ -59,6 +66,17 @@ class Slot {
   /** Keeps `burnRate` (read at `at`) if it is the worst so far. */
   noteBurnRate(burnRate, at) {
     if (burnRate > this.worst.burnRate) this.worst = { burnRate, at }
+  }
+
+  /**
+   * After recording event `i` of a batch (`lineNumbers()`, reader.js): if the tracker
+   * dropped it, counts it and keeps its line among the first DROPPED_LINES_KEPT.
+   */
+  noteDropped(lineNumbers, i) {
+    const dropped = this.tracker.report().dropped
+    if (dropped === this.dropped) return
+    this.dropped = dropped
+    if (this.droppedLines.length < DROPPED_LINES_KEPT) this.droppedLines.push(lineNumbers()[i])
   }
 
   /** Whether every transition the tracker made has reached the listeners. */
