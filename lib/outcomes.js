@@ -47,6 +47,16 @@ class OutcomeLedger {
     }
     return { retryAfterMs: held.until - now, code: held.code }
   }
+
+  /** When the last back-off still running at `now` ends, or null: none runs. */
+  heldUntil(now) {
+    let end = null
+    for (const provider of this.backoffs.keys()) {
+      const held = this.heldAt(provider, now)
+      if (held !== null && (end === null || now + held.retryAfterMs > end)) end = now + held.retryAfterMs
+    }
+    return end
+  }
 }
 
 /**
@@ -81,4 +91,13 @@ function countsOf(tracker) {
   return ledger === undefined ? { excluded: 0, capacity: 0 } : { excluded: ledger.excluded, capacity: ledger.capacity }
 }
 
-module.exports = { of, countsOf }
+/**
+ * When the last of `tracker`'s running back-offs ends (its clock, epoch ms), or null. A
+ * family keeps such a child (lib/family/eviction.js): the back-off would go with it.
+ */
+function backoffEnd(tracker) {
+  const ledger = ledgers.get(tracker)
+  return ledger === undefined ? null : ledger.heldUntil(tracker.now)
+}
+
+module.exports = { of, countsOf, backoffEnd }

@@ -62,7 +62,7 @@ function createdInChildConfig(labels, configuring) {
 function familyFull(labels, maxChildren) {
   const err = new RangeError(
     `family.labels(${showLabels(labels)}): the family holds maxChildren (${maxChildren}) children and none can be evicted ` +
-      '(each has solves in its window, a listener of its own or a guard() in flight); nothing was created',
+      "(each has solves in its window, a listener of its own, a guard() in flight or a provider's back-off running); nothing was created",
   )
   err.code = 'ERR_OUT_OF_RANGE'
   return err

@@ -1,18 +1,22 @@
 'use strict'
 // Which child makes room when a family is full: the oldest whose window is
-// empty, that has no listener of its own and no guard() in flight. Looking at
+// empty, that has no listener of its own, no guard() in flight and no provider's
+// back-off running (lib/outcomes.js: a child re-created for the same labels would
+// not know it, and would send at once). Looking at
 // every child for each new label set cost 11–19 ms at 10 000 children (issue
 // 30), so each child sits where it was last seen:
 //   candidates  may be evictable now (a heap by age: the oldest first)
-//   waiting     held solves when looked at: not empty before the instant its
-//               newest solve leaves the window (a heap by that instant; a
-//               later solve only moves it later, so the instant is a bound)
+//   waiting     held solves or a back-off when looked at: not evictable before
+//               the instant its newest solve leaves the window and its back-offs
+//               end (a heap by that instant; a later solve or back-off only
+//               moves it later, so the instant is a bound)
 //   blocked     has a listener of its own: back to candidates on its last off()
 //   guarded     has a guard() in flight: looked at again on each eviction
 // A refusal then costs O(1) when nothing changed, and each child is looked at
 // again only once its window may have emptied.
 const { inFlight } = require('../guard.js')
 const { windowEmptyFrom } = require('../load-native.js')
+const { backoffEnd } = require('../outcomes.js')
 
 /** A binary min-heap of `{ key, entry, token }` by `key`. */
 class Heap {
@@ -126,9 +130,11 @@ class Eviction {
         entry.evictToken++
       } else {
         settle(child)
-        if (child.total === 0) return child
-        // Solves in its window: not before its newest one leaves it (on the child's clock).
-        this.#waiting.push({ key: windowEmptyFrom(child) ?? now, entry, token: ++entry.evictToken, child })
+        const heldUntil = backoffEnd(child)
+        if (child.total === 0 && heldUntil === null) return child
+        // Solves in its window: not before its newest one leaves it; a back-off: not before it ends (on the child's clock).
+        const emptyFrom = child.total === 0 ? now : (windowEmptyFrom(child) ?? now)
+        this.#waiting.push({ key: Math.max(emptyFrom, heldUntil ?? now), entry, token: ++entry.evictToken, child })
       }
     }
     return undefined

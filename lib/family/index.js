@@ -201,10 +201,13 @@ class BudgetFamily {
       const where = 'family.record(labels, success, atMs): atMs'
       if (typeof atMs !== 'number') throw errors.invalidArgType(`${where} must be a number of epoch ms, got ${errors.describe(atMs)}`)
       if (!Number.isFinite(atMs)) throw errors.outOfRange(`${where} must be a finite number of epoch ms, got ${atMs}`)
+      // The child's own bound, checked here too: the new child's eviction runs before its record.
+      if (Math.abs(atMs) > Number.MAX_SAFE_INTEGER)
+        throw errors.outOfRange(`${where} must be a finite number of epoch ms from -(2^53 - 1) to 2^53 - 1, got ${atMs}`)
     }
     let child = this.#find(labels)
     const created = child === undefined
-    if (created) child = this.#create(labels)
+    if (created) child = this.#create(labels, atMs)
     try {
       if (atMs === undefined) child.record(success)
       else child.record(success, atMs)
@@ -351,7 +354,8 @@ class BudgetFamily {
     this.close()
   }
 
-  #create(labels) {
+  /** `atMs`: the time of the record that creates it, if any (a manual-clock family judges evictions at it when later). */
+  #create(labels, atMs) {
     if (this.#closed) throw closedError('labels()')
     const copy = checkLabels(labels, this.#names)
     // A child already there (the fast path refused an object with inherited keys, say).
@@ -359,11 +363,13 @@ class BudgetFamily {
     if (existing !== undefined) return existing
     if (this.#configuring !== null) throw createdInChildConfig(copy, this.#configuring)
     if (this.#children.size >= this.#maxChildren) {
-      // A manual-clock child is judged at the family's time, not its own (it may have been idle for hours).
+      // A manual-clock child is judged at the family's time, not its own (it may have been idle for hours),
+      // and that is the time of the record being made when it is later (a replay's next solve).
+      const now = this.#manual ? Math.max(this.#now, atMs === undefined ? -Infinity : Math.floor(atMs)) : Date.now()
       const settle = (child) => {
-        if (this.#manual && !child.closed && child.now < this.#now) child.advanceTo(this.#now)
+        if (this.#manual && !child.closed && child.now < now) child.advanceTo(now)
       }
-      const evicted = this.#eviction.pick(this.#manual ? this.#now : Date.now(), settle)
+      const evicted = this.#eviction.pick(now, settle)
       if (evicted === undefined) throw familyFull(copy, this.#maxChildren)
       this.#remove(evicted)
     }
