@@ -18,6 +18,26 @@ const MAX_ERROR_TEXT = 200
 // The solution fields that hold the answer, by task family; the whole solution is on the result too.
 const ANSWER_FIELDS = ['gRecaptchaResponse', 'token', 'text']
 
+/**
+ * A 'ready' solution's answer, or why it holds none: `{ answer }` or `{ problem }`. The
+ * answer is the first answer field that is a non-empty string. A solution with none
+ * of those fields but others (another task family's: cookies, a user agent) is a
+ * solve whose answer is null, the solution whole on the result; no solution, an
+ * empty one, or answer fields without a token are no solve at all: a success
+ * recorded there would hide a provider that answers nothing.
+ */
+function readyAnswer(solution) {
+  if (solution === null || typeof solution !== 'object' || Array.isArray(solution)) return { problem: 'without a solution' }
+  const answer = ANSWER_FIELDS.map((name) => solution[name]).find((value) => typeof value === 'string' && value !== '')
+  if (answer !== undefined) return { answer }
+  const field = ANSWER_FIELDS.find((name) => Object.hasOwn(solution, name))
+  if (field === undefined) return Object.keys(solution).length === 0 ? { problem: 'with an empty solution' } : { answer: null }
+  // Not a non-empty string: '', null, a number, a boolean (shown as JSON), or an object (named, never quoted).
+  const value = solution[field]
+  const shown = value !== null && typeof value === 'object' ? (Array.isArray(value) ? 'an array' : 'an object') : JSON.stringify(value)
+  return { problem: `without a token (${field}: ${shown})` }
+}
+
 /** `task` checked: a plain object with a non-empty `type` (the provider's task type). */
 function checkTask(task) {
   if (task === null || typeof task !== 'object' || Array.isArray(task)) {
@@ -80,22 +100,28 @@ function createTaskClient({ title, base, apiKey, pollIntervalMs }) {
       const where = taskId === null ? method : `${method} (task ${redact(taskId, [apiKey])})`
       throw new SolveError(code, `${title} ${where} answered ${code}${detail}`, { stage, taskId, httpStatus: response.status })
     }
-    return answer
+    return { answer, httpStatus: response.status }
   }
 
   async function run(task, signal) {
-    const created = await call('createTask', { clientKey: apiKey, task }, signal, 'submit', null)
-    if (typeof created.taskId !== 'number' && typeof created.taskId !== 'string') {
+    const { answer: created } = await call('createTask', { clientKey: apiKey, task }, signal, 'submit', null)
+    if ((typeof created.taskId !== 'number' && typeof created.taskId !== 'string') || created.taskId === '') {
       throw new SolveError('ERR_BAD_RESPONSE', `${title} createTask answered no taskId`, { stage: 'submit', taskId: null })
     }
     const taskId = String(created.taskId)
     for (;;) {
       await sleep(pollIntervalMs, undefined, { signal })
-      const result = await call('getTaskResult', { clientKey: apiKey, taskId: created.taskId }, signal, 'result', taskId)
+      const { answer: result, httpStatus } = await call('getTaskResult', { clientKey: apiKey, taskId: created.taskId }, signal, 'result', taskId)
       if (result.status !== 'ready') continue
-      const solution = result.solution !== null && typeof result.solution === 'object' ? result.solution : {}
-      const field = ANSWER_FIELDS.find((name) => typeof solution[name] === 'string')
-      return { taskId, answer: field === undefined ? null : solution[field], solution }
+      const { answer, problem } = readyAnswer(result.solution)
+      if (problem !== undefined) {
+        throw new SolveError('ERR_BAD_RESPONSE', `${title} getTaskResult (task ${redact(taskId, [apiKey])}) answered ready ${problem}`, {
+          stage: 'result',
+          taskId,
+          httpStatus,
+        })
+      }
+      return { taskId, answer, solution: result.solution }
     }
   }
 

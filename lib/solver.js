@@ -262,11 +262,23 @@ function createSolver(options) {
     const submitted = await call(inUrl, { method: 'POST', body: params }, signal, 'submit', null, apiKey, title)
     if (submitted.body.status !== 1) throw serviceError(submitted, 'submit', null, apiKey, title)
     const taskId = String(submitted.body.request)
+    if (taskId === '') {
+      throw new SolveError('ERR_BAD_RESPONSE', `${title} in.php answered status 1 without a task id`, { stage: 'submit', httpStatus: submitted.httpStatus })
+    }
     const poll = new URL(resUrl)
     poll.search = new URLSearchParams({ key: apiKey, action: 'get', id: taskId, json: '1' }).toString()
     for (;;) {
       await sleep(pollEveryMs, undefined, { signal })
       const result = await call(poll, { method: 'GET' }, signal, 'result', taskId, apiKey, title)
+      // Status 1 with an empty answer is no solve: recorded as a success, it would hide a service that answers nothing.
+      if (result.body.status === 1 && String(result.body.request) === '') {
+        const where = `res.php (task ${redact(taskId, [apiKey])})`
+        throw new SolveError('ERR_BAD_RESPONSE', `${title} ${where} answered status 1 without an answer`, {
+          stage: 'result',
+          taskId,
+          httpStatus: result.httpStatus,
+        })
+      }
       if (result.body.status === 1) return { taskId, answer: String(result.body.request) }
       if (result.body.request !== 'CAPCHA_NOT_READY') throw serviceError(result, 'result', taskId, apiKey, title)
     }

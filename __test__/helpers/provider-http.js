@@ -83,8 +83,9 @@ const REPORT_PATHS = new Set([
  * A loopback createTask / getTaskResult server (CapSolver's protocol, as a raw
  * fetch() sees it). `next(code, processing?)` sets up the next solve's answers. A
  * report of a bad answer is accepted (`{ errorId: 0, status: 'success' }`), or with
- * `reports: 'refuse'` answered ERROR_NO_SUCH_CAPCHA_ID. Returns
- * `{ url, requests, next, close }`.
+ * `reports: 'refuse'` answered ERROR_NO_SUCH_CAPCHA_ID. `answers(pairs)` sets up the
+ * next answers as [path, JSON] pairs instead (a hostile or odd service). Returns
+ * `{ url, requests, next, answers, close }`.
  */
 async function startCreateTaskServer({ reports = 'accept' } = {}) {
   const requests = []
@@ -107,6 +108,9 @@ async function startCreateTaskServer({ reports = 'accept' } = {}) {
     requests,
     next(code, processing = 0) {
       queue = createTaskAnswers(code, processing)
+    },
+    answers(pairs) {
+      queue = [...pairs]
     },
     close: () => new Promise((resolve) => server.close(resolve)),
   }
