@@ -47,3 +47,37 @@ test('a verdict field that is another field is a usage error (exit 2)', async (t
   t.is(r.code, 2)
   t.regex(r.stderr, /--verdict-field must differ from the other fields, got ok/)
 })
+
+test('a verdict field no line has (a typo) is warned about, naming it; one some line has is not', async (t) => {
+  const files = tempFiles({ 'solves.jsonl': jsonl, 'solves.csv': csv })
+  t.teardown(() => fs.rmSync(files.dir, { recursive: true, force: true }))
+  for (const file of [files['solves.jsonl'], files['solves.csv']]) {
+    const typo = await replayJson([file, ...ARGS, '--verdict-field', 'verdcit'])
+    t.like(typo.trackers[0].final, { successes: 100, failures: 0 }, file)
+    t.regex(typo.stderr, /warning: --verdict-field verdcit: no line has a value for field 'verdcit' \(no verdict applied\)/, file)
+    const right = await replayJson([file, ...ARGS, '--verdict-field', 'verdict'])
+    t.notRegex(right.stderr, /warning/, file)
+  }
+})
+
+test('verdicts match without regard to case; unrecognised ones are counted and reported, the outcome left', async (t) => {
+  const verdicts = ['REJECTED', 'Rejected', 'rejected', 'ACCEPTED', 'Accepted', 'denied', 'denied', 'denied', 'reject', '']
+  // 100 solves a second apart, all solved; the i-th of every 10 has verdicts[i].
+  const solves = Array.from({ length: 100 }, (_, i) => ({ ts: T + i * 1000, ok: true, verdict: verdicts[i % 10] }))
+  const files = tempFiles({
+    'cased.jsonl': solves.map((l) => JSON.stringify(l)).join('\n') + '\n',
+    'cased.csv': 'ts,ok,verdict\n' + solves.map((l) => `${l.ts},true,${l.verdict}`).join('\n') + '\n',
+  })
+  t.teardown(() => fs.rmSync(files.dir, { recursive: true, force: true }))
+  for (const file of [files['cased.jsonl'], files['cased.csv']]) {
+    const r = await replayJson([file, ...ARGS, '--verdict-field', 'verdict'])
+    // Three spellings of rejected in every 10 lines: 30 failures.
+    t.like(r.trackers[0].final, { successes: 70, failures: 30 }, file)
+    // denied ×3 and reject ×1 in every 10 lines: 40 lines, most frequent first.
+    t.regex(
+      r.stderr,
+      /warning: --verdict-field verdict: 40 lines with a verdict other than rejected or accepted \(any case\), their outcome left as it is: "denied" ×30, "reject" ×10\n/,
+      file,
+    )
+  }
+})

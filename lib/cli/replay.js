@@ -46,7 +46,10 @@ function register(program) {
     .option('--ts-field <name>', 'timestamp field: epoch ms or ISO 8601 (no offset means UTC)', 'ts')
     .option('--ok-field <name>', 'outcome field: true/false or 1/0', 'ok')
     .option('--type-field <name>', 'CAPTCHA type field (optional in each line)', 'type')
-    .option('--verdict-field <name>', "the site's verdict field (optional in each line): 'rejected' turns the line's success into a failure")
+    .option(
+      '--verdict-field <name>',
+      "the site's verdict field (optional in each line): 'rejected' (any case) turns the line's success into a failure, 'accepted' leaves it",
+    )
     .option('--strict', 'stop at the first bad line with exit code 2 (default: report it and skip it)')
     .option('--json', 'print the result as JSON')
     .option('--chart <file>', 'write an SVG chart of budget left and burn rate over time')
@@ -104,7 +107,8 @@ async function replayCommand(file, options) {
     if (shown > SHOWN_BAD_LINES) {
       say(`… and ${shown - SHOWN_BAD_LINES} more bad lines (skipped; --json lists the first 1000)`)
     }
-    const { series, unvalued, ...summary } = result
+    const { series, unvalued, warnings, ...summary } = result
+    for (const warning of warnings) say(`warning: ${warning}`)
     // A --by field that no line has is most likely a typo too ('type' is --type-field, whose absence shows as 'untyped').
     for (const field of unvalued) {
       if (field !== 'type') say(`warning: --by ${field}: no line has a value for field '${field}' (every solve grouped under an empty one)`)

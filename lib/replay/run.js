@@ -13,6 +13,7 @@ const { UsageError } = require('../cli-values.js')
 const { DEFAULTS } = require('./options.js')
 const { GROUP_SEPARATOR } = require('./reader.js')
 const { rankKeys, rereadable } = require('./ranking.js')
+const { splitVerdict, VerdictCounts, REJECTED } = require('./verdicts.js')
 
 /** What lines without a type are called. */
 const UNTYPED = 'untyped'
@@ -76,29 +77,17 @@ function grouping(by) {
   }
 }
 
-/** The verdict that turns a line's success into a failure after the fact (`--verdict-field`). */
-const REJECTED = 'rejected'
-
-/**
- * With a verdict field: the parser reads it as one more grouping field (the last),
- * each parsed type `<type…>U+001F<verdict>`; this splits it off again:
- * [the type as without a verdict field, whether the verdict is 'rejected'].
- */
-function splitVerdict(t) {
-  const at = t.lastIndexOf(GROUP_SEPARATOR)
-  return [t.slice(0, at), t.slice(at + 1) === REJECTED]
-}
-
 /**
  * Replays a solve log. Options: `input` (path or '-'), `format`, `fields`,
- * `verdictField` (an optional string field: 'rejected' makes the line's success a
- * failure found later, `tracker.reject()`; anything else leaves it),
+ * `verdictField` (an optional string field: 'rejected', in any case, makes the line's success a
+ * failure found later, `tracker.reject()`; anything else leaves it: verdicts.js),
  * `byType` (or `by`: the labels to group by, `['type', 'site']`, and `byFields`
  * the log's field of each, default `by`), `top` (the summary keeps the N worst), `targets` / `windows` (`{ fallback, byName: Map }`), `alerts`,
  * `minEvents`, `strict`, `chart` (sample every tracker for the chart), and the callbacks
  * `onBadLine(bad)`, `onProgress({ bytes, lines })`.
  * Resolves to the summary (see summary.js) plus `series` for the chart (null
- * without `chart`) and `unvalued`, the `by` fields that no line gave a value.
+ * without `chart`), `unvalued`, the `by` fields that no line gave a value, and
+ * `warnings` about the verdict field (never seen, values not known).
  */
 async function replay(options) {
   const { strict = false, onBadLine = () => {}, onProgress = () => {} } = options
@@ -134,7 +123,7 @@ async function replay(options) {
           fields,
           // With a verdict field, each type ends in its verdict: split off, a rejected success ranks as a failure.
           group: verdictField === undefined ? group : (t) => group(splitVerdict(t)[0]),
-          rejectedOf: verdictField === undefined ? null : (t) => splitVerdict(t)[1],
+          rejectedOf: verdictField === undefined ? null : (t) => splitVerdict(t)[1] === REJECTED,
           settingsFor,
           top: options.top,
         })
@@ -148,6 +137,8 @@ async function replay(options) {
   const bad = { count: 0, first: [] }
   // Which --by fields some line gave a value (a field that none does is most likely a typo).
   const valued = by === undefined ? [] : by.map(() => false)
+  // The verdicts seen (a field no line has is most likely a typo too; unknown values are reported).
+  const verdicts = verdictField === undefined ? null : new VerdictCounts(verdictField)
   let format = options.format
   let lines = 0
   let events = 0
@@ -166,7 +157,7 @@ async function replay(options) {
       const { ts, ok, typeIndex } = batch
       const n = ts.length
       if (n > 0) {
-        const split = verdictField === undefined ? null : batch.types.map(splitVerdict)
+        const split = verdicts === null ? null : verdicts.batch(batch.types, typeIndex)
         const batchTypes = split === null ? batch.types : split.map(([t]) => t)
         const rejected = split === null ? null : split.map(([, r]) => r)
         const groups = batchTypes.map(group)
@@ -230,8 +221,9 @@ async function replay(options) {
       top: options.top,
       ...(ranked === null ? {} : { trackerCount: ranked.keyCount, pooled: { days: pooled.days, types: ranked.keyCount } }),
     })
-    // `unvalued`: the --by fields no line gave a value (not part of the summary).
-    return Object.assign(summary, { series, unvalued: by === undefined ? [] : by.filter((_, i) => !valued[i]) })
+    // `unvalued`: the --by fields no line gave a value; `warnings`: about the verdicts (neither is part of the summary).
+    const unvalued = by === undefined ? [] : by.filter((_, i) => !valued[i])
+    return Object.assign(summary, { series, unvalued, warnings: verdicts === null ? [] : verdicts.warnings() })
   } finally {
     trackers.close()
   }
