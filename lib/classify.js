@@ -18,6 +18,28 @@ const CODE_IN_TEXT = /\b(ERROR: 100[1-5]|ERROR_[A-Z0-9_]{1,58}|MAX_USER_TURN|IP_
 // answer's errorCode, CapMonster's client's `error` (its code without ERROR_, or 'Unknown').
 const WHOLE_CODE = /^(?:ERROR: 100[1-5]|[A-Za-z][A-Za-z0-9_]{0,63})$/
 
+/**
+ * `value[key]`, or undefined when reading it throws (a throwing getter, a Proxy's
+ * trap, a revoked Proxy): a rejection that cannot be read has no code, and reading
+ * it must not throw inside guard()'s settle path (the attempt would never settle).
+ */
+function readField(value, key) {
+  try {
+    return value[key]
+  } catch {
+    return undefined
+  }
+}
+
+/** `value instanceof Class`, false when the check throws (a revoked Proxy, a throwing getPrototypeOf trap). */
+function isInstance(value, Class) {
+  try {
+    return value instanceof Class
+  } catch {
+    return false
+  }
+}
+
 function codeInText(text, whole) {
   const trimmed = text.trim()
   if (whole && WHOLE_CODE.test(trimmed)) return trimmed
@@ -31,7 +53,9 @@ function codeInText(text, whole) {
  * whose `code` is a number), `errorCode` (the createTask protocol's field) or
  * a string `code` holding an ERROR_… code (the built-in client's SolveError;
  * Node's own codes such as ECONNRESET are no provider's), or an object with
- * `error` (puppeteer-extra-plugin-recaptcha's result, CapMonster's CaptchaResult).
+ * `error` (puppeteer-extra-plugin-recaptcha's result, CapMonster's CaptchaResult),
+ * else a code in the message. A value that cannot be read (a throwing getter, a
+ * revoked Proxy) has none.
  * @param {unknown} rejection
  * @returns {string | null}
  */
@@ -39,13 +63,14 @@ function codeOf(rejection) {
   if (typeof rejection === 'string') return codeInText(rejection, true)
   if (rejection === null || typeof rejection !== 'object') return null
   for (const field of ['err', 'errorCode', 'code', 'error']) {
-    const value = rejection[field]
+    const value = readField(rejection, field)
     if (typeof value === 'string') {
       const code = codeInText(value, field !== 'code')
       if (code !== null) return code
     }
   }
-  return typeof rejection.message === 'string' ? codeInText(rejection.message, false) : null
+  const message = readField(rejection, 'message')
+  return typeof message === 'string' ? codeInText(message, false) : null
 }
 
 /** The profile's row of `code`, also when a client dropped its ERROR_ prefix (CapMonster's). */
@@ -98,11 +123,18 @@ function classify(classifier, provider, rejection) {
   if (verdict === true) return { ...profile, outcome: 'failure' }
   if (verdict === false) return { ...profile, outcome: 'excluded' }
   if (OUTCOMES.includes(verdict)) return { ...profile, outcome: verdict }
+  // describe() looks at the verdict (Array.isArray): a revoked Proxy throws there.
+  let got
+  try {
+    got = describe(verdict)
+  } catch {
+    got = 'an unreadable value'
+  }
   process.emitWarning(
-    `guard: countsAsFailure must return a boolean or one of ${OUTCOMES.map((o) => `'${o}'`).join(', ')}, got ${describe(verdict)}; the rejection counts as a failure`,
+    `guard: countsAsFailure must return a boolean or one of ${OUTCOMES.map((o) => `'${o}'`).join(', ')}, got ${got}; the rejection counts as a failure`,
     'BudgetGuardWarning',
   )
   return { ...profile, outcome: 'failure' }
 }
 
-module.exports = { OUTCOMES, codeOf, classify }
+module.exports = { OUTCOMES, codeOf, classify, isInstance }

@@ -11,7 +11,7 @@
 // budget, and is not sent twice.
 const { BudgetExhaustedError, ProviderBackoffError } = require('./errors.js')
 const { copyResult } = require('./solve-result.js')
-const { classify } = require('./classify.js')
+const { classify, isInstance } = require('./classify.js')
 
 /**
  * Solves `task` with the first of `tries` that takes it: resolves with its result plus
@@ -29,7 +29,8 @@ async function firstToSolve(tries, task, options) {
     try {
       return copyResult(await solver.solve(task, options), extra)
     } catch (err) {
-      if (err instanceof BudgetExhaustedError || err instanceof ProviderBackoffError) refusals.push(err)
+      // isInstance: a rejection that cannot be looked at (a revoked Proxy) is final, rejected as it is.
+      if (isInstance(err, BudgetExhaustedError) || isInstance(err, ProviderBackoffError)) refusals.push(err)
       else if (isCapacity(solver, err)) turnedAway = err
       else throw err
     }

@@ -5,7 +5,16 @@
 // records it again. Here the recording lives in one place, behind a latch: the
 // first of fn's settle and the deadline wins, and whatever comes second is
 // dropped, so an attempt can never be counted twice.
-const { BudgetExhaustedError, ProviderBackoffError, GuardTimeoutError, describe, invalidArgType, checkOptionsObject, integerOption } = require('./errors.js')
+const {
+  BudgetExhaustedError,
+  ProviderBackoffError,
+  GuardTimeoutError,
+  describe,
+  thrownText,
+  invalidArgType,
+  checkOptionsObject,
+  integerOption,
+} = require('./errors.js')
 const throttles = require('./throttle.js')
 const outcomes = require('./outcomes.js')
 const { classify } = require('./classify.js')
@@ -89,7 +98,14 @@ function attempt(tracker, fn, options, throttle) {
       const left = inFlight.get(tracker) - 1
       if (left === 0) inFlight.delete(tracker)
       else inFlight.set(tracker, left)
-      recordOutcome()
+      try {
+        recordOutcome()
+      } catch (recordError) {
+        // Not expected (classify() reads the rejection without throwing), but a throw
+        // here would leave the attempt unsettled and its rejection unhandled: the
+        // caller still gets fn's outcome, and the bug is told, not thrown.
+        process.emitWarning(`guard: recording the attempt failed (${thrownText(recordError)}); its outcome reaches the caller unrecorded`, 'BudgetGuardWarning')
+      }
       settle()
     }
     inFlight.set(tracker, (inFlight.get(tracker) ?? 0) + 1)
