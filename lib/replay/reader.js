@@ -6,6 +6,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { parseLogChunk } = require('../load-native.js')
 const { UsageError } = require('../cli-values.js')
+const { fieldHint } = require('./field-hint.js')
 
 const CHUNK_BYTES = 1 << 20
 // The longest line read (MAX_LINE_BYTES in crates/budget-core/src/logparse.rs): a longer one is one bad line.
@@ -72,10 +73,11 @@ function splitHeader(line) {
 function csvColumns(headerLine, fields) {
   const names = splitHeader(headerLine)
   const index = (name) => names.indexOf(name)
-  for (const name of [fields.ts, fields.ok]) {
-    if (index(name) === -1) {
-      throw new UsageError(`the CSV header has no column '${name}' (columns: ${excerpt(names.join(', '))}); see --ts-field, --ok-field`)
-    }
+  const missing = [fields.ts, fields.ok].filter((name) => index(name) === -1)
+  if (missing.length > 0) {
+    // Guessed from the column names alone (undefined: no value is known yet).
+    const hint = fieldHint(new Map(names.map((name) => [name, undefined])), fields, missing) ?? 'see --ts-field, --ok-field'
+    throw new UsageError(`the CSV header has no column '${missing[0]}' (columns: ${excerpt(names.join(', '))}); ${hint}`)
   }
   return [index(fields.ts), index(fields.ok), index(fields.type), ...(fields.more ?? []).map(index)]
 }
@@ -115,6 +117,8 @@ async function* readLog({ input, format, fields, stream: given, stats = { copied
   let first = true
   // The latest timestamp so far: one far after it is a bad line (MAX_JUMP_MS in logparse.rs).
   let latestMs = -Infinity
+  // JSON Lines: the first non-blank line, `{ line, text }`, to name the fields a log has when none replays.
+  let sample = null
 
   // The complete lines in `buf` (it ends with a newline, or the input does): a batch, or null when
   // they are only blank lines before the format or the CSV header is known (they are counted).
@@ -137,6 +141,7 @@ async function* readLog({ input, format, fields, stream: given, stats = { copied
       columns = csvColumns(header.text, fields)
       buf = buf.subarray(header.consumed)
     }
+    if (format === 'jsonl' && sample === null) sample = firstLine(buf, line + 1)
     stats.parsed += buf.length
     const batch = parseLogChunk(buf, format, names, columns, line + 1, last, latestMs)
     latestMs = batch.latestMs
@@ -147,7 +152,7 @@ async function* readLog({ input, format, fields, stream: given, stats = { copied
       batch.badLines = [...tooLong, ...batch.badLines]
       tooLong = []
     }
-    return Object.assign(batch, { lines: line, bytes, format })
+    return Object.assign(batch, { lines: line, bytes, format, sample })
   }
 
   try {
@@ -214,6 +219,18 @@ async function* readLog({ input, format, fields, stream: given, stats = { copied
 /** The bad-line message of a line of `bytes` bytes: as the parser's (MAX_LINE_BYTES in logparse.rs). */
 function lineTooLong(bytes) {
   return `line too long: ${bytes} bytes, over the 1 MiB (${MAX_LINE_BYTES} bytes) a line may hold`
+}
+
+// The first non-blank line of `buf` (its first line numbered `number`), at most QUOTE_MAX × 640 bytes of it.
+function firstLine(buf, number) {
+  for (let start = 0; start < buf.length; number++) {
+    const nl = buf.indexOf(0x0a, start)
+    const end = nl === -1 ? buf.length : nl
+    const text = buf.toString('utf8', start, Math.min(end, start + QUOTE_MAX * 640))
+    if (text.trim() !== '') return { line: number, text }
+    start = end + 1
+  }
+  return null
 }
 
 // The bytes the parser counts as blank (Rust's is_ascii_whitespace): a line of only these is no event.

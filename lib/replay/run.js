@@ -14,6 +14,7 @@ const { DEFAULTS } = require('./options.js')
 const { GROUP_SEPARATOR } = require('./reader.js')
 const { rankKeys, rereadable } = require('./ranking.js')
 const { splitVerdict, VerdictCounts, REJECTED } = require('./verdicts.js')
+const { jsonLinesHint } = require('./field-hint.js')
 
 /** What lines without a type are called. */
 const UNTYPED = 'untyped'
@@ -140,6 +141,7 @@ async function replay(options) {
   // The verdicts seen (a field no line has is most likely a typo too; unknown values are reported).
   const verdicts = verdictField === undefined ? null : new VerdictCounts(verdictField)
   let format = options.format
+  let sample = null
   let lines = 0
   let events = 0
   let end = -Infinity
@@ -147,6 +149,7 @@ async function replay(options) {
   try {
     for await (const batch of readLog({ input: options.input, format: options.format, fields, stream: open?.() })) {
       format = batch.format
+      sample = batch.sample
       lines = batch.lines
       for (const badLine of batch.badLines) {
         if (strict) throw new BadLineError(badLine)
@@ -203,7 +206,11 @@ async function replay(options) {
       }
       onProgress({ bytes: batch.bytes, lines })
     }
-    if (events === 0) throw new UsageError(`nothing to replay: no valid event in ${lines} line(s)`)
+    if (events === 0) {
+      // Most often a log whose fields have other names: say which it has, and the options.
+      const hint = format === 'jsonl' && sample !== null ? jsonLinesHint(sample, fields) : null
+      throw new UsageError(`nothing to replay: no valid event in ${lines} line(s)${hint === null ? '' : `: ${hint}`}`)
+    }
     if (series !== null) series.finish(end)
     else trackers.finish(end)
     await trackers.settle()
