@@ -7,11 +7,16 @@
 //       child's `total` (what each refusal cost before: a scan of every child).
 //   11  restore() of a snapshot with more children than its maxChildren (100 000
 //       children, maxChildren 10 000): the refusal, against JSON.parse of the text.
-// `SIZES=10000,100000` picks the family sizes.
+// Issue 44:
+//   10  family.blame() of one child in a family with attribution, at 1 000 and
+//       40 000 children (createFailover(family) asks it per provider before each
+//       solve): µs per call, against one labels() lookup of an existing child.
+// `SIZES=10000,100000` picks the family sizes, `BLAME_SIZES=1000,40000` blame()'s.
 const os = require('node:os')
 const { BudgetFamily } = require('..')
 
 const SIZES = (process.env.SIZES ?? '10000,100000').split(',').map(Number)
+const BLAME_SIZES = (process.env.BLAME_SIZES ?? '1000,40000').split(',').map(Number)
 const LABELS = ['type', 'site']
 
 /** ns per call of `fn(i)`, the best of `rounds` runs of `n` calls. */
@@ -80,6 +85,27 @@ function restoreOverMax() {
   return { refusal, parse, bytes: json.length }
 }
 
+/** blame() in a family of `size` children: 4 providers × size / 4 sites, each child with 20 solves, 1 failed. */
+function blameCost(size) {
+  const family = new BudgetFamily({
+    labelNames: ['provider', 'site'],
+    attribution: { provider: 'provider', site: 'site' },
+    clock: 'manual',
+    maxChildren: size,
+    windowMs: 3_600_000,
+    resolutionMs: 60_000,
+    alerts: [],
+  })
+  const sites = size / 4
+  for (let i = 0; i < size; i++) family.labels({ provider: `p${i % 4}`, site: `s${Math.floor(i / 4)}.example` }).recordMany(19, 1, 1000)
+  const blame = (i) => family.blame({ provider: `p${i % 4}`, site: `s${i % sites}.example` })
+  const lookup = (i) => family.labels({ provider: `p${i % 4}`, site: `s${i % sites}.example` })
+  const perBlame = timePerCall(blame, Math.max(3, Math.round(2e6 / size)), 3)
+  const hit = timePerCall(lookup, 20_000)
+  family.close()
+  return { perBlame, hit }
+}
+
 const us = (ns) => `${(ns / 1000).toFixed(2)} µs`
 const ms = (ns) => `${(ns / 1e6).toFixed(1)} ms`
 
@@ -94,6 +120,13 @@ function main() {
   for (const size of SIZES) {
     const { first, refusal, hit, scan } = refusals(size)
     console.log(`| ${size} | ${ms(first)} | ${us(refusal)} | ${us(hit)} | ${(refusal / hit).toFixed(1)} × | ${ms(scan)} | ${Math.round(scan / refusal)} × |`)
+  }
+  console.log('')
+  console.log('| family with attribution, children | one blame() | lookup of a child | blame() ÷ lookup |')
+  console.log('| ---: | ---: | ---: | ---: |')
+  for (const size of BLAME_SIZES) {
+    const { perBlame, hit } = blameCost(size)
+    console.log(`| ${size} | ${us(perBlame)} | ${us(hit)} | ${Math.round(perBlame / hit)} × |`)
   }
   const { refusal, parse, bytes } = restoreOverMax()
   console.log('')
