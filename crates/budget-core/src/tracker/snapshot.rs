@@ -243,8 +243,17 @@ impl Snapshot {
       )));
     }
     let recorded = Counts::from(json.recorded);
-    if recorded.successes < sum.successes || recorded.failures < sum.failures {
-      return Err(invalid("recorded counts are smaller than the counts in the window"));
+    // `reject()` turns a recorded success into a failure in its bucket and leaves
+    // `recorded` alone (it counts what was recorded), so the window may hold more
+    // failures than were recorded, as many more as successes it holds fewer:
+    // what it cannot hold is more successes, or more events, than were recorded.
+    if recorded.successes < sum.successes || recorded.total() < sum.total() {
+      return Err(invalid(format!(
+        "recorded counts ({} successes, {} failures) are smaller than the counts in the window ({} successes, {} \
+         failures): a window holds at most the successes and the events recorded (a rejected success is a failure \
+         there)",
+        recorded.successes, recorded.failures, sum.successes, sum.failures
+      )));
     }
     Ok(Snapshot { saved_at_ms: json.saved_at, config, last_status, dropped: json.dropped, recorded, buckets })
   }
@@ -489,6 +498,41 @@ mod tests {
   }
 
   #[test]
+  fn a_snapshot_after_a_rejection_round_trips_and_what_no_rejection_explains_is_refused() {
+    // The sample (40 successes and 3 failures in the window, 41 and 3 recorded)
+    // after one rejection at 700: 39 successes and 4 failures in the window,
+    // bucket 700 holding 9 and 3; recorded stays 41 and 3 (issue 44).
+    let mut t = sample();
+    assert!(t.reject(900, 700, &mut Vec::<Transition>::new()));
+    let json = t.snapshot_json();
+    assert!(
+      json.contains(r#""recorded":{"successes":41,"failures":3},"totals":{"successes":39,"failures":4}"#),
+      "{json}"
+    );
+    assert!(json.contains(r#"{"startMs":700,"successes":9,"failures":3}"#), "{json}");
+    let restored = Tracker::from_snapshot(&Snapshot::parse(&json).unwrap(), t.now_ms()).unwrap();
+    assert_eq!(restored.report(), t.report());
+    assert_eq!(restored.recorded(), Counts { successes: 41, failures: 3 });
+    assert_eq!(restored.snapshot_json(), json);
+    // 39 successes and 4 failures: recorded may not hold fewer successes (38) or
+    // fewer events (41 and 1: 42 < 43); 40 and 3 (one more rejection) is consistent.
+    let edit = |successes: u64, failures: u64| {
+      let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
+      v["recorded"] = serde_json::json!({ "successes": successes, "failures": failures });
+      Snapshot::parse(&v.to_string()).map(|_| ()).map_err(|e| e.message)
+    };
+    assert_eq!(
+      edit(38, 5).unwrap_err(),
+      "recorded counts (38 successes, 5 failures) are smaller than the counts in the window (39 successes, 4 \
+       failures): a window holds at most the successes and the events recorded (a rejected success is a failure \
+       there)"
+    );
+    assert!(edit(41, 1).unwrap_err().starts_with("recorded counts (41 successes, 1 failures) are smaller"));
+    assert_eq!(edit(40, 3), Ok(()));
+    assert_eq!(edit(39, 4), Ok(()));
+  }
+
+  #[test]
   fn a_long_window_rounded_to_the_window_round_trips() {
     // 1000 ms of 400 ms buckets: a long window "of the whole window" keeps 800 ms.
     let rule = AlertRule {
@@ -636,7 +680,8 @@ mod tests {
     assert!(rejected(|v| v["buckets"][1]["startMs"] = 200.into()).contains("not in increasing order"));
     assert!(rejected(|v| v["config"]["targetRate"] = 1.5.into()).contains("targetRate must be in (0, 1]"));
     assert!(rejected(|v| v["lastStatus"] = "healthy".into()).contains("does not match the buckets"));
-    assert!(rejected(|v| v["recorded"]["failures"] = 0.into()).contains("recorded counts are smaller"));
+    assert!(rejected(|v| v["recorded"]["failures"] = 0.into())
+      .starts_with("recorded counts (41 successes, 0 failures) are smaller than the counts in the window"));
     // Gates are the default policy's alone: edited ones are refused.
     let gate = |v: &mut serde_json::Value| v["config"]["alerts"][0]["minFailures"] = 4.into();
     assert!(rejected(gate).contains("must be the default policy for this config"));
