@@ -4,7 +4,7 @@
 // else 'failure'. Kept apart from lib/guard.js: the guard asks one question,
 // classify(), and records what it answers.
 
-const { describe, thrownText } = require('./errors.js')
+const { SolveError, describe, thrownText } = require('./errors.js')
 const { meaning } = require('./providers.js')
 
 /** The outcomes of an attempt, as a classifier may name them. */
@@ -17,6 +17,12 @@ const CODE_IN_TEXT = /\b(ERROR: 100[1-5]|ERROR_[A-Z0-9_]{1,58}|MAX_USER_TURN|IP_
 // A field that holds nothing but a code: Anti-Captcha's thrown string, a createTask
 // answer's errorCode, CapMonster's client's `error` (its code without ERROR_, or 'Unknown').
 const WHOLE_CODE = /^(?:ERROR: 100[1-5]|[A-Za-z][A-Za-z0-9_]{0,63})$/
+
+// A code as an Error's `name` (rucaptcha-2captcha's `e.name = data.request`, its
+// message the service's prose): upper case, as every provider writes its codes, so
+// a class's name (Error, TypeError, AbortError, TimeoutError, SolveError, APIError)
+// is never taken for one.
+const NAME_CODE = /^(?:ERROR: 100[1-5]|[A-Z][A-Z0-9_]{1,63})$/
 
 /**
  * `value[key]`, or undefined when reading it throws (a throwing getter, a Proxy's
@@ -49,19 +55,26 @@ function codeInText(text, whole) {
 
 /**
  * The provider's error code a client's rejection carries, or null: a bare
- * string (Anti-Captcha's client), an Error with `err` (2Captcha's APIError,
- * whose `code` is a number), `errorCode` (the createTask protocol's field) or
- * a string `code` holding an ERROR_… code (the built-in client's SolveError;
- * Node's own codes such as ECONNRESET are no provider's), or an object with
- * `error` (puppeteer-extra-plugin-recaptcha's result, CapMonster's CaptchaResult),
- * else a code in the message. A value that cannot be read (a throwing getter, a
- * revoked Proxy) has none.
+ * string (Anti-Captcha's client), the built-in client's SolveError (its `code`
+ * alone), an Error with `err` (2Captcha's APIError, whose `code` is a number),
+ * `errorCode` (the createTask protocol's field) or a string `code` holding an
+ * ERROR_… code (Node's own codes such as ECONNRESET are no provider's), an object
+ * with `error` (puppeteer-extra-plugin-recaptcha's result, CapMonster's
+ * CaptchaResult), an upper-case `name` (rucaptcha-2captcha's), else a code in
+ * the message. A value that cannot be read (a throwing getter, a revoked Proxy) has none.
  * @param {unknown} rejection
  * @returns {string | null}
  */
 function codeOf(rejection) {
   if (typeof rejection === 'string') return codeInText(rejection, true)
   if (rejection === null || typeof rejection !== 'object') return null
+  // The package's own client: its `code` is the provider's answer or one of the
+  // package's ERR_… codes (no provider's). Its message may quote a server's body — a
+  // 502 page naming ERROR_KEY_DOES_NOT_EXIST — which is not the provider's answer.
+  if (isInstance(rejection, SolveError)) {
+    const code = readField(rejection, 'code')
+    return typeof code === 'string' && !code.startsWith('ERR_') && WHOLE_CODE.test(code) ? code : null
+  }
   for (const field of ['err', 'errorCode', 'code', 'error']) {
     const value = readField(rejection, field)
     if (typeof value === 'string') {
@@ -69,6 +82,8 @@ function codeOf(rejection) {
       if (code !== null) return code
     }
   }
+  const name = readField(rejection, 'name')
+  if (typeof name === 'string' && NAME_CODE.test(name)) return name
   const message = readField(rejection, 'message')
   return typeof message === 'string' ? codeInText(message, false) : null
 }
