@@ -4,12 +4,13 @@
 // { clientKey, task } answers { errorId: 0, taskId }; POST getTaskResult with
 // { clientKey, taskId } answers { errorId: 0, status: 'processing' } until
 // { errorId: 0, status: 'ready', solution }; an error is { errorId > 0,
-// errorCode, errorDescription }. Every answer is read bounded and every message
-// redacted with the API key as a secret, as the in.php client's (lib/solver.js).
+// errorCode, errorDescription }. Every request goes through lib/provider-fetch.js,
+// as the in.php client's (lib/solver.js): no redirect followed, the answer read
+// bounded, every rejection redacted with the API key as a secret.
 const { setTimeout: sleep } = require('node:timers/promises')
-const { readLimited } = require('./read-limited.js')
-const { SolveError, describe, invalidArgType } = require('./errors.js')
-const { redact, quoteBody } = require('./redact.js')
+const { describe, invalidArgType } = require('./errors.js')
+const { quoteBody } = require('./redact.js')
+const { fetchAnswer, solveError } = require('./provider-fetch.js')
 
 // A createTask answer is a status and a task id, a solution a token or a few
 // cookies: a few KiB. A longer body is cut off (ERR_BAD_RESPONSE).
@@ -57,29 +58,12 @@ function checkTask(task) {
  * @param {{ title: string, base: URL, apiKey: string, pollIntervalMs: number }} options
  */
 function createTaskClient({ title, base, apiKey, pollIntervalMs }) {
+  // One POST; the protocol's answer ({ errorId: 0, … }) or a SolveError (the
+  // service's code, or lib/provider-fetch.js's ERR_NETWORK / ERR_BAD_RESPONSE).
   async function call(method, body, signal, stage, taskId) {
-    let response
-    let text
-    try {
-      response = await fetch(new URL(method, base), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify(body),
-        signal,
-      })
-      text = await readLimited(response, MAX_BODY_BYTES)
-    } catch (error) {
-      if (signal.aborted) throw signal.reason
-      const why = redact(error?.cause?.code ?? error?.cause?.message ?? error?.message, [apiKey])
-      throw new SolveError('ERR_NETWORK', `${title} ${method} request failed: ${why}`, { stage, taskId, cause: error })
-    }
-    if (text === null) {
-      throw new SolveError('ERR_BAD_RESPONSE', `${title} ${method} answer is longer than ${MAX_BODY_BYTES} bytes (HTTP ${response.status}): request aborted`, {
-        stage,
-        taskId,
-        httpStatus: response.status,
-      })
-    }
+    const init = { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) }
+    const request = { signal, maxBytes: MAX_BODY_BYTES, apiKey, what: `${title} ${method}`, stage, taskId }
+    const { text, httpStatus } = await fetchAnswer(new URL(method, base), init, request)
     let answer
     try {
       answer = JSON.parse(text)
@@ -87,26 +71,24 @@ function createTaskClient({ title, base, apiKey, pollIntervalMs }) {
       answer = undefined
     }
     if (answer === null || typeof answer !== 'object' || typeof answer.errorId !== 'number') {
-      throw new SolveError('ERR_BAD_RESPONSE', `${title} ${method} answer is not the protocol's JSON (HTTP ${response.status}): ${quoteBody(text, [apiKey])}`, {
-        stage,
-        taskId,
-        httpStatus: response.status,
-      })
+      const message = `${title} ${method} answer is not the protocol's JSON (HTTP ${httpStatus}): ${quoteBody(text, [apiKey])}`
+      throw solveError(apiKey, 'ERR_BAD_RESPONSE', message, { stage, taskId, httpStatus })
     }
     if (answer.errorId !== 0) {
-      const code = typeof answer.errorCode === 'string' && answer.errorCode !== '' ? redact(answer.errorCode, [apiKey]) : `ERROR_ID_${answer.errorId}`
+      // The code and errorDescription are the server's words: redacted and escaped by solveError, the description quoted.
+      const code = typeof answer.errorCode === 'string' && answer.errorCode !== '' ? answer.errorCode : `ERROR_ID_${answer.errorId}`
       const detail =
         typeof answer.errorDescription === 'string' && answer.errorDescription !== '' ? `: ${quoteBody(answer.errorDescription, [apiKey], MAX_ERROR_TEXT)}` : ''
-      const where = taskId === null ? method : `${method} (task ${redact(taskId, [apiKey])})`
-      throw new SolveError(code, `${title} ${where} answered ${code}${detail}`, { stage, taskId, httpStatus: response.status })
+      const where = taskId === null ? method : `${method} (task ${taskId})`
+      throw solveError(apiKey, code, `${title} ${where} answered ${code}${detail}`, { stage, taskId, httpStatus })
     }
-    return { answer, httpStatus: response.status }
+    return { answer, httpStatus }
   }
 
   async function run(task, signal) {
     const { answer: created } = await call('createTask', { clientKey: apiKey, task }, signal, 'submit', null)
     if ((typeof created.taskId !== 'number' && typeof created.taskId !== 'string') || created.taskId === '') {
-      throw new SolveError('ERR_BAD_RESPONSE', `${title} createTask answered no taskId`, { stage: 'submit', taskId: null })
+      throw solveError(apiKey, 'ERR_BAD_RESPONSE', `${title} createTask answered no taskId`, { stage: 'submit' })
     }
     const taskId = String(created.taskId)
     for (;;) {
@@ -115,7 +97,7 @@ function createTaskClient({ title, base, apiKey, pollIntervalMs }) {
       if (result.status !== 'ready') continue
       const { answer, problem } = readyAnswer(result.solution)
       if (problem !== undefined) {
-        throw new SolveError('ERR_BAD_RESPONSE', `${title} getTaskResult (task ${redact(taskId, [apiKey])}) answered ready ${problem}`, {
+        throw solveError(apiKey, 'ERR_BAD_RESPONSE', `${title} getTaskResult (task ${taskId}) answered ready ${problem}`, {
           stage: 'result',
           taskId,
           httpStatus,

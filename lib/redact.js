@@ -94,4 +94,46 @@ function quoteBody(text, secrets = [], max = 80) {
   return JSON.stringify(clean.length > max ? `${clean.slice(0, max)}…` : clean)
 }
 
-module.exports = { redact, redactUrl, urlSecrets, quoteBody, MASK, SECRET_PARAMS }
+// The built-in error classes: a copy keeps one of these as its prototype; another
+// class's (undici's, a DOMException's, whose getters refuse a copy) becomes Error with its name.
+const BUILT_IN_ERRORS = new Set([Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError, AggregateError].map((c) => c.prototype))
+/** How deep redactError copies causes (fetch's: its TypeError, undici's or the system's error, an AggregateError's). */
+const MAX_ERROR_DEPTH = 8
+
+/**
+ * A copy of an error, to keep as another's `cause`, with credentials masked as
+ * `redact` does: its message and stack, every own string property (undici's
+ * ERR_INVALID_URL holds the URL it was given, `?key=…`, as `input` and `base`), its
+ * `cause` and an AggregateError's `errors` copied the same way; any other object it
+ * holds (a socket, a request, a response) is left off, since it may quote the
+ * request. A string is redacted, another primitive kept, any other object dropped
+ * (undefined).
+ * @param {unknown} value
+ * @param {string[]} [secrets]
+ * @returns {unknown}
+ */
+function redactError(value, secrets = [], depth = 0) {
+  if (typeof value === 'string') return redact(value, secrets)
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return value
+  if (Array.isArray(value)) return value.map((item) => redactError(item, secrets, depth))
+  if (!(value instanceof Error) || depth >= MAX_ERROR_DEPTH) return undefined
+  const copy = new Error(redact(value.message, secrets))
+  const proto = Object.getPrototypeOf(value)
+  if (BUILT_IN_ERRORS.has(proto)) Object.setPrototypeOf(copy, proto)
+  else Object.defineProperty(copy, 'name', { value: redact(value.name, secrets), writable: true, enumerable: false, configurable: true })
+  // The original's stack (where it was thrown), never this copy's own (where it was copied).
+  const stack = Object.getOwnPropertyDescriptor(value, 'stack')?.value
+  const shownStack = typeof stack === 'string' ? redact(stack, secrets) : `${copy.name}: ${copy.message}`
+  Object.defineProperty(copy, 'stack', { value: shownStack, writable: true, enumerable: false, configurable: true })
+  for (const name of Object.getOwnPropertyNames(value)) {
+    if (name === 'message' || name === 'stack') continue
+    const own = Object.getOwnPropertyDescriptor(value, name)
+    if (!('value' in own)) continue // a getter is not called: it may throw, or build the text anew
+    const kept = name === 'cause' ? redactError(own.value, secrets, depth + 1) : redactError(own.value, secrets, depth + (Array.isArray(own.value) ? 1 : 0))
+    if (kept === undefined && own.value !== undefined) continue
+    Object.defineProperty(copy, name, { value: kept, writable: true, enumerable: own.enumerable, configurable: true })
+  }
+  return copy
+}
+
+module.exports = { redact, redactUrl, urlSecrets, quoteBody, redactError, MASK, SECRET_PARAMS }

@@ -7,7 +7,7 @@
 // reports of the last 15 minutes stay within `maxShare` of the solves then; the
 // others are skipped. Fire-and-forget: the caller never waits for a report, and a
 // report that fails is counted, never thrown.
-const { readLimited } = require('./read-limited.js')
+const { fetchAnswer } = require('./provider-fetch.js')
 
 /** The "recent solves" a share is taken of: 2Captcha's 15 minutes. */
 const SHARE_WINDOW_MS = 15 * 60_000
@@ -85,15 +85,16 @@ function createBadReports({ profile, base, apiKey, now }) {
   async function send(endpoint, taskId, reason) {
     const { url, init } = request(endpoint, taskId, reason)
     try {
-      const response = await fetch(url, { ...init, signal: AbortSignal.timeout(REPORT_TIMEOUT_MS) })
-      const text = await readLimited(response, MAX_BODY_BYTES)
-      const answer = text === null ? null : JSON.parse(text)
+      // As a solve's requests (lib/provider-fetch.js): the key goes nowhere but baseUrl (no redirect followed).
+      const signal = AbortSignal.timeout(REPORT_TIMEOUT_MS)
+      const { text } = await fetchAnswer(url, init, { signal, maxBytes: MAX_BODY_BYTES, apiKey, what: 'report', stage: 'report', taskId })
+      const answer = JSON.parse(text)
       // in.php: {"status":1,"request":"OK_REPORT_RECORDED"}; createTask: {"errorId":0,…}.
       const accepted = protocol === 'in.php' ? answer?.status === 1 : answer?.errorId === 0
       if (accepted) counts.reported += 1
       else counts.failed += 1
     } catch {
-      counts.failed += 1 // no answer, or not JSON: the caller is never told (see `counts`)
+      counts.failed += 1 // no answer, a redirect, or not JSON: the caller is never told (see `counts`)
     }
   }
 

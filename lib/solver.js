@@ -8,10 +8,10 @@
 // {"status":0,"request":"CAPCHA_NOT_READY"} until {"status":1,"request":"<answer>"};
 // errors are {"status":0,"request":"ERROR_…"}. Every solve is one tracker.guard()
 // attempt, so it is recorded exactly once, and refused while the budget is exhausted.
-const { readLimited } = require('./read-limited.js')
 const { setTimeout: sleep } = require('node:timers/promises')
 const { SolveError, describe, invalidArgType, invalidArgValue, checkOptionsObject, integerOption } = require('./errors.js')
-const { redact, redactUrl, quoteBody } = require('./redact.js')
+const { redactUrl, quoteBody } = require('./redact.js')
+const { fetchAnswer, solveError } = require('./provider-fetch.js')
 const { PROVIDERS, PROVIDER_NAMES } = require('./providers.js')
 const { createTaskClient } = require('./create-task.js')
 const throttles = require('./throttle.js')
@@ -155,28 +155,14 @@ function checkTask(task) {
   return params
 }
 
-// One request; the protocol's answer ({status, request}) or a SolveError. After
-// the guard's deadline the signal is aborted: its reason is rethrown as is (the
-// guard has already settled and ignores it). Every message goes through
-// lib/redact.js with the API key as a secret: a server may echo the request.
+// One request; the protocol's answer ({status, request}) or a SolveError
+// (lib/provider-fetch.js: redirects not followed, the answer bounded, every message
+// redacted with the API key as a secret, since a server may echo the request).
+// After the guard's deadline the signal is aborted: its reason is rethrown as is
+// (the guard has already settled and ignores it).
 async function call(url, init, signal, stage, taskId, apiKey, title) {
-  let response
-  let text
-  try {
-    response = await fetch(url, { ...init, signal })
-    text = await readLimited(response, MAX_BODY_BYTES)
-  } catch (error) {
-    if (signal.aborted) throw signal.reason
-    const why = redact(error?.cause?.code ?? error?.cause?.message ?? error?.message, [apiKey])
-    throw new SolveError('ERR_NETWORK', `${title} ${stage} request failed: ${why}`, { stage, taskId, cause: error })
-  }
-  if (text === null) {
-    throw new SolveError(
-      'ERR_BAD_RESPONSE',
-      `${title} ${stage} answer is longer than ${MAX_BODY_BYTES} bytes (HTTP ${response.status}): not the protocol's JSON, request aborted`,
-      { stage, taskId, httpStatus: response.status },
-    )
-  }
+  const request = { signal, maxBytes: MAX_BODY_BYTES, apiKey, what: `${title} ${stage}`, stage, taskId }
+  const { text, httpStatus } = await fetchAnswer(url, init, request)
   let body
   try {
     body = JSON.parse(text)
@@ -189,22 +175,19 @@ async function call(url, init, signal, stage, taskId, apiKey, title) {
     (body.status === 0 || body.status === 1) &&
     (typeof body.request === 'string' || typeof body.request === 'number')
   if (!isAnswer) {
-    throw new SolveError('ERR_BAD_RESPONSE', `${title} ${stage} answer is not the protocol's JSON (HTTP ${response.status}): ${quoteBody(text, [apiKey])}`, {
-      stage,
-      taskId,
-      httpStatus: response.status,
-    })
+    const message = `${title} ${stage} answer is not the protocol's JSON (HTTP ${httpStatus}): ${quoteBody(text, [apiKey])}`
+    throw solveError(apiKey, 'ERR_BAD_RESPONSE', message, { stage, taskId, httpStatus })
   }
-  return { body, httpStatus: response.status }
+  return { body, httpStatus }
 }
 
 function serviceError({ body, httpStatus }, stage, taskId, apiKey, title) {
   // The code and error_text are the server's words: redacted (they may quote the
-  // request), error_text quoted as JSON and cut short.
-  const code = redact(body.request, [apiKey])
+  // request) and escaped by solveError, error_text quoted as JSON and cut short.
+  const code = String(body.request)
   const detail = typeof body.error_text === 'string' && body.error_text !== '' ? `: ${quoteBody(body.error_text, [apiKey], MAX_ERROR_TEXT)}` : ''
-  const where = stage === 'submit' ? 'in.php' : `res.php (task ${redact(taskId, [apiKey])})`
-  return new SolveError(code, `${title} ${where} answered ${code}${detail}`, { stage, taskId, httpStatus })
+  const where = stage === 'submit' ? 'in.php' : `res.php (task ${taskId})`
+  return solveError(apiKey, code, `${title} ${where} answered ${code}${detail}`, { stage, taskId, httpStatus })
 }
 
 /**
@@ -263,7 +246,7 @@ function createSolver(options) {
     if (submitted.body.status !== 1) throw serviceError(submitted, 'submit', null, apiKey, title)
     const taskId = String(submitted.body.request)
     if (taskId === '') {
-      throw new SolveError('ERR_BAD_RESPONSE', `${title} in.php answered status 1 without a task id`, { stage: 'submit', httpStatus: submitted.httpStatus })
+      throw solveError(apiKey, 'ERR_BAD_RESPONSE', `${title} in.php answered status 1 without a task id`, { stage: 'submit', httpStatus: submitted.httpStatus })
     }
     const poll = new URL(resUrl)
     poll.search = new URLSearchParams({ key: apiKey, action: 'get', id: taskId, json: '1' }).toString()
@@ -272,8 +255,7 @@ function createSolver(options) {
       const result = await call(poll, { method: 'GET' }, signal, 'result', taskId, apiKey, title)
       // Status 1 with an empty answer is no solve: recorded as a success, it would hide a service that answers nothing.
       if (result.body.status === 1 && String(result.body.request) === '') {
-        const where = `res.php (task ${redact(taskId, [apiKey])})`
-        throw new SolveError('ERR_BAD_RESPONSE', `${title} ${where} answered status 1 without an answer`, {
+        throw solveError(apiKey, 'ERR_BAD_RESPONSE', `${title} res.php (task ${taskId}) answered status 1 without an answer`, {
           stage: 'result',
           taskId,
           httpStatus: result.httpStatus,

@@ -1,0 +1,89 @@
+'use strict'
+// One request to a provider, for both protocols' clients (lib/solver.js: in.php /
+// res.php; lib/create-task.js: createTask / getTaskResult) and the reports of bad
+// answers (lib/report-bad.js), and the SolveError each of them rejects with. Every
+// request carries the API key (in.php's form body, res.php's query, createTask's
+// clientKey), so a redirect is never followed: fetch would re-send a 307's body to
+// whatever host the Location names and take that host's answer. What a rejection
+// holds never shows the key: its message, code and task id are redacted
+// (lib/redact.js) and escaped, and fetch's error is kept as its cause only as a
+// redacted copy (undici's errors may quote the request's URL, `?key=…`).
+const { readLimited } = require('./read-limited.js')
+const { SolveError, printable } = require('./errors.js')
+const { redact, redactError, quoteBody } = require('./redact.js')
+
+/**
+ * A SolveError whose message, code and task id are redacted with `apiKey` as a
+ * secret and escaped (`printable`): a server's words (a code, a task id) may quote
+ * the request or hold line breaks and terminal escapes that would forge log lines.
+ * @param {string} apiKey
+ * @param {string} code
+ * @param {string} message
+ * @param {{ stage: string, taskId?: string | null, httpStatus?: number | null, cause?: unknown }} details
+ */
+function solveError(apiKey, code, message, { taskId = null, ...details }) {
+  const shown = (text) => printable(redact(text, [apiKey]))
+  return new SolveError(shown(code), shown(message), { ...details, taskId: taskId === null ? null : shown(taskId) })
+}
+
+/**
+ * `fetch(url, init)` under `signal`, redirects not followed, the answer read up to
+ * `maxBytes` (after decompression). Resolves `{ text, httpStatus }`. Rejects with
+ * `signal.reason` once the signal is aborted (the guard has settled on it), else
+ * with a SolveError (`solveError`): ERR_NETWORK (no answer; its cause fetch's
+ * error, redacted), ERR_BAD_RESPONSE (a redirect; an answer over `maxBytes`, the
+ * request then aborted). `what` starts each message ('CaptchaAI submit'); `stage`
+ * and `taskId` go on the error.
+ * @param {URL} url
+ * @param {RequestInit} init
+ * @param {{ signal: AbortSignal, maxBytes: number, apiKey: string, what: string, stage: string, taskId: string | null }} request
+ * @returns {Promise<{ text: string, httpStatus: number }>}
+ */
+async function fetchAnswer(url, init, { signal, maxBytes, apiKey, what, stage, taskId }) {
+  let response
+  try {
+    response = await fetch(url, { ...init, redirect: 'manual', signal })
+  } catch (error) {
+    throw networkError(error, signal, apiKey, what, stage, taskId)
+  }
+  const httpStatus = response.status
+  if (httpStatus >= 300 && httpStatus < 400) {
+    response.body?.cancel().catch(() => {}) // its body is not read: the connection is let go
+    const location = response.headers.get('location')
+    const to = location === null ? '' : ` to ${quoteBody(location, [apiKey])}`
+    throw solveError(apiKey, 'ERR_BAD_RESPONSE', `${what} answered HTTP ${httpStatus}, a redirect${to}: not followed (the request carries the API key)`, {
+      stage,
+      taskId,
+      httpStatus,
+    })
+  }
+  let text
+  try {
+    text = await readLimited(response, maxBytes)
+  } catch (error) {
+    throw networkError(error, signal, apiKey, what, stage, taskId)
+  }
+  if (text === null) {
+    throw solveError(
+      apiKey,
+      'ERR_BAD_RESPONSE',
+      `${what} answer is longer than ${maxBytes} bytes (HTTP ${httpStatus}): not the protocol's JSON, request aborted`,
+      {
+        stage,
+        taskId,
+        httpStatus,
+      },
+    )
+  }
+  return { text, httpStatus }
+}
+
+// fetch's error (no answer, or the body cut short) as the rejection: the guard's
+// reason once the signal was aborted, else ERR_NETWORK naming fetch's reason.
+function networkError(error, signal, apiKey, what, stage, taskId) {
+  if (signal.aborted) return signal.reason
+  const why = error?.cause?.code ?? error?.cause?.message ?? error?.message
+  return solveError(apiKey, 'ERR_NETWORK', `${what} request failed: ${why}`, { stage, taskId, cause: redactError(error, [apiKey]) })
+}
+
+module.exports = { fetchAnswer, solveError }
