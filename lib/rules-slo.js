@@ -5,9 +5,13 @@
 // config fields and custom pairs as a tracker does and holds the one table of
 // every policy; this file checks what only the rules have (names, routing).
 const { scrapePolicy } = require('./load-native.js')
-const { ARGUMENT_NAME, describe, printable, invalidArgType, outOfRange, invalidArgValue } = require('./errors.js')
+const { ARGUMENT_NAME, describe, printable, invalidArgType, outOfRange, invalidArgValue, unknownKey } = require('./errors.js')
 const { promDuration } = require('./duration.js')
+const { isObjectName } = require('./k8s-name.js')
 const { LABEL_NAME, LABEL_NAME_RULE, RULE_LABELS: RESERVED_LABELS, isLabelName } = require('./labels.js')
+
+/** The keys of `slo.alerting.page` and `slo.alerting.ticket`. */
+const SEVERITY_KEYS = ['labels', 'annotations', 'disable']
 
 /** The fields of `slo`. */
 const SLO_KEYS = [
@@ -164,7 +168,7 @@ function checkAlerting(alerting) {
     throw invalidArgType(`${WHERE}slo.alerting must be an object, got ${describe(alerting)}`)
   }
   for (const key of Object.keys(alerting)) {
-    if (!ALERTING_KEYS.includes(key)) throw invalidArgValue(`${WHERE}unknown key '${key}' in slo.alerting; known keys: ${ALERTING_KEYS.join(', ')}`)
+    if (!ALERTING_KEYS.includes(key)) throw unknownKey(key, ALERTING_KEYS, 'slo.alerting', { prefix: WHERE })
   }
   const { name = 'CaptchaBudget' } = alerting
   if (typeof name !== 'string' || !/^[a-zA-Z_][a-zA-Z0-9_]*$/.test(name)) {
@@ -181,9 +185,7 @@ function checkAlerting(alerting) {
       throw invalidArgType(`${WHERE}slo.alerting.${severity} must be an object, got ${describe(part)}`)
     }
     for (const key of Object.keys(part)) {
-      if (!['labels', 'annotations', 'disable'].includes(key)) {
-        throw invalidArgValue(`${WHERE}unknown key '${key}' in slo.alerting.${severity}; known keys: labels, annotations, disable`)
-      }
+      if (!SEVERITY_KEYS.includes(key)) throw unknownKey(key, SEVERITY_KEYS, `slo.alerting.${severity}`, { prefix: WHERE })
     }
     if (part.disable !== undefined && typeof part.disable !== 'boolean') {
       throw invalidArgType(`${WHERE}slo.alerting.${severity}.disable must be a boolean, got ${describe(part.disable)}`)
@@ -208,7 +210,7 @@ function checkSlo(slo) {
   }
   for (const key of Object.keys(slo)) {
     // A typo (`minEvent`) would otherwise drop its guard from the rules without a word.
-    if (!SLO_KEYS.includes(key)) throw invalidArgValue(`${WHERE}unknown key '${key}' in slo; known keys: ${SLO_KEYS.join(', ')}`)
+    if (!SLO_KEYS.includes(key)) throw unknownKey(key, SLO_KEYS, 'slo', { prefix: WHERE })
   }
   const { name, targetRate, windowMs, id, minFailures, description } = slo
   const sli = checkSli(slo.sli)
@@ -269,7 +271,7 @@ function checkSli(sli) {
   if (sli === null || typeof sli !== 'object' || Array.isArray(sli))
     throw invalidArgType(`${WHERE}slo.sli must be an object { errorQuery, totalQuery }, got ${describe(sli)}`)
   for (const key of Object.keys(sli)) {
-    if (key !== 'errorQuery' && key !== 'totalQuery') throw invalidArgValue(`${WHERE}unknown key '${key}' in slo.sli; known keys: errorQuery, totalQuery`)
+    if (key !== 'errorQuery' && key !== 'totalQuery') throw unknownKey(key, ['errorQuery', 'totalQuery'], 'slo.sli', { prefix: WHERE })
   }
   for (const key of ['errorQuery', 'totalQuery']) {
     const q = sli[key]
@@ -319,9 +321,7 @@ function checkOptions(options) {
     throw invalidArgType(`prometheusRules(slo, options): options must be an object, got ${describe(options)}`)
   }
   for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.includes(key)) {
-      throw invalidArgValue(`prometheusRules(slo, options): unknown key '${key}' in options; known keys: ${OPTION_KEYS.join(', ')}`)
-    }
+    if (!OPTION_KEYS.includes(key)) throw unknownKey(key, OPTION_KEYS, 'options', { prefix: 'prometheusRules(slo, options): ' })
   }
   const { scrapeIntervalMs = 15_000, evaluationIntervalMs = 60_000, periodRules = 'exact', format = 'rules', namespace } = options
   for (const [key, value] of [
@@ -364,11 +364,13 @@ function checkMetadata(metadata) {
   if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata))
     throw invalidArgType(`${where} must be an object { name, labels }, got ${describe(metadata)}`)
   for (const key of Object.keys(metadata)) {
-    if (key !== 'name' && key !== 'labels') throw invalidArgValue(`${where}: unknown key '${key}'; known keys: name, labels`)
+    if (key !== 'name' && key !== 'labels') throw unknownKey(key, ['name', 'labels'], 'options.metadata', { prefix: 'prometheusRules(slo, options): ' })
   }
   const { name, labels = {} } = metadata
-  if (name !== undefined && (typeof name !== 'string' || !/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(name))) {
-    throw invalidArgValue(`${where}.name must be a Kubernetes object name (lower-case a-z, 0-9, '-' and '.', at most 253), got ${shown(name)}`)
+  if (name !== undefined && !isObjectName(name)) {
+    throw invalidArgValue(
+      `${where}.name must be a Kubernetes object name (lower-case a-z, 0-9, '-' and '.', at most 253; each part between dots 1–63 characters starting and ending with a-z or 0-9), got ${shown(name)}`,
+    )
   }
   if (labels === null || typeof labels !== 'object' || Array.isArray(labels))
     throw invalidArgType(`${where}.labels must be an object of strings, got ${describe(labels)}`)

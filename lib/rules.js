@@ -10,7 +10,8 @@
 // which also checks the SLO; the recordings that count each window are
 // lib/rules-counts.js's.
 const YAML = require('yaml')
-const { invalidArgValue, invalidArgType, describe } = require('./errors.js')
+const { invalidArgValue, invalidArgType, describe, printable } = require('./errors.js')
+const { objectNameOf } = require('./k8s-name.js')
 const { promDuration, approxDuration, threeDigits } = require('./duration.js')
 const { checkSlo, checkOptions, prometheusPolicy, policyOf, defaultId, budgetOf, num, WHERE, ABSENT_FOR_MS } = require('./rules-slo.js')
 const { recoveryCondition } = require('./recovery-curve.js')
@@ -447,19 +448,26 @@ function rulesAndPolicy(slos, options) {
   if (opts.format === 'rules') return { text: `${head}${toYaml({ groups })}\n`, policies }
   const metadata = {
     // The spec's own name when it has one (options.metadata.name, from rules --spec).
-    name:
-      opts.metadata?.name ??
-      (ids.length === 1
-        ? `captcha-budget-${ids[0]}`
-            .toLowerCase()
-            .replace(/[^a-z0-9.-]+/g, '-')
-            .slice(0, 253)
-        : 'captcha-budget-slos'),
+    name: opts.metadata?.name ?? (ids.length === 1 ? objectNameFor(ids[0]) : 'captcha-budget-slos'),
     ...(opts.namespace ? { namespace: opts.namespace } : {}),
     labels: { ...(opts.metadata?.labels ?? {}), 'app.kubernetes.io/managed-by': 'captcha-error-budget' },
   }
   const object = { apiVersion: 'monitoring.coreos.com/v1', kind: 'PrometheusRule', metadata, spec: { groups } }
   return { text: `${head}${toYaml(object)}\n`, policies }
+}
+
+/**
+ * The PrometheusRule's name for one SLO: `captcha-budget-<id>` made a name Kubernetes takes
+ * (`checkout_` → `captcha-budget-checkout`, `a..b` → `captcha-budget-a.b`); an id none of
+ * whose characters can stand in one is refused, naming it, rather than named by the prefix alone.
+ */
+function objectNameFor(id) {
+  if (objectNameOf(id) === '') {
+    throw invalidArgValue(
+      `${WHERE}slo.id '${printable(id)}': no Kubernetes object name can be made of it (metadata.name takes a-z, 0-9, '-' and '.'); give an id with some of them (or options.metadata.name)`,
+    )
+  }
+  return objectNameOf(`captcha-budget-${id}`)
 }
 
 module.exports = { ruleGroups, prometheusRules, rulesAndPolicy, prometheusPolicy, toYaml, defaultId, WHERE }
