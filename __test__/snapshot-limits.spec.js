@@ -54,15 +54,15 @@ test('gate refuses a device, a FIFO and a directory at once (exit 2), never read
   }
 })
 
-test('gate: --labels or --family with a snapshot (no --redis) is a usage error, as is --labels with --family; exit 2', async (t) => {
+test("gate: --labels or --family with a tracker's snapshot (not a family's) is bad input, as is --labels with --family; exit 2", async (t) => {
   const file = path.join(tempDir(t), 'snap.json')
   const tracker = new ErrorBudgetTracker({ clock: 'manual' })
   fs.writeFileSync(file, tracker.snapshot())
   tracker.close()
   t.is((await gateSh(`'${file}'`)).code, 0)
   for (const [flags, message] of [
-    ['--labels type=turnstile', '--labels needs --redis <url> --key <key> (a BudgetFamily fleet); a snapshot or --prometheus has no children'],
-    ['--family', '--family needs --redis <url> --key <key> (a BudgetFamily fleet); a snapshot or --prometheus has no children'],
+    ['--labels type=turnstile', `${file}: --labels needs a BudgetFamily snapshot (family.snapshot() or its persist file); this is a tracker's`],
+    ['--family', `${file}: --family needs a BudgetFamily snapshot (family.snapshot() or its persist file); this is a tracker's`],
     ['--labels type=turnstile --family --redis redis://127.0.0.1:1 --key k', 'give --labels (one child) or --family (the worst child), not both'],
   ]) {
     const r = await gateSh(`'${file}' ${flags}`)

@@ -1,6 +1,7 @@
 'use strict'
 // `captcha-budget gate <snapshot.json>`: the deploy gate. Restores a tracker
-// snapshot aged to now, prints its report and answers with the exit code; with
+// snapshot aged to now, prints its report and answers with the exit code (a
+// family's snapshot: every child's, the worst deciding; lib/gate/snapshot-file.js); with
 // --prometheus, asks the fleet's Prometheus instead (lib/gate-prometheus.js); with
 // --redis, reads the fleet budget in Redis (lib/gate/redis.js).
 const cliValues = require('../cli-values.js')
@@ -14,12 +15,12 @@ function register(program) {
   const command = program
     .command('gate')
     .description('exit 0 when deploys may proceed, 3 when the error budget is exhausted (or critical with --strict), 2 on bad input')
-    .argument('[snapshot]', "a tracker snapshot file (tracker.snapshot() or persist: { path }), or '-' for stdin")
+    .argument('[snapshot]', "a snapshot file of a tracker or a BudgetFamily (snapshot() or persist: { path }), or '-' for stdin")
     .usage('[options] <snapshot> | --prometheus <url> --slo <id> | --redis <url> --key <key>')
     .option('--redis <url>', 'answer for a fleet budget in Redis (config.fleet) instead of a snapshot')
     .option('--key <key>', "the fleet budget's key (config.fleet.key), with --redis")
-    .option('--labels <labels>', 'with --redis: one child of a BudgetFamily fleet, e.g. type=turnstile,site=shop.example')
-    .option('--family', 'with --redis: a BudgetFamily fleet, answering for its worst child')
+    .option('--labels <labels>', 'one child of a BudgetFamily snapshot or fleet (--redis), e.g. type=turnstile,site=shop.example')
+    .option('--family', 'a BudgetFamily snapshot or fleet (--redis), answering for its worst child')
     .option('--strict', 'also stop deploys while the budget is critical')
     .option('--json', 'print the report and the decision as JSON')
   // --prometheus <url> --slo <id>: ask the fleet's Prometheus instead (lib/gate-prometheus.js).
@@ -36,9 +37,9 @@ function register(program) {
       if (usesRedis && options.prometheus !== undefined) return usage('give --prometheus or --redis, not both')
       // A family's child or its worst: only a family fleet in Redis has them, never a snapshot.
       if (options.labels !== undefined && options.family) return usage('give --labels (one child) or --family (the worst child), not both')
-      if (!usesRedis && (options.labels !== undefined || options.family)) {
+      if (options.prometheus !== undefined && (options.labels !== undefined || options.family)) {
         return usage(
-          `${options.family ? '--family' : '--labels'} needs --redis <url> --key <key> (a BudgetFamily fleet); a snapshot or --prometheus has no children`,
+          `${options.family ? '--family' : '--labels'} needs a BudgetFamily snapshot or --redis <url> --key <key> (a BudgetFamily fleet); --prometheus has no children`,
         )
       }
       const fromPrometheus = prometheusGate.fromOptions(file, options)
@@ -59,19 +60,16 @@ function register(program) {
 }
 
 function gate(file, options) {
-  // Required here, not at the top: the CLI's other commands need no addon.
-  const { ErrorBudgetTracker } = require('../tracker.js')
-  let report
+  let judged
   try {
     const text = readSnapshot(file)
-    const tracker = ErrorBudgetTracker.restore(text)
-    report = tracker.report()
-    tracker.close()
+    // Required here, not at the top: the CLI's other commands need no addon.
+    judged = require('../gate/snapshot-file.js').judgeSnapshot(text, options)
   } catch (err) {
     console.error(`captcha-budget gate: ${file}: ${err.message}`)
     return EXIT.badInput
   }
-  return answer(report, options)
+  return judged.report ? answer(judged.report, options) : answerFamily(judged, options)
 }
 
 /** The most bytes a snapshot may hold, as for a persist file (MAX_SNAPSHOT_BYTES in crates/budget-core/src/persist/file.rs). */
@@ -82,32 +80,56 @@ function readSnapshot(file) {
   return readFileLimited(file, { maxBytes: MAX_SNAPSHOT_BYTES, what: 'a snapshot' })
 }
 
+/** Whether a budget of `report` lets deploys proceed: not exhausted (with --strict, not critical either). */
+function proceeds(report, strict) {
+  return !(strict ? ['exhausted', 'critical'] : ['exhausted']).includes(report.status)
+}
+
+/** `a=1,b=2`: a BudgetFamily child's labels as --labels takes them. */
+const labelText = (labels) =>
+  Object.entries(labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',')
+
+/** The report as the gate prints it, one line a figure. */
+function reportLines(report) {
+  return [
+    // A BudgetFamily child (a family's snapshot, gate --redis --labels / --family): which one.
+    ...(report.labels ? [`labels            ${labelText(report.labels)}`] : []),
+    `status            ${report.status}`,
+    `success rate      ${(report.currentRate * 100).toFixed(2)} % (SLO ${(report.sloTarget * 100).toFixed(2)} %)`,
+    `solves in window  ${report.total} (${report.failures} failed)`,
+    `budget left       ${report.budgetRemainingPct} % (${report.budgetRemaining} of ${report.budgetTotal} failures)`,
+    `burn rate         ${report.burnRate}`,
+    `alerts firing     ${report.alerts.map((a) => `${a.name} (${a.severity})`).join(', ') || 'none'}`,
+  ]
+}
+
 /** Prints the report and the decision; returns the exit code. */
 function answer(report, { strict = false, json = false }) {
-  const stopOn = strict ? ['exhausted', 'critical'] : ['exhausted']
-  const proceed = !stopOn.includes(report.status)
+  const proceed = proceeds(report, strict)
   if (json) {
     console.log(JSON.stringify({ proceed, strict, report }, null, 2))
   } else {
-    console.log(
-      [
-        // A BudgetFamily child (gate --redis --labels / --family): which one.
-        ...(report.labels
-          ? [
-              `labels            ${Object.entries(report.labels)
-                .map(([k, v]) => `${k}=${v}`)
-                .join(',')}`,
-            ]
-          : []),
-        `status            ${report.status}`,
-        `success rate      ${(report.currentRate * 100).toFixed(2)} % (SLO ${(report.sloTarget * 100).toFixed(2)} %)`,
-        `solves in window  ${report.total} (${report.failures} failed)`,
-        `budget left       ${report.budgetRemainingPct} % (${report.budgetRemaining} of ${report.budgetTotal} failures)`,
-        `burn rate         ${report.burnRate}`,
-        `alerts firing     ${report.alerts.map((a) => `${a.name} (${a.severity})`).join(', ') || 'none'}`,
-        proceed ? 'deploys may proceed' : `deploys stop: the budget is ${report.status}`,
-      ].join('\n'),
-    )
+    console.log([...reportLines(report), proceed ? 'deploys may proceed' : `deploys stop: the budget is ${report.status}`].join('\n'))
+  }
+  return proceed ? EXIT.proceed : EXIT.stop
+}
+
+/**
+ * Prints a family snapshot's children (worst first), each with its verdict, and
+ * the decision, which is the worst child's; returns the exit code.
+ */
+function answerFamily({ family, children }, { strict = false, json = false }) {
+  const verdicts = children.map((report) => ({ proceed: proceeds(report, strict), report }))
+  const worst = verdicts.find((v) => !v.proceed)
+  const proceed = worst === undefined
+  if (json) {
+    console.log(JSON.stringify({ proceed, strict, family, report: children[0] ?? null, children: verdicts }, null, 2))
+  } else {
+    const blocks = verdicts.map((v) => [...reportLines(v.report), `verdict           ${v.proceed ? 'proceed' : 'stop'}`].join('\n'))
+    const decision = proceed ? 'deploys may proceed' : `deploys stop: the budget of ${labelText(worst.report.labels)} is ${worst.report.status}`
+    console.log([...blocks, decision].join('\n\n'))
   }
   return proceed ? EXIT.proceed : EXIT.stop
 }
