@@ -114,14 +114,21 @@ function checkFamily(t, family) {
   ])
 }
 
-test('BudgetFamily.restore() and a persisted family restart take a child with rejections, after an eviction', async (t) => {
+test('BudgetFamily.restore(), a persisted family restart and the gate take a child with rejections, after an eviction', async (t) => {
   const family = await familyAfterEveryMutation(t)
   const restored = BudgetFamily.restore(family.snapshot())
   checkFamily(t, restored)
   t.is(restored.snapshot(), family.snapshot())
   restored.close()
+  // The gate too: b.example exhausted stops deploys, a.example (30 and 3) healthy.
+  const dir = tempDir(t)
+  fs.writeFileSync(path.join(dir, 'snapshot.json'), family.snapshot())
   family.close()
-  const file = path.join(tempDir(t), 'family.json')
+  const gate = await gateCli([path.join(dir, 'snapshot.json')])
+  t.is(gate.code, 3, gate.stderr)
+  t.regex(gate.stdout, /^labels {12}site=a\.example\nstatus {12}healthy\n.*\nsolves in window {2}33 \(3 failed\)$/m)
+  t.regex(gate.stdout, /\n\ndeploys stop: the budget of site=b\.example is exhausted\n$/)
+  const file = path.join(dir, 'family.json')
   const persisted = await familyAfterEveryMutation(t, { persist: { path: file } })
   persisted.close()
   const restarted = new BudgetFamily({ labelNames: ['site'], maxChildren: 2, ...OPTIONS, persist: { path: file } })
