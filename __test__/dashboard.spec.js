@@ -186,6 +186,6 @@ test("dashboard: --uid must be Grafana's (at most 40 of A-Za-z0-9_-); --slo is r
 test('grafanaDashboard refuses unknown options', (t) => {
   t.throws(() => grafanaDashboard({ titel: 'x' }), {
     code: 'ERR_INVALID_ARG_VALUE',
-    message: "unknown key 'titel' in grafanaDashboard(options): options; known keys: title, uid, slo",
+    message: "unknown key 'titel' in grafanaDashboard(options): options; known keys: title, uid, slo; did you mean 'title'?",
   })
 })

@@ -523,7 +523,7 @@ const badSlo = [
   [
     { ...SLO, minEvent: 100 },
     TypeError,
-    "prometheusRules(slo): unknown key 'minEvent' in slo; known keys: id, name, targetRate, windowMs, alerts, minEvents, minFailures, resolutionMs, labels, alerting, description, grouping, sli",
+    "prometheusRules(slo): unknown key 'minEvent' in slo; known keys: id, name, targetRate, windowMs, alerts, minEvents, minFailures, resolutionMs, labels, alerting, description, grouping, sli; did you mean 'minEvents'?",
     'ERR_INVALID_ARG_VALUE',
   ],
   [{ targetRate: 0.95, windowMs: DAY }, TypeError, 'prometheusRules(slo): slo.name must be a non-empty string without control characters, got undefined'],
@@ -552,7 +552,7 @@ const badSlo = [
   [
     { ...SLO, alerting: { page: { label: {} } } },
     TypeError,
-    "prometheusRules(slo): unknown key 'label' in slo.alerting.page; known keys: labels, annotations, disable",
+    "prometheusRules(slo): unknown key 'label' in slo.alerting.page; known keys: labels, annotations, disable; did you mean 'labels'?",
     'ERR_INVALID_ARG_VALUE',
   ],
   [{ ...SLO, alerting: { annotations: { summary: 1 } } }, TypeError, 'prometheusRules(slo): slo.alerting.annotations.summary must be a string, got number'],

@@ -31,11 +31,18 @@ test('null options are no options, as undefined', (t) => {
 
 test('an option restore does not take is a TypeError naming options.<key>', (t) => {
   const json = snapshot()
-  for (const key of ['windowMs', 'targetRate', 'snapshot', 'shared', 'clok']) {
+  // A misspelt option (clok) gets the closest one suggested; a config field none.
+  for (const [key, hint] of [
+    ['windowMs', ''],
+    ['targetRate', ''],
+    ['snapshot', ''],
+    ['shared', ''],
+    ['clok', "; did you mean 'clock'?"],
+  ]) {
     t.throws(() => ErrorBudgetTracker.restore(json, { clock: 'manual', [key]: 1 }), {
       instanceOf: TypeError,
       code: 'ERR_INVALID_ARG_VALUE',
-      message: `restore(json, options): options.${key} is not an option of restore (the config comes from the snapshot); known options: clock, now, persist`,
+      message: `restore(json, options): options.${key} is not an option of restore (the config comes from the snapshot); known options: clock, now, persist${hint}`,
     })
   }
   t.throws(() => ErrorBudgetTracker.restore(json, 5), { instanceOf: TypeError, message: 'restore(json, options): options must be an object, got number' })

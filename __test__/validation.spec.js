@@ -37,7 +37,7 @@ const badConfigs = [
     { persist: { path: 'x.json', interval: 5 } },
     TypeError,
     'ERR_INVALID_ARG_VALUE',
-    "config.persist has an unknown key 'interval'; known keys: path, intervalMs",
+    "config.persist has an unknown key 'interval'; known keys: path, intervalMs; did you mean 'intervalMs'?",
   ],
   [{ persist: { path: 5 } }, TypeError, 'ERR_INVALID_ARG_TYPE', 'config.persist.path must be a string, got number'],
   // An array is never what a field wants, and is named as one.

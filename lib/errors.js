@@ -3,6 +3,7 @@
 // build the package's argument errors: a TypeError / RangeError with the same
 // `code`s the native addon uses (ERR_INVALID_ARG_TYPE, ERR_INVALID_ARG_VALUE, ERR_OUT_OF_RANGE).
 const { inspect } = require('node:util')
+const { didYouMean } = require('./suggest.js')
 
 /**
  * Thrown (as a rejection) by `tracker.guard()` when the budget is exhausted and
@@ -194,6 +195,21 @@ function invalidArgValue(message) {
 }
 
 /**
+ * The error of an unknown `key` in an options object, the one every options check
+ * throws: "unknown key 'timeout' in guard options; known keys: …; did you mean
+ * 'timeoutMs'?", the closest of `known` suggested as the CLI suggests a misspelt
+ * option (lib/suggest.js). `where` names the object; `prefix` goes first (the
+ * function's name), `listed` replaces the list when the message words it otherwise.
+ * @param {string} key
+ * @param {readonly string[]} known
+ * @param {string} where
+ * @param {{ prefix?: string, listed?: string }} [wording]
+ */
+function unknownKey(key, known, where, { prefix = '', listed = known.join(', ') } = {}) {
+  return invalidArgValue(`${prefix}unknown key '${key}' in ${where}; known keys: ${listed}${didYouMean(key, known)}`)
+}
+
+/**
  * Checks that `options` is undefined or a plain object with only `known` keys;
  * returns it (or `{}`). `where` names the argument in the message.
  */
@@ -203,7 +219,7 @@ function checkOptionsObject(options, known, where) {
     throw invalidArgType(`${where} must be an object, got ${describe(options)}`)
   }
   for (const key of Object.keys(options)) {
-    if (!known.includes(key)) throw invalidArgValue(`unknown key '${key}' in ${where}; known keys: ${known.join(', ')}`)
+    if (!known.includes(key)) throw unknownKey(key, known, where)
   }
   return options
 }
@@ -231,6 +247,7 @@ module.exports = {
   invalidArgType,
   outOfRange,
   invalidArgValue,
+  unknownKey,
   checkOptionsObject,
   integerOption,
 }

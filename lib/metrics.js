@@ -8,7 +8,7 @@
 // the tracker itself sees in its window.
 // The addon's class: every tracker (the exported class, a subclass, a shared handle) is one of its instances.
 const { ErrorBudgetTracker } = require('./load-native.js')
-const { describe, invalidArgType, invalidArgValue } = require('./errors.js')
+const { describe, invalidArgType, invalidArgValue, unknownKey } = require('./errors.js')
 const { LABEL_NAME_RULE, RESERVED_LABELS, isLabelName } = require('./labels.js')
 const { CHILD_SERIES } = require('./series-source.js')
 const { promDuration } = require('./duration.js')
@@ -172,7 +172,7 @@ function checkSource(source, where, [given, trackerWhere] = []) {
   }
   const keys = trackerWhere ? ['name', 'labels'] : ['tracker', 'name', 'labels']
   const unknown = Object.keys(source).filter((k) => !keys.includes(k))
-  if (unknown.length) throw invalidArgValue(`unknown key '${unknown[0]}' in ${where}; known keys: ${keys.join(', ')}`)
+  if (unknown.length) throw unknownKey(unknown[0], keys, where)
   const { name = 'default', labels = {} } = source
   const tracker = trackerWhere ? given : source.tracker
   if (!(tracker instanceof ErrorBudgetTracker)) {
@@ -434,7 +434,7 @@ function addFamilies(client, registry, state) {
 function familySource(family, options, where = 'registerMetrics(family, registry, options): options') {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) throw invalidArgType(`${where} must be an object, got ${describe(options)}`)
   const unknown = Object.keys(options).filter((k) => k !== 'labels')
-  if (unknown.length) throw invalidArgValue(`unknown key '${unknown[0]}' in ${where}; known keys: labels (the name label is the family's)`)
+  if (unknown.length) throw unknownKey(unknown[0], ['labels'], where, { listed: "labels (the name label is the family's)" })
   const constant = options.labels ?? {}
   if (typeof constant !== 'object' || constant === null || Array.isArray(constant)) {
     throw invalidArgType(`${where}.labels must be an object of strings, got ${describe(constant)}`)

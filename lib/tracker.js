@@ -27,7 +27,7 @@ const { makeGuard } = require('./guard.js')
 const counterStart = require('./counter-start.js')
 const fleet = require('./fleet/index.js')
 const incidents = require('./incidents.js')
-const { suggestConfigKey } = require('./suggest.js')
+const { suggestConfigKey, didYouMean } = require('./suggest.js')
 const outcomes = require('./outcomes.js')
 
 const Native = native.ErrorBudgetTracker
@@ -266,7 +266,7 @@ ErrorBudgetTracker.restore = function restore(json, options) {
   for (const key of Object.keys(options ?? {})) {
     if (!restoreOptions().includes(key)) {
       throw errors.invalidArgValue(
-        `restore(json, options): options.${key} is not an option of restore (the config comes from the snapshot); known options: ${restoreOptions().join(', ')}`,
+        `restore(json, options): options.${key} is not an option of restore (the config comes from the snapshot); known options: ${restoreOptions().join(', ')}${didYouMean(key, restoreOptions())}`,
       )
     }
   }

@@ -1,6 +1,6 @@
 'use strict'
 // `config.fleet`: its checks. Errors name `config.fleet.<key>` and the allowed values.
-const { describe, invalidArgType, invalidArgValue, outOfRange, integerOption } = require('../errors.js')
+const { describe, invalidArgType, invalidArgValue, outOfRange, integerOption, unknownKey } = require('../errors.js')
 const { clientKind } = require('./store.js')
 
 const KEYS = ['redis', 'key', 'syncMs', 'bucketMs', 'timeoutMs', 'maxSkewMs']
@@ -20,7 +20,7 @@ function checkFleet(config) {
     throw invalidArgType(`config.fleet must be an object { redis, key, syncMs? }, got ${describe(fleet)}`)
   }
   for (const key of Object.keys(fleet)) {
-    if (!KEYS.includes(key)) throw invalidArgValue(`unknown key '${key}' in config.fleet; known keys: ${KEYS.join(', ')}`)
+    if (!KEYS.includes(key)) throw unknownKey(key, KEYS, 'config.fleet')
   }
   for (const other of EXCLUSIVE) {
     if (config[other] !== undefined) throw invalidArgValue(`config.fleet cannot be given with config.${other}: the fleet's window lives in Redis`)
