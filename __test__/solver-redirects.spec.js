@@ -6,9 +6,9 @@
 // failed report. Two loopback servers on different ports are different origins:
 // `elsewhere` stands for the other host and must receive nothing.
 const test = require('ava')
-const http = require('node:http')
 const { ErrorBudgetTracker, createSolver, SolveError } = require('..')
 const { startMockCaptchaAI } = require('./helpers/mock-captchaai')
+const { startLoopbackServer } = require('./helpers/provider-http')
 
 const TURNSTILE = { method: 'turnstile', sitekey: '0x4AAAAAAAB-test', pageurl: 'https://shop.example/login' }
 const TASK = { type: 'RecaptchaV2TaskProxyless', websiteURL: 'https://shop.example/login', websiteKey: '6Le-test-sitekey' }
@@ -16,20 +16,11 @@ const ONE_FAILURE = { successes: 0, failures: 1, excluded: 0, capacity: 0 }
 
 const json = (res, body) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body))
 
-// A loopback server that logs each request ({ path, body }) and lets `handler(req, res, body)` answer it.
+// A loopback server answered by `handler(req, res, body)`, closed when the test ends.
 async function startServer(t, handler) {
-  const requests = []
-  const server = http.createServer((req, res) => {
-    let body = ''
-    req.on('data', (chunk) => (body += chunk))
-    req.on('end', () => {
-      requests.push({ path: req.url, body })
-      handler(req, res, body)
-    })
-  })
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(() => new Promise((resolve) => server.close(resolve)))
-  return { url: `http://127.0.0.1:${server.address().port}`, requests }
+  const server = await startLoopbackServer(handler)
+  t.teardown(() => server.close())
+  return server
 }
 
 // The other host: it would solve anything (in.php's and createTask's answers both), with its own token.

@@ -116,7 +116,34 @@ async function startCreateTaskServer({ reports = 'accept' } = {}) {
   }
 }
 
+/**
+ * A loopback server for a hostile or odd provider: each request is logged as
+ * `{ path, body }` (the body as text), then `handler(req, res, body)` answers it
+ * (or never does: `close()` drops every connection). Returns `{ url, requests, close }`.
+ */
+async function startLoopbackServer(handler) {
+  const requests = []
+  const server = http.createServer((req, res) => {
+    let body = ''
+    req.setEncoding('utf8')
+    req.on('data', (chunk) => (body += chunk))
+    req.on('end', () => {
+      requests.push({ path: req.url, body })
+      handler(req, res, body)
+    })
+  })
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    requests,
+    close() {
+      server.closeAllConnections()
+      return new Promise((resolve) => server.close(resolve))
+    },
+  }
+}
+
 /** The issue's sequence: one solve per outcome class (the done-when of issue 33). */
 const SEQUENCE = ['OK', 'ERROR_CAPTCHA_UNSOLVABLE', 'ERROR_ZERO_BALANCE', 'ERROR_NO_SLOT_AVAILABLE', 'ERROR_WRONG_USER_KEY', 'ERROR_DOMAIN_NOT_ALLOWED']
 
-module.exports = { offline, twoCaptchaJson, twoCaptchaText, createTaskApi, startCreateTaskServer, SEQUENCE, TASK_ID, TOKEN }
+module.exports = { offline, twoCaptchaJson, twoCaptchaText, createTaskApi, startCreateTaskServer, startLoopbackServer, SEQUENCE, TASK_ID, TOKEN }

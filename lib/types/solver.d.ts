@@ -8,7 +8,8 @@ import type { Blame } from './incidents.js'
 /**
  * A failed CaptchaAI call: `code` is the service's (`'ERROR_ZERO_BALANCE'`,
  * `'ERROR_CAPTCHA_UNSOLVABLE'`, …), or `'ERR_NETWORK'` (no answer; `cause` is
- * fetch's error), or `'ERR_BAD_RESPONSE'` (not the protocol's JSON).
+ * a copy of fetch's error with the API key masked), or `'ERR_BAD_RESPONSE'` (not
+ * the protocol's JSON, a redirect, a ready answer without a token).
  */
 export declare class SolveError extends Error {
   constructor(code: string, message: string, details?: { stage: 'submit' | 'result'; taskId?: string | null; httpStatus?: number | null; cause?: unknown })
