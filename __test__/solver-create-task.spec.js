@@ -115,3 +115,61 @@ test('2captcha: at most 20 res.php polls a task, however short pollIntervalMs (p
   t.true(polls <= 20, `${polls} polls`)
   t.true(polls >= 1, `${polls} polls`)
 })
+
+// Issue 44 item 14: a task JSON cannot hold (a BigInt, a circular structure) is the
+// caller's bug, found before anything is sent or recorded, as in.php tasks' are.
+const circular = () => {
+  const task = { ...TASK }
+  task.self = task
+  return task
+}
+const deepCircular = () => {
+  const inner = { b: {} }
+  inner.b.c = inner
+  return { ...TASK, a: inner }
+}
+const unserialisable = [
+  // [what, task, message, code]
+  [
+    'a BigInt',
+    { ...TASK, minScore: 1n },
+    'solve(task): task.minScore must be JSON (a string, number, boolean, null, array or object), got bigint',
+    'ERR_INVALID_ARG_TYPE',
+  ],
+  ['a nested BigInt', { ...TASK, proxy: { port: 8080n } }, 'solve(task): task.proxy.port must be JSON', 'ERR_INVALID_ARG_TYPE'],
+  ['a BigInt in an array', { ...TASK, cookies: [{ 'max-age': 1n }] }, 'solve(task): task.cookies[0]["max-age"] must be JSON', 'ERR_INVALID_ARG_TYPE'],
+  ['a task holding itself', circular(), 'solve(task): task.self refers back to task: a circular structure cannot be sent as JSON', 'ERR_INVALID_ARG_VALUE'],
+  ['a deeper circle', deepCircular(), 'solve(task): task.a.b.c refers back to task.a: a circular structure', 'ERR_INVALID_ARG_VALUE'],
+  [
+    'a toJSON that throws',
+    {
+      ...TASK,
+      when: {
+        toJSON() {
+          throw new Error('the date is not set')
+        },
+      },
+    },
+    'solve(task): task cannot be sent as JSON: the date is not set',
+    'ERR_INVALID_ARG_VALUE',
+  ],
+]
+for (const [what, task, message, code] of unserialisable) {
+  test(`a createTask task with ${what}: a TypeError naming the field, nothing sent or recorded`, async (t) => {
+    const { server, tracker, solver } = await setUp(t, 'capsolver')
+    server.next('OK')
+    const err = await t.throwsAsync(solver.solve(task), { instanceOf: TypeError, code })
+    t.true(err.message.startsWith(message), err.message)
+    t.is(server.requests.length, 0)
+    t.deepEqual(tracker.recorded, { successes: 0, failures: 0, excluded: 0, capacity: 0 })
+  })
+}
+
+test('a createTask task with the same object twice (not a circle) is sent', async (t) => {
+  const { server, tracker, solver } = await setUp(t, 'capsolver')
+  const shared = { name: 'session', value: 'abc' }
+  server.next('OK')
+  await solver.solve({ ...TASK, first: shared, again: [shared] })
+  t.deepEqual(server.requests[0].body.task, { ...TASK, first: shared, again: [shared] })
+  t.deepEqual(tracker.recorded, { successes: 1, failures: 0, excluded: 0, capacity: 0 })
+})

@@ -8,7 +8,7 @@
 // as the in.php client's (lib/solver.js): no redirect followed, the answer read
 // bounded, every rejection redacted with the API key as a secret.
 const { setTimeout: sleep } = require('node:timers/promises')
-const { describe, invalidArgType } = require('./errors.js')
+const { describe, invalidArgType, invalidArgValue, printable, thrownText } = require('./errors.js')
 const { quoteBody } = require('./redact.js')
 const { fetchAnswer, solveError } = require('./provider-fetch.js')
 
@@ -39,7 +39,13 @@ function readyAnswer(solution) {
   return { problem: `without a token (${field}: ${shown})` }
 }
 
-/** `task` checked: a plain object with a non-empty `type` (the provider's task type). */
+/**
+ * `task` checked — a plain object with a non-empty `type` (the provider's task
+ * type) — and returned as the JSON it is sent as, taken when solve() is called (as
+ * the in.php client takes its parameters). A task JSON cannot hold (a BigInt, a
+ * circle, a toJSON that throws) is the caller's bug: a TypeError naming the field,
+ * before anything is sent or recorded.
+ */
 function checkTask(task) {
   if (task === null || typeof task !== 'object' || Array.isArray(task)) {
     throw invalidArgType(`solve(task): task must be an object, got ${describe(task)}`)
@@ -49,19 +55,58 @@ function checkTask(task) {
       `solve(task): task.type must be a non-empty string (the provider's task type, e.g. 'RecaptchaV2TaskProxyless'), got ${describe(task.type)}`,
     )
   }
-  return task
+  try {
+    return JSON.stringify(task)
+  } catch (error) {
+    throw unserialisable(task, error)
+  }
+}
+
+// Why JSON.stringify refused `task`: the first BigInt or circle on its way (the
+// same order: own enumerable keys, a toJSON's result not looked into), else what it threw.
+function unserialisable(task, error) {
+  let found = null
+  try {
+    found = firstUnserialisable(task, 'task', [], [])
+  } catch {
+    // a getter that throws (JSON.stringify met it too), or a structure too deep to walk: what it threw says why
+  }
+  if (found?.circleTo !== undefined) {
+    return invalidArgValue(`solve(task): ${printable(found.path)} refers back to ${printable(found.circleTo)}: a circular structure cannot be sent as JSON`)
+  }
+  if (found !== null) return invalidArgType(`solve(task): ${printable(found.path)} must be JSON (a string, number, boolean, null, array or object), got bigint`)
+  return invalidArgValue(`solve(task): task cannot be sent as JSON: ${printable(thrownText(error))}`)
+}
+
+// The path of the first BigInt under `value` ({ path }), or of the first object that
+// holds one of its ancestors ({ path, circleTo: the ancestor's path }); else null.
+function firstUnserialisable(value, path, ancestors, ancestorPaths) {
+  if (typeof value === 'bigint') return { path }
+  if (value === null || typeof value !== 'object' || typeof value.toJSON === 'function') return null
+  const at = ancestors.indexOf(value)
+  if (at !== -1) return { path, circleTo: ancestorPaths[at] }
+  ancestors.push(value)
+  ancestorPaths.push(path)
+  for (const key of Object.keys(value)) {
+    const name = Array.isArray(value) ? `[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`
+    const found = firstUnserialisable(value[key], path + name, ancestors, ancestorPaths)
+    if (found !== null) return found
+  }
+  ancestors.pop()
+  ancestorPaths.pop()
+  return null
 }
 
 /**
- * A createTask client: `run(task, signal)` resolves `{ taskId, answer, solution }`
+ * A createTask client: `run(taskJson, signal)` (the task as checkTask gives it) resolves `{ taskId, answer, solution }`
  * or rejects with a SolveError (the service's `code`, ERR_NETWORK, ERR_BAD_RESPONSE).
  * @param {{ title: string, base: URL, apiKey: string, pollIntervalMs: number }} options
  */
 function createTaskClient({ title, base, apiKey, pollIntervalMs }) {
   // One POST; the protocol's answer ({ errorId: 0, … }) or a SolveError (the
   // service's code, or lib/provider-fetch.js's ERR_NETWORK / ERR_BAD_RESPONSE).
-  async function call(method, body, signal, stage, taskId) {
-    const init = { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) }
+  async function call(method, bodyJson, signal, stage, taskId) {
+    const init = { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: bodyJson }
     const request = { signal, maxBytes: MAX_BODY_BYTES, apiKey, what: `${title} ${method}`, stage, taskId }
     const { text, httpStatus } = await fetchAnswer(new URL(method, base), init, request)
     let answer
@@ -85,15 +130,18 @@ function createTaskClient({ title, base, apiKey, pollIntervalMs }) {
     return { answer, httpStatus }
   }
 
-  async function run(task, signal) {
-    const { answer: created } = await call('createTask', { clientKey: apiKey, task }, signal, 'submit', null)
+  /** Solves the task given as its JSON (checkTask's). */
+  async function run(taskJson, signal) {
+    const createBody = `{"clientKey":${JSON.stringify(apiKey)},"task":${taskJson}}`
+    const { answer: created } = await call('createTask', createBody, signal, 'submit', null)
     if ((typeof created.taskId !== 'number' && typeof created.taskId !== 'string') || created.taskId === '') {
       throw solveError(apiKey, 'ERR_BAD_RESPONSE', `${title} createTask answered no taskId`, { stage: 'submit' })
     }
     const taskId = String(created.taskId)
     for (;;) {
       await sleep(pollIntervalMs, undefined, { signal })
-      const { answer: result, httpStatus } = await call('getTaskResult', { clientKey: apiKey, taskId: created.taskId }, signal, 'result', taskId)
+      const pollBody = JSON.stringify({ clientKey: apiKey, taskId: created.taskId })
+      const { answer: result, httpStatus } = await call('getTaskResult', pollBody, signal, 'result', taskId)
       if (result.status !== 'ready') continue
       const { answer, problem } = readyAnswer(result.solution)
       if (problem !== undefined) {

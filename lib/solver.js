@@ -281,8 +281,8 @@ function createSolver(options) {
     const guardOptions = { timeoutMs, critical, countsAsFailure, provider, ...whenExhausted }
     let send
     if (createTask !== null) {
-      const checked = createTask.checkTask(task)
-      send = (signal) => createTask.run(checked, signal)
+      const taskJson = createTask.checkTask(task)
+      send = (signal) => createTask.run(taskJson, signal)
     } else {
       const params = checkTask(task)
       send = (signal) => run(params, signal)
