@@ -219,3 +219,12 @@ test('redactError: a copy of the chain, strings masked, other objects left off, 
   t.true(printed.includes('[UndiciLikeError]: loop ***'), printed)
   t.is(printed.match(/cause:/g).length, 7, 'the copy of the loop ends at 8 errors: the error and 7 causes')
 })
+
+test("a one-letter key masks the server's words only, never the client's own ('createTask' keeps its k)", async (t) => {
+  const server = await startLoopbackServer((req, res) => json(res, { errorId: 1, errorCode: 'ERROR_NO_SLOT_AVAILABLE', errorDescription: 'back in a second' }))
+  t.teardown(() => server.close())
+  const tracker = new ErrorBudgetTracker({ clock: 'manual' })
+  const solver = createSolver({ apiKey: 'k', provider: 'capmonster', baseUrl: server.url, tracker, pollIntervalMs: 1 })
+  const err = await t.throwsAsync(solver.solve(TASK), { instanceOf: SolveError, code: 'ERROR_NO_SLOT_AVAILABLE' })
+  t.is(err.message, 'CapMonster Cloud createTask answered ERROR_NO_SLOT_AVAILABLE: "bac*** in a second"')
+})

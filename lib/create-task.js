@@ -10,7 +10,7 @@
 const { setTimeout: sleep } = require('node:timers/promises')
 const { describe, invalidArgType, invalidArgValue, printable, thrownText } = require('./errors.js')
 const { quoteBody } = require('./redact.js')
-const { fetchAnswer, solveError } = require('./provider-fetch.js')
+const { fetchAnswer, solveError, serverWords } = require('./provider-fetch.js')
 
 // A createTask answer is a status and a task id, a solution a token or a few
 // cookies: a few KiB. A longer body is cut off (ERR_BAD_RESPONSE).
@@ -120,12 +120,12 @@ function createTaskClient({ title, base, apiKey, pollIntervalMs }) {
       throw solveError(apiKey, 'ERR_BAD_RESPONSE', message, { stage, taskId, httpStatus })
     }
     if (answer.errorId !== 0) {
-      // The code and errorDescription are the server's words: redacted and escaped by solveError, the description quoted.
+      // The code, task id and errorDescription are the server's words: redacted and escaped (serverWords), the description quoted.
       const code = typeof answer.errorCode === 'string' && answer.errorCode !== '' ? answer.errorCode : `ERROR_ID_${answer.errorId}`
       const detail =
         typeof answer.errorDescription === 'string' && answer.errorDescription !== '' ? `: ${quoteBody(answer.errorDescription, [apiKey], MAX_ERROR_TEXT)}` : ''
-      const where = taskId === null ? method : `${method} (task ${taskId})`
-      throw solveError(apiKey, code, `${title} ${where} answered ${code}${detail}`, { stage, taskId, httpStatus })
+      const where = taskId === null ? method : `${method} (task ${serverWords(taskId, apiKey)})`
+      throw solveError(apiKey, code, `${title} ${where} answered ${serverWords(code, apiKey)}${detail}`, { stage, taskId, httpStatus })
     }
     return { answer, httpStatus }
   }
@@ -145,7 +145,7 @@ function createTaskClient({ title, base, apiKey, pollIntervalMs }) {
       if (result.status !== 'ready') continue
       const { answer, problem } = readyAnswer(result.solution)
       if (problem !== undefined) {
-        throw solveError(apiKey, 'ERR_BAD_RESPONSE', `${title} getTaskResult (task ${taskId}) answered ready ${problem}`, {
+        throw solveError(apiKey, 'ERR_BAD_RESPONSE', `${title} getTaskResult (task ${serverWords(taskId, apiKey)}) answered ready ${problem}`, {
           stage: 'result',
           taskId,
           httpStatus,

@@ -13,17 +13,28 @@ const { SolveError, printable } = require('./errors.js')
 const { redact, redactError, quoteBody } = require('./redact.js')
 
 /**
- * A SolveError whose message, code and task id are redacted with `apiKey` as a
- * secret and escaped (`printable`): a server's words (a code, a task id) may quote
- * the request or hold line breaks and terminal escapes that would forge log lines.
+ * A server's words (a code, a task id, fetch's reason) as a message may quote
+ * them: redacted with `apiKey` as a secret (they may echo the request) and escaped
+ * (`printable`: a line break or a terminal escape would forge log lines). Only
+ * those words: the whole message is not redacted, since a short key ('k') would
+ * mask the client's own words too.
+ * @param {unknown} text
+ * @param {string} apiKey
+ */
+function serverWords(text, apiKey) {
+  return printable(redact(text, [apiKey]))
+}
+
+/**
+ * A SolveError whose code and task id, the server's, are `serverWords`; its
+ * message is built of them (or of bodies quoted by `quoteBody`), and escaped again.
  * @param {string} apiKey
  * @param {string} code
  * @param {string} message
  * @param {{ stage: string, taskId?: string | null, httpStatus?: number | null, cause?: unknown }} details
  */
 function solveError(apiKey, code, message, { taskId = null, ...details }) {
-  const shown = (text) => printable(redact(text, [apiKey]))
-  return new SolveError(shown(code), shown(message), { ...details, taskId: taskId === null ? null : shown(taskId) })
+  return new SolveError(serverWords(code, apiKey), printable(message), { ...details, taskId: taskId === null ? null : serverWords(taskId, apiKey) })
 }
 
 /**
@@ -82,8 +93,8 @@ async function fetchAnswer(url, init, { signal, maxBytes, apiKey, what, stage, t
 // reason once the signal was aborted, else ERR_NETWORK naming fetch's reason.
 function networkError(error, signal, apiKey, what, stage, taskId) {
   if (signal.aborted) return signal.reason
-  const why = error?.cause?.code ?? error?.cause?.message ?? error?.message
+  const why = serverWords(error?.cause?.code ?? error?.cause?.message ?? error?.message, apiKey)
   return solveError(apiKey, 'ERR_NETWORK', `${what} request failed: ${why}`, { stage, taskId, cause: redactError(error, [apiKey]) })
 }
 
-module.exports = { fetchAnswer, solveError }
+module.exports = { fetchAnswer, solveError, serverWords }

@@ -11,7 +11,7 @@
 const { setTimeout: sleep } = require('node:timers/promises')
 const { SolveError, describe, invalidArgType, invalidArgValue, checkOptionsObject, integerOption } = require('./errors.js')
 const { redactUrl, quoteBody } = require('./redact.js')
-const { fetchAnswer, solveError } = require('./provider-fetch.js')
+const { fetchAnswer, solveError, serverWords } = require('./provider-fetch.js')
 const { PROVIDERS, PROVIDER_NAMES } = require('./providers.js')
 const { createTaskClient } = require('./create-task.js')
 const throttles = require('./throttle.js')
@@ -182,12 +182,12 @@ async function call(url, init, signal, stage, taskId, apiKey, title) {
 }
 
 function serviceError({ body, httpStatus }, stage, taskId, apiKey, title) {
-  // The code and error_text are the server's words: redacted (they may quote the
-  // request) and escaped by solveError, error_text quoted as JSON and cut short.
+  // The code, task id and error_text are the server's words: redacted (they may quote
+  // the request) and escaped by serverWords, error_text quoted as JSON and cut short.
   const code = String(body.request)
   const detail = typeof body.error_text === 'string' && body.error_text !== '' ? `: ${quoteBody(body.error_text, [apiKey], MAX_ERROR_TEXT)}` : ''
-  const where = stage === 'submit' ? 'in.php' : `res.php (task ${taskId})`
-  return solveError(apiKey, code, `${title} ${where} answered ${code}${detail}`, { stage, taskId, httpStatus })
+  const where = stage === 'submit' ? 'in.php' : `res.php (task ${serverWords(taskId, apiKey)})`
+  return solveError(apiKey, code, `${title} ${where} answered ${serverWords(code, apiKey)}${detail}`, { stage, taskId, httpStatus })
 }
 
 /**
@@ -255,7 +255,7 @@ function createSolver(options) {
       const result = await call(poll, { method: 'GET' }, signal, 'result', taskId, apiKey, title)
       // Status 1 with an empty answer is no solve: recorded as a success, it would hide a service that answers nothing.
       if (result.body.status === 1 && String(result.body.request) === '') {
-        throw solveError(apiKey, 'ERR_BAD_RESPONSE', `${title} res.php (task ${taskId}) answered status 1 without an answer`, {
+        throw solveError(apiKey, 'ERR_BAD_RESPONSE', `${title} res.php (task ${serverWords(taskId, apiKey)}) answered status 1 without an answer`, {
           stage: 'result',
           taskId,
           httpStatus: result.httpStatus,
