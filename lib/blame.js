@@ -5,8 +5,8 @@
 // provider's budget too)?
 //
 // The statistics, for the child of provider p and site s, on the window counts of
-// every child (other labels summed over), with 2×2 tables (suspect or not) ×
-// (failed or not):
+// every child (other labels summed over; the sums are lib/family/attribution-counts.js's),
+// with 2×2 tables (suspect or not) × (failed or not):
 // - the provider test: over every site but s, p's failures against the other
 //   providers' (the site in question is left out, so that its own trouble cannot
 //   make the provider look bad);
@@ -100,39 +100,17 @@ function finds(suspect, rest) {
 /**
  * Who is at fault for the child of `labels` (its provider and site values):
  * `{ label, value }` (the label's name and value), or null.
- * @param {Iterable<{ labels: object, tracker: { successes: number, failures: number } }>} children
+ * @param {{ provider: Table, sites: Table[] }} tables the provider test, and the site test on each provider
+ *   (AttributionCounts#tables), each `Table` `{ suspect, rest }` of `{ ok, failed }`
  * @param {{ provider: string, site: string }} attribution
  * @param {object} labels
  */
-function blameOf(children, attribution, labels) {
-  const p = labels[attribution.provider]
-  const s = labels[attribution.site]
-  const providerTest = { suspect: { failed: 0, ok: 0 }, rest: { failed: 0, ok: 0 } }
-  /** Each provider's site test: its solves for s, and for its other sites. */
-  const siteTests = new Map()
-  for (const { labels: l, tracker } of children) {
-    const failed = tracker.failures
-    const ok = tracker.successes
-    const sameSite = l[attribution.site] === s
-    if (!sameSite) {
-      const row = l[attribution.provider] === p ? providerTest.suspect : providerTest.rest
-      row.failed += failed
-      row.ok += ok
-    }
-    let siteTest = siteTests.get(l[attribution.provider])
-    if (siteTest === undefined) {
-      siteTest = { suspect: { failed: 0, ok: 0 }, rest: { failed: 0, ok: 0 } }
-      siteTests.set(l[attribution.provider], siteTest)
-    }
-    const row = sameSite ? siteTest.suspect : siteTest.rest
-    row.failed += failed
-    row.ok += ok
-  }
-  const provider = finds(providerTest.suspect, providerTest.rest)
-  const solvedFor = [...siteTests.values()].filter((t) => t.suspect.failed + t.suspect.ok > 0)
+function blameOf(tables, attribution, labels) {
+  const provider = finds(tables.provider.suspect, tables.provider.rest)
+  const solvedFor = tables.sites.filter((t) => t.suspect.failed + t.suspect.ok > 0)
   const site = solvedFor.length >= 2 && solvedFor.every((t) => finds(t.suspect, t.rest))
   if (provider === site) return null
-  return provider ? { label: attribution.provider, value: p } : { label: attribution.site, value: s }
+  return provider ? { label: attribution.provider, value: labels[attribution.provider] } : { label: attribution.site, value: labels[attribution.site] }
 }
 
 module.exports = { checkAttribution, blameOf, gStatistic, FaultError, CRITICAL_G }

@@ -18,7 +18,7 @@ const { inFlight } = require('../guard.js')
 const { windowEmptyFrom } = require('../load-native.js')
 const { backoffEnd } = require('../outcomes.js')
 
-/** A binary min-heap of `{ key, entry, token }` by `key`. */
+/** A binary min-heap of items by their `key` (also lib/family/attribution-counts.js's). */
 class Heap {
   #items = []
 
@@ -157,4 +157,4 @@ class Eviction {
   }
 }
 
-module.exports = { Eviction }
+module.exports = { Eviction, Heap }

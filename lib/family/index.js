@@ -7,6 +7,7 @@
 //   label-tree.js   the children by their labels (a tree of Maps), label checks
 //   children.js     a new child's config, creation refusals
 //   eviction.js     which child makes room in a full family
+//   attribution-counts.js  the window counts by provider and site, for blame()
 //   listeners.js    the family's listeners fanned out to every child
 //   persist.js      `persist`: atomic writes, autosave, the lock file
 //   snapshot.js     snapshot() and restore()
@@ -18,6 +19,7 @@ const { checkFamilyOptions, closedError, isPlainObject, RESTORING } = require('.
 const { LabelTree, checkLabels } = require('./label-tree.js')
 const { childConfigOf, createdInChildConfig, familyFull } = require('./children.js')
 const { Eviction } = require('./eviction.js')
+const { AttributionCounts } = require('./attribution-counts.js')
 const { checkListenerArgs, dispatch, undispatch, ownListeners } = require('./listeners.js')
 const { writeAtomically, startAutosave, takeLock, releaseLock } = require('./persist.js')
 const { familySnapshot, restoreChildren, readRestoreArgs, readFamilySnapshot } = require('./snapshot.js')
@@ -56,6 +58,8 @@ class BudgetFamily {
   #shared = null
   /** `options.attribution` (lib/blame.js), or null. */
   #attribution = null
+  /** With attribution: the children's counts by provider and site (attribution-counts.js), else null. */
+  #counts = null
   /** An incident's blame (the family knows its provider and site labels), or undefined. */
   #blameOf = (labels) => (this.#attribution !== null && !this.#closed ? this.blame(labels) : undefined)
 
@@ -76,6 +80,7 @@ class BudgetFamily {
     this.#persist = checked.persist
     this.#shared = checked.shared
     this.#attribution = checked.attribution
+    if (this.#attribution !== null) this.#counts = new AttributionCounts(this.#attribution)
     this.#base = checked.base
     this.#manual = checked.base.clock === 'manual'
     // One owner per persist path, taken before the file is read (released if the constructor throws).
@@ -143,7 +148,8 @@ class BudgetFamily {
       throw err
     }
     const copy = checkLabels(labels, this.#names, 'family.blame(labels): labels')
-    return attribution.blameOf(this.children(), this.#attribution, copy)
+    const tables = this.#counts.tables(copy[this.#attribution.provider], copy[this.#attribution.site])
+    return attribution.blameOf(tables, this.#attribution, copy)
   }
 
   /** The `name` label of the family's Prometheus series. */
@@ -342,6 +348,7 @@ class BudgetFamily {
     }
     this.#closed = true
     this.#fleet?.close()
+    this.#counts?.clear()
     for (const child of this.#children.keys()) child.close()
     this.#children.clear()
     this.#eviction.clear()
@@ -400,6 +407,7 @@ class BudgetFamily {
     this.#tree.set(labels, child)
     this.#children.set(child, entry)
     this.#eviction.add(child, entry)
+    this.#counts?.add(child, entry.labels)
     return child
   }
 
@@ -407,6 +415,7 @@ class BudgetFamily {
     const entry = this.#children.get(child)
     this.#children.delete(child)
     this.#eviction.remove(child, entry)
+    this.#counts?.remove(child)
     this.#tree.delete(entry.labels)
     this.#fleet?.leave(child)
     child.close()

@@ -90,6 +90,13 @@ impl Lease {
     done
   }
 
+  /// Whether the owner may record through the lease now (its records are then
+  /// not in the core's counts yet). Under the core's lock.
+  #[inline]
+  pub fn is_open(&self) -> bool {
+    self.open.load(Relaxed)
+  }
+
   /// Opens a lease on `core`'s quiet region for the calling thread, if it has
   /// one and the system has the heavy fence. Under the core's lock, after
   /// `settle` (the lease is closed and its counts are 0).

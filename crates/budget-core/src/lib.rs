@@ -29,6 +29,7 @@ pub mod sync;
 pub mod timer;
 pub mod tracker;
 pub mod tracker_clock;
+pub mod watch;
 pub mod window;
 
 pub use alerts::{AlertGate, AlertRule, Severity};

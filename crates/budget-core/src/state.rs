@@ -12,7 +12,8 @@ use crate::registry::Shared;
 use crate::sync::{Mutex, MutexGuard};
 use crate::timer::{self, Ticks};
 use crate::tracker_clock::TrackerClock;
-use crate::{BudgetError, CheckedConfig, Config, Event, Placement, Snapshot, Tracker};
+use crate::watch::{ChangeLog, Watchers};
+use crate::{BudgetError, CheckedConfig, Config, Counts, Event, Placement, Snapshot, Tracker};
 
 /// Where a handle's transitions go: its listeners, on their own thread.
 pub trait Sink: Send + Sync + 'static {
@@ -62,6 +63,8 @@ pub struct TrackerState<S: Sink, P: Saver> {
   /// The owner thread's lock-free records (`lease.rs`): settled by whoever
   /// takes `core` next, before anything else.
   pub lease: Lease,
+  /// The families told when the window counts change (`watch.rs`).
+  watchers: Watchers,
 }
 
 /// The config a new handle of a shared tracker asked for: the config with its
@@ -94,6 +97,7 @@ impl<S: Sink, P: Saver> TrackerState<S, P> {
       owner: Mutex::new(None),
       frozen: Mutex::new(None),
       lease: Lease::default(),
+      watchers: Watchers::default(),
     }
   }
 
@@ -164,6 +168,10 @@ impl<S: Sink, P: Saver> TrackerState<S, P> {
     self.lease.settle(&mut core, &mut events);
     let now = self.clock.now_ms();
     core.advance(now, &mut events);
+    if self.watchers.any_clean() {
+      // The counts stop here: a family reads them once more.
+      self.watchers.mark();
+    }
     if !events.is_empty() {
       self.deliver(events);
     }
@@ -255,14 +263,53 @@ impl<S: Sink, P: Saver> TrackerState<S, P> {
     f: impl FnOnce(&mut Tracker, i64, &mut Vec<Event>) -> R,
   ) -> R {
     let mut events = Vec::new();
+    // Watched by a family that has read the counts: what they were, to tell it if they change.
+    let mut seen = self.watchers.any_clean().then(|| core.counts());
     self.lease.settle(&mut core, &mut events);
     let now = self.clock.now_ms();
     core.advance(now, &mut events);
+    self.tell_watchers(&mut seen, &core);
     let result = f(&mut core, now, &mut events);
+    self.tell_watchers(&mut seen, &core);
     if !events.is_empty() {
       self.deliver(events);
     }
     result
+  }
+
+  /// Marks the watches dirty if the counts differ from `seen` or a lease is
+  /// open (its records are not in the counts yet); else `seen` stays. Asked
+  /// before and after `f`, so that a family's read (`watched_counts`, which
+  /// cleans its watch in `f`) is not taken for a change by the expiries before it.
+  #[inline]
+  fn tell_watchers(&self, seen: &mut Option<Counts>, core: &Tracker) {
+    if let Some(before) = *seen {
+      if before != core.counts() || self.lease.is_open() {
+        self.watchers.mark();
+        *seen = None;
+      }
+    }
+  }
+
+  /// A family's read of the counts (`watch.rs`): `log`'s watch of this tracker
+  /// (as `id`) turns clean, and the window counts are returned with, on a real
+  /// clock, the ms until they change by expiry alone (its oldest events
+  /// leaving the window): `None` when nothing is there to leave, on a manual
+  /// clock (whose time moves only by calls that tell the watchers) and once
+  /// closed (the counts stay as they were at `close()`).
+  pub fn watched_counts(&self, log: &Arc<ChangeLog>, id: u32) -> (Counts, Option<i64>) {
+    let real = self.clock.is_real() && !self.is_closed();
+    self.with_core(|core, now, _| {
+      self.watchers.clean(log, id);
+      let expiry = if real { core.window_expiry_ms().map(|at| at - now) } else { None };
+      (core.counts(), expiry)
+    })
+  }
+
+  /// `log`'s family no longer holds this tracker: it is told of no more changes.
+  pub fn unwatch_counts(&self, log: &Arc<ChangeLog>) {
+    let _core = self.core.lock();
+    self.watchers.remove(log);
   }
 
   #[cold]

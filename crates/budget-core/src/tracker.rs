@@ -555,6 +555,12 @@ impl Tracker {
     self.window.empty_from_ms()
   }
 
+  /// The instant the window counts next change with no new event (its oldest
+  /// non-empty bucket leaves it); `None` when it holds none.
+  pub fn window_expiry_ms(&mut self) -> Option<i64> {
+    self.window.oldest_expiry_ms()
+  }
+
   /// Counts inside the window.
   pub fn counts(&self) -> Counts {
     self.window.counts()

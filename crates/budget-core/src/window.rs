@@ -668,6 +668,34 @@ impl Window {
     next
   }
 
+  /// The instant the oldest non-empty bucket leaves the window (the window's
+  /// counts change then, with no new event); `None` when there is none. The
+  /// whole window's part of `next_expiry_ms` (which the alert spans' expiries
+  /// come before), O(1) amortised as it is.
+  pub fn oldest_expiry_ms(&mut self) -> Option<i64> {
+    let floor0 = self.spans[0].floor_k;
+    let oldest = match &self.store {
+      Store::Sparse(ring) => key_of(floor0, ring.front()?),
+      Store::Dense { successes, failures, .. } => {
+        let n = self.n as i64;
+        let span = &mut self.spans[0];
+        // `scan_k` only moves past empty buckets (as in `next_expiry_ms`).
+        while span.scan_k <= self.newest_k {
+          let i = span.scan_k.rem_euclid(n) as usize;
+          if successes[i] != 0 || failures[i] != 0 {
+            break;
+          }
+          span.scan_k += 1;
+        }
+        if span.scan_k > self.newest_k {
+          return None;
+        }
+        span.scan_k
+      }
+    };
+    Some(oldest * self.resolution_ms + self.spans[0].span_ms)
+  }
+
   /// The non-empty buckets inside the window, oldest first, as
   /// (start ms, successes, failures); the same in either layout.
   pub fn buckets(&self) -> impl Iterator<Item = (i64, u64, u64)> + '_ {
