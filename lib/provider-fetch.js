@@ -5,9 +5,10 @@
 // request carries the API key (in.php's form body, res.php's query, createTask's
 // clientKey), so a redirect is never followed: fetch would re-send a 307's body to
 // whatever host the Location names and take that host's answer. What a rejection
-// holds never shows the key: its message, code and task id are redacted
-// (lib/redact.js) and escaped, and fetch's error is kept as its cause only as a
-// redacted copy (undici's errors may quote the request's URL, `?key=…`).
+// holds never shows the key: its code, task id and the server's words in its
+// message are redacted (lib/redact.js) and escaped, and fetch's error is kept as
+// its cause only as a redacted copy (undici's errors may quote the request's URL,
+// `?key=…`).
 const { readLimited } = require('./read-limited.js')
 const { SolveError, printable } = require('./errors.js')
 const { redact, redactError, quoteBody } = require('./redact.js')
