@@ -12,6 +12,7 @@ const TASK = { type: 'RecaptchaV2TaskProxyless', websiteURL: 'https://shop.examp
 // A code forging a log line and clearing the screen, with a C1 control and a line separator.
 const HOSTILE = 'ERROR_FORGED\r\n2024-01-01 INFO all good\u001b[2J\u0085\u2028'
 const ESCAPED = 'ERROR_FORGED\\u000d\\u000a2024-01-01 INFO all good\\u001b[2J\\u0085\\u2028'
+// oxlint-disable-next-line no-control-regex -- control characters are what this spec looks for
 const RAW = /[\r\n\u001b\u0085\u2028]/
 
 const json = (res, body) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body))
