@@ -10,7 +10,9 @@
 // Issue 44:
 //   10  family.blame() of one child in a family with attribution, at 1 000 and
 //       40 000 children (createFailover(family) asks it per provider before each
-//       solve): µs per call, against one labels() lookup of an existing child.
+//       solve): µs per call, against one labels() lookup of an existing child;
+//       blame() after a record into one child; and the first blame() after every
+//       child's solves left the window (each child is read again once).
 // `SIZES=10000,100000` picks the family sizes, `BLAME_SIZES=1000,40000` blame()'s.
 const os = require('node:os')
 const { BudgetFamily } = require('..')
@@ -100,10 +102,19 @@ function blameCost(size) {
   for (let i = 0; i < size; i++) family.labels({ provider: `p${i % 4}`, site: `s${Math.floor(i / 4)}.example` }).recordMany(19, 1, 1000)
   const blame = (i) => family.blame({ provider: `p${i % 4}`, site: `s${i % sites}.example` })
   const lookup = (i) => family.labels({ provider: `p${i % 4}`, site: `s${i % sites}.example` })
-  const perBlame = timePerCall(blame, Math.max(3, Math.round(2e6 / size)), 3)
+  // The first blame() reads each child once (each was recorded into after it joined).
+  blame(0)
+  const perBlame = timePerCall(blame, 20_000)
   const hit = timePerCall(lookup, 20_000)
+  const afterRecord = timePerCall((i) => {
+    family.labels({ provider: `p${i % 4}`, site: `s${i % sites}.example` }).record(i % 20 !== 0)
+    blame(i)
+  }, 20_000)
+  // Every child's solves leave the window at once: the next blame() reads each child again.
+  family.advanceTo(1000 + 3_600_000)
+  const afterExpiry = timePerCall(blame, 1, 1)
   family.close()
-  return { perBlame, hit }
+  return { perBlame, hit, afterRecord, afterExpiry }
 }
 
 const us = (ns) => `${(ns / 1000).toFixed(2)} µs`
@@ -122,11 +133,13 @@ function main() {
     console.log(`| ${size} | ${ms(first)} | ${us(refusal)} | ${us(hit)} | ${(refusal / hit).toFixed(1)} × | ${ms(scan)} | ${Math.round(scan / refusal)} × |`)
   }
   console.log('')
-  console.log('| family with attribution, children | one blame() | lookup of a child | blame() ÷ lookup |')
-  console.log('| ---: | ---: | ---: | ---: |')
+  console.log(
+    '| family with attribution, children | one blame() | lookup of a child | blame() ÷ lookup | record into a child + blame() | first blame() after every child changed |',
+  )
+  console.log('| ---: | ---: | ---: | ---: | ---: | ---: |')
   for (const size of BLAME_SIZES) {
-    const { perBlame, hit } = blameCost(size)
-    console.log(`| ${size} | ${us(perBlame)} | ${us(hit)} | ${Math.round(perBlame / hit)} × |`)
+    const { perBlame, hit, afterRecord, afterExpiry } = blameCost(size)
+    console.log(`| ${size} | ${us(perBlame)} | ${us(hit)} | ${(perBlame / hit).toFixed(1)} × | ${us(afterRecord)} | ${ms(afterExpiry)} |`)
   }
   const { refusal, parse, bytes } = restoreOverMax()
   console.log('')
