@@ -176,7 +176,7 @@ test("while exhausted ('refuse'): BudgetExhaustedError with the report, fn not c
   t.false(called)
   t.like(err.report, { status: 'exhausted', total: 11, failures: 1, successes: 10, sloTarget: 0.95 })
   t.deepEqual(err.report, tracker.report())
-  t.true(err.message.includes('1 failures of 11 solves'), err.message)
+  t.true(err.message.includes('1 failure of 11 solves'), err.message)
   t.is(err.retryAfterMs, null) // 'refuse' cannot tell: only failures leaving the window end it
   t.deepEqual(tracker.recorded, { successes: 10, failures: 1, excluded: 0, capacity: 0 })
 })

@@ -5,6 +5,9 @@
 const { inspect } = require('node:util')
 const { didYouMean } = require('./suggest.js')
 
+/** `n` and the word that agrees with it (`one` for 1, else `many`): "1 failure", "0 failures". */
+const counted = (n, one, many) => `${n} ${n === 1 ? one : many}`
+
 /**
  * Thrown (as a rejection) by `tracker.guard()` when the budget is exhausted and
  * the attempt is not admitted (throttled, or refused): the guarded function was
@@ -18,7 +21,7 @@ class BudgetExhaustedError extends Error {
   constructor(report, retryAfterMs = null) {
     const when = retryAfterMs === null ? '' : `; throttled: the next probe may run in ${retryAfterMs} ms`
     super(
-      `error budget exhausted: ${report.failures} failures of ${report.total} solves in the window ` +
+      `error budget exhausted: ${counted(report.failures, 'failure', 'failures')} of ${counted(report.total, 'solve', 'solves')} in the window ` +
         `(SLO ${report.sloTarget})${when}; not calling fn — pass { critical: true } to run it anyway`,
     )
     /** Always `'EBUDGET_EXHAUSTED'`. */

@@ -67,6 +67,20 @@ impl Counts {
   pub fn total(self) -> u64 {
     self.successes + self.failures
   }
+
+  /// "1 success, 3 failures": the counts for a message, each word agreeing with its number.
+  pub fn in_words(self) -> String {
+    format!("{}, {}", counted(self.successes, "success", "successes"), counted(self.failures, "failure", "failures"))
+  }
+}
+
+/// `n` and the word that agrees with it (`one` for 1, else `many`): "1 failure", "0 failures".
+pub fn counted(n: u64, one: &str, many: &str) -> String {
+  if n == 1 {
+    format!("1 {one}")
+  } else {
+    format!("{n} {many}")
+  }
 }
 
 /// The unrounded budget figures of a window.

@@ -3,7 +3,7 @@
 //! the events each call produced.
 
 use crate::alerts::{self, AlertGate, AlertRule, Severity};
-use crate::budget::{add_count, round_js, Budget, Counts, Status, MAX_COUNT};
+use crate::budget::{add_count, counted, round_js, Budget, Counts, Status, MAX_COUNT};
 use crate::checked::CheckedConfig;
 use crate::config::Config;
 use crate::error::{BudgetError, Result};
@@ -110,11 +110,10 @@ impl FiringAlert {
   pub fn reason(&self, fired: bool) -> String {
     let e = &self.evidence;
     let span = |failures: u64, total: u64, ms: i64, burn: f64| {
-      let plural = |n: u64, word: &str| if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") };
       format!(
         "{} in {} over the last {} burn {burn}×",
-        plural(failures, "failure"),
-        plural(total, "solve"),
+        counted(failures, "failure", "failures"),
+        counted(total, "solve", "solves"),
         duration(ms)
       )
     };

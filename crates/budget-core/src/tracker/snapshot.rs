@@ -238,8 +238,9 @@ impl Snapshot {
     };
     if sum != Counts::from(json.totals) {
       return Err(invalid(format!(
-        "totals ({} successes, {} failures) do not match the buckets ({} successes, {} failures)",
-        json.totals.successes, json.totals.failures, sum.successes, sum.failures
+        "totals ({}) do not match the buckets ({})",
+        Counts::from(json.totals).in_words(),
+        sum.in_words()
       )));
     }
     let recorded = Counts::from(json.recorded);
@@ -249,10 +250,10 @@ impl Snapshot {
     // what it cannot hold is more successes, or more events, than were recorded.
     if recorded.successes < sum.successes || recorded.total() < sum.total() {
       return Err(invalid(format!(
-        "recorded counts ({} successes, {} failures) are smaller than the counts in the window ({} successes, {} \
-         failures): a window holds at most the successes and the events recorded (a rejected success is a failure \
-         there)",
-        recorded.successes, recorded.failures, sum.successes, sum.failures
+        "recorded counts ({}) are smaller than the counts in the window ({}): a window holds at most the successes \
+         and the events recorded (a rejected success is a failure there)",
+        recorded.in_words(),
+        sum.in_words()
       )));
     }
     Ok(Snapshot { saved_at_ms: json.saved_at, config, last_status, dropped: json.dropped, recorded, buckets })
@@ -527,7 +528,7 @@ mod tests {
        failures): a window holds at most the successes and the events recorded (a rejected success is a failure \
        there)"
     );
-    assert!(edit(41, 1).unwrap_err().starts_with("recorded counts (41 successes, 1 failures) are smaller"));
+    assert!(edit(41, 1).unwrap_err().starts_with("recorded counts (41 successes, 1 failure) are smaller"));
     assert_eq!(edit(40, 3), Ok(()));
     assert_eq!(edit(39, 4), Ok(()));
   }
