@@ -51,10 +51,29 @@ function solveError(apiKey, code, message, { taskId = null, ...details }) {
  * @param {{ signal: AbortSignal, maxBytes: number, apiKey: string, what: string, stage: string, taskId: string | null }} request
  * @returns {Promise<{ text: string, httpStatus: number }>}
  */
-async function fetchAnswer(url, init, { signal, maxBytes, apiKey, what, stage, taskId }) {
+async function fetchAnswer(url, init, request) {
+  // fetch (undici) keeps its abort listener on the signal it is given until the request
+  // is garbage-collected: on the guard's signal, a solve's polls piled them up (1500 in
+  // a minute at pollIntervalMs: 1, MaxListenersExceededWarning). Each request gets a
+  // signal of its own, which follows the guard's through one listener, removed when the
+  // request ends (its answer read, or not).
+  const { signal } = request
+  const own = new AbortController()
+  const follow = () => own.abort(signal.reason)
+  if (signal.aborted) follow()
+  else signal.addEventListener('abort', follow, { once: true })
+  try {
+    return await fetchUnder(url, init, own.signal, request)
+  } finally {
+    signal.removeEventListener('abort', follow)
+  }
+}
+
+/** fetchAnswer's request, under `requestSignal` (the request's own, following the guard's `signal`). */
+async function fetchUnder(url, init, requestSignal, { signal, maxBytes, apiKey, what, stage, taskId }) {
   let response
   try {
-    response = await fetch(url, { ...init, redirect: 'manual', signal })
+    response = await fetch(url, { ...init, redirect: 'manual', signal: requestSignal })
   } catch (error) {
     throw networkError(error, signal, apiKey, what, stage, taskId)
   }
