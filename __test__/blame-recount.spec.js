@@ -1,14 +1,16 @@
 // Issue 44, item 10: family.blame() against a naive recount over every child, after
 // random records (through the family and on the children themselves), late verdicts,
 // clock moves and evictions; guard() solves and attempt.reject(); restore(); a child
-// closed on its own; a real clock's lock-free records. The recount
+// closed on its own; a real clock's lock-free records, and its solves leaving the window. The recount
 // (helpers/blame-recount.js) is the specs' own: the G test of lib/blame.js's header,
 // worked from `family.children()`'s window counts. A fleet's sync:
 // family-fleet-blame.spec.js.
 const test = require('ava')
 const { BudgetFamily } = require('..')
 const { prng } = require('../scripts/prng.js')
-const { expectRecount } = require('./helpers/blame-recount.js')
+const { isDeepStrictEqual } = require('node:util')
+const { setTimeout: sleep } = require('node:timers/promises')
+const { expectRecount, recount } = require('./helpers/blame-recount.js')
 
 test('10. blame() equals a naive recount over every child after random records, verdicts, clock moves and evictions', (t) => {
   const random = prng(44)
@@ -165,4 +167,38 @@ test('10. blame() sees the lock-free records that follow a record that changes n
   t.is(family.blame({ provider: 'a', site: 's3' }), null)
   t.is(late.successes, 530)
   expectRecount(t, family, PROVIDERS, SITES, {}, 'c solving s3')
+})
+
+test('10. blame() on a real clock: the provider while its failures are in the window, null once they leave, as the recount says at each moment', async (t) => {
+  // The shortest window this spec can trust on a loaded machine: 2 s in 100 ms buckets.
+  const WINDOW_MS = 2000
+  const family = providerFamily({ windowMs: WINDOW_MS, resolutionMs: 100 })
+  t.teardown(() => family.close())
+  // The answer and the recount read at one moment: the recount before and after blame() agree (no bucket left between).
+  const steadyAnswer = (p, s) => {
+    for (;;) {
+      const before = recount(family, p, s)
+      const answer = family.blame({ provider: p, site: s })
+      if (isDeepStrictEqual(before, recount(family, p, s))) return { answer, expected: before }
+    }
+  }
+  // Every cell 40 solves, 1 failed; and a fails 30 more on every site.
+  for (const provider of PROVIDERS) for (const site of SITES) family.labels({ provider, site }).recordMany(40, provider === 'a' ? 31 : 1)
+  const recordedAt = performance.now()
+  // Over s1–s3, a fails 93 of 213 against 6 of 246 for b and c; on a, s0 fails as its other sites do: a's fault.
+  const first = steadyAnswer('a', 's0')
+  t.deepEqual(first.answer, first.expected)
+  t.deepEqual(first.answer, { label: 'provider', value: 'a' })
+  // Halfway through the window, the same solves again without a's failures: they outlast the first ones.
+  while (performance.now() - recordedAt < WINDOW_MS / 2) await sleep(20)
+  for (const provider of PROVIDERS) for (const site of SITES) family.labels({ provider, site }).recordMany(40, 1)
+  // Polled in short steps, for up to 20 s (generous: the first solves leave after about 2 s), until the answer is null.
+  let last = first
+  for (let step = 0; step < 1000 && last.answer !== null; step++) {
+    await sleep(20)
+    last = steadyAnswer('a', 's0')
+    t.deepEqual(last.answer, last.expected, `step ${step}`)
+  }
+  t.is(last.answer, null, 'blame() still names a provider 20 s after its failures were recorded')
+  expectRecount(t, family, PROVIDERS, SITES, {}, 'after the failures left')
 })
