@@ -18,10 +18,10 @@ function files(dir, exts) {
 }
 
 // How a code is set where an error is made: `code: 'X'` / `.code = 'X'` /
-// `new SolveError('X', …)` in JavaScript; any "ERR_…" literal in Rust (the binding
+// `new SolveError('X', …)` / `solveError(apiKey, 'X', …)` (lib/provider-fetch.js) in JavaScript; any "ERR_…" literal in Rust (the binding
 // and the core only ever set codes, they never compare them). `err.code === 'ENOENT'`
 // (a code read, not thrown) does not match.
-const JS_CODE = /(?:\bcode\s*[:=]\s*|new SolveError\(\s*)['"]([A-Z][A-Z0-9_]+)['"]/g
+const JS_CODE = /(?:\bcode\s*[:=]\s*|new SolveError\(\s*|\bsolveError\(\s*\w+\s*,\s*)['"]([A-Z][A-Z0-9_]+)['"]/g
 const RUST_CODE = /"(ERR_[A-Z0-9_]+)"/g
 
 // Codes that are not thrown to a caller: the CLI catches these and exits 2 with the
