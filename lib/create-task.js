@@ -39,6 +39,12 @@ function readyAnswer(solution) {
   return { problem: `without a token (${field}: ${shown})` }
 }
 
+/** A getTaskResult status as a message names it: a string quoted (the server's words, redacted), else its type. */
+function statusNamed(status, apiKey) {
+  if (status === undefined) return 'no status'
+  return typeof status === 'string' ? `status ${quoteBody(status, [apiKey], MAX_ERROR_TEXT)}` : `status ${describe(status)}`
+}
+
 /**
  * `task` checked — a plain object with a non-empty `type` (the provider's task
  * type) — and returned as the JSON it is sent as, taken when solve() is called (as
@@ -142,17 +148,23 @@ function createTaskClient({ title, base, apiKey, pollIntervalMs }) {
       await sleep(pollIntervalMs, undefined, { signal })
       const pollBody = JSON.stringify({ clientKey: apiKey, taskId: created.taskId })
       const { answer: result, httpStatus } = await call('getTaskResult', pollBody, signal, 'result', taskId)
-      if (result.status !== 'ready') continue
+      if (result.status === 'processing') continue
+      // Any other status (none, 'failed', 'READY') is no answer of the protocol: polling it
+      // again would only wait for the deadline and hide what the service said.
+      if (result.status !== 'ready') throw badResult(taskId, `${statusNamed(result.status, apiKey)}, neither "processing" nor "ready"`, httpStatus)
       const { answer, problem } = readyAnswer(result.solution)
-      if (problem !== undefined) {
-        throw solveError(apiKey, 'ERR_BAD_RESPONSE', `${title} getTaskResult (task ${serverWords(taskId, apiKey)}) answered ready ${problem}`, {
-          stage: 'result',
-          taskId,
-          httpStatus,
-        })
-      }
+      if (problem !== undefined) throw badResult(taskId, `ready ${problem}`, httpStatus)
       return { taskId, answer, solution: result.solution }
     }
+  }
+
+  // A getTaskResult answer that is no solve: ERR_BAD_RESPONSE saying what it `answered`.
+  function badResult(taskId, answered, httpStatus) {
+    return solveError(apiKey, 'ERR_BAD_RESPONSE', `${title} getTaskResult (task ${serverWords(taskId, apiKey)}) answered ${answered}`, {
+      stage: 'result',
+      taskId,
+      httpStatus,
+    })
   }
 
   return { run, checkTask }
