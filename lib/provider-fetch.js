@@ -113,8 +113,30 @@ async function fetchUnder(url, init, requestSignal, { signal, maxBytes, apiKey, 
 // reason once the signal was aborted, else ERR_NETWORK naming fetch's reason.
 function networkError(error, signal, apiKey, what, stage, taskId) {
   if (signal.aborted) return signal.reason
-  const why = serverWords(error?.cause?.code ?? error?.cause?.message ?? error?.message, apiKey)
-  return solveError(apiKey, 'ERR_NETWORK', `${what} request failed: ${why}`, { stage, taskId, cause: redactError(error, [apiKey]) })
+  const why = serverWords(reasonOf(error), apiKey)
+  let cause
+  try {
+    cause = redactError(error, [apiKey])
+  } catch {
+    cause = undefined // a rejection that cannot be looked into (a revoked Proxy, a throwing trap) is not kept
+  }
+  return solveError(apiKey, 'ERR_NETWORK', `${what} request failed: ${why}`, { stage, taskId, cause })
+}
+
+// fetch's reason, as the message names it: the system's code or message (the
+// cause's), else the error's message, else a string rejection itself. A replaced
+// fetch may reject with anything, and reading it may throw (a throwing getter, a
+// Proxy's trap, a revoked Proxy): then, or when none of those is a string, it is
+// "an unreadable error", never the getter's error in place of ERR_NETWORK.
+function reasonOf(error) {
+  if (typeof error === 'string' && error !== '') return error
+  try {
+    const cause = error?.cause
+    const reason = [cause?.code, cause?.message, error?.message].find((value) => typeof value === 'string' && value !== '')
+    return reason ?? 'an unreadable error'
+  } catch {
+    return 'an unreadable error'
+  }
 }
 
 module.exports = { fetchAnswer, solveError, serverWords }
