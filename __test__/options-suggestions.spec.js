@@ -38,6 +38,18 @@ const CASES = [
     'longWindowMs',
   ],
   ['restore options', () => ErrorBudgetTracker.restore('{}', { clok: 'manual' }), 'clok', 'clock'],
+  ['restore options.persist', () => ErrorBudgetTracker.restore(manual().snapshot(), { persist: { pth: '/nonexistent/x.json' } }), 'pth', 'path'],
+  [
+    "BudgetFamily's attribution",
+    () => new BudgetFamily({ labelNames: ['provider', 'site'], attribution: { providr: 'provider', site: 'site' } }),
+    'providr',
+    'provider',
+  ],
+  // Unknown keys are checked before the required ones: the typo is named, not "labelNames … got undefined".
+  ['BudgetFamily options, labelNames misspelt', () => new BudgetFamily({ labelnames: ['site'] }), 'labelnames', 'labelNames'],
+  ['BudgetFamily options, a tracker option misspelt', () => new BudgetFamily({ targetrate: 0.9 }), 'targetrate', 'targetRate'],
+  ['BudgetFamily.restore options.persist', () => BudgetFamily.restore(family().snapshot(), { persist: { pth: '/nonexistent/x.json' } }), 'pth', 'path'],
+  ["family.metrics's options", () => family().metrics({ labls: {} }), 'labls', 'labels'],
   ['metrics options', () => manual().metrics({ nmae: 'x' }), 'nmae', 'name'],
   ["registerMetrics(family)'s options", () => registerMetrics(family(), registry, { label: {} }), 'label', 'labels'],
   ['prometheusRules slo', () => prometheusRules({ ...SLO, minEvent: 100 }), 'minEvent', 'minEvents'],
@@ -93,4 +105,21 @@ test('a refused guard() records nothing and does not call fn', async (t) => {
   )
   t.false(called)
   t.deepEqual(tracker.recorded, { successes: 0, failures: 0, excluded: 0, capacity: 0 })
+})
+
+test("family.metrics({ name }) is refused (the name is the family's), as registerMetrics(family)'s options are", (t) => {
+  t.throws(() => family().metrics({ name: 'x' }), {
+    instanceOf: TypeError,
+    code: 'ERR_INVALID_ARG_VALUE',
+    message: "unknown key 'name' in family.metrics(options): options; known keys: labels (the name label is the family's)",
+  })
+})
+
+test('family.metrics({ labels }) adds the constant labels to every child, sorted among its own', (t) => {
+  const budgets = family()
+  budgets.labels({ provider: 'a', site: 's' }).record(false)
+  t.true(
+    budgets.metrics({ labels: { env: 'prod' } }).includes('captcha_budget_solves_total{name="default",env="prod",provider="a",site="s",outcome="failure"} 1\n'),
+  )
+  t.true(budgets.metrics().includes('captcha_budget_solves_total{name="default",provider="a",site="s",outcome="failure"} 1\n'))
 })

@@ -22,7 +22,7 @@
 // when both find (a provider failing everywhere and a site failing on every
 // provider) or neither does (too few solves, one child failing alone), the
 // evidence does not single one out: null.
-const { describe, invalidArgType, invalidArgValue } = require('./errors.js')
+const { describe, invalidArgType, invalidArgValue, unknownKey } = require('./errors.js')
 
 /** χ² with one degree of freedom, 99.9 %. */
 const CRITICAL_G = 10.828
@@ -53,7 +53,7 @@ function checkAttribution(attribution, labelNames, where) {
     throw invalidArgType(`${where} must be an object { provider, site }, got ${describe(attribution)}`)
   }
   for (const key of Object.keys(attribution)) {
-    if (key !== 'provider' && key !== 'site') throw invalidArgValue(`${where}.${key} is not an option: the options are provider, site`)
+    if (key !== 'provider' && key !== 'site') throw unknownKey(key, ['provider', 'site'], where)
   }
   for (const key of ['provider', 'site']) {
     const name = attribution[key]

@@ -302,8 +302,10 @@ function isFamily(value) {
  * @param {import('./family/index.js').BudgetFamily} family
  * @returns {string}
  */
-function familyMetrics(family) {
-  return render(familyEntries(family, {}))
+function familyMetrics(family, options = {}) {
+  // The options registerMetrics(family, …) takes, checked the same way: the constant labels.
+  const { constant } = familySource(family, options, 'family.metrics(options): options')
+  return render(familyEntries(family, constant))
 }
 
 // Per prom-client Registry: the registered metrics and the trackers behind them.

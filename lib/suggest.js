@@ -31,13 +31,15 @@ function didYouMean(word, known) {
 /**
  * `err` with a suggestion added when it is a native unknown-key error of the
  * config — "unknown config key 'x'; known keys: …", or of one of its objects,
- * "config.persist has an unknown key 'x'; known keys: …" — (its stack says the
+ * "config.persist has an unknown key 'x'; known keys: …" (or "… options.persist …"
+ * when a caller named the config, as restore() does) — (its stack says the
  * same); any other error as it is.
  * @param {unknown} err
  */
 function suggestConfigKey(err) {
   if (!(err instanceof Error) || err.code !== 'ERR_INVALID_ARG_VALUE') return err
-  const match = /^(?:unknown config key|config\S* has an unknown key) '(.*)'; known keys: ([^;]*)$/s.exec(err.message)
+  // "config.persist" or, under restore(), "restore(json, options): options.persist".
+  const match = /^(?:unknown config key|(?:[^;]*: )?(?:config|options)\S* has an unknown key) '(.*)'; known keys: ([^;]*)$/s.exec(err.message)
   if (match === null) return err
   const hint = didYouMean(match[1], match[2].split(', '))
   if (hint === '') return err

@@ -325,11 +325,12 @@ class BudgetFamily {
 
   /**
    * The Prometheus text exposition of every child, each series labelled with
-   * the family's `name` and the child's labels (lib/metrics.js).
+   * the family's `name` and the child's labels (lib/metrics.js); `options.labels`
+   * adds constant labels, as registerMetrics(family, registry, { labels }) does.
    */
-  metrics() {
+  metrics(options) {
     // Loaded on first use, as by the tracker and index.js: requiring the package costs no Prometheus code.
-    return require('../metrics.js').familyMetrics(this)
+    return require('../metrics.js').familyMetrics(this, options)
   }
 
   /** The children lib/metrics.js reads (lib/series-source.js): child → entry with its `labels`. */

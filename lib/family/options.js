@@ -2,7 +2,7 @@
 // A family's options: which keys are the family's and which go to every child,
 // and their checks (`new BudgetFamily(options)`).
 const errors = require('../errors.js')
-const { didYouMean } = require('../suggest.js')
+const native = require('../load-native.js')
 const { ErrorBudgetTracker: Tracker } = require('../tracker.js')
 const { checkFleet } = require('../fleet/options.js')
 const { familyFleet } = require('../fleet/link.js')
@@ -21,6 +21,9 @@ const MAX_CHILDREN_LIMIT = 1_000_000
 const DEFAULT_MAX_CHILDREN = 10_000
 /** The key of the options BudgetFamily.restore() passes to the constructor: the parsed snapshot (lib/family/snapshot.js). */
 const RESTORING = Symbol('restoring')
+/** The tracker's config keys (the core's table), read on first use. */
+let configFields = null
+const configFieldNames = () => (configFields ??= native.configFields().map((field) => field.name))
 
 function closedError(method) {
   const err = new Error(`${method} after close(): the family is closed`)
@@ -29,19 +32,12 @@ function closedError(method) {
 }
 
 /**
- * The tracker's "unknown config key" error of a family's options, as the family's
- * own: its keys listed (the family's, then the tracker options it passes on to its
- * children, not those it refuses); undefined for another error.
+ * The error of an unknown key of a family's options: the family's keys listed,
+ * then the tracker options it passes on to its children (not those it refuses).
  */
-function unknownFamilyKey(err, where) {
-  // Without the tracker's own "did you mean" (made from the tracker's keys): the family's is made from its keys.
-  const match = /^unknown config key '(.*)'; known keys: (.*?)(?:; did you mean .*)?$/s.exec(err?.message ?? '')
-  if (match === null) return undefined
-  const trackerKeys = match[2].split(', ').filter((key) => !FAMILY_KEYS.includes(key) && !Object.hasOwn(NOT_FOR_CHILDREN, key))
-  const known = [...FAMILY_KEYS, ...trackerKeys]
-  const mine = errors.invalidArgValue(`unknown key '${match[1]}' in ${where}: options; known keys: ${known.join(', ')}${didYouMean(match[1], known)}`)
-  mine.cause = err
-  return mine
+function unknownFamilyKey(key, where) {
+  const trackerKeys = configFieldNames().filter((name) => !FAMILY_KEYS.includes(name) && !Object.hasOwn(NOT_FOR_CHILDREN, name))
+  return errors.unknownKey(key, [...FAMILY_KEYS, ...trackerKeys], `${where}: options`)
 }
 
 /**
@@ -54,6 +50,9 @@ function checkFamilyOptions(options, where) {
   const restoring = options[RESTORING]
   const { labelNames, childConfig, maxChildren = DEFAULT_MAX_CHILDREN, name = 'default', persist, fleet, shared, attribution, ...base } = options
   delete base[RESTORING] // (the rest copies symbol keys too)
+  // Unknown keys first: a misspelt labelNames is named as such, not as "labelNames … got undefined".
+  const unknown = Object.keys(base).find((key) => !configFieldNames().includes(key))
+  if (unknown !== undefined) throw unknownFamilyKey(unknown, where)
   const names = checkLabelNames(labelNames, `${where}: options.labelNames`)
   const checkedAttribution = checkAttribution(attribution, names, `${where}: options.attribution`)
   if (childConfig !== undefined && typeof childConfig !== 'function') {
@@ -91,12 +90,7 @@ function checkFamilyOptions(options, where) {
     }
   }
   // The children's options are checked once here, by the tracker's own checks (nothing is kept but a fleet's shape).
-  let template
-  try {
-    template = new Tracker({ ...base, [errors.ARGUMENT_NAME]: `${where}: options` })
-  } catch (err) {
-    throw unknownFamilyKey(err, where) ?? err
-  }
+  const template = new Tracker({ ...base, [errors.ARGUMENT_NAME]: `${where}: options` })
   let fleetShape = null
   try {
     if (fleetOptions !== null) fleetShape = familyFleet(template, fleetOptions.bucketMs)

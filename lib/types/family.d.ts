@@ -124,8 +124,11 @@ export declare class BudgetFamily<const L extends string = string> implements Di
   snapshot(): string
   /** With `persist`: writes the family's snapshot now. */
   save(): void
-  /** Every child's Prometheus series, labelled with the family's `name` and the child's labels. */
-  metrics(): string
+  /**
+   * Every child's Prometheus series, labelled with the family's `name` and the child's labels;
+   * `options.labels` adds constant labels (as `registerMetrics(family, registry, { labels })`).
+   */
+  metrics(options?: { labels?: Record<string, string> }): string
   /** Closes every child; with `persist`, writes a final snapshot first. Idempotent. */
   close(): void
   [Symbol.dispose](): void
