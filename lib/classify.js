@@ -14,9 +14,17 @@ const OUTCOMES = Object.freeze(['success', 'failure', 'excluded', 'capacity'])
 // APIError's message): the first code-looking word.
 // (At most 64 characters: a code is a short word; a server's longer text is not one.)
 const CODE_IN_TEXT = /\b(ERROR: 100[1-5]|ERROR_[A-Z0-9_]{1,58}|MAX_USER_TURN|IP_BANNED|WRONG_CAPTCHA_ID)\b/
+// A string `code` that is a provider's code (Node's own, such as ECONNRESET, are no provider's).
+const PROVIDER_CODE = new RegExp(`^${CODE_IN_TEXT.source.replaceAll('\\b', '')}$`)
 // A field that holds nothing but a code: Anti-Captcha's thrown string, a createTask
 // answer's errorCode, CapMonster's client's `error` (its code without ERROR_, or 'Unknown').
 const WHOLE_CODE = /^(?:ERROR: 100[1-5]|[A-Za-z][A-Za-z0-9_]{0,63})$/
+// A client's prose is one short line ('Error: 2captcha error: ERROR_WRONG_USER_KEY',
+// 47 characters). A longer text, several lines or markup is a body from elsewhere
+// (a proxy's 502 page, which @2captcha/captcha-solver puts whole in `err` and
+// `message`): a code it names is not the service's answer.
+const MAX_PROSE = 120
+const NOT_PROSE = /[\r\n<>]/
 
 // A code as an Error's `name` (rucaptcha-2captcha's `e.name = data.request`, its
 // message the service's prose): upper case, as every provider writes its codes, so
@@ -46,12 +54,29 @@ function isInstance(value, Class) {
   }
 }
 
-function codeInText(text, whole) {
+/** `text` when it is a code alone (trimmed), else null. */
+function wholeCode(text) {
   const trimmed = text.trim()
-  if (whole && WHOLE_CODE.test(trimmed)) return trimmed
+  return WHOLE_CODE.test(trimmed) ? trimmed : null
+}
+
+/** The code in a client's short prose, else null (no code, or a body rather than prose). */
+function codeInProse(text) {
+  const trimmed = text.trim()
+  if (trimmed.length > MAX_PROSE || NOT_PROSE.test(trimmed)) return null
   const match = CODE_IN_TEXT.exec(trimmed)
   return match === null ? null : match[1]
 }
+
+// How each field of a rejection holds a code: `err` and `errorCode` the code alone, a
+// string `code` only a provider's code, `error` (and a bare string) the code alone or a
+// client's short prose, `message` prose.
+const FIELDS = [
+  ['err', wholeCode],
+  ['errorCode', wholeCode],
+  ['code', (text) => (PROVIDER_CODE.test(text.trim()) ? text.trim() : null)],
+  ['error', (text) => wholeCode(text) ?? codeInProse(text)],
+]
 
 /**
  * The provider's error code a client's rejection carries, or null: a bare
@@ -66,7 +91,7 @@ function codeInText(text, whole) {
  * @returns {string | null}
  */
 function codeOf(rejection) {
-  if (typeof rejection === 'string') return codeInText(rejection, true)
+  if (typeof rejection === 'string') return wholeCode(rejection) ?? codeInProse(rejection)
   if (rejection === null || typeof rejection !== 'object') return null
   // The package's own client: its `code` is the provider's answer or one of the
   // package's ERR_… codes (no provider's). Its message may quote a server's body — a
@@ -75,17 +100,17 @@ function codeOf(rejection) {
     const code = readField(rejection, 'code')
     return typeof code === 'string' && !code.startsWith('ERR_') && WHOLE_CODE.test(code) ? code : null
   }
-  for (const field of ['err', 'errorCode', 'code', 'error']) {
+  for (const [field, read] of FIELDS) {
     const value = readField(rejection, field)
     if (typeof value === 'string') {
-      const code = codeInText(value, field !== 'code')
+      const code = read(value)
       if (code !== null) return code
     }
   }
   const name = readField(rejection, 'name')
   if (typeof name === 'string' && NAME_CODE.test(name)) return name
   const message = readField(rejection, 'message')
-  return typeof message === 'string' ? codeInText(message, false) : null
+  return typeof message === 'string' ? codeInProse(message) : null
 }
 
 /** The profile's row of `code`, also when a client dropped its ERROR_ prefix (CapMonster's). */
