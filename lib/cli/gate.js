@@ -7,6 +7,8 @@
 const cliValues = require('../cli-values.js')
 const prometheusGate = require('../gate-prometheus.js')
 const { readFileLimited } = require('../read-limited.js')
+// A BudgetFamily child's labels as --labels takes them, escaped (`site=b\=x\,y`): what is printed can be pasted.
+const { labelText } = require('../label-text.js')
 
 /** Exit codes of `gate`, documented in the README. */
 const EXIT = { proceed: 0, badInput: 2, stop: 3 }
@@ -84,12 +86,6 @@ function readSnapshot(file) {
 function proceeds(report, strict) {
   return !(strict ? ['exhausted', 'critical'] : ['exhausted']).includes(report.status)
 }
-
-/** `a=1,b=2`: a BudgetFamily child's labels as --labels takes them. */
-const labelText = (labels) =>
-  Object.entries(labels)
-    .map(([k, v]) => `${k}=${v}`)
-    .join(',')
 
 /** The report as the gate prints it, one line a figure. */
 function reportLines(report) {

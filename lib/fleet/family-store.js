@@ -24,6 +24,7 @@
 // every bucket of a child first counted since then is among them, so a child
 // that another worker created arrives whole.
 const crypto = require('node:crypto')
+const { labelText: labelsAsText } = require('../label-text.js')
 const { clientKind, excerpt, LUA_COUNT, LUA_CLOCK, LUA_SLO, LUA_WORKERS, LUA_REBUILD_WORKERS } = require('./store.js')
 
 // ARGV: 1 worker id, 2 seq, 3 bucket width, 4 oldest live bucket K, 5 ttl ms,
@@ -292,12 +293,10 @@ return out
 const SHA = crypto.createHash('sha1').update(SCRIPT).digest('hex')
 
 // What the sync (family-sync.js) and the gate (family-gate.js) say of what they read.
-/** A child's labels (its id: JSON in labelNames order) as people read them: type=x,site=y. */
+/** A child's labels (its id: JSON in labelNames order) as people read them and --labels takes them: type=x,site=y, escaped. */
 function labelText(id) {
   try {
-    return Object.entries(JSON.parse(id))
-      .map(([name, value]) => `${name}=${value}`)
-      .join(',')
+    return labelsAsText(JSON.parse(id))
   } catch {
     return excerpt(id)
   }

@@ -29,17 +29,6 @@ function storedConfig(text) {
   return { labelNames, config }
 }
 
-/** `type=turnstile,site=x` → { type: 'turnstile', site: 'x' } (values may hold '='). */
-function parseLabels(text) {
-  const labels = {}
-  for (const part of text.split(',')) {
-    const eq = part.indexOf('=')
-    if (eq <= 0) throw new Error(`--labels must be name=value pairs separated by commas, e.g. type=turnstile,site=shop.example, got '${text}'`)
-    labels[part.slice(0, eq).trim()] = part.slice(eq + 1).trim()
-  }
-  return labels
-}
-
 /**
  * The report now of the child of `labels` (an object, or undefined for the worst
  * child) of family fleet `key`, with `labels` and `fleet: { key, bucketMs, children }`.
@@ -144,4 +133,4 @@ async function familyReport(url, key, labels) {
   return report
 }
 
-module.exports = { familyReport, parseLabels }
+module.exports = { familyReport }

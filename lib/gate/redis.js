@@ -10,7 +10,8 @@ const { redact, redactUrl, urlSecrets } = require('../redact.js')
 const { printable } = require('../errors.js')
 const { ErrorBudgetTracker, fleetEmptySnapshot } = require('../tracker.js')
 const { connect } = require('./redis-client.js')
-const { familyReport, parseLabels } = require('./redis-family.js')
+const { familyReport } = require('./redis-family.js')
+const { parseLabels } = require('../label-text.js')
 
 /**
  * The fleet budget `key`'s report now, as its workers see it after a sync.

@@ -6,7 +6,7 @@
 // judged as a tracker's snapshot is; `--labels` keeps one child.
 const { ErrorBudgetTracker } = require('../tracker.js')
 const { BudgetFamily } = require('../family/index.js')
-const { parseLabels } = require('./redis-family.js')
+const { labelText, parseLabels } = require('../label-text.js')
 
 /** The `format` of a family's snapshot (lib/family/snapshot.js). */
 const FAMILY_FORMAT = 'captcha-error-budget.family'
@@ -55,7 +55,7 @@ function oneChild(children, labels, labelNames) {
     throw new Error(`--labels must name exactly the family's labels: ${labelNames.join(', ')}`)
   }
   const child = children.find((report) => labelNames.every((n) => report.labels[n] === labels[n]))
-  if (child === undefined) throw new Error(`the family has no child ${labelNames.map((n) => `${n}=${labels[n]}`).join(',')}`)
+  if (child === undefined) throw new Error(`the family has no child ${labelText(Object.fromEntries(labelNames.map((n) => [n, labels[n]])))}`)
   return child
 }
 

@@ -13,6 +13,8 @@ const { UsageError } = require('../cli-values.js')
 const { DEFAULTS } = require('./options.js')
 const { GROUP_SEPARATOR } = require('./reader.js')
 const { rankKeys, rereadable } = require('./ranking.js')
+// Label values in a tracker name escaped as the gate prints them, so that no two label sets share a name.
+const { escapeValue } = require('../label-text.js')
 const { splitVerdict, VerdictCounts, REJECTED } = require('./verdicts.js')
 const { jsonLinesHint } = require('./field-hint.js')
 
@@ -59,9 +61,6 @@ function settings({ targets, windows, alerts, minEvents, hysteresis }) {
     return config
   }
 }
-
-/** A label value in a tracker name: backslash, ',' and '=' escaped with a backslash, so that no two label sets share a name. */
-const escapeValue = (value) => value.replace(/[\\,=]/g, '\\$&')
 
 /**
  * The tracker name and labels of a parsed type: with several `--by` fields
