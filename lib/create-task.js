@@ -21,7 +21,7 @@ const ANSWER_FIELDS = ['gRecaptchaResponse', 'token', 'text']
 
 /**
  * A 'ready' solution's answer, or why it holds none: `{ answer }` or `{ problem }`. The
- * answer is the first answer field that is a non-empty string. A solution with none
+ * answer is the first answer field that is a string holding more than whitespace. A solution with none
  * of those fields but others (another task family's: cookies, a user agent) is a
  * solve whose answer is null, the solution whole on the result; no solution, an
  * empty one, or answer fields without a token are no solve at all: a success
@@ -29,11 +29,12 @@ const ANSWER_FIELDS = ['gRecaptchaResponse', 'token', 'text']
  */
 function readyAnswer(solution) {
   if (solution === null || typeof solution !== 'object' || Array.isArray(solution)) return { problem: 'without a solution' }
-  const answer = ANSWER_FIELDS.map((name) => solution[name]).find((value) => typeof value === 'string' && value !== '')
+  // Whitespace alone is no token either: the site would reject it as it would an empty one.
+  const answer = ANSWER_FIELDS.map((name) => solution[name]).find((value) => typeof value === 'string' && value.trim() !== '')
   if (answer !== undefined) return { answer }
   const field = ANSWER_FIELDS.find((name) => Object.hasOwn(solution, name))
   if (field === undefined) return Object.keys(solution).length === 0 ? { problem: 'with an empty solution' } : { answer: null }
-  // Not a non-empty string: '', null, a number, a boolean (shown as JSON), or an object (named, never quoted).
+  // Not a token: '' or whitespace, null, a number, a boolean (shown as JSON), or an object (named, never quoted).
   const value = solution[field]
   const shown = value !== null && typeof value === 'object' ? (Array.isArray(value) ? 'an array' : 'an object') : JSON.stringify(value)
   return { problem: `without a token (${field}: ${shown})` }

@@ -161,14 +161,15 @@ function thrownText(value) {
 
 /**
  * `text` safe to print in a message: the characters a terminal or a log would act
- * on (C0 and C1 controls, DEL, U+2028/U+2029, U+FEFF, U+FFFE/U+FFFF, lone surrogates)
+ * on (C0 and C1 controls, DEL, U+2028/U+2029, U+FEFF, U+FFFE/U+FFFF, lone surrogates,
+ * and the bidirectional controls U+202A–U+202E and U+2066–U+2069, which reorder what a log shows)
  * written as \uXXXX escapes, everything else as it is.
  * @param {string} text
  * @returns {string}
  */
 function printable(text) {
   return String(text).replace(
-    /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   )
 }

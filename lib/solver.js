@@ -131,6 +131,16 @@ function checkBaseUrl(baseUrl) {
   return url
 }
 
+/** Whether `value` is a revoked Proxy: every look at one throws (Array.isArray too), without a code. */
+function isRevokedProxy(value) {
+  try {
+    Array.isArray(value)
+    return false
+  } catch {
+    return true
+  }
+}
+
 function checkTask(task) {
   if (task === null || typeof task !== 'object' || Array.isArray(task)) {
     throw invalidArgType(`solve(task): task must be an object, got ${describe(task)}`)
@@ -253,8 +263,8 @@ function createSolver(options) {
     for (;;) {
       await sleep(pollEveryMs, undefined, { signal })
       const result = await call(poll, { method: 'GET' }, signal, 'result', taskId, apiKey, title)
-      // Status 1 with an empty answer is no solve: recorded as a success, it would hide a service that answers nothing.
-      if (result.body.status === 1 && String(result.body.request) === '') {
+      // Status 1 with an empty answer (or whitespace alone) is no solve: recorded as a success, it would hide a service that answers nothing.
+      if (result.body.status === 1 && String(result.body.request).trim() === '') {
         throw solveError(apiKey, 'ERR_BAD_RESPONSE', `${title} res.php (task ${serverWords(taskId, apiKey)}) answered status 1 without an answer`, {
           stage: 'result',
           taskId,
@@ -279,6 +289,7 @@ function createSolver(options) {
       throw invalidArgType(`solve options.critical must be a boolean, got ${describe(critical)}`)
     }
     const guardOptions = { timeoutMs, critical, countsAsFailure, provider, ...whenExhausted }
+    if (isRevokedProxy(task)) throw invalidArgValue('solve(task): task is a revoked Proxy, which cannot be read')
     let send
     if (createTask !== null) {
       const taskJson = createTask.checkTask(task)
