@@ -95,41 +95,31 @@ test.serial('a synchronous throw of a revoked Proxy: the same one failure, the s
   t.is(unhandled.length, 0)
 })
 
-test.serial('countsAsFailure answering a revoked Proxy: a failure with a warning, guard() still rejects with the error', async (t) => {
-  const unhandled = watchUnhandled(t)
-  const warnings = catchWarnings(
-    t,
-    (w) => w.name === 'BudgetGuardWarning',
-    (w) => w.message,
-  )
-  const tracker = manual()
-  const error = new Error('unsolvable')
-  const state = await afterATurn(tracker.guard(() => Promise.reject(error), { countsAsFailure: revoked }))
-  t.is(state.rejected, error)
-  t.is(tracker.recorded.failures, 1)
-  await new Promise((resolve) => setImmediate(resolve)) // process.emitWarning delivers on the next tick
-  t.deepEqual(warnings, [
+for (const [how, countsAsFailure, warning] of [
+  [
+    'answering',
+    revoked,
     "guard: countsAsFailure must return a boolean or one of 'success', 'failure', 'excluded', 'capacity', got an unreadable value; the rejection counts as a failure",
-  ])
-  t.is(unhandled.length, 0)
-})
-
-test.serial('countsAsFailure throwing a revoked Proxy: a failure with a warning, guard() still rejects with the error', async (t) => {
-  const unhandled = watchUnhandled(t)
-  const warnings = catchWarnings(
-    t,
-    (w) => w.name === 'BudgetGuardWarning',
-    (w) => w.message,
-  )
-  const tracker = manual()
-  const error = new Error('unsolvable')
-  const state = await afterATurn(tracker.guard(() => Promise.reject(error), { countsAsFailure: revokedThrow }))
-  t.is(state.rejected, error)
-  t.is(tracker.recorded.failures, 1)
-  await new Promise((resolve) => setImmediate(resolve))
-  t.deepEqual(warnings, ['guard: countsAsFailure threw (an unprintable object); the rejection counts as a failure'])
-  t.is(unhandled.length, 0)
-})
+  ],
+  ['throwing', revokedThrow, 'guard: countsAsFailure threw (an unprintable object); the rejection counts as a failure'],
+]) {
+  test.serial(`countsAsFailure ${how} a revoked Proxy: a failure with a warning, guard() still rejects with the error`, async (t) => {
+    const unhandled = watchUnhandled(t)
+    const warnings = catchWarnings(
+      t,
+      (w) => w.name === 'BudgetGuardWarning',
+      (w) => w.message,
+    )
+    const tracker = manual()
+    const error = new Error('unsolvable')
+    const state = await afterATurn(tracker.guard(() => Promise.reject(error), { countsAsFailure }))
+    t.is(state.rejected, error)
+    t.is(tracker.recorded.failures, 1)
+    await new Promise((resolve) => setImmediate(resolve)) // process.emitWarning delivers on the next tick
+    t.deepEqual(warnings, [warning])
+    t.is(unhandled.length, 0)
+  })
+}
 
 test.serial('createSolver: a countsAsFailure answering a revoked Proxy still settles the solve, one failure', async (t) => {
   const unhandled = watchUnhandled(t)
