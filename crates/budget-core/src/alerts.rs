@@ -34,12 +34,23 @@ pub fn workbook_policy(config: &Config) -> Vec<AlertRule> {
   )
 }
 
-/// One pair of the default policy: name, severity, burn-rate threshold, long
-/// window as a fraction of P (short windows are a twelfth of it), the share of
-/// a window's budget its long window must have spent, its warm-up as a
-/// fraction of P (0: its long window), and the failures and solves its long
-/// window must hold.
-struct DefaultPair(&'static str, Severity, f64, i64, f64, i64, u64, u64);
+/// One pair of the default policy (`P` is the tracker's window).
+struct DefaultPair {
+  name: &'static str,
+  severity: Severity,
+  /// Burn-rate threshold both windows must exceed to fire.
+  burn_rate: f64,
+  /// The long window is P divided by this (its short window a twelfth of it).
+  long_window_divisor: i64,
+  /// Share of the whole window's budget the long window must have spent to fire (0: no such gate).
+  min_budget_share: f64,
+  /// The warm-up is P divided by this; 0: the warm-up is the long window.
+  warm_up_divisor: i64,
+  /// Failures the long window must hold to fire.
+  min_failures: u64,
+  /// Solves the long window must hold to fire.
+  min_events: u64,
+}
 
 /// The default policy. `fast-burn` is the workbook's fast pair (P/720 at
 /// 14.4×, 2 % of the budget), so that a total outage pages no later than the
@@ -52,10 +63,46 @@ struct DefaultPair(&'static str, Severity, f64, i64, f64, i64, u64, u64);
 /// within P/72 at only twice the sustainable rate — a flash sale, which a burn
 /// rate alone sees too late (see docs/alert-policy.md).
 const DEFAULT_PAIRS: [DefaultPair; 4] = [
-  DefaultPair("fast-burn", Severity::Page, 14.4, 720, 0.0, 0, DEFAULT_MIN_FAILURES, DEFAULT_ALERT_MIN_EVENTS),
-  DefaultPair("budget-spend", Severity::Page, 2.0, 72, 0.2, 4, BUDGET_SPEND_MIN_FAILURES, BUDGET_SPEND_MIN_FAILURES),
-  DefaultPair("slow-burn", Severity::Page, 3.0, 12, 0.0, 0, DEFAULT_MIN_FAILURES, DEFAULT_ALERT_MIN_EVENTS),
-  DefaultPair("budget-leak", Severity::Ticket, 1.5, 4, 0.0, 0, DEFAULT_MIN_FAILURES, DEFAULT_ALERT_MIN_EVENTS),
+  DefaultPair {
+    name: "fast-burn",
+    severity: Severity::Page,
+    burn_rate: 14.4,
+    long_window_divisor: 720,
+    min_budget_share: 0.0,
+    warm_up_divisor: 0,
+    min_failures: DEFAULT_MIN_FAILURES,
+    min_events: DEFAULT_ALERT_MIN_EVENTS,
+  },
+  DefaultPair {
+    name: "budget-spend",
+    severity: Severity::Page,
+    burn_rate: 2.0,
+    long_window_divisor: 72,
+    min_budget_share: 0.2,
+    warm_up_divisor: 4,
+    min_failures: BUDGET_SPEND_MIN_FAILURES,
+    min_events: BUDGET_SPEND_MIN_FAILURES,
+  },
+  DefaultPair {
+    name: "slow-burn",
+    severity: Severity::Page,
+    burn_rate: 3.0,
+    long_window_divisor: 12,
+    min_budget_share: 0.0,
+    warm_up_divisor: 0,
+    min_failures: DEFAULT_MIN_FAILURES,
+    min_events: DEFAULT_ALERT_MIN_EVENTS,
+  },
+  DefaultPair {
+    name: "budget-leak",
+    severity: Severity::Ticket,
+    burn_rate: 1.5,
+    long_window_divisor: 4,
+    min_budget_share: 0.0,
+    warm_up_divisor: 0,
+    min_failures: DEFAULT_MIN_FAILURES,
+    min_events: DEFAULT_ALERT_MIN_EVENTS,
+  },
 ];
 
 /// Failures a default pair's long window must hold before it may fire: fewer
@@ -79,7 +126,7 @@ pub const BUDGET_SPEND_MIN_FAILURES: u64 = 4;
 /// ([`default_gates`]) add a minimum of failures, a warm-up, hysteresis and,
 /// for `budget-spend`, a share of the budget.
 pub fn default_policy(config: &Config) -> Vec<AlertRule> {
-  pairs(config, DEFAULT_PAIRS.iter().map(|p| (p.0, p.1, p.2, p.3, p.7)))
+  pairs(config, DEFAULT_PAIRS.iter().map(|p| (p.name, p.severity, p.burn_rate, p.long_window_divisor, p.min_events)))
 }
 
 /// The pairs of `table` (name, severity, threshold, P's divisor for the long
@@ -342,15 +389,15 @@ pub fn default_gates(policy: &[AlertRule], window_ms: i64) -> Vec<AlertGate> {
   policy
     .iter()
     .map(|r| {
-      let pair = DEFAULT_PAIRS.iter().find(|p| p.0 == r.name);
+      let pair = DEFAULT_PAIRS.iter().find(|p| p.name == r.name);
       AlertGate {
-        min_failures: pair.map_or(DEFAULT_MIN_FAILURES, |p| p.6),
+        min_failures: pair.map_or(DEFAULT_MIN_FAILURES, |p| p.min_failures),
         resolve_burn_rate: r.burn_rate * RESOLVE_SHARE,
         warm_up_ms: match pair {
-          Some(p) if p.5 > 0 => window_ms / p.5,
+          Some(p) if p.warm_up_divisor > 0 => window_ms / p.warm_up_divisor,
           _ => r.long_window_ms,
         },
-        min_budget_share: pair.map_or(0.0, |p| p.4),
+        min_budget_share: pair.map_or(0.0, |p| p.min_budget_share),
       }
     })
     .collect()
