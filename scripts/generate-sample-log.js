@@ -8,13 +8,15 @@
 // the sale leaves the window. Two sites share the solver: the sale is on
 // shop.example, whose Turnstile solves make up all of the sale's extra traffic,
 // and tickets.example keeps its usual share — but its solves go to the same
-// saturated solver. Deterministic (seeded), so the file is stable:
+// saturated solver. Deterministic (seeded), so the file is stable — which is why
+// it is not committed nor shipped (4 MB): `npm start` and `npm test` write it first
+// (--if-changed), and a user of the installed package writes it where they like:
 //
-//   node scripts/generate-sample-log.js [out.jsonl]   (--help for help)
+//   node scripts/generate-sample-log.js [--if-changed] [out.jsonl]   (--help for help)
 const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
-const { prng } = require('./prng')
+const { prng } = require('./prng.js')
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
@@ -101,18 +103,29 @@ function generate() {
   return events.map(([, line]) => line).join('\n') + '\n'
 }
 
-const USAGE = `Usage: node scripts/generate-sample-log.js [out.jsonl]
+/** Whether `file` holds exactly `text` (false when it does not exist). */
+function current(file, text) {
+  try {
+    return fs.readFileSync(file).equals(Buffer.from(text))
+  } catch (err) {
+    if (err.code === 'ENOENT') return false
+    throw err
+  }
+}
+
+const USAGE = `Usage: node scripts/generate-sample-log.js [--if-changed] [out.jsonl]
 
 Writes the sample solve log that \`npm start\` replays (default: sample/solves.jsonl).
 
 Options:
-  -h, --help  print this help and write nothing
+  --if-changed  write only when the file is missing or holds other bytes; quiet when it is current
+  -h, --help    print this help and write nothing
 `
 
 // Options are parsed, not taken as file names: \`--help\` once wrote a 3 MB file called --help.
 let parsed
 try {
-  parsed = parseArgs({ allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } })
+  parsed = parseArgs({ allowPositionals: true, options: { help: { type: 'boolean', short: 'h' }, 'if-changed': { type: 'boolean' } } })
 } catch (err) {
   console.error(`generate-sample-log.js: ${err.message}\n\n${USAGE}`)
   process.exit(2)
@@ -126,7 +139,10 @@ if (parsed.positionals.length > 1) {
   process.exit(2)
 }
 const out = path.resolve(parsed.positionals[0] ?? path.join(__dirname, '..', 'sample', 'solves.jsonl'))
-fs.mkdirSync(path.dirname(out), { recursive: true })
 const text = generate()
+// `npm start` and `npm test` run this before every run: comparing costs less than
+// rewriting 4 MB, and a current file keeps its mtime.
+if (parsed.values['if-changed'] && current(out, text)) process.exit(0)
+fs.mkdirSync(path.dirname(out), { recursive: true })
 fs.writeFileSync(out, text)
 console.log(`wrote ${out}: ${text.split('\n').length - 1} solves, ${(text.length / 1e6).toFixed(1)} MB`)
