@@ -386,10 +386,15 @@ pub fn recovery_spans(config: &Config) -> Vec<i64> {
 /// `budget-spend`, whose share of the budget means little while the window
 /// fills), and `budget-spend`'s share of the budget. `window_ms` is P.
 pub fn default_gates(policy: &[AlertRule], window_ms: i64) -> Vec<AlertGate> {
+  gates_from(&DEFAULT_PAIRS, policy, window_ms)
+}
+
+/// The gates of `policy` (built from `table`) as [`default_gates`] sets them.
+fn gates_from(table: &[DefaultPair], policy: &[AlertRule], window_ms: i64) -> Vec<AlertGate> {
   policy
     .iter()
     .map(|r| {
-      let pair = DEFAULT_PAIRS.iter().find(|p| p.name == r.name);
+      let pair = table.iter().find(|p| p.name == r.name);
       AlertGate {
         min_failures: pair.map_or(DEFAULT_MIN_FAILURES, |p| p.min_failures),
         resolve_burn_rate: r.burn_rate * RESOLVE_SHARE,
@@ -403,19 +408,73 @@ pub fn default_gates(policy: &[AlertRule], window_ms: i64) -> Vec<AlertGate> {
     .collect()
 }
 
-/// The default policy for `config` and its gates as snapshots saved before
-/// `budget-spend` needed [`BUDGET_SPEND_MIN_FAILURES`] (it needed 5 failures
-/// and 10 solves, as the other pairs): such a snapshot still restores as the
-/// default policy, and then runs the current one.
-pub(crate) fn previous_default_policy(config: &Config) -> (Vec<AlertRule>, Vec<AlertGate>) {
-  let mut policy = default_policy(config);
-  let mut gates = default_gates(&policy, config.window_ms);
-  for (rule, gate) in policy.iter_mut().zip(gates.iter_mut()) {
-    rule.min_events = DEFAULT_ALERT_MIN_EVENTS;
-    gate.min_failures = DEFAULT_MIN_FAILURES;
-  }
-  (policy, gates)
+/// Every earlier default policy (with gates, from 0.2 on) for `config`, with
+/// its gates: a snapshot saved under one still restores as the default policy,
+/// and then runs the current one. Only a default policy has gates, so a gated
+/// snapshot that matches one of these can be nothing else. A change of
+/// [`DEFAULT_PAIRS`] or [`default_gates`] adds the table it replaces here (and
+/// a fixture to `tests/earlier_default_policies.rs`).
+pub(crate) fn earlier_default_policies(config: &Config) -> Vec<(Vec<AlertRule>, Vec<AlertGate>)> {
+  EARLIER_DEFAULT_PAIRS
+    .iter()
+    .map(|table| {
+      let policy =
+        pairs(config, table.iter().map(|p| (p.name, p.severity, p.burn_rate, p.long_window_divisor, p.min_events)));
+      let gates = gates_from(table, &policy, config.window_ms);
+      (policy, gates)
+    })
+    .collect()
 }
+
+/// An earlier default pair whose gates were the other pairs' (5 failures, 10
+/// solves, a warm-up of its long window, no share of the budget).
+const fn earlier_pair(name: &'static str, severity: Severity, burn_rate: f64, long_window_divisor: i64) -> DefaultPair {
+  DefaultPair {
+    name,
+    severity,
+    burn_rate,
+    long_window_divisor,
+    min_budget_share: 0.0,
+    warm_up_divisor: 0,
+    min_failures: DEFAULT_MIN_FAILURES,
+    min_events: DEFAULT_ALERT_MIN_EVENTS,
+  }
+}
+
+/// `budget-spend` before it fired on 4 failures: its share and warm-up never changed.
+const EARLIER_BUDGET_SPEND: DefaultPair =
+  DefaultPair { min_budget_share: 0.2, warm_up_divisor: 4, ..earlier_pair("budget-spend", Severity::Page, 2.0, 72) };
+
+/// The earlier default policies, oldest first (the commit that introduced each).
+const EARLIER_DEFAULT_PAIRS: [&[DefaultPair]; 4] = [
+  // c0fcbf2: three gated pairs, fast-burn at P/288.
+  &[
+    earlier_pair("fast-burn", Severity::Page, 14.4, 288),
+    earlier_pair("slow-burn", Severity::Page, 3.0, 12),
+    earlier_pair("budget-leak", Severity::Ticket, 1.5, 4),
+  ],
+  // b38514f: budget-spend added.
+  &[
+    earlier_pair("fast-burn", Severity::Page, 14.4, 288),
+    EARLIER_BUDGET_SPEND,
+    earlier_pair("slow-burn", Severity::Page, 3.0, 12),
+    earlier_pair("budget-leak", Severity::Ticket, 1.5, 4),
+  ],
+  // bc73dab: fast-burn is the workbook's P/720 pair.
+  &[
+    earlier_pair("fast-burn", Severity::Page, 14.4, 720),
+    EARLIER_BUDGET_SPEND,
+    earlier_pair("slow-burn", Severity::Page, 3.0, 12),
+    earlier_pair("budget-leak", Severity::Ticket, 1.5, 4),
+  ],
+  // e34049a: budget-spend fires on 4 failures, still needing 10 solves.
+  &[
+    earlier_pair("fast-burn", Severity::Page, 14.4, 720),
+    DefaultPair { min_failures: BUDGET_SPEND_MIN_FAILURES, ..EARLIER_BUDGET_SPEND },
+    earlier_pair("slow-burn", Severity::Page, 3.0, 12),
+    earlier_pair("budget-leak", Severity::Ticket, 1.5, 4),
+  ],
+];
 
 /// The gates of `policy` (from `policy_for`) under `config`: the default
 /// ones for the default policy, plain ones for a custom policy.

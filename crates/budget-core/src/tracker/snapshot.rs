@@ -374,10 +374,11 @@ fn config_from(c: ConfigJson) -> Result<Config> {
   if gated {
     config.validate().map_err(|e| invalid(format!("snapshot config is invalid: {}", e.render("config"))))?;
     // Only the default policy has gates: it must be that policy, gates and all
-    // (or, from a snapshot saved before budget-spend's 4 failures, the one before).
+    // (or, from a snapshot saved under an earlier default, that one).
     let default = crate::alerts::default_policy(&config);
-    let current = (default.clone(), crate::alerts::default_gates(&default, config.window_ms));
-    let is_default = [current, crate::alerts::previous_default_policy(&config)].iter().any(|(policy, policy_gates)| {
+    let mut defaults = crate::alerts::earlier_default_policies(&config);
+    defaults.push((default.clone(), crate::alerts::default_gates(&default, config.window_ms)));
+    let is_default = defaults.iter().any(|(policy, policy_gates)| {
       let expected: Vec<(Option<u64>, Option<f64>)> =
         policy_gates.iter().map(|g| (Some(g.min_failures), Some(g.resolve_burn_rate))).collect();
       config.alerts.as_deref() == Some(&policy[..]) && gates == expected
