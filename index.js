@@ -1,10 +1,10 @@
 'use strict'
-// The package entry: the tracker class (lib/tracker.js: the addon's class, which
+// The package entry: the tracker class (lib/tracker/tracker.js: the addon's class, which
 // native.js loads, with the parts written in JavaScript) and the other exports.
 // Each export is assigned on its own line so that Node's CommonJS-to-ESM
 // detection sees it (`import { … } from`).
-const { ErrorBudgetTracker, FleetSyncError } = require('./lib/tracker.js')
-const errors = require('./lib/errors.js')
+const { ErrorBudgetTracker, FleetSyncError } = require('./lib/tracker/tracker.js')
+const errors = require('./lib/util/errors.js')
 
 // What not every user calls is required on first use, so that requiring the package
 // costs the addon and the tracker's own JavaScript only (docs/performance.md): the
@@ -13,19 +13,19 @@ const errors = require('./lib/errors.js')
 // arguments as given), so that neither require() nor an ESM import loads them.
 const lazy = {
   get solver() {
-    return require('./lib/solver.js')
+    return require('./lib/providers/solver.js')
   },
   get metrics() {
-    return require('./lib/metrics.js')
+    return require('./lib/prometheus/metrics.js')
   },
   get rules() {
-    return require('./lib/rules.js')
+    return require('./lib/prometheus/rules.js')
   },
 }
 
 // The constants are exported as getters of this object: Node's CommonJS-to-ESM
 // detection recognises a getter that returns one property of an identifier. An ESM
-// import reads every export, which loads lib/solver.js and lib/metrics.js, not `yaml`.
+// import reads every export, which loads lib/providers/solver.js and lib/prometheus/metrics.js, not `yaml`.
 const constants = {
   get CALLER_ERROR_CODES() {
     return lazy.solver.CALLER_ERROR_CODES
@@ -41,7 +41,7 @@ exports.ProviderBackoffError = errors.ProviderBackoffError
 exports.FleetSyncError = FleetSyncError
 exports.GuardTimeoutError = errors.GuardTimeoutError
 exports.SolveError = errors.SolveError
-// Also `captcha-error-budget/solver` (lib/solver.js).
+// Also `captcha-error-budget/solver` (lib/providers/solver.js).
 exports.createSolver = function createSolver(options) {
   return lazy.solver.createSolver.apply(this, arguments)
 }
@@ -57,7 +57,7 @@ Object.defineProperty(exports, 'CALLER_ERROR_CODES', {
     return constants.CALLER_ERROR_CODES
   },
 })
-// Also `captcha-error-budget/prometheus` (lib/prometheus.js).
+// Also `captcha-error-budget/prometheus` (lib/prometheus/index.js).
 exports.renderMetrics = function renderMetrics(sources) {
   return lazy.metrics.renderMetrics.apply(this, arguments)
 }
@@ -75,5 +75,5 @@ exports.prometheusRules = function prometheusRules(slo, options) {
 }
 // Many budgets keyed by labels, each child an ErrorBudgetTracker (lib/family/).
 exports.BudgetFamily = require('./lib/family/index.js').BudgetFamily
-// createFailover(family, …) refusing a site every provider fails on (lib/blame.js).
-exports.FaultError = require('./lib/blame.js').FaultError
+// createFailover(family, …) refusing a site every provider fails on (lib/providers/blame.js).
+exports.FaultError = require('./lib/providers/blame.js').FaultError

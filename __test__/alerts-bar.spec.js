@@ -18,7 +18,7 @@
 //            under both policies, healthy scenarios included.
 const test = require('ava')
 const { SCENARIOS, run, stream, resetGoal, recoveryMinSolves, RECOVERY_SPANS_MIN, MIN, HOUR, DAY } = require('../benchmark/alerts-scenarios')
-const { policyOf } = require('../lib/rules-slo.js')
+const { policyOf } = require('../lib/prometheus/rules-slo.js')
 const { nativeRuns } = require('./helpers/binding')
 
 /** Successes and failures of the stream in (from, to]: worked out from the data, not the tracker. */

@@ -2,7 +2,7 @@
 // random records (through the family and on the children themselves), late verdicts,
 // clock moves and evictions; guard() solves and attempt.reject(); restore(); a child
 // closed on its own; a real clock's lock-free records, and its solves leaving the window. The recount
-// (helpers/blame-recount.js) is the specs' own: the G test of lib/blame.js's header,
+// (helpers/blame-recount.js) is the specs' own: the G test of lib/providers/blame.js's header,
 // worked from `family.children()`'s window counts. A fleet's sync:
 // family-fleet-blame.spec.js.
 const test = require('ava')

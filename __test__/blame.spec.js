@@ -3,7 +3,7 @@
 // and refusing a site's.
 const test = require('ava')
 const { BudgetFamily, BudgetExhaustedError, FaultError, createFailover } = require('..')
-const { gStatistic, CRITICAL_G } = require('../lib/blame.js')
+const { gStatistic, CRITICAL_G } = require('../lib/providers/blame.js')
 const { waitForCalls } = require('./helpers/deliveries')
 
 const SITES = ['s0', 's1', 's2', 's3', 's4', 's5', 's6', 's7', 's8', 'x']

@@ -95,7 +95,7 @@ test('replay quotes at most about 100 characters of a huge bad line', async (t) 
 })
 
 test('a 50 MB quoted value is cut without overflowing the stack (a regular expression did)', (t) => {
-  const { shortenMessages } = require('../lib/replay/reader')
+  const { shortenMessages } = require('../lib/cli/replay/reader')
   const value = `a\\"${'y'.repeat(50 << 20)}`
   const badLines = [
     { line: 1, message: `bad timestamp "${value}": not epoch ms or ISO 8601` },

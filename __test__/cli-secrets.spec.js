@@ -2,9 +2,9 @@
 // URL's credentials, name the real cause of a failure, and Prometheus behind
 // basic auth works (fetch refuses credentials in a URL: they go in an
 // Authorization header), from the URL or from CAPTCHA_BUDGET_PROMETHEUS_AUTH.
-// And the "done when" of the issue: every place in lib/solver.js, lib/cli/,
-// lib/gate-prometheus.js and lib/gate/redis.js that quotes a URL or a body goes
-// through lib/redact.js.
+// And the "done when" of the issue: every place in lib/providers/solver.js, lib/cli/,
+// lib/cli/gate/prometheus.js and lib/cli/gate/redis.js that quotes a URL or a body goes
+// through lib/util/redact.js.
 const test = require('ava')
 const fs = require('node:fs')
 const http = require('node:http')
@@ -14,7 +14,7 @@ const { startRedis } = require('./helpers/redis-server')
 const { freePort } = require('./helpers/ports')
 const withRedis = require('./helpers/external.js').needsFor(test, 'redis-server')
 const { connect, fleetTracker, recordEach } = require('./helpers/fleet')
-const { redact, redactUrl, urlSecrets, quoteBody } = require('../lib/redact')
+const { redact, redactUrl, urlSecrets, quoteBody } = require('../lib/util/redact')
 
 const BIN = path.join(__dirname, '..', 'bin', 'captcha-budget.js')
 const PASSWORD = 'S3cretPassw0rd'
@@ -198,23 +198,32 @@ test('redact(): user-info, secret parameters and known secrets (raw, encoded) ma
 
 // The "done when" grep: in the files that quote URLs or bodies in messages, no
 // message template interpolates a URL, a request/response body or a service
-// text except through lib/redact.js (redact, redactUrl, quoteBody).
-test('every message in lib/solver.js, lib/cli/, lib/gate-prometheus.js and lib/gate/redis.js quotes URLs and bodies through lib/redact.js', (t) => {
+// text except through lib/util/redact.js (redact, redactUrl, quoteBody).
+test('every message in lib/providers/solver.js, lib/cli/, lib/cli/gate/prometheus.js and lib/cli/gate/redis.js quotes URLs and bodies through lib/util/redact.js', (t) => {
   const root = path.join(__dirname, '..', 'lib')
-  const files = ['solver.js', 'gate-prometheus.js', 'gate/redis.js', 'gate/redis-client.js', ...fs.readdirSync(path.join(root, 'cli')).map((f) => `cli/${f}`)]
+  const files = [
+    'providers/solver.js',
+    'cli/gate/prometheus.js',
+    'cli/gate/redis.js',
+    'cli/gate/redis-client.js',
+    ...fs.readdirSync(path.join(root, 'cli', 'commands')).map((f) => `cli/commands/${f}`),
+  ]
   // What a URL or a body is called, as an interpolated expression: everywhere, and in the
   // two HTTP clients also their names for a response's text and the errors they quote.
   const URLISH = 'url|href|baseUrl|base|prometheus|redis|body|error_text|response|res'
   const risky = (file) =>
-    new RegExp(`\\$\\{\\s*(?:[\\w.]*\\b(?:${URLISH}${/^(solver|gate-prometheus)\.js$/.test(file) ? '|text|request|search|cause' : ''})\\b[\\w.?]*)\\s*\\}`, 'i')
+    new RegExp(
+      `\\$\\{\\s*(?:[\\w.]*\\b(?:${URLISH}${/^(providers\/solver|cli\/gate\/prometheus)\.js$/.test(file) ? '|text|request|search|cause' : ''})\\b[\\w.?]*)\\s*\\}`,
+      'i',
+    )
   // Interpolations known to be safe: redaction helpers' results, or parts that carry no credential
   // (an origin or path has no user-info, an HTTP status is a number).
   const SAFE = /\$\{\s*(?:redact|redactUrl|quoteBody)\(|\$\{\s*(?:url|base)\.origin\s*\}|\$\{\s*url\.pathname\s*\}|\$\{\s*(?:res|response)\.status\s*\}/
   // Templates that look risky but are not (file: expression → why).
   const ALLOWED = {
     // connectError's text is the client's error; gateRedis redacts it (with the URL's secrets) where it is printed.
-    'gate/redis-client.js: ${cause.code}': true,
-    'gate/redis-client.js: ${cause.message}': true,
+    'cli/gate/redis-client.js: ${cause.code}': true,
+    'cli/gate/redis-client.js: ${cause.message}': true,
   }
   const offenders = []
   for (const file of files) {
@@ -226,9 +235,9 @@ test('every message in lib/solver.js, lib/cli/, lib/gate-prometheus.js and lib/g
     })
     // The helper is used at all where URLs or bodies are quoted.
     const source = lines.join('\n')
-    // (lib/gate/redis-client.js's errors are quoted by gateRedis, which redacts them.)
-    if (/fetch\(|connect\(/.test(source) && file !== 'gate/redis-client.js')
-      t.regex(source, /require\('\.\.?\/(\.\.\/)?redact(\.js)?'\)/, `lib/${file} fetches but does not use lib/redact.js`)
+    // (lib/cli/gate/redis-client.js's errors are quoted by gateRedis, which redacts them.)
+    if (/fetch\(|connect\(/.test(source) && file !== 'cli/gate/redis-client.js')
+      t.regex(source, /require\('(\.\.?\/)+(util\/)?redact\.js'\)/, `lib/${file} fetches but does not use lib/util/redact.js`)
   }
   t.deepEqual(offenders, [])
 })

@@ -1,6 +1,6 @@
 // Messages that quote counts say "1 failure" and "1 success", not "1 failures":
 // the snapshot consistency errors (the core's tracker/snapshot.rs) and the guard's
-// refusal (lib/errors.js). Each count word agrees with its number.
+// refusal (lib/util/errors.js). Each count word agrees with its number.
 const test = require('ava')
 const { ErrorBudgetTracker, BudgetExhaustedError } = require('..')
 

@@ -1,16 +1,16 @@
-// `captcha-budget dashboard` (lib/dashboard.js): the JSON type-checks against
+// `captcha-budget dashboard` (lib/prometheus/dashboard.js): the JSON type-checks against
 // Grafana's published dashboard schema (@grafana/schema's Dashboard, with
 // tsc: excess or mistyped fields fail), and every PromQL query in it — panels
-// and variables — names only series that the rules (lib/rules.js) record, that
-// the workers expose (lib/metrics.js) or that Prometheus makes (ALERTS).
+// and variables — names only series that the rules (lib/prometheus/rules.js) record, that
+// the workers expose (lib/prometheus/metrics.js) or that Prometheus makes (ALERTS).
 const test = require('ava')
 const fs = require('node:fs')
 const path = require('node:path')
 const { execFile } = require('node:child_process')
 const { parser } = require('@prometheus-io/lezer-promql')
 const { ErrorBudgetTracker } = require('..')
-const { ruleGroups } = require('../lib/rules.js')
-const { grafanaDashboard } = require('../lib/dashboard.js')
+const { ruleGroups } = require('../lib/prometheus/rules.js')
+const { grafanaDashboard } = require('../lib/prometheus/dashboard.js')
 const { tempDir, cli } = require('./fixtures/prometheus-tools')
 
 const tsc = path.join(path.dirname(require.resolve('typescript/package.json')), 'bin', 'tsc')

@@ -18,7 +18,7 @@ function files(dir, exts) {
 }
 
 // How a code is set where an error is made: `code: 'X'` / `.code = 'X'` /
-// `new SolveError('X', …)` / `solveError(apiKey, 'X', …)` (lib/provider-fetch.js) in JavaScript; any "ERR_…" literal in Rust (the binding
+// `new SolveError('X', …)` / `solveError(apiKey, 'X', …)` (lib/providers/provider-fetch.js) in JavaScript; any "ERR_…" literal in Rust (the binding
 // and the core only ever set codes, they never compare them). `err.code === 'ENOENT'`
 // (a code read, not thrown) does not match.
 const JS_CODE = /(?:\bcode\s*[:=]\s*|new SolveError\(\s*|\bsolveError\(\s*\w+\s*,\s*)['"]([A-Z][A-Z0-9_]+)['"]/g
@@ -58,7 +58,7 @@ const minus = (a, b) => sorted(a).filter((x) => !b.has(x))
 
 test('the sources throw codes the scan can find (the scan itself works)', (t) => {
   const codes = thrownCodes()
-  // One from each kind of place: a core helper, the binding, lib/errors.js, a class in lib/.
+  // One from each kind of place: a core helper, the binding, lib/util/errors.js, a class in lib/.
   for (const code of ['ERR_OUT_OF_RANGE', 'ERR_CONSTRUCT_CALL_REQUIRED', 'ERR_INVALID_ARG_VALUE', 'ETIMEDOUT', 'ERR_NETWORK']) {
     t.true(codes.has(code), code)
   }

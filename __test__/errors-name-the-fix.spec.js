@@ -5,7 +5,7 @@ const test = require('ava')
 const { execFile } = require('node:child_process')
 const path = require('node:path')
 const { ErrorBudgetTracker, BudgetFamily } = require('..')
-const { didYouMean } = require('../lib/suggest.js')
+const { didYouMean } = require('../lib/util/suggest.js')
 
 test('{ targetRate: 99 } says it is a fraction, not a percentage: 0.99', (t) => {
   t.throws(() => new ErrorBudgetTracker({ targetRate: 99 }), {

@@ -4,7 +4,7 @@ const test = require('ava')
 const fs = require('node:fs')
 const path = require('node:path')
 const { prometheusRules } = require('..')
-const { toYaml } = require('../lib/rules.js')
+const { toYaml } = require('../lib/prometheus/rules.js')
 const { promtool, withPromtoolRules, tempDir, run } = require('./fixtures/prometheus-tools')
 const { execFileSync } = require('node:child_process')
 

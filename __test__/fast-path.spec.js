@@ -9,7 +9,7 @@ const path = require('node:path')
 const { Worker } = require('node:worker_threads')
 const { ErrorBudgetTracker } = require('..')
 const native = require('../native.js')
-const { REPORT_INTO, nativeReportOf } = require('../lib/fast-report.js')
+const { REPORT_INTO, nativeReportOf } = require('../lib/native/fast-report.js')
 const { waitForCalls } = require('./helpers/deliveries')
 
 test('record is an own, non-enumerable function of each tracker; the prototype keeps one', (t) => {
@@ -304,7 +304,7 @@ test('recordMany checks its arguments, naming them, and records nothing on error
 
 // The native report, as it was before report() moved to JavaScript: index.js
 // replaced the prototype's report (native.ErrorBudgetTracker is the same class),
-// so the original comes from lib/fast-report.js, which kept it.
+// so the original comes from lib/native/fast-report.js, which kept it.
 const nativeReport = (tracker) => nativeReportOf(native.ErrorBudgetTracker, tracker)
 
 nativeOnly('the fast report() (reportInto) is native-only: on WASI report() is the native method itself')(

@@ -93,7 +93,7 @@ test.serial("gate --redis: a corrupt bucket exits 2 naming it (the range of the 
   const secret = await cli(['gate', '--redis', `redis://user:S3cretPassw0rd@127.0.0.1:${closed}`, '--key', 'gate'])
   t.is(secret.code, 2)
   t.false(secret.stderr.includes('S3cretPassw0rd'), secret.stderr)
-  // One redaction helper for every message (lib/redact.js): user:password@ becomes ***@.
+  // One redaction helper for every message (lib/util/redact.js): user:password@ becomes ***@.
   t.regex(secret.stderr, /^captcha-budget gate: redis:\/\/\*\*\*@127\.0\.0\.1:\d+ gate: cannot connect: connect ECONNREFUSED/)
   a.close()
 })

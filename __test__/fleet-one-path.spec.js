@@ -4,7 +4,7 @@
 // Needs Debian's redis-server: without it (and not under CI) the file skips in one line.
 const test = require('./helpers/external.js').needs(require('ava'), 'redis-server', __filename)
 // The native linker, counted: wrapped before the package loads, so every fleet link goes through the wrapper.
-const native = require('../lib/load-native.js')
+const native = require('../lib/native/load-native.js')
 const linked = []
 const fleetLink = native.fleetLink
 native.fleetLink = (tracker, bucketMs) => {

@@ -1,5 +1,5 @@
 // Issue 24, part 1: on('incident') groups the per-pair 'alert' / 'resolve' events
-// into incidents (lib/incidents.js). Manual clock; the expected minutes are worked
+// into incidents (lib/tracker/incidents.js). Manual clock; the expected minutes are worked
 // out by hand below, from the solves, not from the tracker.
 const test = require('ava')
 const { catchWarnings } = require('./helpers/warnings')

@@ -18,7 +18,7 @@ const run = (args) =>
 // (an ESM import of CommonJS goes through it too).
 const LOADED = `Object.keys(require.cache).map((f) => require('node:path').relative(${JSON.stringify(root)}, f))`
 const lazyParts = (files) =>
-  files.filter((f) => /^lib\/(solver|metrics|rules|prometheus|cli|replay)|node_modules\/(yaml|commander|cli-progress|prom-client)\//.test(f))
+  files.filter((f) => /^lib\/(providers\/solver\.js|prometheus\/(metrics|rules|index)|cli\/)|node_modules\/(yaml|commander|cli-progress|prom-client)\//.test(f))
 
 test('require() of the package loads no solver, Prometheus, CLI or yaml code until one is used', async (t) => {
   const out = await run([
@@ -28,10 +28,10 @@ test('require() of the package loads no solver, Prometheus, CLI or yaml code unt
      const rules = pkg.prometheusRules({ name: 'turnstile', targetRate: 0.95, windowMs: 86400000 })
      console.log(JSON.stringify({ before, after: ${LOADED}, rules: /^groups:$/m.test(rules), keys: Object.keys(pkg) }))`,
   ])
-  t.true(out.before.includes('index.js') && out.before.includes('lib/guard.js'), out.before.join(', '))
+  t.true(out.before.includes('index.js') && out.before.includes('lib/guard/guard.js'), out.before.join(', '))
   t.deepEqual(lazyParts(out.before), [])
   // Used once, the forwarding function loads the rules (and yaml) and returns their output.
-  t.true(out.after.includes('lib/rules.js'))
+  t.true(out.after.includes('lib/prometheus/rules.js'))
   t.true(out.after.some((f) => f.startsWith('node_modules/yaml/')))
   t.true(out.rules)
   t.deepEqual(out.keys, [
@@ -64,7 +64,7 @@ test('an ESM import of the package loads no rules, CLI or yaml code (it reads th
      console.log(JSON.stringify({ loaded: ${LOADED}, named: [typeof ErrorBudgetTracker, typeof prometheusRules, CALLER_ERROR_CODES.includes('ERROR_ZERO_BALANCE')] }))`,
   ])
   t.deepEqual(out.named, ['function', 'function', true])
-  t.deepEqual(lazyParts(out.loaded).sort(), ['lib/metrics.js', 'lib/solver.js'])
+  t.deepEqual(lazyParts(out.loaded).sort(), ['lib/prometheus/metrics.js', 'lib/providers/solver.js'])
 })
 
 // What each subpath entry exports; the functions are the ones the main entry forwards to.
@@ -72,9 +72,9 @@ const SUBPATHS = `
   const main = require('captcha-error-budget')
   const entries = { prometheus: require('captcha-error-budget/prometheus'), solver: require('captcha-error-budget/solver') }
   const same = {
-    prometheus: entries.prometheus.prometheusRules === require('./lib/rules.js').prometheusRules &&
-      entries.prometheus.renderMetrics === require('./lib/metrics.js').renderMetrics,
-    solver: entries.solver.createSolver === require('./lib/solver.js').createSolver,
+    prometheus: entries.prometheus.prometheusRules === require('./lib/prometheus/rules.js').prometheusRules &&
+      entries.prometheus.renderMetrics === require('./lib/prometheus/metrics.js').renderMetrics,
+    solver: entries.solver.createSolver === require('./lib/providers/solver.js').createSolver,
   }
   const slo = { name: 'turnstile', targetRate: 0.95, windowMs: 86400000 }
   const result = {

@@ -7,7 +7,7 @@
 // usual unknown key: ERR_INVALID_ARG_VALUE listing the known keys, nothing created.
 const test = require('ava')
 const { ErrorBudgetTracker, BudgetFamily, createSolver, createFailover, registerMetrics, prometheusRules } = require('..')
-const { grafanaDashboard } = require('../lib/dashboard.js')
+const { grafanaDashboard } = require('../lib/prometheus/dashboard.js')
 
 const DAY = 86_400_000
 const SLO = { name: 'turnstile', targetRate: 0.95, windowMs: 30 * DAY }

@@ -5,7 +5,7 @@ const { execFile } = require('node:child_process')
 const fs = require('node:fs')
 const os = require('node:os')
 const path = require('node:path')
-const { addonMissing, hostSuffix, suffixOf } = require('../lib/addon-missing.js')
+const { addonMissing, hostSuffix, suffixOf } = require('../lib/native/addon-missing.js')
 const { nativeOnly } = require('./helpers/binding')
 const { name, version, napi } = require('../package.json')
 

@@ -1,13 +1,13 @@
 'use strict'
 // Windows of 2 days and more are summed from hourly sums of the pieces, plus this hour's pieces
-// so far, less those of the hour the window's far edge falls in (lib/rules.js). In promtool,
+// so far, less those of the hour the window's far edge falls in (lib/prometheus/rules.js). In promtool,
 // over two days of uneven traffic with a counter reset and an outage, every such window must
 // equal the plain sum of its pieces (`sum_over_time` over the window less half a minute, as
 // the shorter windows are summed) at instants spread over every minute of the hour.
 const test = require('ava')
 const fs = require('node:fs')
 const path = require('node:path')
-const { ruleGroups, toYaml } = require('../lib/rules.js')
+const { ruleGroups, toYaml } = require('../lib/prometheus/rules.js')
 const { promtool, withPromtoolRules, tempDir, run } = require('./fixtures/prometheus-tools')
 
 const DAY = 86_400_000

@@ -15,7 +15,7 @@ const test = require('ava')
 const fs = require('node:fs')
 const path = require('node:path')
 const { prometheusRules } = require('..')
-const { toYaml, defaultId } = require('../lib/rules.js')
+const { toYaml, defaultId } = require('../lib/prometheus/rules.js')
 const { promtool, withPromtoolRules, tempDir, run } = require('./fixtures/prometheus-tools')
 
 const DAY = 86_400_000

@@ -3,9 +3,9 @@ const fs = require('node:fs')
 const path = require('node:path')
 const YAML = require('yaml')
 const { prometheusRules, ErrorBudgetTracker } = require('..')
-const { ruleGroups, prometheusPolicy, toYaml } = require('../lib/rules.js')
-const { policyOf } = require('../lib/rules-slo.js')
-const { promDuration } = require('../lib/duration.js')
+const { ruleGroups, prometheusPolicy, toYaml } = require('../lib/prometheus/rules.js')
+const { policyOf } = require('../lib/prometheus/rules-slo.js')
+const { promDuration } = require('../lib/util/duration.js')
 const { promtool, withPromtoolRules, tempDir, run, cli } = require('./fixtures/prometheus-tools')
 
 const DAY = 86_400_000
@@ -463,7 +463,7 @@ const badInput = [
   [['--name', 'x', '--window', '30d'], '--target is required (or --spec <file>)'],
   [['--name', 'x', '--target', '0.95'], '--window is required (or --spec <file>)'],
   [['--name', '', '--target', '0.95', '--window', '30d'], '--name must not be empty'],
-  // --target reads as in `replay` (lib/cli-values.js): a rate in (0, 1]; the rules refuse 1 on top.
+  // --target reads as in `replay` (lib/cli/values.js): a rate in (0, 1]; the rules refuse 1 on top.
   [['--name', 'x', '--target', '1', '--window', '30d'], "--target must be below 1 for rules: a 100% target leaves no error budget to burn, got '1'"],
   [['--name', 'x', '--target', '100%', '--window', '30d'], "--target must be below 1 for rules: a 100% target leaves no error budget to burn, got '100%'"],
   [['--name', 'x', '--target', '1.5', '--window', '30d'], "--target must be a rate in (0, 1] such as 0.95 or 95%, got '1.5'"],

@@ -1,9 +1,9 @@
-// The provider profiles (lib/providers.js) and their page (docs/providers.md): the
+// The provider profiles (lib/guard/profiles.js) and their page (docs/providers.md): the
 // page's tables are the data, row for row.
 const test = require('ava')
 const fs = require('node:fs')
 const path = require('node:path')
-const { PROVIDERS } = require('../lib/providers')
+const { PROVIDERS } = require('../lib/guard/profiles')
 
 const page = fs.readFileSync(path.join(__dirname, '..', 'docs', 'providers.md'), 'utf8')
 

@@ -1,6 +1,6 @@
 const test = require('ava')
-const { policyOf } = require('../lib/rules-slo.js')
-const { recoveryCurve, recoveryCondition, curveAt } = require('../lib/recovery-curve.js')
+const { policyOf } = require('../lib/prometheus/rules-slo.js')
+const { recoveryCurve, recoveryCondition, curveAt } = require('../lib/prometheus/recovery-curve.js')
 
 const DAY = 86_400_000
 

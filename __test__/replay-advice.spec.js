@@ -2,7 +2,7 @@
 // the whole log and per UTC day, the recommended SLO (baseline − 2.5 points), the
 // recommended window by volume.
 const test = require('ava')
-const { adviceFor, Baseline } = require('../lib/replay/baseline')
+const { adviceFor, Baseline } = require('../lib/cli/replay/baseline')
 const { replayCli, replayJson } = require('./fixtures/replay/cli')
 const { T0, toJsonl } = require('./fixtures/replay/logs')
 

@@ -1,5 +1,5 @@
 // Issue 30, item 3: a log's values reach the terminal and the SVG escaped, as spec
-// errors already are (lib/errors.js printable): a `site` value with ESC sequences
+// errors already are (lib/util/errors.js printable): a `site` value with ESC sequences
 // set the window title and cleared the screen, and C0 characters made the chart
 // not well-formed XML.
 const test = require('ava')

@@ -9,7 +9,7 @@ const { Readable } = require('node:stream')
 const { replayCli, replayJson, tempFiles } = require('./fixtures/replay/cli')
 const { T0 } = require('./fixtures/replay/logs')
 
-const { readLog, MAX_LINE_BYTES } = require('../lib/replay/reader')
+const { readLog, MAX_LINE_BYTES } = require('../lib/cli/replay/reader')
 
 const FIELDS = { ts: 'ts', ok: 'ok', type: 'type' }
 const ARGS = ['--window', '12h', '--min-events', '0']
@@ -149,7 +149,7 @@ test('a 1 GiB line through the reader: one bad line, and the process stays far b
   // A child streams the line into readLog from one reused 64 KiB buffer and prints its peak RSS.
   const script = `
     const { Readable } = require('node:stream')
-    const { readLog } = require(${JSON.stringify(path.join(__dirname, '..', 'lib', 'replay', 'reader.js'))})
+    const { readLog } = require(${JSON.stringify(path.join(__dirname, '..', 'lib', 'cli', 'replay', 'reader.js'))})
     const piece = Buffer.alloc(64 * 1024, 0x78)
     function* chunks() {
       yield Buffer.from('{"ts":${T0},"ok":true}\\n')

@@ -8,7 +8,7 @@ const fs = require('node:fs')
 const { replayCli, tempFiles } = require('./fixtures/replay/cli')
 const { T0 } = require('./fixtures/replay/logs')
 const { XMLValidator } = require('fast-xml-parser')
-const { replay } = require('../lib/replay/run')
+const { replay } = require('../lib/cli/replay/run')
 const { nativeRuns } = require('./helpers/binding')
 
 const KEYS = 1200

@@ -1,4 +1,4 @@
-// `captcha-budget replay --throttle` (lib/replay/throttle.js): what guard()'s
+// `captcha-budget replay --throttle` (lib/cli/replay/throttle.js): what guard()'s
 // throttle would have admitted and refused, hand-worked on the outage log of
 // __test__/replay-scenarios.spec.js: one solve a second, t = 0 … 1100 s, the 60
 // solves of t = 600 … 659 s failing; 95 % over 12 h, min-events 0.

@@ -5,7 +5,7 @@
 // module's place before the replay loads it. (Time and memory: npm run bench:inputs.)
 const test = require('ava')
 const fs = require('node:fs')
-const trackerModule = require('../lib/tracker.js')
+const trackerModule = require('../lib/tracker/tracker.js')
 
 const counted = { live: 0, peak: 0 }
 const { ErrorBudgetTracker } = trackerModule
@@ -21,8 +21,8 @@ trackerModule.ErrorBudgetTracker = class CountedTracker extends ErrorBudgetTrack
   }
 }
 
-const { replay } = require('../lib/replay/run')
-const { budgetOf } = require('../lib/replay/ranking')
+const { replay } = require('../lib/cli/replay/run')
+const { budgetOf } = require('../lib/cli/replay/ranking')
 const { replayCli, tempFiles } = require('./fixtures/replay/cli')
 const { T0 } = require('./fixtures/replay/logs')
 

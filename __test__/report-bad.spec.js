@@ -209,7 +209,7 @@ test('bad input: reportBad not a boolean, a reason not a string', async (t) => {
 })
 
 test("docs/providers.md's report table is each profile's reportBad, row for row", (t) => {
-  const { PROVIDERS } = require('../lib/providers.js')
+  const { PROVIDERS } = require('../lib/guard/profiles.js')
   const page = require('node:fs').readFileSync(require('node:path').join(__dirname, '..', 'docs', 'providers.md'), 'utf8')
   const section = page.split('## Reporting a bad answer')[1].split(/^## /m)[0]
   const rows = section

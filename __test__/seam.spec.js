@@ -90,7 +90,7 @@ test('every getter read through the figure reader equals the native glue getter'
 
 test('the contract: the addon exports its symbols and layouts, and a difference fails at load', (t) => {
   const contract = native.seamContract()
-  const seam = require('../lib/contract.js')
+  const seam = require('../lib/native/contract.js')
   t.is(seam.REPORT_INTO, Symbol.for(contract.reportIntoSymbol))
   t.is(seam.FIGURE, Symbol.for(contract.figureSymbol))
   t.is(seam.REPORT_HEAD, 15)
@@ -111,33 +111,33 @@ test('the contract: the addon exports its symbols and layouts, and a difference 
   t.is(typeof tracker[Symbol.for(contract.figureSymbol)], 'function')
   t.is(typeof ErrorBudgetTracker.prototype[Symbol.for(contract.nativeRecordSymbol)], 'function')
   tracker.close()
-  // An addon whose report layout differs: loading lib/contract.js against it throws, naming it.
-  // lib/ reaches the addon through lib/load-native.js: swap what it exports.
-  const nativePath = require.resolve('../lib/load-native.js')
-  const contractPath = require.resolve('../lib/contract.js')
+  // An addon whose report layout differs: loading lib/native/contract.js against it throws, naming it.
+  // lib/ reaches the addon through lib/native/load-native.js: swap what it exports.
+  const nativePath = require.resolve('../lib/native/load-native.js')
+  const contractPath = require.resolve('../lib/native/contract.js')
   const saved = require.cache[nativePath].exports
   const { total, ...renamed } = contract.reportLayout
   require.cache[nativePath].exports = { ...saved, seamContract: () => ({ ...contract, reportLayout: { ...renamed, count: total } }) }
   delete require.cache[contractPath]
   try {
-    const err = t.throws(() => require('../lib/contract.js'))
+    const err = t.throws(() => require('../lib/native/contract.js'))
     t.regex(err.message, /disagree on the report buffer layout/)
     t.regex(err.message, /\(the addon has no total; the JavaScript does not read the addon's count\)/)
   } finally {
     require.cache[nativePath].exports = saved
     delete require.cache[contractPath]
-    require('../lib/contract.js')
+    require('../lib/native/contract.js')
   }
 })
 
-test("lib/ takes the class from lib/tracker.js, never '../..' or the addon directly", (t) => {
+test("lib/ takes the class from lib/tracker/tracker.js, never '../..' or the addon directly", (t) => {
   for (const file of libFiles()) {
     const source = read(file)
     t.false(/require\((['"])\.\.\/\.\.\1\)/.test(source), `${file} requires '../..'`)
     t.false(/require\((['"])\.\.\/\.\.\/index(\.js)?\1\)/.test(source), `${file} requires the package entry`)
-    // The addon itself only through lib/load-native.js (which explains a missing binary).
+    // The addon itself only through lib/native/load-native.js (which explains a missing binary).
     const native = /require\((['"])(\.\.\/)+native(\.js)?\1\)/.test(source)
-    if (native) t.is(file, 'lib/load-native.js', `${file} requires native.js`)
+    if (native) t.is(file, 'lib/native/load-native.js', `${file} requires native.js`)
   }
 })
 
@@ -177,11 +177,11 @@ withRedis('a fleet tracker is an ErrorBudgetTracker: constructor, report().fleet
   t.true(tracker.closed)
 })
 
-reloadable("lib/fast-report.js reads the buffer by the addon's indexes, not by position (issue 32)", (t) => {
+reloadable("lib/native/fast-report.js reads the buffer by the addon's indexes, not by position (issue 32)", (t) => {
   const contract = native.seamContract()
-  const nativePath = require.resolve('../lib/load-native.js')
-  const contractPath = require.resolve('../lib/contract.js')
-  const reportPath = require.resolve('../lib/fast-report.js')
+  const nativePath = require.resolve('../lib/native/load-native.js')
+  const contractPath = require.resolve('../lib/native/contract.js')
+  const reportPath = require.resolve('../lib/native/fast-report.js')
   const saved = require.cache[nativePath].exports
   // An addon that said total and failures trade places: the JavaScript reads them from each other's slots.
   const { total, failures } = contract.reportLayout
@@ -192,7 +192,7 @@ reloadable("lib/fast-report.js reads the buffer by the addon's indexes, not by p
   const tracker = new ErrorBudgetTracker({ clock: 'manual' })
   try {
     tracker.recordMany(97, 3, 0)
-    const report = require('../lib/fast-report.js').fastReport(tracker)
+    const report = require('../lib/native/fast-report.js').fastReport(tracker)
     t.is(report.total, 3)
     t.is(report.failures, 100)
   } finally {
@@ -200,6 +200,6 @@ reloadable("lib/fast-report.js reads the buffer by the addon's indexes, not by p
     require.cache[nativePath].exports = saved
     delete require.cache[contractPath]
     delete require.cache[reportPath]
-    require('../lib/fast-report.js')
+    require('../lib/native/fast-report.js')
   }
 })

@@ -1,4 +1,4 @@
-// `captcha-budget gate --prometheus <url> --slo <id>` (lib/gate-prometheus.js):
+// `captcha-budget gate --prometheus <url> --slo <id>` (lib/cli/gate/prometheus.js):
 // end to end against a real Prometheus scraping live workers, and the status
 // mapping and failure modes against a canned Prometheus API on loopback.
 const test = require('ava')

@@ -9,8 +9,8 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { execFileSync } = require('node:child_process')
 const { readSpec } = require('../lib/slo/spec.js')
-const { MAX_SPEC_BYTES } = require('../lib/cli/rules.js')
-const { MAX_ALERTS_BYTES } = require('../lib/cli-values.js')
+const { MAX_SPEC_BYTES } = require('../lib/cli/commands/rules.js')
+const { MAX_ALERTS_BYTES } = require('../lib/cli/values.js')
 const { tempDir, cli } = require('./fixtures/prometheus-tools')
 
 const MIB = 1024 * 1024

@@ -8,7 +8,7 @@ const os = require('node:os')
 const path = require('node:path')
 const { execFile, execFileSync } = require('node:child_process')
 const { ErrorBudgetTracker } = require('..')
-const { MAX_SNAPSHOT_BYTES } = require('../lib/cli/gate')
+const { MAX_SNAPSHOT_BYTES } = require('../lib/cli/commands/gate')
 
 const CLI = path.join(__dirname, '..', 'bin', 'captcha-budget.js')
 const NOT_REGULAR = "is not a regular file (a FIFO, device or directory?): give a snapshot file, or '-' for stdin"

@@ -37,7 +37,7 @@ async function everyMutation(t, tracker) {
     return 'token'
   })
   t.true(attempt.reject('incorrect-captcha-sol'))
-  // Neither outcome reaches the window or a snapshot (lib/outcomes.js).
+  // Neither outcome reaches the window or a snapshot (lib/guard/outcomes.js).
   for (const outcome of ['excluded', 'capacity']) {
     await t.throwsAsync(tracker.guard(() => Promise.reject(new Error(outcome)), { countsAsFailure: () => outcome }))
   }

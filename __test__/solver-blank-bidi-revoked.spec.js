@@ -8,7 +8,7 @@ const { ErrorBudgetTracker, createSolver, SolveError } = require('..')
 const { startMockCaptchaAI } = require('./helpers/mock-captchaai')
 const { startCreateTaskServer, startLoopbackServer, TASK_ID } = require('./helpers/provider-http')
 const { catchWarnings } = require('./helpers/warnings')
-const { printable } = require('../lib/errors.js')
+const { printable } = require('../lib/util/errors.js')
 
 const TURNSTILE = { method: 'turnstile', sitekey: '0x4AAAAAAAB-test', pageurl: 'https://shop.example/login' }
 const TASK = { type: 'RecaptchaV2TaskProxyless', websiteURL: 'https://shop.example/login', websiteKey: '6Le-test-sitekey' }

@@ -1,5 +1,5 @@
 // createSolver({ provider }) for the createTask / getTaskResult providers (Anti-Captcha,
-// CapSolver, CapMonster): lib/create-task.js against a loopback server.
+// CapSolver, CapMonster): lib/providers/create-task.js against a loopback server.
 const test = require('ava')
 const http = require('node:http')
 const { startMockCaptchaAI } = require('./helpers/mock-captchaai')

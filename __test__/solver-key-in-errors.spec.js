@@ -13,7 +13,7 @@ const { ErrorBudgetTracker, createSolver, SolveError } = require('..')
 const { refusedUrl } = require('./helpers/mock-captchaai')
 const { startLoopbackServer } = require('./helpers/provider-http')
 const { catchWarnings } = require('./helpers/warnings')
-const { redactError } = require('../lib/redact.js')
+const { redactError } = require('../lib/util/redact.js')
 
 const SECRET = 'S3cr/et+Key-0123456789abcdef'
 // Its whole forms (raw, percent- and form-encoded), and its first 8 characters: half a key is a leak too.

@@ -1,7 +1,7 @@
-// Issue 33: the throttle's probes follow the attempt rate (lib/throttle.js), worked
+// Issue 33: the throttle's probes follow the attempt rate (lib/guard/throttle.js), worked
 // by hand on the Throttle itself: one attempt every 10 s, every probe failing.
 const test = require('ava')
-const { Throttle } = require('../lib/throttle')
+const { Throttle } = require('../lib/guard/throttle')
 
 const OPTIONS = { whenExhausted: 'throttle', minSolves: 0, probeIntervalMs: 20_000, critical: false }
 const burning = () => 2 // the window's last minutes burn: throttle at once

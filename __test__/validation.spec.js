@@ -147,7 +147,7 @@ test('on/off with an unknown status or a non-function is a TypeError', (t) => {
 })
 
 test("the status list the JavaScript parts use is the core's, in the order of the report's status index", (t) => {
-  const { STATUSES } = require('../lib/fast-report')
+  const { STATUSES } = require('../lib/native/fast-report')
   t.deepEqual(STATUSES, ['healthy', 'warning', 'critical', 'exhausted'])
   t.true(Object.isFrozen(STATUSES))
   // Index 3 is exhausted: a 95 % tracker with every event failing.

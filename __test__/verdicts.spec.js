@@ -207,7 +207,7 @@ test('Prometheus: rejections are a counter of their own; the solves counter neve
 })
 
 test("the throttle's ledger takes a rejection as a failure noted instead of the success", (t) => {
-  const { Throttle } = require('../lib/throttle.js')
+  const { Throttle } = require('../lib/guard/throttle.js')
   // Target 0.8: a success earns 1 − 0.8 = 0.19999999999999996 (in doubles), a failure costs 0.8.
   const rejected = new Throttle(0.8)
   const failed = new Throttle(0.8)

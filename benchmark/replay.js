@@ -95,7 +95,7 @@ async function main() {
     writeLog(file)
     const mb = fs.statSync(file).size / 1e6
     console.log(`replay throughput: ${LINES.toLocaleString('en-US')} JSON Lines (${mb.toFixed(0)} MB), median of ${RUNS} runs, ${os.cpus().length} CPUs`)
-    const { replay } = require('../lib/replay/run')
+    const { replay } = require('../lib/cli/replay/run')
     const fields = { ts: 'ts', ok: 'ok', type: 'type' }
     const rows = [
       [

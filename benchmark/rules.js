@@ -14,7 +14,7 @@ const path = require('node:path')
 const { execFileSync } = require('node:child_process')
 const { performance } = require('node:perf_hooks')
 const { prometheusRules } = require('..')
-const { toYaml } = require('../lib/rules.js')
+const { toYaml } = require('../lib/prometheus/rules.js')
 const { slothShaped } = require('./sloth-shaped')
 
 const DAY = 86_400_000

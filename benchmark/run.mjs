@@ -118,7 +118,7 @@ function rows(floor, fleet) {
   add('addon recordMany(968, 32), per event', 100, 't.recordMany(968, 32)', { t: addonTracker(100_000) }, 1000)
   const reads = addonTracker(100_000)
   add('addon report()', 100, 't.report()', { t: reads })
-  // The getters: each one raw Node-API call through the tracker's figure reader (lib/tracker.js).
+  // The getters: each one raw Node-API call through the tracker's figure reader (lib/tracker/tracker.js).
   for (const getter of GETTERS) add(`addon .${getter} getter`, 100, `t.${getter}`, { t: reads })
   for (const events of [1_000, 10_000, 100_000]) {
     add(`reference JS (scan per record), ${events / 1000} k events`, events >= 100_000 ? 1 : 10, 't.record(ok(i))', {

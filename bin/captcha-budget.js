@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict'
-// The `captcha-budget` command line. Each subcommand lives in lib/cli/<name>.js
+// The `captcha-budget` command line. Each subcommand lives in lib/cli/commands/<name>.js
 // and exports `register(program)`; this file only wires them to commander.
 const fs = require('node:fs')
 const path = require('node:path')
@@ -25,7 +25,7 @@ program
   // --version still exit 0. Subcommands inherit this; each also sets its own.
   .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
 
-const commandsDir = path.join(__dirname, '..', 'lib', 'cli')
+const commandsDir = path.join(__dirname, '..', 'lib', 'cli', 'commands')
 for (const file of fs
   .readdirSync(commandsDir)
   .filter((f) => f.endsWith('.js'))

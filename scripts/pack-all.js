@@ -16,7 +16,7 @@ const { execFileSync } = require('node:child_process')
 const fs = require('node:fs')
 const path = require('node:path')
 const { parseArgs } = require('node:util')
-const { hostSuffix } = require('../lib/addon-missing.js')
+const { hostSuffix } = require('../lib/native/addon-missing.js')
 
 const root = path.join(__dirname, '..')
 const { values: options } = parseArgs({ options: { host: { type: 'boolean' }, out: { type: 'string' } } })

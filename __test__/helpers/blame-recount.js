@@ -1,6 +1,6 @@
 'use strict'
 // family.blame() worked out naively, over every child's window counts (issue 44,
-// item 10): the G test of lib/blame.js's header, with this file's own arithmetic,
+// item 10): the G test of lib/providers/blame.js's header, with this file's own arithmetic,
 // for the specs that compare blame() with it after each way a child's counts change.
 // The family's attribution labels must be named provider and site.
 

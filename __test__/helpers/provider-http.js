@@ -70,7 +70,7 @@ function createTaskApi(code, origin) {
   return scope
 }
 
-/** The report methods of the createTask providers (a bad answer: lib/providers.js). */
+/** The report methods of the createTask providers (a bad answer: lib/guard/profiles.js). */
 const REPORT_PATHS = new Set([
   '/reportIncorrectImageCaptcha',
   '/reportIncorrectRecaptcha',

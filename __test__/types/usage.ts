@@ -63,7 +63,7 @@ ErrorBudgetTracker.restore({ version: 1 })
 // null is "no options", as at run time; the config comes from the snapshot.
 const restoreOptions: RestoreOptions = { persist: { path: 'budget.json', intervalMs: 60_000 } satisfies PersistConfig }
 void [ErrorBudgetTracker.restore(tracker.snapshot(), null), restoreOptions]
-// A subclass's statics return the subclass (lib/tracker.js builds with `this`).
+// A subclass's statics return the subclass (lib/tracker/tracker.js builds with `this`).
 class CountingTracker extends ErrorBudgetTracker {
   readonly kind = 'counting'
 }
@@ -177,7 +177,7 @@ async function guarded(): Promise<void> {
 }
 void guarded
 
-// Prometheus (lib/metrics.js, lib/rules.js): tracker.metrics() comes from index.js.
+// Prometheus (lib/prometheus/metrics.js, lib/prometheus/rules.js): tracker.metrics() comes from index.js.
 import { registerMetrics, renderMetrics, prometheusRules, METRICS_CONTENT_TYPE, type MetricsOptions } from 'captcha-error-budget'
 const metricsOptions: MetricsOptions = { name: 'turnstile', labels: { region: 'eu' } }
 const exposition: string = tracker.metrics(metricsOptions) + tracker.metrics() + renderMetrics([{ tracker, name: 'recaptcha' }])

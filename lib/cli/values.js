@@ -2,8 +2,8 @@
 // Command-line values shared by the subcommands (`rules`, `replay`), read one way
 // for both: a target rate, a count, a duration, an alert policy. Every problem
 // is a UsageError, which a command turns into exit code 2.
-const { parseDuration } = require('./duration.js')
-const { readFileLimited } = require('./read-limited.js')
+const { parseDuration } = require('../util/duration.js')
+const { readFileLimited } = require('../util/read-limited.js')
 
 /** The most bytes an --alerts file may hold (a policy is a few pairs). */
 const MAX_ALERTS_BYTES = 1024 * 1024
@@ -51,7 +51,7 @@ function parseCount(text, what) {
   return Number(text)
 }
 
-/** A duration as `lib/duration.js` reads it (`30d`, `24h`, `1h30m`); a bad one is a UsageError. */
+/** A duration as `lib/util/duration.js` reads it (`30d`, `24h`, `1h30m`); a bad one is a UsageError. */
 function parseDurationArg(text, what) {
   try {
     return parseDuration(text, what)

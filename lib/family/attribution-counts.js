@@ -1,5 +1,5 @@
 'use strict'
-// The window counts family.blame() needs (lib/blame.js), kept per attribution
+// The window counts family.blame() needs (lib/providers/blame.js), kept per attribution
 // label as the children change, so that one blame() costs O(providers), not a
 // read of every child (issue 44: 100 ms at 40 000 children, asked per provider
 // before each solve by createFailover(family)).
@@ -18,7 +18,7 @@
 // they change by expiry alone, kept here in a heap. Before answering, blame()
 // re-reads only the children logged and those whose expiry came: the sums
 // lose each one's old counts and take its new ones.
-const { ChangeLog } = require('../load-native.js')
+const { ChangeLog } = require('../native/load-native.js')
 const { Heap } = require('./eviction.js')
 
 const zero = () => ({ ok: 0, failed: 0 })
@@ -87,7 +87,7 @@ class AttributionCounts {
   }
 
   /**
-   * The 2×2 tables of lib/blame.js for provider `p` and site `s`, from the sums
+   * The 2×2 tables of lib/providers/blame.js for provider `p` and site `s`, from the sums
    * brought up to date: `{ provider: { suspect, rest }, sites: [{ suspect, rest }] }`
    * (a site test per provider with children).
    */

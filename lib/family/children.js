@@ -2,7 +2,7 @@
 // A family's children: the config a new child gets (the family's tracker
 // options, `childConfig(labels)`'s override checked), the refusals of creation,
 // (which child makes room when the family is full: eviction.js).
-const errors = require('../errors.js')
+const errors = require('../util/errors.js')
 const { isPlainObject } = require('./label-tree.js')
 
 /** What childConfig(labels) may not set: the family decides these for every child. */

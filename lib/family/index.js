@@ -12,9 +12,9 @@
 //   persist.js      `persist`: atomic writes, autosave, the lock file
 //   snapshot.js     snapshot() and restore()
 // A fleet family's sync is lib/fleet/'s (startFamilyFleet), as a fleet tracker's is.
-const errors = require('../errors.js')
-const { ErrorBudgetTracker: Tracker } = require('../tracker.js')
-const { CHILD_SERIES } = require('../series-source.js')
+const errors = require('../util/errors.js')
+const { ErrorBudgetTracker: Tracker } = require('../tracker/tracker.js')
+const { CHILD_SERIES } = require('../prometheus/series-source.js')
 const { checkFamilyOptions, closedError, isPlainObject, RESTORING } = require('./options.js')
 const { LabelTree, checkLabels } = require('./label-tree.js')
 const { childConfigOf, createdInChildConfig, familyFull } = require('./children.js')
@@ -24,7 +24,7 @@ const { checkListenerArgs, dispatch, undispatch, ownListeners } = require('./lis
 const { writeAtomically, startAutosave, takeLock, releaseLock } = require('./persist.js')
 const { familySnapshot, restoreChildren, readRestoreArgs, readFamilySnapshot } = require('./snapshot.js')
 const { startFamilyFleet } = require('../fleet/index.js')
-const attribution = require('../blame.js')
+const attribution = require('../providers/blame.js')
 
 let nextSeq = 0
 
@@ -56,7 +56,7 @@ class BudgetFamily {
   /** A fleet family's FamilySync (lib/fleet/family-sync.js), or null. */
   #fleet = null
   #shared = null
-  /** `options.attribution` (lib/blame.js), or null. */
+  /** `options.attribution` (lib/providers/blame.js), or null. */
   #attribution = null
   /** With attribution: the children's counts by provider and site (attribution-counts.js), else null. */
   #counts = null
@@ -137,7 +137,7 @@ class BudgetFamily {
 
   /**
    * Who is at fault for the child of `labels` — `{ label, value }`: its provider or
-   * its site — or null when the evidence does not single one out (lib/blame.js).
+   * its site — or null when the evidence does not single one out (lib/providers/blame.js).
    * Needs `options.attribution`.
    */
   blame(labels) {
@@ -325,15 +325,15 @@ class BudgetFamily {
 
   /**
    * The Prometheus text exposition of every child, each series labelled with
-   * the family's `name` and the child's labels (lib/metrics.js); `options.labels`
+   * the family's `name` and the child's labels (lib/prometheus/metrics.js); `options.labels`
    * adds constant labels, as registerMetrics(family, registry, { labels }) does.
    */
   metrics(options) {
     // Loaded on first use, as by the tracker and index.js: requiring the package costs no Prometheus code.
-    return require('../metrics.js').familyMetrics(this, options)
+    return require('../prometheus/metrics.js').familyMetrics(this, options)
   }
 
-  /** The children lib/metrics.js reads (lib/series-source.js): child → entry with its `labels`. */
+  /** The children lib/prometheus/metrics.js reads (lib/prometheus/series-source.js): child → entry with its `labels`. */
   [CHILD_SERIES]() {
     return this.#children
   }

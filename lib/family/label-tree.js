@@ -2,8 +2,8 @@
 // The family's label tree: one level of Maps per label name, the child at the
 // leaf, so that `family.labels(l)` costs a few Map reads and no string building;
 // and the checks of label names and label sets.
-const errors = require('../errors.js')
-const { LABEL_NAME_RULE, RESERVED_LABELS, isLabelName } = require('../labels.js')
+const errors = require('../util/errors.js')
+const { LABEL_NAME_RULE, RESERVED_LABELS, isLabelName } = require('../util/labels.js')
 
 /**
  * The longest label value a family takes, in UTF-16 code units (`string.length`): every

@@ -2,9 +2,9 @@
 // The family's listener fan-out: one dispatcher per child and event calls every
 // family listener of that event with the child's labels; a child's own
 // listeners are noted (a child with one is never evicted).
-const errors = require('../errors.js')
-const { STATUSES } = require('../fast-report.js')
-const { ErrorBudgetTracker: Tracker } = require('../tracker.js')
+const errors = require('../util/errors.js')
+const { STATUSES } = require('../native/fast-report.js')
+const { ErrorBudgetTracker: Tracker } = require('../tracker/tracker.js')
 
 const EVENTS = [...STATUSES, 'alert', 'resolve', 'incident']
 

@@ -1,14 +1,14 @@
 'use strict'
 // A family's options: which keys are the family's and which go to every child,
 // and their checks (`new BudgetFamily(options)`).
-const errors = require('../errors.js')
-const native = require('../load-native.js')
-const { ErrorBudgetTracker: Tracker } = require('../tracker.js')
+const errors = require('../util/errors.js')
+const native = require('../native/load-native.js')
+const { ErrorBudgetTracker: Tracker } = require('../tracker/tracker.js')
 const { checkFleet } = require('../fleet/options.js')
 const { familyFleet } = require('../fleet/link.js')
 const { checkLabelNames, isPlainObject } = require('./label-tree.js')
 const { checkPersist } = require('./persist.js')
-const { checkAttribution } = require('../blame.js')
+const { checkAttribution } = require('../providers/blame.js')
 
 /** The family's own options; every other key is a tracker option for each child. */
 const FAMILY_KEYS = ['labelNames', 'childConfig', 'maxChildren', 'name', 'persist', 'fleet', 'shared', 'attribution']

@@ -5,8 +5,8 @@
 // owner's lock dies with it; the read that refuses FIFOs, devices and files
 // over 256 MiB; the atomic write through an exclusive temp file. Plus the
 // autosave timer and one exit hook for every persisted family of the process.
-const errors = require('../errors.js')
-const { persistFileLock, persistFileRead, persistFileWrite } = require('../load-native.js')
+const errors = require('../util/errors.js')
+const { persistFileLock, persistFileRead, persistFileWrite } = require('../native/load-native.js')
 
 const DEFAULT_INTERVAL_MS = 60_000
 

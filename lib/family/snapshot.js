@@ -2,8 +2,8 @@
 // A family's snapshot: the JSON `family.snapshot()` writes, and what
 // `BudgetFamily.restore()` and a persisted family read back (checked, then
 // every child restored with its labels).
-const errors = require('../errors.js')
-const { ErrorBudgetTracker: Tracker } = require('../tracker.js')
+const errors = require('../util/errors.js')
+const { ErrorBudgetTracker: Tracker } = require('../tracker/tracker.js')
 const { checkLabelNames, checkLabels, isPlainObject } = require('./label-tree.js')
 const { FAMILY_KEYS, NOT_FOR_CHILDREN, MAX_CHILDREN_LIMIT, DEFAULT_MAX_CHILDREN } = require('./options.js')
 const { readPersisted } = require('./persist.js')

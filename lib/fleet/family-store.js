@@ -24,7 +24,7 @@
 // every bucket of a child first counted since then is among them, so a child
 // that another worker created arrives whole.
 const crypto = require('node:crypto')
-const { labelText: labelsAsText } = require('../label-text.js')
+const { labelText: labelsAsText } = require('../util/label-text.js')
 const { clientKind, excerpt, LUA_COUNT, LUA_CLOCK, LUA_SLO, LUA_WORKERS, LUA_REBUILD_WORKERS } = require('./store.js')
 
 // ARGV: 1 worker id, 2 seq, 3 bucket width, 4 oldest live bucket K, 5 ttl ms,

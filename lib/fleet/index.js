@@ -6,7 +6,7 @@
 // fleet's window. One path for both owners: a tracker's FleetSync (sync.js)
 // drives its own link; a BudgetFamily's FamilySync (family-sync.js) a link per
 // child, made here the same way, with the family's SLO, bucket width and clock
-// from a native FamilyFleet. lib/tracker.js links a tracker here and its
+// from a native FamilyFleet. lib/tracker/tracker.js links a tracker here and its
 // report(), on(), off(), close() and sync() ask `fleetOf(tracker)`;
 // lib/family/ starts a family's sync here and hands it each child it adds or drops.
 const { linkTracker } = require('./link.js')

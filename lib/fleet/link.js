@@ -3,7 +3,7 @@
 // (the ledger of what it pushed), made the same way for a tracker of its own
 // and for each child of a fleet family, and a family's FamilyFleet (the SLO,
 // bucket width and clock its children share).
-const { fleetLink, familyFleet } = require('../load-native.js')
+const { fleetLink, familyFleet } = require('../native/load-native.js')
 
 /** The native FleetLink of `tracker` (a tracker's own, or a family child's) to buckets of `bucketMs`; closes the tracker when that fails. */
 function linkTracker(tracker, bucketMs) {

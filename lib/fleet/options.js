@@ -1,6 +1,6 @@
 'use strict'
 // `config.fleet`: its checks. Errors name `config.fleet.<key>` and the allowed values.
-const { describe, invalidArgType, invalidArgValue, outOfRange, integerOption, unknownKey } = require('../errors.js')
+const { describe, invalidArgType, invalidArgValue, outOfRange, integerOption, unknownKey } = require('../util/errors.js')
 const { clientKind } = require('./store.js')
 
 const KEYS = ['redis', 'key', 'syncMs', 'bucketMs', 'timeoutMs', 'maxSkewMs']

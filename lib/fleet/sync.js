@@ -6,7 +6,7 @@
 // once, so nothing is counted twice. Failures never reject in the background:
 // the tracker keeps its last view (stale) plus its own solves.
 const { FleetLoop, describe } = require('./loop.js')
-const { approxDuration, humanDuration } = require('../duration.js')
+const { approxDuration, humanDuration } = require('../util/duration.js')
 const { FIRST, keysOf, runScript, redact, excerpt } = require('./store.js')
 const { sloOf } = require('./link.js')
 

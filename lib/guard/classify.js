@@ -1,11 +1,11 @@
 'use strict'
-// What a rejected solve attempt was: one of the four outcomes (lib/outcomes.js),
-// from the caller's classifier, else the provider's profile (lib/providers.js),
-// else 'failure'. Kept apart from lib/guard.js: the guard asks one question,
+// What a rejected solve attempt was: one of the four outcomes (lib/guard/outcomes.js),
+// from the caller's classifier, else the provider's profile (lib/guard/profiles.js),
+// else 'failure'. Kept apart from lib/guard/guard.js: the guard asks one question,
 // classify(), and records what it answers.
 
-const { SolveError, describe, thrownText } = require('./errors.js')
-const { meaning } = require('./providers.js')
+const { SolveError, describe, thrownText } = require('../util/errors.js')
+const { meaning } = require('./profiles.js')
 
 /** The outcomes of an attempt, as a classifier may name them. */
 const OUTCOMES = Object.freeze(['success', 'failure', 'excluded', 'capacity'])

@@ -14,11 +14,11 @@ const {
   invalidArgType,
   checkOptionsObject,
   integerOption,
-} = require('./errors.js')
+} = require('../util/errors.js')
 const throttles = require('./throttle.js')
 const outcomes = require('./outcomes.js')
 const { classify } = require('./classify.js')
-const { PROVIDER_NAMES } = require('./providers.js')
+const { PROVIDER_NAMES } = require('./profiles.js')
 const { Verdict } = require('./verdict.js')
 
 // The guard() calls of each tracker whose fn has not settled (nor timed out) yet:
@@ -50,7 +50,7 @@ function parseGuardOptions(options) {
   }
 }
 
-/** `provider` (undefined, or a profile's name: lib/providers.js) checked; `where` names it. */
+/** `provider` (undefined, or a profile's name: lib/guard/profiles.js) checked; `where` names it. */
 function checkProvider(provider, where) {
   if (provider === undefined || PROVIDER_NAMES.includes(provider)) return provider
   const known = PROVIDER_NAMES.map((p) => `'${p}'`).join(', ')
@@ -62,7 +62,7 @@ function checkProvider(provider, where) {
 
 // A tracker closed while fn ran can no longer record: the outcome still reaches
 // the caller (a solved CAPTCHA is not thrown away at shutdown), unrecorded.
-// What is recorded is also the throttle's recent evidence (lib/throttle.js).
+// What is recorded is also the throttle's recent evidence (lib/guard/throttle.js).
 // Returns the stamp recorded at (a late verdict names it), undefined if none.
 function record(tracker, ok, throttle, probeIntervalMs) {
   if (tracker.closed) return undefined
@@ -72,8 +72,8 @@ function record(tracker, ok, throttle, probeIntervalMs) {
   return at
 }
 
-// A rejection, classified (lib/classify.js): a success or failure goes to the
-// window, 'excluded' and 'capacity' to the outcome ledger (lib/outcomes.js);
+// A rejection, classified (lib/guard/classify.js): a success or failure goes to the
+// window, 'excluded' and 'capacity' to the outcome ledger (lib/guard/outcomes.js);
 // the provider's published back-off, if any, holds its next attempts.
 function recordRejection(tracker, error, { countsAsFailure, provider, probeIntervalMs }, throttle) {
   if (tracker.closed) return
@@ -150,7 +150,7 @@ function closedError() {
 }
 
 /**
- * The `guard()` method of `Tracker` (lib/tracker.js puts it on the prototype).
+ * The `guard()` method of `Tracker` (lib/tracker/tracker.js puts it on the prototype).
  * @param {Function} Tracker the exported ErrorBudgetTracker
  */
 function makeGuard(Tracker) {
@@ -160,13 +160,13 @@ function makeGuard(Tracker) {
    * says false: then nothing); `timeoutMs` passed first → one failure, `signal`
    * aborted, rejection with a GuardTimeoutError, fn's late settle ignored. While
    * the budget is exhausted it throttles (`whenExhausted: 'throttle'`, the default:
-   * probes only while recent attempts fall short of the SLO, lib/throttle.js) or
+   * probes only while recent attempts fall short of the SLO, lib/guard/throttle.js) or
    * refuses (`'refuse'`): an attempt not admitted rejects with a
    * BudgetExhaustedError (with `retryAfterMs`) without calling fn, unless
    * `critical: true`. Bad arguments reject with a TypeError/RangeError
    * before anything is called or recorded. `attempt.reject(reason?)`, once the
    * success is recorded, turns it into a failure when the site rejects the
-   * token (lib/verdict.js).
+   * token (lib/guard/verdict.js).
    * @template T
    * @param {(signal: AbortSignal, attempt: { reject(reason?: string): boolean }) => T | PromiseLike<T>} fn
    * @param {{ timeoutMs?: number, critical?: boolean, countsAsFailure?: (error: unknown) => boolean,
@@ -180,8 +180,8 @@ function makeGuard(Tracker) {
     if (typeof fn !== 'function') throw invalidArgType(`guard(fn, options): fn must be a function, got ${describe(fn)}`)
     const parsed = parseGuardOptions(options)
     if (this.closed) throw closedError()
-    // A provider's back-off (lib/outcomes.js) holds every attempt, critical too: sending
-    // during it gets the account banned. Then the throttle (lib/throttle.js). Both on the tracker's clock.
+    // A provider's back-off (lib/guard/outcomes.js) holds every attempt, critical too: sending
+    // during it gets the account banned. Then the throttle (lib/guard/throttle.js). Both on the tracker's clock.
     const held = outcomes.of(this).heldAt(parsed.provider, this.now)
     if (held !== null) throw new ProviderBackoffError(parsed.provider, held.code, held.retryAfterMs)
     const throttle = throttles.of(this)

@@ -1,16 +1,16 @@
 'use strict'
 // The attempts guard() ran that are neither a success nor a failure, and the
-// providers' back-offs. A solve attempt has four outcomes (lib/classify.js):
+// providers' back-offs. A solve attempt has four outcomes (lib/guard/classify.js):
 // 'success' and 'failure' go to the window (the native tracker); 'excluded'
 // (the caller's or the account's problem) and 'capacity' (no worker, thread or
 // slot free) are in neither the numerator nor the denominator, and are counted
 // here, per tracker object, in this process — as the throttle's admitted and
-// refused counts are (lib/throttle.js): they are the guard's, not the window's,
-// so the core and snapshots do not hold them. `recorded` (lib/tracker.js),
+// refused counts are (lib/guard/throttle.js): they are the guard's, not the window's,
+// so the core and snapshots do not hold them. `recorded` (lib/tracker/tracker.js),
 // report() (from the first guard() on, as its `throttle`) and metrics()
-// (lib/metrics.js) show them.
+// (lib/prometheus/metrics.js) show them.
 //
-// A provider's published back-off (lib/providers.js) after a code such as
+// A provider's published back-off (lib/guard/profiles.js) after a code such as
 // ERROR_NO_SLOT_AVAILABLE holds the next attempts for that provider until it
 // has passed on the tracker's clock, so a manual clock replays it.
 
@@ -62,7 +62,7 @@ class OutcomeLedger {
 /**
  * The ledger of `tracker`, created by its first guard(). From then on the
  * tracker's `report()` carries `excluded` and `capacity`: an own `report` that
- * wraps the one in place, as the throttle's `throttle` is added (lib/throttle.js).
+ * wraps the one in place, as the throttle's `throttle` is added (lib/guard/throttle.js).
  */
 function of(tracker) {
   let ledger = ledgers.get(tracker)

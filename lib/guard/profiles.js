@@ -5,11 +5,11 @@
 // outcome is read from the provider's own table, never from the code alone.
 //
 // Each row: code → [outcome, reason, back-off ms (the provider's published wait
-// before the next request; 0: none published)]. Outcomes (lib/outcomes.js):
+// before the next request; 0: none published)]. Outcomes (lib/guard/outcomes.js):
 // 'failure' — the solver's unreliability, counts against the SLO; 'excluded' —
 // the caller's or the account's problem, counted apart; 'capacity' — no worker,
 // thread or slot free now, counted apart and paces the guard. A code missing
-// from the table counts as a failure (lib/classify.js warns once per code).
+// from the table counts as a failure (lib/guard/classify.js warns once per code).
 // docs/providers.md renders this table; __test__/providers.spec.js checks it.
 //
 // `reportBad`: where a bad answer is reported (createSolver({ reportBad: true })):

@@ -44,7 +44,7 @@
 // Every decision reads the tracker's clock (`tracker.now`), so on a manual
 // clock a run replays exactly.
 
-const { describe, invalidArgType, invalidArgValue, integerOption } = require('./errors.js')
+const { describe, invalidArgType, invalidArgValue, integerOption } = require('../util/errors.js')
 
 /** The guard's modes, the default first. */
 const MODES = Object.freeze(['throttle', 'refuse'])

@@ -4,7 +4,7 @@
 // token later (a late verdict: `tracker.reject(atMs)` on the success's stamp).
 // One verdict per attempt: the first call answers, every later one is false,
 // so an attempt is never counted as a failure twice.
-const { describe, invalidArgType } = require('./errors.js')
+const { describe, invalidArgType } = require('../util/errors.js')
 
 /** The longest reason kept: a note for logs, not a payload. */
 const MAX_REASON_LENGTH = 200
@@ -55,7 +55,7 @@ class Verdict {
     const taken = this.tracker.reject(at)
     if (taken) {
       this.reason = reason?.slice(0, MAX_REASON_LENGTH)
-      // The guard's recent evidence takes the verdict too (lib/throttle.js).
+      // The guard's recent evidence takes the verdict too (lib/guard/throttle.js).
       this.throttle.noteRejected(this.tracker.now, this.probeIntervalMs)
     }
     return taken

@@ -1,10 +1,10 @@
 'use strict'
 // What to say when the addon cannot be loaded: which platform package was looked
 // for and how to get it, instead of the generated loader's generic "npm has a
-// bug" advice (lib/load-native.js throws it).
+// bug" advice (lib/native/load-native.js throws it).
 const fs = require('node:fs')
 const path = require('node:path')
-const { name, version, napi } = require('../package.json')
+const { name, version, napi } = require('../../package.json')
 
 const root = path.join(__dirname, '..')
 const ARCH = { x86_64: 'x64', aarch64: 'arm64' }

@@ -1,17 +1,17 @@
 'use strict'
 // The contract between the addon and this package's JavaScript, checked when
 // the package loads: the registered symbols both sides use, the layout of the
-// report buffer (src/fast_path.rs `write_report` ↔ lib/fast-report.js), the
-// figure indexes of the getters (src/fast_path.rs `figure` ↔ lib/tracker.js)
+// report buffer (src/fast_path.rs `write_report` ↔ lib/native/fast-report.js), the
+// figure indexes of the getters (src/fast_path.rs `figure` ↔ lib/tracker/tracker.js)
 // and the status order. Each layout is one Rust enum (crates/budget-core/src/layout.rs), which the
 // addon exports as `{ name: index }`: the JavaScript reads by those indexes
 // (`b[R.total]`), and this file checks that the addon has exactly the names the
 // JavaScript reads; a difference is an error at load, naming it, rather than
 // wrong figures later.
 const native = require('./load-native.js')
-const { ARGUMENT_NAME } = require('./errors.js')
+const { ARGUMENT_NAME } = require('../util/errors.js')
 
-/** What lib/fast-report.js reads of the report buffer's head. */
+/** What lib/native/fast-report.js reads of the report buffer's head. */
 const REPORT_FIELDS = Object.freeze([
   'status',
   'currentRate',
@@ -31,7 +31,7 @@ const REPORT_FIELDS = Object.freeze([
 ])
 /** What it reads for each firing pair after the head. */
 const REPORT_PAIR_FIELDS = Object.freeze(['index', 'burnRateLong', 'burnRateShort'])
-/** The getters lib/tracker.js reads through `figure(index)`. */
+/** The getters lib/tracker/tracker.js reads through `figure(index)`. */
 const FIGURES = Object.freeze([
   'now',
   'total',
@@ -81,7 +81,7 @@ function layout(what, names, given) {
 const REPORT = layout('the report buffer layout', REPORT_FIELDS, contract.reportLayout)
 const PAIR = layout("the report buffer's pair layout", REPORT_PAIR_FIELDS, contract.pairLayout)
 const FIGURE_INDEX = layout('the figure indexes', FIGURES, contract.figureLayout)
-// lib/errors.js names the symbol itself (it loads without the addon): the same key.
+// lib/util/errors.js names the symbol itself (it loads without the addon): the same key.
 check('the config argument name symbol', Symbol.keyFor(ARGUMENT_NAME), contract.argumentNameSymbol)
 
 module.exports = {
@@ -99,7 +99,7 @@ module.exports = {
   REPORT_HEAD: REPORT_FIELDS.length,
   /** Values of each firing pair. */
   REPORT_PAIR: REPORT_PAIR_FIELDS.length,
-  /** The figure index of each getter lib/tracker.js defines, by name. */
+  /** The figure index of each getter lib/tracker/tracker.js defines, by name. */
   FIGURE_INDEX,
   /** The statuses in the order of the native status index (`Status::ALL`): the one list. */
   STATUSES: Object.freeze(contract.statuses),

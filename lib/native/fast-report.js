@@ -4,7 +4,7 @@
 // (every property interns its name and walks V8's map transitions). The
 // numbers come from the native tracker in one call, written into a shared
 // Float64Array, read by name: `b[R.total]` (the layout is crates/budget-core/src/layout.rs's
-// `ReportField` and `PairField`, which lib/contract.js checks at load).
+// `ReportField` and `PairField`, which lib/native/contract.js checks at load).
 
 const native = require('./load-native.js')
 const { REPORT_INTO, REPORT: R, PAIR: P, REPORT_HEAD, REPORT_PAIR, STATUSES } = require('./contract.js')

@@ -1,9 +1,9 @@
 'use strict'
 // The addon, through native.js (the loader napi-rs generates); where it cannot
 // be loaded, an error that says which platform package to install
-// (lib/addon-missing.js).
+// (lib/native/addon-missing.js).
 try {
-  module.exports = require('../native.js')
+  module.exports = require('../../native.js')
 } catch (err) {
   // Only a missing loader or binary (or the WASI build that NAPI_RS_FORCE_WASI=error
   // asks for); an addon that loads and then throws is reported as is.

@@ -5,7 +5,7 @@
 // crash (the last autosave is older than the last scrape), and rate() would
 // count the whole restored value as new solves. So `captcha_budget_solves_total`
 // is what a tracker recorded since it was created or restored in this process.
-// Small and free of dependencies: lib/tracker.js calls countFromHere() from its constructor.
+// Small and free of dependencies: lib/tracker/tracker.js calls countFromHere() from its constructor.
 
 // Per tracker that started with counts (a restored one): its lifetime counts then.
 const startCounts = new WeakMap()

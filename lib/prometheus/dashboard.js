@@ -1,10 +1,10 @@
 'use strict'
 // A Grafana dashboard (JSON model, schemaVersion 39) for the series the rules
-// of lib/rules.js record and the workers expose (lib/metrics.js): one page per
+// of lib/prometheus/rules.js record and the workers expose (lib/prometheus/metrics.js): one page per
 // SLO, the SLO chosen with the `slo` variable (from captcha_budget:slo_info),
 // its source with `source`. Every query names only those series and ALERTS
 // (__test__/dashboard.spec.js checks both, and the JSON against @grafana/schema).
-const { describe, invalidArgType, invalidArgValue, checkOptionsObject } = require('./errors.js')
+const { describe, invalidArgType, invalidArgValue, checkOptionsObject } = require('../util/errors.js')
 
 /** Grafana's dashboard uid: at most 40 characters of these. */
 const UID = /^[A-Za-z0-9_-]{1,40}$/
@@ -71,7 +71,7 @@ function grafanaDashboard(options) {
   }
   if (slo !== undefined) {
     // The SLO id as the rules take it: printable, no Go template syntax. Required
-    // here, not at the top: lib/rules-slo.js loads the addon, which the dashboard otherwise needs not.
+    // here, not at the top: lib/prometheus/rules-slo.js loads the addon, which the dashboard otherwise needs not.
     const { textProblem, shown } = require('./rules-slo.js')
     const problem = textProblem(slo)
     if (problem) throw invalidArgValue(`grafanaDashboard(options): options.slo ${problem}, got ${shown(slo)}`)

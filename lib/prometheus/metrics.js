@@ -4,18 +4,18 @@
 // prom-client Registry (`registerMetrics()`). Both are built from FAMILIES, so
 // they cannot drift apart. Counters come from `tracker.recorded` (never reset by
 // the window) so that Prometheus can take increase() over any window, less what
-// the tracker was restored with (lib/counter-start.js); the gauges repeat what
+// the tracker was restored with (lib/prometheus/counter-start.js); the gauges repeat what
 // the tracker itself sees in its window.
 // The addon's class: every tracker (the exported class, a subclass, a shared handle) is one of its instances.
-const { ErrorBudgetTracker } = require('./load-native.js')
-const { describe, invalidArgType, invalidArgValue, unknownKey } = require('./errors.js')
-const { LABEL_NAME_RULE, RESERVED_LABELS, isLabelName } = require('./labels.js')
+const { ErrorBudgetTracker } = require('../native/load-native.js')
+const { describe, invalidArgType, invalidArgValue, unknownKey } = require('../util/errors.js')
+const { LABEL_NAME_RULE, RESERVED_LABELS, isLabelName } = require('../util/labels.js')
 const { CHILD_SERIES } = require('./series-source.js')
-const { promDuration } = require('./duration.js')
-const { STATUSES } = require('./fast-report.js')
+const { promDuration } = require('../util/duration.js')
+const { STATUSES } = require('../native/fast-report.js')
 const { countedSinceStart } = require('./counter-start.js')
-const throttles = require('./throttle.js')
-const outcomes = require('./outcomes.js')
+const throttles = require('../guard/throttle.js')
+const outcomes = require('../guard/outcomes.js')
 
 /** Content-Type of the text exposition format produced by `metrics()`. */
 const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
@@ -35,9 +35,9 @@ function snapshot(tracker) {
     burnRate: tracker.burnRate,
     windowBurn: windows.map((ms) => [promDuration(ms), tracker.burnRateOver(ms)]),
     alerts: policy.map((r) => [r.name, r.severity, firing.has(r.name) ? 1 : 0]),
-    // guard()'s throttle (lib/throttle.js); undefined until guard() first ran on this tracker.
+    // guard()'s throttle (lib/guard/throttle.js); undefined until guard() first ran on this tracker.
     throttle: report.throttle ?? throttles.existing(tracker)?.info(report.at),
-    // guard()'s attempts outside the window (lib/outcomes.js): zeros before the first guard().
+    // guard()'s attempts outside the window (lib/guard/outcomes.js): zeros before the first guard().
     outcomes: outcomes.countsOf(tracker),
   }
 }
@@ -267,7 +267,7 @@ function metrics(options = {}) {
 }
 
 /**
- * The entries of a BudgetFamily's children (lib/series-source.js): `{ tracker, labels }` with the
+ * The entries of a BudgetFamily's children (lib/prometheus/series-source.js): `{ tracker, labels }` with the
  * family's `name`, then its label names and any constant `labels`, sorted. The
  * same entry object for a child from one call to the next (`memo`), so that a
  * registry's scrape reads each child once.
@@ -291,7 +291,7 @@ function familyEntries(family, constant, memo) {
   return out
 }
 
-/** A source with children: a BudgetFamily (lib/series-source.js). */
+/** A source with children: a BudgetFamily (lib/prometheus/series-source.js). */
 function isFamily(value) {
   return typeof value?.[CHILD_SERIES] === 'function'
 }
@@ -299,7 +299,7 @@ function isFamily(value) {
 /**
  * `family.metrics()`: every child's series in the text exposition format, each
  * labelled with the family's `name` and the child's labels.
- * @param {import('./family/index.js').BudgetFamily} family
+ * @param {import('../family/index.js').BudgetFamily} family
  * @returns {string}
  */
 function familyMetrics(family, options = {}) {

@@ -1,9 +1,9 @@
 'use strict'
-// The recordings that count an SLO's solves and failures per window, for lib/rules.js:
+// The recordings that count an SLO's solves and failures per window, for lib/prometheus/rules.js:
 // the one-interval pieces, the hour sums, each window's sums and their shares, the error
 // ratio and burn rate, and the copies of the counts a held alert reads. Where each window's
 // count comes from (pieces, hour sums, raw counters, a PromQL SLI) is decided here.
-const { promDuration } = require('./duration.js')
+const { promDuration } = require('../util/duration.js')
 const { budgetOf, num, WINDOW } = require('./rules-slo.js')
 
 /** `expr` labelled `window="<w>"` (label_replace from no label, with an empty regex: set on every series). */
@@ -41,7 +41,7 @@ function rangeDuration(ms) {
   )
 }
 
-// The PromQL selector of the SLO's counter (lib/metrics.js): its name label, and an outcome.
+// The PromQL selector of the SLO's counter (lib/prometheus/metrics.js): its name label, and an outcome.
 function selector(name, outcome) {
   return `captcha_budget_solves_total{name=${JSON.stringify(name)}${outcome ? `,outcome="${outcome}"` : ''}}`
 }

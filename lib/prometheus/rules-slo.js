@@ -1,14 +1,14 @@
 'use strict'
-// The SLO and options of prometheusRules() (lib/rules.js), checked, and the
+// The SLO and options of prometheusRules() (lib/prometheus/rules.js), checked, and the
 // alert policy the Prometheus rules implement: both asked of the core
 // (`scrapePolicy`, crates/budget-core/src/alerts.rs), which checks the tracker
 // config fields and custom pairs as a tracker does and holds the one table of
 // every policy; this file checks what only the rules have (names, routing).
-const { scrapePolicy } = require('./load-native.js')
-const { ARGUMENT_NAME, describe, printable, invalidArgType, outOfRange, invalidArgValue, unknownKey } = require('./errors.js')
-const { promDuration } = require('./duration.js')
+const { scrapePolicy } = require('../native/load-native.js')
+const { ARGUMENT_NAME, describe, printable, invalidArgType, outOfRange, invalidArgValue, unknownKey } = require('../util/errors.js')
+const { promDuration } = require('../util/duration.js')
 const { isObjectName } = require('./k8s-name.js')
-const { LABEL_NAME, LABEL_NAME_RULE, RULE_LABELS: RESERVED_LABELS, isLabelName } = require('./labels.js')
+const { LABEL_NAME, LABEL_NAME_RULE, RULE_LABELS: RESERVED_LABELS, isLabelName } = require('../util/labels.js')
 
 /** The keys of `slo.alerting.page` and `slo.alerting.ticket`. */
 const SEVERITY_KEYS = ['labels', 'annotations', 'disable']

@@ -1,18 +1,18 @@
 'use strict'
 // Prometheus recording and alerting rules for SLOs over the counters of
-// lib/metrics.js, summed over every instance (the fleet is judged as one).
+// lib/prometheus/metrics.js, summed over every instance (the fleet is judged as one).
 // Shaped after Sloth's output: error ratios per window, burn rates, remaining
 // budget, fixed-name series for dashboards, then one multiwindow burn-rate
 // alert per pair and an alert on an absent source. Every series and alert
 // carries the SLO's identity (`slo`) next to its source (`name`), so two SLOs
 // on one counter stay apart. The alerts are the tracker's policy (pairs, gates,
-// the hold/resolve rule: pairExpr), asked of the core by lib/rules-slo.js,
+// the hold/resolve rule: pairExpr), asked of the core by lib/prometheus/rules-slo.js,
 // which also checks the SLO; the recordings that count each window are
-// lib/rules-counts.js's.
+// lib/prometheus/rules-counts.js's.
 const YAML = require('yaml')
-const { invalidArgValue, invalidArgType, describe, printable } = require('./errors.js')
+const { invalidArgValue, invalidArgType, describe, printable } = require('../util/errors.js')
 const { objectNameOf } = require('./k8s-name.js')
-const { promDuration, approxDuration, threeDigits } = require('./duration.js')
+const { promDuration, approxDuration, threeDigits } = require('../util/duration.js')
 const { checkSlo, checkOptions, prometheusPolicy, policyOf, defaultId, budgetOf, num, WHERE, ABSENT_FOR_MS } = require('./rules-slo.js')
 const { recoveryCondition } = require('./recovery-curve.js')
 const { countRecordings, selector, sliQuery, sliRecordings, HELD_COUNTS } = require('./rules-counts.js')
@@ -30,7 +30,7 @@ function pascal(name) {
 
 // Labels the series, the rules or the scrape set themselves: a grouping label of that name would clash.
 // The package's one list (a grouping is a BudgetFamily's labelNames): one accepts what the other does.
-const { RESERVED_LABELS: NOT_GROUPING, LABEL_NAME_RULE, isLabelName } = require('./labels.js')
+const { RESERVED_LABELS: NOT_GROUPING, LABEL_NAME_RULE, isLabelName } = require('../util/labels.js')
 
 // The label that tells the solves from the failures in the pieces and their sums: a grouping
 // label of that name would be overwritten by it.
@@ -163,7 +163,7 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   // The recovery test, once over the long window and every recovery span (label window): a
   // window of n solves holding f failures passes when its burn is at or below the resolve
   // rate and n reaches the fewest solves its failure count needs (the binomial test, never
-  // under minSolves, as a curve: lib/recovery-curve.js) or, from burnAloneFrom solves, at
+  // under minSolves, as a curve: lib/prometheus/recovery-curve.js) or, from burnAloneFrom solves, at
   // once. Counts summed from pieces are whole numbers; others (increase(), a PromQL SLI) are
   // rounded first. A span judges only once this firing episode is at least its length old
   // (ALERTS_FOR_STATE: when the alert became active, the tracker's fired_at); the long window
@@ -181,7 +181,7 @@ function pairExpr({ pair, recovery, recoverySpansMs, alert, labels, minFailures,
   const judging = recoverySpansMs.length > 0 ? '' : `,window="${long}"`
   const terms = [`${heldName('solve_failures')}{${slo_}${judging}} <= ${resolveBudget} * ${heldName('solves')}{${slo_}}`]
   if (recovery.burnAloneFrom > recovery.minSolves) {
-    // The fewest solves its failures need: a piecewise-linear curve of them (lib/recovery-curve.js).
+    // The fewest solves its failures need: a piecewise-linear curve of them (lib/prometheus/recovery-curve.js).
     terms.push(recoveryCondition(recovery, n, f))
   } else {
     terms.push(`${heldName('solves')}{${slo_}} >= ${recovery.minSolves}`)

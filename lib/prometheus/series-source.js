@@ -1,5 +1,5 @@
 'use strict'
-// What lib/metrics.js reads of a source with children (a BudgetFamily), so that
+// What lib/prometheus/metrics.js reads of a source with children (a BudgetFamily), so that
 // it renders what it is given without requiring the family's module.
 
 /**

@@ -22,12 +22,12 @@
 // when both find (a provider failing everywhere and a site failing on every
 // provider) or neither does (too few solves, one child failing alone), the
 // evidence does not single one out: null.
-const { describe, invalidArgType, invalidArgValue, unknownKey } = require('./errors.js')
+const { describe, invalidArgType, invalidArgValue, unknownKey } = require('../util/errors.js')
 
 /** χ² with one degree of freedom, 99.9 %. */
 const CRITICAL_G = 10.828
 
-/** A fault the failover will not work around (lib/failover-family.js): the site's. */
+/** A fault the failover will not work around (lib/providers/failover-family.js): the site's. */
 class FaultError extends Error {
   /**
    * @param {string} message

@@ -1,15 +1,15 @@
 'use strict'
 // The createTask / getTaskResult protocol (Anti-Captcha, CapSolver, CapMonster
-// Cloud), for createSolver() (lib/solver.js): POST createTask with
+// Cloud), for createSolver() (lib/providers/solver.js): POST createTask with
 // { clientKey, task } answers { errorId: 0, taskId }; POST getTaskResult with
 // { clientKey, taskId } answers { errorId: 0, status: 'processing' } until
 // { errorId: 0, status: 'ready', solution }; an error is { errorId > 0,
-// errorCode, errorDescription }. Every request goes through lib/provider-fetch.js,
-// as the in.php client's (lib/solver.js): no redirect followed, the answer read
+// errorCode, errorDescription }. Every request goes through lib/providers/provider-fetch.js,
+// as the in.php client's (lib/providers/solver.js): no redirect followed, the answer read
 // bounded, every rejection redacted with the API key as a secret.
 const { setTimeout: sleep } = require('node:timers/promises')
-const { describe, invalidArgType, invalidArgValue, printable, thrownText } = require('./errors.js')
-const { quoteBody } = require('./redact.js')
+const { describe, invalidArgType, invalidArgValue, printable, thrownText } = require('../util/errors.js')
+const { quoteBody } = require('../util/redact.js')
 const { fetchAnswer, solveError, serverWords } = require('./provider-fetch.js')
 
 // A createTask answer is a status and a task id, a solution a token or a few
@@ -111,7 +111,7 @@ function firstUnserialisable(value, path, ancestors, ancestorPaths) {
  */
 function createTaskClient({ title, base, apiKey, pollIntervalMs }) {
   // One POST; the protocol's answer ({ errorId: 0, … }) or a SolveError (the
-  // service's code, or lib/provider-fetch.js's ERR_NETWORK / ERR_BAD_RESPONSE).
+  // service's code, or lib/providers/provider-fetch.js's ERR_NETWORK / ERR_BAD_RESPONSE).
   async function call(method, bodyJson, signal, stage, taskId) {
     const init = { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: bodyJson }
     const request = { signal, maxBytes: MAX_BODY_BYTES, apiKey, what: `${title} ${method}`, stage, taskId }

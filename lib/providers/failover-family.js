@@ -10,10 +10,10 @@
 //   tried only after every provider not blamed (so a task is never stuck while
 //   one admits it);
 // - otherwise it is asked, and what hands the task on is what does in
-//   createFailover(solvers), one walk for both (lib/failover-walk.js): a budget that
+//   createFailover(solvers), one walk for both (lib/providers/failover-walk.js): a budget that
 //   does not admit the attempt, its provider's back-off, a capacity answer; any other
 //   outcome is final.
-const { describe, invalidArgType, invalidArgValue, checkOptionsObject } = require('./errors.js')
+const { describe, invalidArgType, invalidArgValue, checkOptionsObject } = require('../util/errors.js')
 const { firstToSolve } = require('./failover-walk.js')
 const { FaultError } = require('./blame.js')
 
@@ -60,7 +60,7 @@ function createFamilyFailover(family, options) {
 
   /**
    * Solves `task` for the site (and any other labels) in `options.labels` with the
-   * first provider whose child is not blamed and that takes it (lib/failover-walk.js).
+   * first provider whose child is not blamed and that takes it (lib/providers/failover-walk.js).
    * Resolves with that solver's result plus `provider`; rejects with a FaultError
    * (`ESITE_FAULT`) when the site is blamed, otherwise as createFailover(solvers).
    */

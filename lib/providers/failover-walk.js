@@ -1,17 +1,17 @@
 'use strict'
 // The walk over providers that both forms of createFailover share: over solvers
-// (lib/failover.js) and over a family's children (lib/failover-family.js). A
+// (lib/providers/failover.js) and over a family's children (lib/providers/failover-family.js). A
 // provider that did not take the task hands it to the next:
 // - its guard did not admit the attempt, nothing sent or recorded: its budget
 //   refused (BudgetExhaustedError) or its provider's back-off holds it
-//   (ProviderBackoffError, lib/outcomes.js);
+//   (ProviderBackoffError, lib/guard/outcomes.js);
 // - it was sent and turned away for capacity (by the solver's provider profile):
 //   nothing was solved, the next provider may solve it.
 // Any other outcome is final: a solve that ran and failed was recorded by its own
 // budget, and is not sent twice.
-const { BudgetExhaustedError, ProviderBackoffError } = require('./errors.js')
+const { BudgetExhaustedError, ProviderBackoffError } = require('../util/errors.js')
 const { copyResult } = require('./solve-result.js')
-const { classify, isInstance } = require('./classify.js')
+const { classify, isInstance } = require('../guard/classify.js')
 
 /**
  * Solves `task` with the first of `tries` that takes it: resolves with its result plus
@@ -46,7 +46,7 @@ async function firstToSolve(tries, task, options) {
   throw err
 }
 
-/** Whether `err` from `solver` is a capacity answer by its provider's profile (lib/classify.js). */
+/** Whether `err` from `solver` is a capacity answer by its provider's profile (lib/guard/classify.js). */
 function isCapacity(solver, err) {
   return typeof solver.provider === 'string' && classify(undefined, solver.provider, err).outcome === 'capacity'
 }

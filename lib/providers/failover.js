@@ -4,8 +4,8 @@
 // two `createSolver()`s with their own `baseUrl`, `apiKey` and tracker make a
 // primary and a fallback. Which outcomes hand the task to the next solver (a budget
 // that does not admit it, a provider's back-off, a capacity answer) is the walk both
-// forms share, lib/failover-walk.js.
-const { describe, invalidArgType, checkOptionsObject } = require('./errors.js')
+// forms share, lib/providers/failover-walk.js.
+const { describe, invalidArgType, checkOptionsObject } = require('../util/errors.js')
 const { firstToSolve } = require('./failover-walk.js')
 
 /**
@@ -14,7 +14,7 @@ const { firstToSolve } = require('./failover-walk.js')
  */
 function createFailover(solvers) {
   // Over a BudgetFamily with attribution, `createFailover(family, { providers })`:
-  // providers × sites, with blame (lib/failover-family.js).
+  // providers × sites, with blame (lib/providers/failover-family.js).
   if (solvers !== null && typeof solvers === 'object' && !Array.isArray(solvers) && typeof solvers.blame === 'function') {
     return require('./failover-family.js').createFamilyFailover(solvers, arguments[1])
   }

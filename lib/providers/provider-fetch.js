@@ -1,17 +1,17 @@
 'use strict'
-// One request to a provider, for both protocols' clients (lib/solver.js: in.php /
-// res.php; lib/create-task.js: createTask / getTaskResult) and the reports of bad
-// answers (lib/report-bad.js), and the SolveError each of them rejects with. Every
+// One request to a provider, for both protocols' clients (lib/providers/solver.js: in.php /
+// res.php; lib/providers/create-task.js: createTask / getTaskResult) and the reports of bad
+// answers (lib/providers/report-bad.js), and the SolveError each of them rejects with. Every
 // request carries the API key (in.php's form body, res.php's query, createTask's
 // clientKey), so a redirect is never followed: fetch would re-send a 307's body to
 // whatever host the Location names and take that host's answer. What a rejection
 // holds never shows the key: its code, task id and the server's words in its
-// message are redacted (lib/redact.js) and escaped, and fetch's error is kept as
+// message are redacted (lib/util/redact.js) and escaped, and fetch's error is kept as
 // its cause only as a redacted copy (undici's errors may quote the request's URL,
 // `?key=…`).
-const { readLimited } = require('./read-limited.js')
-const { SolveError, printable } = require('./errors.js')
-const { redact, redactError, quoteBody } = require('./redact.js')
+const { readLimited } = require('../util/read-limited.js')
+const { SolveError, printable } = require('../util/errors.js')
+const { redact, redactError, quoteBody } = require('../util/redact.js')
 
 /**
  * A server's words (a code, a task id, fetch's reason) as a message may quote

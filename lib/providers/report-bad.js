@@ -1,8 +1,8 @@
 'use strict'
 // Reporting a bad answer to the provider: `createSolver({ reportBad: true })`, and
 // a solve's `result.reject(reason?)` that the budget took (a late verdict,
-// lib/verdict.js) also tells the provider, at the endpoint its profile names
-// (lib/providers.js, `reportBad`). Never more than the provider accepts: a report
+// lib/guard/verdict.js) also tells the provider, at the endpoint its profile names
+// (lib/guard/profiles.js, `reportBad`). Never more than the provider accepts: a report
 // goes only while the solve is younger than the provider's age limit and the
 // reports of the last 15 minutes stay within `maxShare` of the solves then; the
 // others are skipped. Fire-and-forget: the caller never waits for a report, and a
@@ -85,7 +85,7 @@ function createBadReports({ profile, base, apiKey, now }) {
   async function send(endpoint, taskId, reason) {
     const { url, init } = request(endpoint, taskId, reason)
     try {
-      // As a solve's requests (lib/provider-fetch.js): the key goes nowhere but baseUrl (no redirect followed).
+      // As a solve's requests (lib/providers/provider-fetch.js): the key goes nowhere but baseUrl (no redirect followed).
       const signal = AbortSignal.timeout(REPORT_TIMEOUT_MS)
       const { text } = await fetchAnswer(url, init, { signal, maxBytes: MAX_BODY_BYTES, apiKey, what: 'report', stage: 'report', taskId })
       const answer = JSON.parse(text)

@@ -1,5 +1,5 @@
 'use strict'
-// A solve's result carries `reject(reason?)`, the late verdict on it (lib/solver.js):
+// A solve's result carries `reject(reason?)`, the late verdict on it (lib/providers/solver.js):
 // not enumerable, so that the result prints and compares as the provider's answer,
 // and kept when a failover adds its own field to a copy.
 

@@ -1,7 +1,7 @@
 'use strict'
-// A solver client under an error budget, for each provider of lib/providers.js:
+// A solver client under an error budget, for each provider of lib/guard/profiles.js:
 // in.php / res.php here (CaptchaAI, 2Captcha), createTask / getTaskResult in
-// lib/create-task.js (Anti-Captcha, CapSolver, CapMonster), chosen by `provider`;
+// lib/providers/create-task.js (Anti-Captcha, CapSolver, CapMonster), chosen by `provider`;
 // its profile classifies each rejection. CaptchaAI speaks the 2captcha-compatible
 // HTTP API: POST in.php (key, method, the method's parameters, json=1) answers
 // {"status":1,"request":"<task id>"}; GET res.php?action=get&id=… answers
@@ -9,12 +9,12 @@
 // errors are {"status":0,"request":"ERROR_…"}. Every solve is one tracker.guard()
 // attempt, so it is recorded exactly once, and refused while the budget is exhausted.
 const { setTimeout: sleep } = require('node:timers/promises')
-const { SolveError, describe, invalidArgType, invalidArgValue, checkOptionsObject, integerOption } = require('./errors.js')
-const { redactUrl, quoteBody } = require('./redact.js')
+const { SolveError, describe, invalidArgType, invalidArgValue, checkOptionsObject, integerOption } = require('../util/errors.js')
+const { redactUrl, quoteBody } = require('../util/redact.js')
 const { fetchAnswer, solveError, serverWords } = require('./provider-fetch.js')
-const { PROVIDERS, PROVIDER_NAMES } = require('./providers.js')
+const { PROVIDERS, PROVIDER_NAMES } = require('../guard/profiles.js')
 const { createTaskClient } = require('./create-task.js')
-const throttles = require('./throttle.js')
+const throttles = require('../guard/throttle.js')
 const { createBadReports } = require('./report-bad.js')
 const { withReject } = require('./solve-result.js')
 
@@ -166,7 +166,7 @@ function checkTask(task) {
 }
 
 // One request; the protocol's answer ({status, request}) or a SolveError
-// (lib/provider-fetch.js: redirects not followed, the answer bounded, every message
+// (lib/providers/provider-fetch.js: redirects not followed, the answer bounded, every message
 // redacted with the API key as a secret, since a server may echo the request).
 // After the guard's deadline the signal is aborted: its reason is rethrown as is
 // (the guard has already settled and ignores it).
@@ -202,9 +202,9 @@ function serviceError({ body, httpStatus }, stage, taskId, apiKey, title) {
 
 /**
  * A solver client (the `provider`'s protocol) whose every `solve()` is one `tracker.guard()` attempt.
- * @param {{ apiKey: string, tracker: import('../index').ErrorBudgetTracker, baseUrl?: string | URL,
+ * @param {{ apiKey: string, tracker: import('../../index').ErrorBudgetTracker, baseUrl?: string | URL,
  *   pollIntervalMs?: number, timeoutMs?: number, countsAsFailure?: (error: unknown) => boolean }} options
- * @returns {import('../index').Solver}
+ * @returns {import('../../index').Solver}
  */
 function createSolver(options) {
   if (options === undefined) throw invalidArgType('createSolver(options): options must be an object, got undefined')
@@ -222,7 +222,7 @@ function createSolver(options) {
   const tracker = opts.tracker
   const pollIntervalMs = integerOption(opts.pollIntervalMs, 'createSolver options.pollIntervalMs', 1, MAX_MS, 5000)
   const timeoutMs = integerOption(opts.timeoutMs, 'createSolver options.timeoutMs', 1, MAX_MS, 180_000)
-  // The provider's profile classifies each rejection (lib/providers.js) unless the caller's classifier does.
+  // The provider's profile classifies each rejection (lib/guard/profiles.js) unless the caller's classifier does.
   const provider = opts.provider ?? 'captchaai'
   if (!PROVIDER_NAMES.includes(provider)) {
     const known = PROVIDER_NAMES.map((p) => `'${p}'`).join(', ')
@@ -235,16 +235,16 @@ function createSolver(options) {
   }
   const reportBad = opts.reportBad === true
   const base = checkBaseUrl(opts.baseUrl ?? PROVIDERS[provider].baseUrl)
-  // What the guard does while the budget is exhausted (lib/throttle.js): passed to every solve.
+  // What the guard does while the budget is exhausted (lib/guard/throttle.js): passed to every solve.
   const whenExhausted = throttles.checkOptions(opts, 'createSolver options')
   const title = PROVIDERS[provider].title
-  // Anti-Captcha, CapSolver and CapMonster speak createTask / getTaskResult (lib/create-task.js).
+  // Anti-Captcha, CapSolver and CapMonster speak createTask / getTaskResult (lib/providers/create-task.js).
   // Within the provider's published poll limit (2Captcha: about 20 res.php polls a
   // task): polls spaced so that the whole deadline holds no more than that.
   const maxPolls = PROVIDERS[provider].maxPolls
   const pollEveryMs = maxPolls === undefined ? pollIntervalMs : Math.max(pollIntervalMs, Math.ceil(timeoutMs / maxPolls))
   const createTask = PROVIDERS[provider].protocol === 'createTask' ? createTaskClient({ title, base, apiKey, pollIntervalMs: pollEveryMs }) : null
-  // Bad answers reported to the provider (lib/report-bad.js), on the tracker's clock.
+  // Bad answers reported to the provider (lib/providers/report-bad.js), on the tracker's clock.
   const reports = createBadReports({ profile: PROVIDERS[provider], base, apiKey, now: () => tracker.now })
   const inUrl = new URL('in.php', base)
   const resUrl = new URL('res.php', base)
@@ -327,7 +327,7 @@ function createSolver(options) {
   })
 }
 
-// Solvers tried in order, each under its own budget (lib/failover.js); exported here too.
+// Solvers tried in order, each under its own budget (lib/providers/failover.js); exported here too.
 const { createFailover } = require('./failover.js')
 
 module.exports = { createSolver, defaultCountsAsFailure, CALLER_ERROR_CODES, createFailover }

@@ -1,20 +1,20 @@
 'use strict'
 // SLO documents from the ecosystem, read into the `slo` objects of
-// lib/rules.js: OpenSLO v1 and v1alpha `SLO` documents (with the v1 `SLI` and
+// lib/prometheus/rules.js: OpenSLO v1 and v1alpha `SLO` documents (with the v1 `SLI` and
 // `DataSource` documents they name), Sloth `prometheus/v1` specs and
 // `sloth.slok.dev/v1` PrometheusServiceLevels, Pyrra `ServiceLevelObjective`s,
 // any number per YAML stream. An SLI on our counter
-// (`captcha_budget_solves_total{name=…}`, lib/metrics.js) becomes `slo.name`;
+// (`captcha_budget_solves_total{name=…}`, lib/prometheus/metrics.js) becomes `slo.name`;
 // any other error/total PromQL becomes `slo.sli`. What the rules cannot express
 // is refused, never dropped: every problem is an error naming the file, the
 // document and the field, and why.
 const path = require('node:path')
 const YAML = require('yaml')
-const { parseDuration } = require('../duration.js')
-const { LABEL_NAME_RULE, isLabelName } = require('../labels.js')
-const { WINDOW } = require('../rules-slo.js')
-// Names quoted in messages with what a terminal or log would act on escaped (a hostile name is refused later, by lib/rules-slo.js).
-const { printable } = require('../errors.js')
+const { parseDuration } = require('../util/duration.js')
+const { LABEL_NAME_RULE, isLabelName } = require('../util/labels.js')
+const { WINDOW } = require('../prometheus/rules-slo.js')
+// Names quoted in messages with what a terminal or log would act on escaped (a hostile name is refused later, by lib/prometheus/rules-slo.js).
+const { printable } = require('../util/errors.js')
 
 const COUNTER = 'captcha_budget_solves_total'
 // OpenSLO's units; M, Q and Y are calendar lengths, which a rolling window of fixed length cannot be.
@@ -515,7 +515,7 @@ function pyrraLabels(labels, fail) {
 
 /**
  * Pyrra's `grouping`: the SLO judged per label set, as `sum by (…)` in the SLI's
- * queries (lib/rules.js's slo.grouping does the same for the solve counter).
+ * queries (lib/prometheus/rules.js's slo.grouping does the same for the solve counter).
  */
 function pyrraGrouping(grouping, fail, field) {
   if (grouping === undefined || grouping === null) return []

@@ -1,6 +1,6 @@
 'use strict'
 // on('incident', cb): the per-pair 'alert' / 'resolve' events grouped into
-// incidents, in JavaScript over the native events (lib/tracker.js asks here).
+// incidents, in JavaScript over the native events (lib/tracker/tracker.js asks here).
 //
 // An incident opens on the first pair that fires while none is open ('open',
 // with that pair's severity), fires once more if a page pair fires while it is

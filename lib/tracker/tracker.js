@@ -17,18 +17,18 @@
 // `instanceof` holds for both, and `class Mine extends ErrorBudgetTracker` works.
 // A fleet tracker (config.fleet) is an ErrorBudgetTracker too: its FleetSync is
 // a component (lib/fleet/), asked by report(), on(), off(), close() and sync().
-// 'incident' listeners are JavaScript over the native 'alert' / 'resolve' (lib/incidents.js).
+// 'incident' listeners are JavaScript over the native 'alert' / 'resolve' (lib/tracker/incidents.js).
 
-const native = require('./load-native.js')
-const errors = require('./errors.js')
-const { FIGURE, FIGURE_INDEX: F, NATIVE_RECORD } = require('./contract.js')
-const { fastReport, STATUSES } = require('./fast-report.js')
-const { makeGuard } = require('./guard.js')
-const counterStart = require('./counter-start.js')
-const fleet = require('./fleet/index.js')
+const native = require('../native/load-native.js')
+const errors = require('../util/errors.js')
+const { FIGURE, FIGURE_INDEX: F, NATIVE_RECORD } = require('../native/contract.js')
+const { fastReport, STATUSES } = require('../native/fast-report.js')
+const { makeGuard } = require('../guard/guard.js')
+const counterStart = require('../prometheus/counter-start.js')
+const fleet = require('../fleet/index.js')
 const incidents = require('./incidents.js')
-const { suggestConfigKey, didYouMean } = require('./suggest.js')
-const outcomes = require('./outcomes.js')
+const { suggestConfigKey, didYouMean } = require('../util/suggest.js')
+const outcomes = require('../guard/outcomes.js')
 
 const Native = native.ErrorBudgetTracker
 const nativeProto = Native.prototype
@@ -53,7 +53,7 @@ function ErrorBudgetTracker(config) {
     throw suggestConfigKey(err)
   }
   if (withFleet !== null) fleet.linkFleet(tracker, withFleet.options)
-  // Counters from construction (lib/counter-start.js); not for a shared handle. The
+  // Counters from construction (lib/prometheus/counter-start.js); not for a shared handle. The
   // config is not read again (a getter would run twice): an own `shared` key is enough.
   const shared = typeof config === 'object' && config !== null && Object.getOwnPropertyDescriptor(config, 'shared') !== undefined
   if (!shared) counterStart.countFromHere(tracker)
@@ -121,7 +121,7 @@ const getters = {
   get closed() {
     return this?.[FIGURE] === undefined ? notATracker('closed', this) : this[FIGURE](F.closed) === 1
   },
-  /** The native counts by outcome, plus the guard's attempts neither counted nor failed (lib/outcomes.js). */
+  /** The native counts by outcome, plus the guard's attempts neither counted nor failed (lib/guard/outcomes.js). */
   get recorded() {
     if (this?.[FIGURE] === undefined) notATracker('recorded', this)
     const { excluded, capacity } = outcomes.countsOf(this)
@@ -135,12 +135,12 @@ const nativeRecorded = Object.getOwnPropertyDescriptor(nativeProto, 'recorded').
 // The Prometheus exposition is loaded on first use: requiring the package costs the tracker only (docs/performance.md).
 const lazy = {
   get metrics() {
-    return require('./metrics.js')
+    return require('../prometheus/metrics.js')
   },
 }
 
 const methods = {
-  /** The report now (built in JavaScript from one native call: lib/fast-report.js), with `fleet` for a fleet tracker. */
+  /** The report now (built in JavaScript from one native call: lib/native/fast-report.js), with `fleet` for a fleet tracker. */
   report() {
     checkThis(this, 'report()')
     const report = (FAST_REPORT && fastReport(this)) || nativeProto.report.call(this)
@@ -149,16 +149,16 @@ const methods = {
     return report
   },
 
-  /** One solve attempt, recorded exactly once (lib/guard.js). */
+  /** One solve attempt, recorded exactly once (lib/guard/guard.js). */
   guard: makeGuard(ErrorBudgetTracker),
 
-  // (No named parameter: the same `length` as lib/metrics.js's `metrics(options = {})`.)
-  /** This tracker's Prometheus series (lib/metrics.js, loaded on first use). */
+  // (No named parameter: the same `length` as lib/prometheus/metrics.js's `metrics(options = {})`.)
+  /** This tracker's Prometheus series (lib/prometheus/metrics.js, loaded on first use). */
   metrics() {
     return lazy.metrics.metrics.apply(this, arguments)
   },
 
-  /** As the native on(), plus 'incident' listeners (lib/incidents.js) and 'fleet-error' listeners of a fleet tracker. */
+  /** As the native on(), plus 'incident' listeners (lib/tracker/incidents.js) and 'fleet-error' listeners of a fleet tracker. */
   on(event, listener) {
     checkThis(this, 'on()')
     if (event === 'incident') return incidents.addIncidentListener(this, listener, nativeProto.on)
@@ -304,6 +304,6 @@ ErrorBudgetTracker.shared = function shared(name, config) {
 module.exports = {
   ErrorBudgetTracker,
   FleetSyncError: fleet.FleetSyncError,
-  /** The core's empty snapshot of a fleet's stored config (lib/gate/redis.js). */
+  /** The core's empty snapshot of a fleet's stored config (lib/cli/gate/redis.js). */
   fleetEmptySnapshot: native.fleetEmptySnapshot,
 }

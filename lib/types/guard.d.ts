@@ -1,4 +1,4 @@
-// Types of `tracker.guard()` (lib/guard.js, lib/throttle.js, lib/errors.js): its
+// Types of `tracker.guard()` (lib/guard/guard.js, lib/guard/throttle.js, lib/util/errors.js): its
 // options and attempt, the throttle's state, and the errors it rejects with.
 import type { BudgetReport } from '../../native.js'
 

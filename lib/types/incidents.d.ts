@@ -1,8 +1,8 @@
-// Types of `on('incident')` (lib/incidents.js) and of `family.blame()` (lib/blame.js).
+// Types of `on('incident')` (lib/tracker/incidents.js) and of `family.blame()` (lib/providers/blame.js).
 import type { AlertEvidence, AlertSeverity } from '../../native.js'
 
 /**
- * What `on('incident')` listeners receive (lib/incidents.js): the per-pair alert
+ * What `on('incident')` listeners receive (lib/tracker/incidents.js): the per-pair alert
  * events grouped into incidents. Called when an incident opens (the first pair
  * firing while none is open), once if it escalates from ticket to page, and once
  * when its last firing pair resolves.

@@ -1,4 +1,4 @@
-// Types of the Prometheus exposition and rules (lib/metrics.js, lib/rules.js).
+// Types of the Prometheus exposition and rules (lib/prometheus/metrics.js, lib/prometheus/rules.js).
 import type { AlertRuleConfig, ErrorBudgetTracker } from '../../native.js'
 import type { BudgetFamily } from './family.js'
 

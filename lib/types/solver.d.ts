@@ -1,5 +1,5 @@
-// Types of the solver clients and failover (lib/solver.js, lib/create-task.js,
-// lib/failover.js, lib/failover-family.js).
+// Types of the solver clients and failover (lib/providers/solver.js, lib/providers/create-task.js,
+// lib/providers/failover.js, lib/providers/failover-family.js).
 import type { ErrorBudgetTracker } from '../../native.js'
 import type { BudgetFamily, FamilyLabels } from './family.js'
 import type { AttemptOutcome, ProviderName, WhenExhausted } from './guard.js'

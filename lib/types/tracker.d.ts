@@ -1,4 +1,4 @@
-// Types of the tracker's JavaScript parts (lib/tracker.js, lib/fleet/) that the
+// Types of the tracker's JavaScript parts (lib/tracker/tracker.js, lib/fleet/) that the
 // addon's generated types (native.d.ts) do not hold; index.d.ts adds them to the class.
 import type { PersistConfig } from '../../native.js'
 

@@ -15,7 +15,7 @@ const counted = (n, one, many) => `${n} ${n === 1 ? one : many}`
  */
 class BudgetExhaustedError extends Error {
   /**
-   * @param {import('../index').BudgetReport} report the report at the moment of the refusal
+   * @param {import('../../index').BudgetReport} report the report at the moment of the refusal
    * @param {number | null} [retryAfterMs] when the next attempt may be admitted, ms from now (null: not known)
    */
   constructor(report, retryAfterMs = null) {
@@ -41,7 +41,7 @@ BudgetExhaustedError.prototype.name = 'BudgetExhaustedError'
 /**
  * Thrown (as a rejection) by `tracker.guard()` while a provider's published
  * back-off runs (after ERROR_NO_SLOT_AVAILABLE, ERROR_ZERO_BALANCE, …: its
- * profile, lib/providers.js): the guarded function was not called and nothing
+ * profile, lib/guard/profiles.js): the guarded function was not called and nothing
  * was recorded. Sending anyway would get the account banned.
  */
 class ProviderBackoffError extends Error {
@@ -202,7 +202,7 @@ function invalidArgValue(message) {
  * The error of an unknown `key` in an options object, the one every options check
  * throws: "unknown key 'timeout' in guard options; known keys: …; did you mean
  * 'timeoutMs'?", the closest of `known` suggested as the CLI suggests a misspelt
- * option (lib/suggest.js). `where` names the object; `prefix` goes first (the
+ * option (lib/util/suggest.js). `where` names the object; `prefix` goes first (the
  * function's name), `listed` replaces the list when the message words it otherwise.
  * @param {string} key
  * @param {readonly string[]} known

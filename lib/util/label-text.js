@@ -1,7 +1,7 @@
 'use strict'
 // A family child's labels as one line of text, `site=b\=x\,y,type=t`: what the gate
-// prints and what `--labels` parses back (lib/gate/), the escaping replay --by uses in
-// its tracker names (lib/replay/run.js), so that a printed child can be pasted into --labels.
+// prints and what `--labels` parses back (lib/cli/gate/), the escaping replay --by uses in
+// its tracker names (lib/cli/replay/run.js), so that a printed child can be pasted into --labels.
 const { printable } = require('./errors.js')
 
 /** A label value in a name=value list: backslash, ',' and '=' escaped with a backslash, so that no two label sets read alike. */

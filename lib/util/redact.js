@@ -1,7 +1,7 @@
 'use strict'
 // The one place where a URL or a body from elsewhere becomes text for an error,
-// a warning or a log line (lib/solver.js, lib/gate-prometheus.js,
-// lib/gate/, lib/cli/): credentials never come out. A URL's
+// a warning or a log line (lib/providers/solver.js, lib/cli/gate/prometheus.js,
+// lib/cli/gate/, lib/cli/): credentials never come out. A URL's
 // user:password@ becomes ***@, the value of a query parameter that carries a
 // secret (key, password, token, …) becomes ***, and every secret the caller
 // knows (the CaptchaAI API key) is masked wherever it appears, raw or

@@ -1,7 +1,7 @@
 'use strict'
 // `captcha-budget dashboard`: a Grafana dashboard (JSON) for the rules of
-// `captcha-budget rules`, the SLO chosen in a variable (lib/dashboard.js).
-const cliValues = require('../cli-values.js')
+// `captcha-budget rules`, the SLO chosen in a variable (lib/prometheus/dashboard.js).
+const cliValues = require('../values.js')
 
 const BAD_INPUT = 2
 
@@ -24,7 +24,7 @@ function register(program) {
 /** Runs the command; returns the exit code (0, or 2 on bad input). */
 function dashboard(options) {
   // Required here, not at the top: the CLI loads every command's module; only this one needs the dashboard.
-  const { grafanaDashboard } = require('../dashboard.js')
+  const { grafanaDashboard } = require('../../prometheus/dashboard.js')
   let json
   try {
     json = `${JSON.stringify(grafanaDashboard({ title: options.title, uid: options.uid, slo: options.slo }), null, 2)}\n`

@@ -1,14 +1,14 @@
 'use strict'
 // `captcha-budget gate <snapshot.json>`: the deploy gate. Restores a tracker
 // snapshot aged to now, prints its report and answers with the exit code (a
-// family's snapshot: every child's, the worst deciding; lib/gate/snapshot-file.js); with
-// --prometheus, asks the fleet's Prometheus instead (lib/gate-prometheus.js); with
-// --redis, reads the fleet budget in Redis (lib/gate/redis.js).
-const cliValues = require('../cli-values.js')
-const prometheusGate = require('../gate-prometheus.js')
-const { readFileLimited } = require('../read-limited.js')
+// family's snapshot: every child's, the worst deciding; lib/cli/gate/snapshot-file.js); with
+// --prometheus, asks the fleet's Prometheus instead (lib/cli/gate/prometheus.js); with
+// --redis, reads the fleet budget in Redis (lib/cli/gate/redis.js).
+const cliValues = require('../values.js')
+const prometheusGate = require('../gate/prometheus.js')
+const { readFileLimited } = require('../../util/read-limited.js')
 // A BudgetFamily child's labels as --labels takes them, escaped (`site=b\=x\,y`): what is printed can be pasted.
-const { labelText } = require('../label-text.js')
+const { labelText } = require('../../util/label-text.js')
 
 /** Exit codes of `gate`, documented in the README. */
 const EXIT = { proceed: 0, badInput: 2, stop: 3 }
@@ -25,7 +25,7 @@ function register(program) {
     .option('--family', 'a BudgetFamily snapshot or fleet (--redis), answering for its worst child')
     .option('--strict', 'also stop deploys while the budget is critical')
     .option('--json', 'print the report and the decision as JSON')
-  // --prometheus <url> --slo <id>: ask the fleet's Prometheus instead (lib/gate-prometheus.js).
+  // --prometheus <url> --slo <id>: ask the fleet's Prometheus instead (lib/cli/gate/prometheus.js).
   prometheusGate.addOptions(command)
   command
     // Usage errors (no snapshot, unknown option) are bad input too: exit 2, not commander's 1.

@@ -7,9 +7,9 @@ const fs = require('node:fs')
 const path = require('node:path')
 const { Option } = require('commander')
 const { DEFAULTS } = require('../replay/options.js')
-const { humanDuration } = require('../duration.js')
-const { printable } = require('../errors.js')
-const cliValues = require('../cli-values.js')
+const { humanDuration } = require('../../util/duration.js')
+const { printable } = require('../../util/errors.js')
+const cliValues = require('../values.js')
 
 /** Exit codes of `replay`, documented in the README. */
 const EXIT = { ok: 0, badInput: 2 }

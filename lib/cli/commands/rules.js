@@ -2,9 +2,9 @@
 // `captcha-budget rules`: Prometheus recording and alerting rules for SLOs,
 // judged across every worker that exposes tracker.metrics({ name }): one SLO
 // from the flags, or many from an OpenSLO / Sloth file (--spec).
-const { readFileLimited } = require('../read-limited.js')
-const { writeOutput, UsageError, parseTarget, parseCount, parseDurationArg, parseAlerts, onceEach } = require('../cli-values.js')
-const { printable } = require('../errors.js')
+const { readFileLimited } = require('../../util/read-limited.js')
+const { writeOutput, UsageError, parseTarget, parseCount, parseDurationArg, parseAlerts, onceEach } = require('../values.js')
+const { printable } = require('../../util/errors.js')
 
 const BAD_INPUT = 2
 /** The most bytes an SLO spec may hold: ample for hundreds of SLOs, and YAML parses it in seconds. */
@@ -68,7 +68,7 @@ function specSlos(options) {
     if (options[flag] !== undefined) throw new UsageError(`--${flag} cannot be given with --spec (the file describes the SLOs)`)
   }
   // Required here, not at the top: only --spec reads OpenSLO / Sloth files (and loads yaml).
-  const { readSpec, SpecError } = require('../slo/spec.js')
+  const { readSpec, SpecError } = require('../../slo/spec.js')
   let text
   try {
     text = readFileLimited(options.spec, { maxBytes: MAX_SPEC_BYTES, what: 'an SLO spec' })
@@ -87,7 +87,7 @@ function specSlos(options) {
 /** Runs the command; returns the exit code (0, or 2 on bad input). */
 function rules(options) {
   // Required here, not at the top: the CLI's other commands need no addon.
-  const { rulesAndPolicy, WHERE } = require('../rules.js')
+  const { rulesAndPolicy, WHERE } = require('../../prometheus/rules.js')
   let text
   try {
     const { slos, where, metadata } = options.spec !== undefined ? specSlos(options) : { slos: [sloOf(options)], where: [null] }

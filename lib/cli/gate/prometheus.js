@@ -1,13 +1,13 @@
 'use strict'
 // `captcha-budget gate --prometheus <url> --slo <id>`: the deploy gate asked of
 // the fleet. One instant query per figure to Prometheus's HTTP API for the
-// series `captcha-budget rules` records (lib/rules.js); the status comes from
+// series `captcha-budget rules` records (lib/prometheus/rules.js); the status comes from
 // the remaining budget with the tracker's thresholds, the exit code as the
-// snapshot gate's (lib/cli/gate.js), so a pipeline can use either.
-const { parseDuration } = require('./duration.js')
-const { readLimited } = require('./read-limited.js')
-const { redact, redactUrl, urlSecrets } = require('./redact.js')
-const { printable } = require('./errors.js')
+// snapshot gate's (lib/cli/commands/gate.js), so a pipeline can use either.
+const { parseDuration } = require('../../util/duration.js')
+const { readLimited } = require('../../util/read-limited.js')
+const { redact, redactUrl, urlSecrets } = require('../../util/redact.js')
+const { printable } = require('../../util/errors.js')
 
 /** A gate query's answer is a few series: anything past this is cut off (an endless or hostile body). */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024
@@ -123,7 +123,7 @@ function checkOptions({ prometheus, slo, maxBurnRate, warningThreshold = '0.5', 
 
 /**
  * An instant query: the samples as [{ labels, value }]; throws with what went
- * wrong, every quoted text redacted (lib/redact.js) of `secrets`.
+ * wrong, every quoted text redacted (lib/util/redact.js) of `secrets`.
  */
 async function query(base, promql, timeoutMs, { authorization, secrets = [] } = {}) {
   const url = new URL('api/v1/query', base.href.endsWith('/') ? base : new URL(base.href + '/'))

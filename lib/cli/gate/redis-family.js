@@ -3,8 +3,8 @@
 // deploy gate for one child of a BudgetFamily fleet (lib/fleet/family-store.js), or, without
 // --labels, for its worst child. Read-only, like the single-budget gate (redis.js,
 // whose connection, redis-client.js, it uses); each child is judged by the family's stored options.
-const { familyKeysOf, corruptCountText, labelText, excerpt } = require('../fleet/family-store.js')
-const { ErrorBudgetTracker } = require('../tracker.js')
+const { familyKeysOf, corruptCountText, labelText, excerpt } = require('../../fleet/family-store.js')
+const { ErrorBudgetTracker } = require('../../tracker/tracker.js')
 const { connect } = require('./redis-client.js')
 
 /** The most one recordMany() takes of an outcome: a stored count above it goes in parts. */

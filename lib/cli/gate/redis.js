@@ -1,17 +1,17 @@
 'use strict'
-// `captcha-budget gate --redis <url> --key <key>` (hooked in lib/cli/gate.js): the deploy gate for a fleet
+// `captcha-budget gate --redis <url> --key <key>` (hooked in lib/cli/commands/gate.js): the deploy gate for a fleet
 // budget (config.fleet). Reads the fleet's buckets and SLO config from Redis
 // (read-only: the gate is no worker), rebuilds the window at the current
 // time, and answers with gate's exit codes. The Redis client is the caller's
 // install of ioredis or node-redis: none is bundled.
-const { keysOf, excerpt } = require('../fleet/store.js')
-const { familyKeysOf } = require('../fleet/family-store.js')
-const { redact, redactUrl, urlSecrets } = require('../redact.js')
-const { printable } = require('../errors.js')
-const { ErrorBudgetTracker, fleetEmptySnapshot } = require('../tracker.js')
+const { keysOf, excerpt } = require('../../fleet/store.js')
+const { familyKeysOf } = require('../../fleet/family-store.js')
+const { redact, redactUrl, urlSecrets } = require('../../util/redact.js')
+const { printable } = require('../../util/errors.js')
+const { ErrorBudgetTracker, fleetEmptySnapshot } = require('../../tracker/tracker.js')
 const { connect } = require('./redis-client.js')
 const { familyReport } = require('./redis-family.js')
-const { parseLabels } = require('../label-text.js')
+const { parseLabels } = require('../../util/label-text.js')
 
 /**
  * The fleet budget `key`'s report now, as its workers see it after a sync.
@@ -64,7 +64,7 @@ async function fleetReport(url, key) {
 
 /**
  * gate's action with --redis / --key: the exit code, through `answer`
- * (lib/cli/gate.js), or 2 on bad input.
+ * (lib/cli/commands/gate.js), or 2 on bad input.
  */
 async function gateRedis(snapshot, options, { answer, EXIT }) {
   if (snapshot !== undefined) return fail('give a snapshot or --redis, not both', EXIT)

@@ -1,12 +1,12 @@
 'use strict'
-// `captcha-budget gate <file>` (lib/cli/gate.js): what a snapshot file holds, judged
+// `captcha-budget gate <file>` (lib/cli/commands/gate.js): what a snapshot file holds, judged
 // now. A tracker's snapshot is restored aged to now; a BudgetFamily's
 // (family.snapshot() or a family's persist file) is restored on the real clock
 // too, whatever clock it was saved with, so every child is aged to now and
 // judged as a tracker's snapshot is; `--labels` keeps one child.
-const { ErrorBudgetTracker } = require('../tracker.js')
-const { BudgetFamily } = require('../family/index.js')
-const { labelText, parseLabels } = require('../label-text.js')
+const { ErrorBudgetTracker } = require('../../tracker/tracker.js')
+const { BudgetFamily } = require('../../family/index.js')
+const { labelText, parseLabels } = require('../../util/label-text.js')
 
 /** The `format` of a family's snapshot (lib/family/snapshot.js). */
 const FAMILY_FORMAT = 'captcha-error-budget.family'

@@ -4,7 +4,7 @@
 // changes marked on the budget lines, alerts on the burn panel, and a status
 // strip per tracker. Hand-written SVG: a few shapes need no charting library.
 
-const { printable } = require('../errors.js')
+const { printable } = require('../../util/errors.js')
 
 // Tracker colours stay clear of the status colours (green, amber, orange, red).
 const COLORS = ['#1f77b4', '#9467bd', '#17becf', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#393b79']
@@ -31,7 +31,7 @@ function niceMax(x) {
 /**
  * The chart as SVG text.
  * @param {object} result the replay result (summary.js)
- * @param {import('./series').Series} series its samples
+ * @param {import('../../replay/series').Series} series its samples
  */
 function chartSvg(result, series) {
   const times = series.times

@@ -4,8 +4,8 @@
 // line split across chunks waits for the rest of it.
 const fs = require('node:fs')
 const path = require('node:path')
-const { parseLogChunk } = require('../load-native.js')
-const { UsageError } = require('../cli-values.js')
+const { parseLogChunk } = require('../../native/load-native.js')
+const { UsageError } = require('../values.js')
 const { fieldHint } = require('./field-hint.js')
 
 const CHUNK_BYTES = 1 << 20

@@ -3,18 +3,18 @@
 // or one per type; with `top` over a file, one per key of the `top` worst only),
 // sampling them for the chart (only with `chart`) and counting the baseline,
 // then waits for the listeners and summarises.
-const { ErrorBudgetTracker } = require('../tracker.js')
+const { ErrorBudgetTracker } = require('../../tracker/tracker.js')
 const { readLog } = require('./reader.js')
 const { ReplayTrackers } = require('./trackers.js')
 const { Series } = require('./series.js')
 const { Baseline, TypeCounts } = require('./baseline.js')
 const { summarize } = require('./summary.js')
-const { UsageError } = require('../cli-values.js')
+const { UsageError } = require('../values.js')
 const { DEFAULTS } = require('./options.js')
 const { GROUP_SEPARATOR } = require('./reader.js')
 const { rankKeys, rereadable } = require('./ranking.js')
 // Label values in a tracker name escaped as the gate prints them, so that no two label sets share a name.
-const { escapeValue } = require('../label-text.js')
+const { escapeValue } = require('../../util/label-text.js')
 const { splitVerdict, VerdictCounts, REJECTED } = require('./verdicts.js')
 const { jsonLinesHint } = require('./field-hint.js')
 
@@ -129,7 +129,7 @@ async function replay(options) {
         })
   // Then the advice's '(all)' row is counted apart, from every key's solves.
   const pooled = ranked === null ? null : new TypeCounts('(all)')
-  // `throttle`: also simulate a throttling guard (lib/replay/throttle.js).
+  // `throttle`: also simulate a throttling guard (lib/cli/replay/throttle.js).
   const trackers = new ReplayTrackers({ byType, settingsFor, throttle: options.throttle === true })
   // Only for the chart: sampling every tracker at every step costs trackers × samples in time and memory.
   const series = options.chart === true ? new Series(trackers) : null

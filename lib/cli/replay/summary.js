@@ -2,7 +2,7 @@
 // The replay's result, as --json prints it: the timeline of every tracker
 // merged in time order, a summary per tracker, and the baseline advice.
 // Timestamps are ISO 8601 UTC; durations and windows are ms.
-const { STATUSES } = require('../fast-report.js')
+const { STATUSES } = require('../../native/fast-report.js')
 
 const iso = (ms) => new Date(ms).toISOString()
 const round2 = (x) => Math.round(x * 100) / 100

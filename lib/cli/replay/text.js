@@ -1,10 +1,10 @@
 'use strict'
 // The replay's result for people: the timeline, a summary per tracker, the
 // baseline advice. Timestamps ISO 8601 UTC, like --json.
-const { humanDuration } = require('../duration.js')
-const { STATUSES } = require('../fast-report.js')
+const { humanDuration } = require('../../util/duration.js')
+const { STATUSES } = require('../../native/fast-report.js')
 const { OPTIONS: THROTTLE } = require('./throttle.js')
-const { printable } = require('../errors.js')
+const { printable } = require('../../util/errors.js')
 
 const pct = (rate, digits = 1) => `${(rate * 100).toFixed(digits)} %`
 const int = (n) => Math.round(n).toLocaleString('en-US')

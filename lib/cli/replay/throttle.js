@@ -1,12 +1,12 @@
 'use strict'
 // `replay --throttle`: what a throttling guard (`guard()` with its defaults:
-// whenExhausted 'throttle', lib/throttle.js) would have admitted and refused
+// whenExhausted 'throttle', lib/guard/throttle.js) would have admitted and refused
 // over the log. The guard sees its own tracker: a shadow of the replay's, with
 // the same config, fed only the solves it would have admitted (a refused solve
 // never happens, so it is never recorded). Its state changes join the timeline
 // as `{ kind: 'throttle', from, to, admitted, refused, probes }`.
-const { Throttle, DEFAULTS, recentBurnRate } = require('../throttle.js')
-const { ErrorBudgetTracker } = require('../tracker.js')
+const { Throttle, DEFAULTS, recentBurnRate } = require('../../guard/throttle.js')
+const { ErrorBudgetTracker } = require('../../tracker/tracker.js')
 
 const OPTIONS = Object.freeze({ whenExhausted: 'throttle', ...DEFAULTS.throttle, critical: false })
 

@@ -3,9 +3,9 @@
 // (`--by type`), each a manual-clock ErrorBudgetTracker with its own target and
 // window. Collects what their listeners report (status changes, alerts) and the
 // worst burn rate seen.
-const { ErrorBudgetTracker } = require('../tracker.js')
+const { ErrorBudgetTracker } = require('../../tracker/tracker.js')
 
-const { STATUSES } = require('../fast-report.js')
+const { STATUSES } = require('../../native/fast-report.js')
 const { ThrottleReplay } = require('./throttle.js')
 const ALL = 'all'
 /** How many line numbers of dropped solves a tracker keeps (the summary names them). */
@@ -24,7 +24,7 @@ class Slot {
     this.firstAt = Infinity
     /** Status changes and alerts, in the order the tracker produced them. */
     this.timeline = []
-    /** With `--throttle`: what a throttling guard would have done (lib/replay/throttle.js); else null. */
+    /** With `--throttle`: what a throttling guard would have done (lib/cli/replay/throttle.js); else null. */
     this.throttle = null
     this.delivered = 'healthy'
     this.worst = { burnRate: 0, at: null }
