@@ -62,7 +62,7 @@ test('signalChild() on a child whose spawn failed sends nothing (child.kill() wo
 })
 
 test('a fleet spec without redis-server skips in one line naming it and how to install it', async (t) => {
-  const result = await runDetached([ava, '--tap', '__test__/fleet-gate.spec.js'], bareEnv(t))
+  const result = await runDetached([ava, '--tap', '__test__/cli/fleet-gate.spec.js'], bareEnv(t))
   t.is(result.code, 0, result.stdout + result.stderr)
   const skipped = result.stdout.split('\n').filter((line) => line.includes('# SKIP'))
   t.is(skipped.length, 1, result.stdout)
@@ -71,7 +71,7 @@ test('a fleet spec without redis-server skips in one line naming it and how to i
 })
 
 test('under CI a missing redis-server fails the fleet spec instead of skipping it', async (t) => {
-  const result = await runDetached([ava, '--tap', '__test__/fleet-gate.spec.js'], bareEnv(t, { CI: 'true' }))
+  const result = await runDetached([ava, '--tap', '__test__/cli/fleet-gate.spec.js'], bareEnv(t, { CI: 'true' }))
   t.is(result.signal, null)
   t.not(result.code, 0)
   t.regex(result.stdout + result.stderr, /needs redis-server/)
@@ -80,7 +80,7 @@ test('under CI a missing redis-server fails the fleet spec instead of skipping i
 
 for (const value of ['false', '0']) {
   test(`CI=${JSON.stringify(value)} is not CI: a fleet spec without redis-server still skips`, async (t) => {
-    const result = await runDetached([ava, '--tap', '__test__/fleet-gate.spec.js'], bareEnv(t, { CI: value }))
+    const result = await runDetached([ava, '--tap', '__test__/cli/fleet-gate.spec.js'], bareEnv(t, { CI: value }))
     t.is(result.code, 0, result.stdout + result.stderr)
     t.regex(result.stdout, /fleet-gate\.spec\.js: every test needs redis-server.* # SKIP/)
   })

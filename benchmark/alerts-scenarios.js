@@ -1,5 +1,5 @@
 'use strict'
-// The alert scenario suite of `npm run bench:alerts` and __test__/alerts-bar.spec.js:
+// The alert scenario suite of `npm run bench:alerts` and __test__/tracker/alerts-bar.spec.js:
 // seeded solve streams (flash sale, outages at low and high volume, a slow leak,
 // healthy noise at three volumes, fresh trackers) replayed on the manual clock
 // through a policy, with what issue 14's bar is judged on: time to first page,

@@ -1,5 +1,5 @@
 'use strict'
-// The scenarios of `npm run bench:throttle` and __test__/throttle-bench.spec.js
+// The scenarios of `npm run bench:throttle` and __test__/guard/throttle-bench.spec.js
 // (issue 23's table): a simulated worker making one solve attempt a second on
 // the manual clock, against a fake provider whose success probability changes
 // over time, through `tracker.guard()` in each mode — 'throttle' (the default),

@@ -4,7 +4,7 @@
  * mulberry32: a small seeded PRNG, so a seed always gives the same sequence
  * (scripts/generate-sample-log.js writes the same sample file every run,
  * benchmark/alerts-scenarios.js replays the same scenarios, and
- * __test__/reference.spec.js the same random comparisons).
+ * __test__/tracker/reference.spec.js the same random comparisons).
  * @param {number} seed a 32-bit unsigned seed
  * @returns {() => number} a function returning the next number in [0, 1)
  */

@@ -4,7 +4,7 @@
 // full speed, each holding status and alert listeners while transitions fire,
 // terminated mid-stream. Nothing may crash or hang, the main thread's handle
 // must stay right, and memory must come back to its baseline. Run with
-// --expose-gc (`npm test` runs it through __test__/shared.spec.js).
+// --expose-gc (`npm test` runs it through __test__/tracker/shared.spec.js).
 //
 // Memory is judged against a control: the same rounds of workers, started and
 // terminated the same way, that do not load the addon, in a fresh process

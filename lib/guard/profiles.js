@@ -10,7 +10,7 @@
 // the caller's or the account's problem, counted apart; 'capacity' — no worker,
 // thread or slot free now, counted apart and paces the guard. A code missing
 // from the table counts as a failure (lib/guard/classify.js warns once per code).
-// docs/providers.md renders this table; __test__/providers.spec.js checks it.
+// docs/providers.md renders this table; __test__/guard/providers.spec.js checks it.
 //
 // `reportBad`: where a bad answer is reported (createSolver({ reportBad: true })):
 // `endpoints` maps a task type (a trailing `*` matches any rest, case aside; the

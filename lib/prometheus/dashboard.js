@@ -3,7 +3,7 @@
 // of lib/prometheus/rules.js record and the workers expose (lib/prometheus/metrics.js): one page per
 // SLO, the SLO chosen with the `slo` variable (from captcha_budget:slo_info),
 // its source with `source`. Every query names only those series and ALERTS
-// (__test__/dashboard.spec.js checks both, and the JSON against @grafana/schema).
+// (__test__/prometheus/dashboard.spec.js checks both, and the JSON against @grafana/schema).
 const { describe, invalidArgType, invalidArgValue, checkOptionsObject } = require('../util/errors.js')
 
 /** Grafana's dashboard uid: at most 40 characters of these. */
