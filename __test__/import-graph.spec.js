@@ -3,6 +3,8 @@
 // functions included: they are arrows too) is an edge, and so is every relative
 // import of the hand-written .d.ts files; the graph has no cycle, no file under
 // lib/ imports the package root, and every relative path names its file (.js).
+// Issue 45: lib/ is a folder per concept, in the order CONTRIBUTING.md states; a
+// file imports from its own folder and earlier ones only, never a later one.
 const test = require('ava')
 const fs = require('node:fs')
 const path = require('node:path')
@@ -76,6 +78,32 @@ function cycles(graph) {
   return found
 }
 
+/** The folders of lib/ in the order CONTRIBUTING.md states them (its line "- lib/'s folders, in import order: …"). */
+function folderOrder() {
+  const contributing = fs.readFileSync(path.join(root, 'CONTRIBUTING.md'), 'utf8')
+  const line = contributing.split('\n').find((text) => text.startsWith("- lib/'s folders, in import order:"))
+  return line === undefined ? [] : [...line.matchAll(/`([a-z-]+)\/`/g)].map((match) => match[1])
+}
+
+/** The folder of lib/ that `file` is in (null for a file outside lib/'s folders). */
+const folderOf = (file) => /^lib\/([^/]+)\//.exec(file)?.[1] ?? null
+
+/** The edges of `graph` from a folder of lib/ to a later one in `order`, or to a folder `order` does not name. */
+function againstOrder(graph, order) {
+  const rank = new Map(order.map((folder, index) => [folder, index]))
+  const wrong = []
+  for (const [file, targets] of graph) {
+    const from = folderOf(file)
+    if (from === null) continue
+    for (const target of targets) {
+      const to = folderOf(target)
+      // undefined (a folder the order does not name) compares false: reported.
+      if (to !== null && !(rank.get(to) <= rank.get(from))) wrong.push(`${file} → ${target}`)
+    }
+  }
+  return wrong
+}
+
 test('the check finds a cycle where there is one', (t) => {
   const graph = new Map([
     ['a.js', ['b.js']],
@@ -116,4 +144,41 @@ test('every relative require and .d.ts import names its file: .js (or .json for 
     for (const spec of specifiers(file).filter(isRelative)) if (!/\.js$|\/package\.json$/.test(spec)) unnamed.push(`${file}: '${spec}'`)
   }
   t.deepEqual(unnamed, [])
+})
+
+test('the order check finds an import of a later folder, or of a folder the order does not name', (t) => {
+  const graph = new Map([
+    ['index.js', ['lib/b/y.js']],
+    ['lib/a/x.js', ['lib/a/w.js', 'native.js']],
+    ['lib/b/y.js', ['lib/a/x.js', 'lib/b/z.js']],
+    ['lib/a/w.js', ['lib/b/y.js', 'lib/c/v.js']],
+  ])
+  t.deepEqual(againstOrder(graph, ['a', 'b']), ['lib/a/w.js → lib/b/y.js', 'lib/a/w.js → lib/c/v.js'])
+  t.deepEqual(againstOrder(graph, ['b', 'a']), ['lib/b/y.js → lib/a/x.js', 'lib/a/w.js → lib/c/v.js'])
+  t.deepEqual(againstOrder(graph, ['a', 'b', 'c']), ['lib/a/w.js → lib/b/y.js', 'lib/a/w.js → lib/c/v.js'])
+  t.deepEqual(againstOrder(graph, ['c', 'a', 'b']), ['lib/a/w.js → lib/b/y.js'])
+})
+
+test("every folder of lib/ is in CONTRIBUTING.md's order, and imports only from itself and the folders before it", (t) => {
+  const order = folderOrder()
+  const folders = fs
+    .readdirSync(path.join(root, 'lib'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+  t.deepEqual([...order].sort(), folders.sort())
+  t.deepEqual(againstOrder(requireGraph(), order), [])
+})
+
+// lib/'s top holds what the package's entries load first, at most 10 files; the
+// specs mirror lib/'s folders, with at most 15 cross-cutting ones at the top.
+test("lib/'s top holds at most 10 .js files; __test__/'s folders are lib/'s (and helpers/, fixtures/, types/), at most 15 specs at its top", (t) => {
+  const entries = (dir) => fs.readdirSync(path.join(root, dir), { withFileTypes: true })
+  t.true(entries('lib').filter((entry) => entry.isFile() && entry.name.endsWith('.js')).length <= 10)
+  const libFolders = new Set(folderOrder())
+  const strays = entries('__test__')
+    .filter((entry) => entry.isDirectory() && !['helpers', 'fixtures', 'types'].includes(entry.name))
+    .map((entry) => entry.name)
+    .filter((name) => !libFolders.has(name))
+  t.deepEqual(strays, [])
+  t.true(entries('__test__').filter((entry) => entry.isFile() && /\.spec\.m?js$/.test(entry.name)).length <= 15)
 })
