@@ -31,7 +31,7 @@ function niceMax(x) {
 /**
  * The chart as SVG text.
  * @param {object} result the replay result (summary.js)
- * @param {import('../../replay/series').Series} series its samples
+ * @param {import('./series').Series} series its samples
  */
 function chartSvg(result, series) {
   const times = series.times

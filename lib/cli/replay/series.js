@@ -8,7 +8,7 @@ const MAX_SAMPLES = 2048
 const FIRST_STEP_MS = 1000
 
 class Series {
-  /** @param {import('../../replay/trackers').ReplayTrackers} trackers */
+  /** @param {import('./trackers').ReplayTrackers} trackers */
   constructor(trackers) {
     this.trackers = trackers
     this.start = null
