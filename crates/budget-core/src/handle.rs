@@ -67,15 +67,16 @@ impl<S: Sink, P: Saver> Handle<S, P> {
   /// Records through this handle (`TrackerState::record_measured`), then
   /// follows the window's memory: when it grew or shrank (a ring that doubled
   /// or shrank, a change of layout: rare), the engine is told the difference.
+  /// Returns the stamp recorded at (`record_measured`).
   /// On the handle's JS thread, as every record through it.
   #[inline(always)]
-  pub fn record(&self, at: Option<i64>, successes: u64, failures: u64) -> Result<(), BudgetError> {
+  pub fn record(&self, at: Option<i64>, successes: u64, failures: u64) -> Result<i64, BudgetError> {
     match self.tracker.record_measured(at, successes, failures) {
-      Ok(window_bytes) => {
+      Ok((window_bytes, stamp)) => {
         if window_bytes != self.window_bytes.load(Ordering::Relaxed) {
           self.follow_memory(window_bytes);
         }
-        Ok(())
+        Ok(stamp)
       }
       Err(at) => Err(self.tracker.refusal(at, successes, failures)),
     }

@@ -61,33 +61,38 @@ pub struct Lease {
 }
 
 impl Lease {
-  /// One record of `success` through the lease at the clock's now: true if
-  /// done (the caller does nothing else), false if the lease is closed, over
-  /// or spent (the caller takes the lock). On the owner thread only.
+  /// One record of `success` through the lease at the clock's now: the
+  /// clock's reading it was recorded at if done (the caller does nothing
+  /// else; `record()` hands it back to JavaScript, which would otherwise read
+  /// the clock again to stamp what it recorded), `None` if the lease is
+  /// closed, over or spent (the caller takes the lock). On the owner thread only.
   #[inline(always)]
-  pub fn try_record(&self, clock: &TrackerClock, success: bool) -> bool {
+  pub fn try_record(&self, clock: &TrackerClock, success: bool) -> Option<i64> {
     self.busy.store(true, Relaxed);
     // The light side of the asymmetric fence: `busy` is stored before `open`
     // is loaded, in program order (the heavy side is `settle`'s membarrier).
     compiler_fence(SeqCst);
-    let mut done = false;
-    if self.open.load(Relaxed) && clock.now_ms() < self.until_ms.load(Relaxed) {
-      let (s, f) = (self.successes.load(Relaxed), self.failures.load(Relaxed));
-      if s + f < self.max_events.load(Relaxed) {
-        if success {
-          if s < self.max_successes.load(Relaxed) {
-            self.successes.store(s + 1, Relaxed);
-            done = true;
+    let mut stamp = None;
+    if self.open.load(Relaxed) {
+      let now = clock.now_ms();
+      if now < self.until_ms.load(Relaxed) {
+        let (s, f) = (self.successes.load(Relaxed), self.failures.load(Relaxed));
+        if s + f < self.max_events.load(Relaxed) {
+          if success {
+            if s < self.max_successes.load(Relaxed) {
+              self.successes.store(s + 1, Relaxed);
+              stamp = Some(now);
+            }
+          } else if f < self.max_failures.load(Relaxed) {
+            self.failures.store(f + 1, Relaxed);
+            stamp = Some(now);
           }
-        } else if f < self.max_failures.load(Relaxed) {
-          self.failures.store(f + 1, Relaxed);
-          done = true;
         }
       }
     }
     // Release: a settler that sees `busy` false sees the counts.
     self.busy.store(false, Release);
-    done
+    stamp
   }
 
   /// Whether the owner may record through the lease now (its records are then
@@ -234,7 +239,7 @@ mod tests {
     assert!(lease.open.load(Relaxed));
     assert_eq!(lease.until_ms.load(Relaxed), 2_000, "the end of the bucket of 1 500");
     for i in 0..1_000 {
-      assert!(lease.try_record(&clock, i % 100 != 0));
+      assert_eq!(lease.try_record(&clock, i % 100 != 0), Some(1_500), "stamped at the clock's now");
     }
     // Not in the tracker yet; settling closes the lease and records them at its time.
     assert_eq!(core.counts().total(), 1_000);
@@ -243,7 +248,7 @@ mod tests {
     assert!(events.is_empty());
     assert_eq!((core.counts().successes, core.counts().failures), (990 + 990, 10 + 10));
     assert_eq!(core.recorded().total(), 2_000);
-    assert!(!lease.try_record(&clock, true), "closed once settled");
+    assert_eq!(lease.try_record(&clock, true), None, "closed once settled");
     assert_eq!(core.counts().total(), 2_000);
   }
 
@@ -257,18 +262,18 @@ mod tests {
     lease.grant(&mut core);
     let TrackerClock::Manual(manual) = &clock else { unreachable!() };
     manual.advance_to(1_999);
-    assert!(lease.try_record(&clock, true));
+    assert_eq!(lease.try_record(&clock, true), Some(1_999), "stamped at the clock's now, not the lease's time");
     manual.advance_to(2_000);
-    assert!(!lease.try_record(&clock, true), "the next bucket is past the lease");
+    assert_eq!(lease.try_record(&clock, true), None, "the next bucket is past the lease");
     // Spent: 14 more failures are leased (see `tracker`), not 15.
     let (mut core, clock) = tracker(1_500);
     let lease = Lease::default();
     lease.grant(&mut core);
     for _ in 0..14 {
-      assert!(lease.try_record(&clock, false));
+      assert!(lease.try_record(&clock, false).is_some());
     }
-    assert!(!lease.try_record(&clock, false));
-    assert!(lease.try_record(&clock, true), "successes are still leased");
+    assert_eq!(lease.try_record(&clock, false), None);
+    assert!(lease.try_record(&clock, true).is_some(), "successes are still leased");
   }
 
   /// The owner records through its lease (taking the lock only when it is
@@ -303,7 +308,7 @@ mod tests {
       i += 1;
       let success = !i.is_multiple_of(1_000); // 1 failure in 1 000: healthy, nearer and nearer 99.9 %
       failures += !success as u64;
-      if shared.1.try_record(&shared.2, success) {
+      if shared.1.try_record(&shared.2, success).is_some() {
         fast += 1;
         continue;
       }

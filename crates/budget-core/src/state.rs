@@ -344,23 +344,27 @@ impl<S: Sink, P: Saver> TrackerState<S, P> {
   /// The locked path of `record()`: one lock, one clock read, and usually no
   /// allocation (events are rare).
   /// `Ok`: the window's heap bytes after it (a field read under the lock), for
-  /// the handle to follow in V8's external memory. `Err` (nothing recorded)
+  /// the handle to follow in V8's external memory, and the stamp recorded at:
+  /// `at`, or the clock's now without one, no later than the tracker's now
+  /// (a later `at` counts now). `Err` (nothing recorded)
   /// when a counter would pass 2^53 − 1: the time the refused record was at
   /// (`refusal` says which counter). Plain numbers, so that the hot path
   /// returns in registers.
   #[inline]
-  pub fn record_measured(&self, at: Option<i64>, successes: u64, failures: u64) -> Result<i64, i64> {
+  pub fn record_measured(&self, at: Option<i64>, successes: u64, failures: u64) -> Result<(i64, i64), i64> {
     let watched = self.watched.load(Ordering::Relaxed);
     // A shared tracker records from several threads: no lease.
     let lease = self.registry_name.get().is_none();
     // The hot path carries plain numbers out of the lock: the error of a
     // refusal (rare) is built after it, in `refusal`.
-    let (closer, refused_at, bytes) = self.with_live_core(self.core.lock(), |core, now, out| {
+    let (closer, refused_at, bytes, stamp) = self.with_live_core(self.core.lock(), |core, now, out| {
       let before = if watched { core.next_change_ms() } else { None };
       let at = at.unwrap_or(now);
       if core.record(now, at, successes, failures, out) == Placement::Refused {
-        return (None, Some(at), core.window_bytes());
+        return (None, Some(at), core.window_bytes(), at);
       }
+      // As `Tracker::record` places it: a later `at` counts at the tracker's now.
+      let stamp = at.min(core.now_ms());
       let after = if watched { core.next_change_ms() } else { None };
       if lease {
         self.lease.grant(core);
@@ -370,13 +374,13 @@ impl<S: Sink, P: Saver> TrackerState<S, P> {
         (Some(b), Some(a)) if a < b => Some(a - now),
         _ => None,
       };
-      (closer, None, core.window_bytes())
+      (closer, None, core.window_bytes(), stamp)
     });
     if let Some(wait_ms) = closer {
       timer::poke(self, wait_ms);
     }
     match refused_at {
-      None => Ok(bytes as i64),
+      None => Ok((bytes as i64, stamp)),
       Some(at) => Err(at),
     }
   }

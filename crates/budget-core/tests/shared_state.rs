@@ -101,6 +101,19 @@ fn every_sink_gets_each_transition_in_order_until_it_is_removed() {
   assert_eq!(second.seen().len(), 2);
 }
 
+/// The locked path of `record()` hands back the stamp it recorded at, which
+/// JavaScript would otherwise read the clock again for (a guard's verdict).
+#[test]
+fn a_record_returns_the_stamp_it_was_recorded_at() {
+  let state = state();
+  advance(&state, 5_000);
+  assert_eq!(state.record_measured(None, 1, 0).unwrap().1, 5_000, "the clock's now");
+  assert_eq!(state.record_measured(Some(4_200), 1, 0).unwrap().1, 4_200, "an earlier at, as given");
+  // A later `at` counts now (the clock stays: a real clock's caller never moves it).
+  assert_eq!(state.record_measured(Some(9_000), 0, 1).unwrap().1, 5_000, "a later at counts at now");
+  assert_eq!(state.read(|core| core.recorded().total()), 3);
+}
+
 #[test]
 fn the_last_handle_to_close_closes_and_makes_the_final_save() {
   let state = state();
