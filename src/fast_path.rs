@@ -35,14 +35,19 @@ use napi::bindgen_prelude::*;
 use napi::{check_status, sys, Env};
 
 use crate::args::registered_symbol;
+use crate::fast_state;
 use crate::handle::Handle;
-use budget_core::layout::{self, Figure, PairField, ReportField};
+use budget_core::layout::{
+  self, Figure, GuardField, PairField, ReportField, ScrapeField, ScrapePairField, ScrapeWindowField,
+};
 
 /// The registered symbol the report filler is stored under (`lib/fast-report.js`
 /// reads it from [`contract`]).
 pub const REPORT_INTO_SYMBOL: &str = "captcha-error-budget.reportInto";
 /// The registered symbol the figure reader is stored under (`lib/tracker.js`'s getters).
 pub const FIGURE_SYMBOL: &str = "captcha-error-budget.figure";
+/// The registered symbol each tracker's `recordStamped` is stored under.
+pub const RECORD_STAMPED_SYMBOL: &str = "captcha-error-budget.recordStamped";
 /// The registered symbol under which the prototype keeps its own `record`.
 pub const NATIVE_RECORD_SYMBOL: &str = "captcha-error-budget.nativeRecord";
 
@@ -73,8 +78,8 @@ pub fn is_construct_call(env: &Env, this: &Object) -> Result<bool> {
 }
 
 /// Defines `record` on `this` (writable, configurable, not enumerable, like a
-/// class method), the report filler and the figure reader under their
-/// symbols, all as functions bound to `state`. A subclass that overrides `record` keeps its override:
+/// class method), the report filler, the figure reader and the guard-state
+/// and scrape fillers (`fast_state.rs`) under their symbols, all as functions bound to `state`. A subclass that overrides `record` keeps its override:
 /// an own property would shadow it, so it gets the filler only.
 pub fn install(env: &Env, this: &Object, state: &Arc<Handle>) -> Result<()> {
   let inherited: Unknown = this.get_named_property("record")?;
@@ -82,9 +87,16 @@ pub fn install(env: &Env, this: &Object, state: &Arc<Handle>) -> Result<()> {
   let overridden = !env.strict_equals(inherited, prototype_record)?;
   let attributes = PropertyAttributes::Writable | PropertyAttributes::Configurable;
   let bound = |key: Unknown, value| Property::new().with_name(env, key)?.with_napi_value(env, value);
+  let guard_state_into = create(env, c"guardStateInto", fast_state::guard_state_into, state)?;
   let mut properties = vec![
     bound(registered_symbol(env, REPORT_INTO_SYMBOL)?, create(env, c"reportInto", report_into, state)?)?,
     bound(registered_symbol(env, FIGURE_SYMBOL)?, create(env, c"figure", figure, state)?)?,
+    bound(registered_symbol(env, fast_state::GUARD_STATE_INTO_SYMBOL)?, guard_state_into)?,
+    bound(registered_symbol(env, RECORD_STAMPED_SYMBOL)?, create(env, c"recordStamped", record_stamped, state)?)?,
+    bound(
+      registered_symbol(env, fast_state::SCRAPE_INTO_SYMBOL)?,
+      create(env, c"scrapeInto", fast_state::scrape_into, state)?,
+    )?,
   ];
   if !overridden {
     properties
@@ -98,7 +110,7 @@ pub fn install(env: &Env, this: &Object, state: &Arc<Handle>) -> Result<()> {
 
 /// A function whose callback data is a strong reference to `state`, released
 /// by a finalizer when the function is collected.
-fn create(
+pub(crate) fn create(
   env: &Env,
   name: &CStr,
   callback: unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value,
@@ -136,7 +148,7 @@ unsafe extern "C" fn release(_env: sys::napi_env, data: *mut c_void, _hint: *mut
 ///
 /// # Safety
 /// `env` and `info` are those of a call of a function made by `create`.
-unsafe fn call_args<'a, const N: usize>(
+pub(crate) unsafe fn call_args<'a, const N: usize>(
   env: sys::napi_env,
   info: sys::napi_callback_info,
 ) -> Option<(usize, [sys::napi_value; N], &'a Handle)> {
@@ -156,6 +168,42 @@ unsafe fn call_args<'a, const N: usize>(
 
 /// `record(success, atMs?)`.
 unsafe extern "C" fn record(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+  // SAFETY: as `record_into`'s.
+  unsafe { record_into::<false>(env, info) }
+}
+
+/// `recordStamped(success, atMs?): number` — `record()` that returns the stamp
+/// recorded at (epoch ms, tracker time: `Handle::record`), so that a caller
+/// that needs it (`guard()`'s verdict) neither reads the clock again nor
+/// passes it back as `atMs`, which takes the lock. A function of its own:
+/// making the number (a heap number: epoch ms is no small integer) costs
+/// ≈20 ns, half again a plain `record()`, which returns `undefined`.
+unsafe extern "C" fn record_stamped(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+  // SAFETY: as `record_into`'s.
+  unsafe { record_into::<true>(env, info) }
+}
+
+/// The stamp as what `record` (`STAMPED` false: `undefined`) or
+/// `recordStamped` returns.
+///
+/// # Safety
+/// On the JS thread, inside a callback.
+#[inline(always)]
+unsafe fn stamped<const STAMPED: bool>(env: sys::napi_env, stamp: i64) -> sys::napi_value {
+  // SAFETY: as the caller's.
+  if STAMPED {
+    unsafe { number(env, stamp as f64) }
+  } else {
+    ptr::null_mut()
+  }
+}
+
+/// `record` and `recordStamped`: one record, through the lease when it can.
+///
+/// # Safety
+/// Called by Node-API as a function `create` made.
+#[inline(always)]
+unsafe fn record_into<const STAMPED: bool>(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
   // SAFETY: called by Node-API as the function `create` made.
   let Some((argc, argv, state)) = (unsafe { call_args::<2>(env, info) }) else {
     return ptr::null_mut();
@@ -165,47 +213,65 @@ unsafe extern "C" fn record(env: sys::napi_env, info: sys::napi_callback_info) -
   let boolean = unsafe { sys::napi_get_value_bool(env, argv[0], &mut success) } == sys::Status::napi_ok;
   // Most records: through the lease, no lock (`lease.rs`). A closed tracker's
   // lease is closed (settled by `close()`), as is a shared one's (never granted).
-  if boolean && argc == 1 && state.tracker.lease.try_record(&state.tracker.clock, success) {
-    return ptr::null_mut();
+  if boolean && argc == 1 {
+    if let Some(stamp) = state.tracker.lease.try_record(&state.tracker.clock, success) {
+      return unsafe { stamped::<STAMPED>(env, stamp) };
+    }
   }
   if !boolean || state.is_closed() {
-    return unsafe { slow(env, state, argv) };
+    return unsafe { slow::<STAMPED>(env, state, argv) };
   }
   let (successes, failures) = (success as u64, !success as u64);
   if argc == 1 {
-    if state.record(None, successes, failures).is_err() {
-      return unsafe { slow(env, state, argv) }; // throws the refusal, naming the counter
-    }
-    return ptr::null_mut();
+    return match state.record(None, successes, failures) {
+      Ok(stamp) => unsafe { stamped::<STAMPED>(env, stamp) },
+      Err(_) => unsafe { slow::<STAMPED>(env, state, argv) }, // throws the refusal, naming the counter
+    };
   }
   // `record(ok, atMs)` replays: a finite number, as the slow path would take it.
   let mut at_ms = 0f64;
   if unsafe { sys::napi_get_value_double(env, argv[1], &mut at_ms) } == sys::Status::napi_ok {
     if let Some(at) = crate::args::epoch_ms(at_ms) {
-      if crate::record::record_at(state, Some(at), successes, failures).is_err() {
-        return unsafe { slow(env, state, argv) };
-      }
-      return ptr::null_mut();
+      return match crate::record::record_at(state, Some(at), successes, failures) {
+        Ok(stamp) => unsafe { stamped::<STAMPED>(env, stamp) },
+        Err(_) => unsafe { slow::<STAMPED>(env, state, argv) },
+      };
     }
   }
-  unsafe { slow(env, state, argv) }
+  unsafe { slow::<STAMPED>(env, state, argv) }
+}
+
+/// `value` as a JS number (`undefined` if Node-API cannot make one).
+///
+/// # Safety
+/// On the JS thread, inside a callback.
+#[inline(always)]
+pub(crate) unsafe fn number(env: sys::napi_env, value: f64) -> sys::napi_value {
+  let mut result = ptr::null_mut();
+  // SAFETY: valid env and out-pointer; on failure `result` stays null (undefined).
+  unsafe { sys::napi_create_double(env, value, &mut result) };
+  result
 }
 
 /// Everything else goes through the prototype method's checks (closed
 /// tracker, wrong types, `undefined`/`null` atMs, out-of-range numbers).
 #[cold]
-unsafe fn slow(env: sys::napi_env, state: &Handle, argv: [sys::napi_value; 2]) -> sys::napi_value {
+unsafe fn slow<const STAMPED: bool>(env: sys::napi_env, state: &Handle, argv: [sys::napi_value; 2]) -> sys::napi_value {
   let result = (|| {
     // SAFETY: both values come from this call's arguments.
     let success = unsafe { Unknown::from_napi_value(env, argv[0]) }?;
     let at_ms = unsafe { Option::<Unknown>::from_napi_value(env, argv[1]) }?;
     crate::record::record_js(&Env::from_raw(env), state, success, at_ms)
   })();
-  if let Err(err) = result {
-    // SAFETY: on the JS thread, inside a callback; a pending exception is left as is.
-    unsafe { JsError::from(err).throw_into(env) };
+  match result {
+    // SAFETY: on the JS thread, inside this callback.
+    Ok(stamp) => unsafe { stamped::<STAMPED>(env, stamp as i64) },
+    Err(err) => {
+      // SAFETY: on the JS thread, inside a callback; a pending exception is left as is.
+      unsafe { JsError::from(err).throw_into(env) };
+      ptr::null_mut()
+    }
   }
-  ptr::null_mut()
 }
 
 /// `figure(index): number` — the figure `Figure` `index` now; `NaN` for an
@@ -223,10 +289,8 @@ unsafe extern "C" fn figure(env: sys::napi_env, info: sys::napi_callback_info) -
     Some(figure) => state.read(|core| layout::figure(core, figure)),
     None => f64::NAN,
   };
-  let mut result = ptr::null_mut();
-  // SAFETY: valid env and out-pointer.
-  unsafe { sys::napi_create_double(env, value, &mut result) };
-  result
+  // SAFETY: on the JS thread, inside this callback.
+  unsafe { number(env, value) }
 }
 
 /// Values before the firing alerts in the report buffer.
@@ -248,27 +312,58 @@ unsafe extern "C" fn report_into(env: sys::napi_env, info: sys::napi_callback_in
     // SAFETY: on the JS thread, as the caller's.
     return unsafe { report_into_thread_buffer(env, state) };
   }
+  // SAFETY: as the caller's.
+  let Some((values, length)) = (unsafe { buffer_arg(env, argv[0], "reportInto(buffer)") }) else {
+    return ptr::null_mut();
+  };
+  // SAFETY: as the caller's; `values` holds `length` f64 (a Float64Array's own memory).
+  unsafe { fill(env, state, values, length) }
+}
+
+/// The memory of `value`, a Float64Array over an ArrayBuffer, as (values,
+/// length in f64); `None` after throwing a TypeError (`ERR_INVALID_ARG_TYPE`)
+/// naming `call` for anything else. A SharedArrayBuffer is refused: another
+/// thread may write it while this one does (`napi_is_arraybuffer` is false for one).
+///
+/// # Safety
+/// On the JS thread, inside a callback; `value` is one of its arguments.
+pub(crate) unsafe fn buffer_arg(env: sys::napi_env, value: sys::napi_value, call: &str) -> Option<(*mut f64, usize)> {
   let (mut kind, mut length, mut values, mut buffer) = (0, 0usize, ptr::null_mut(), ptr::null_mut());
   // SAFETY: out-pointers are valid; a non-typed-array fails with a status.
   let typed = unsafe {
-    sys::napi_get_typedarray_info(env, argv[0], &mut kind, &mut length, &mut values, &mut buffer, ptr::null_mut())
+    sys::napi_get_typedarray_info(env, value, &mut kind, &mut length, &mut values, &mut buffer, ptr::null_mut())
   };
   if typed != sys::Status::napi_ok || kind != sys::TypedarrayType::float64_array {
-    let message = "reportInto(buffer): buffer must be a Float64Array";
-    let _ = Env::from_raw(env).throw_type_error(message, Some("ERR_INVALID_ARG_TYPE"));
-    return ptr::null_mut();
+    let message = format!("{call}: buffer must be a Float64Array");
+    let _ = Env::from_raw(env).throw_type_error(&message, Some("ERR_INVALID_ARG_TYPE"));
+    return None;
   }
-  // Another thread may write a SharedArrayBuffer while this one does: refused
-  // (`napi_is_arraybuffer` is false for a SharedArrayBuffer).
   let mut plain = false;
   // SAFETY: valid env and value.
   if unsafe { sys::napi_is_arraybuffer(env, buffer, &mut plain) } != sys::Status::napi_ok || !plain {
-    let message = "reportInto(buffer): buffer must be a Float64Array over an ArrayBuffer, not a SharedArrayBuffer";
-    let _ = Env::from_raw(env).throw_type_error(message, Some("ERR_INVALID_ARG_TYPE"));
-    return ptr::null_mut();
+    let message = format!("{call}: buffer must be a Float64Array over an ArrayBuffer, not a SharedArrayBuffer");
+    let _ = Env::from_raw(env).throw_type_error(&message, Some("ERR_INVALID_ARG_TYPE"));
+    return None;
   }
-  // SAFETY: as the caller's; `values` holds `length` f64 (a Float64Array's own memory).
-  unsafe { fill(env, state, values as *mut f64, length) }
+  // A zero-length array may have no memory: nothing can be written there.
+  Some(if values.is_null() { (ptr::null_mut(), 0) } else { (values as *mut f64, length) })
+}
+
+/// Copies `values` to `out` (`length` f64) if they fit, and returns how many
+/// there are as a JS number: the protocol of every filler (`reportInto`,
+/// `guardStateInto`, `scrapeInto`): a short buffer gets nothing, and its
+/// caller a bigger one.
+///
+/// # Safety
+/// On the JS thread, inside a callback; `out` is valid for `length` f64 writes
+/// (or null with 0), not aliased by a Rust reference.
+pub(crate) unsafe fn copy_out(env: sys::napi_env, values: &[f64], out: *mut f64, length: usize) -> sys::napi_value {
+  if !out.is_null() && values.len() <= length {
+    // SAFETY: `values.len()` ≤ `length` values, as the caller promised.
+    unsafe { ptr::copy_nonoverlapping(values.as_ptr(), out, values.len()) };
+  }
+  // SAFETY: as the caller's.
+  unsafe { number(env, values.len() as f64) }
 }
 
 /// Writes the report into `values` (`length` f64, may be null with 0) and
@@ -280,10 +375,8 @@ unsafe fn fill(env: sys::napi_env, state: &Handle, values: *mut f64, length: usi
   let length = if values.is_null() { 0 } else { length };
   // SAFETY: as the caller's.
   let needed = state.with_core(|core, _, _| unsafe { write_report(core, values, length) });
-  let mut result = ptr::null_mut();
-  // SAFETY: valid env and out-pointer.
-  unsafe { sys::napi_create_double(env, needed as f64, &mut result) };
-  result
+  // SAFETY: as the caller's.
+  unsafe { number(env, needed as f64) }
 }
 
 /// Firing pairs this thread's report buffer has room for: a report with more
@@ -314,10 +407,20 @@ thread_local! {
 /// # Safety
 /// On the JS thread, inside a callback.
 unsafe fn report_into_thread_buffer(env: sys::napi_env, state: &Handle) -> sys::napi_value {
-  let buffer = THREAD_BUFFER.with(Cell::get);
-  let length = if buffer.values.is_null() { 0 } else { THREAD_BUFFER_LENGTH };
+  let (values, length) = thread_buffer();
   // SAFETY: the buffer's memory, kept alive by its reference; `length` f64.
-  unsafe { fill(env, state, buffer.values, length) }
+  unsafe { fill(env, state, values, length) }
+}
+
+/// This thread's report buffer's memory and length in f64 (null and 0 until
+/// `reportBuffer()` made it), for every filler called without a buffer.
+pub(crate) fn thread_buffer() -> (*mut f64, usize) {
+  let buffer = THREAD_BUFFER.with(Cell::get);
+  if buffer.values.is_null() {
+    (ptr::null_mut(), 0)
+  } else {
+    (buffer.values, THREAD_BUFFER_LENGTH)
+  }
 }
 
 /// `reportBuffer(): ArrayBuffer` — this thread's report buffer (room for
@@ -378,8 +481,9 @@ unsafe fn write_report(core: &Tracker, out: *mut f64, length: usize) -> usize {
 }
 
 /// The contract between this module and the package's JavaScript
-/// (`lib/contract.js` checks it at load): the registered symbols they share,
-/// the layouts of the report buffer and the figure indexes, the status order.
+/// (`lib/native/contract.js` checks it at load): the registered symbols they share,
+/// the layouts of the report, guard-state and scrape buffers and the figure
+/// indexes, the status order.
 #[napi_derive::napi(object, object_to_js = true, object_from_js = false)]
 pub struct SeamContract {
   /// `Symbol.for` key of each tracker's report filler.
@@ -396,6 +500,21 @@ pub struct SeamContract {
   pub pair_layout: HashMap<String, u32>,
   /// The figures of `figure(index)`: each figure's index (`Figure`).
   pub figure_layout: HashMap<String, u32>,
+  /// `Symbol.for` key of each tracker's `recordStamped(success, atMs?)`: `record()` returning its stamp.
+  pub record_stamped_symbol: String,
+  /// `Symbol.for` key of each tracker's guard-state filler (`guardStateInto(buffer?, recentMs?)`).
+  pub guard_state_into_symbol: String,
+  /// The guard-state buffer: each value's index (`GuardField`).
+  pub guard_layout: HashMap<String, u32>,
+  /// `Symbol.for` key of each tracker's scrape filler (`scrapeInto(buffer?)`).
+  pub scrape_into_symbol: String,
+  /// The scrape buffer's head: each value's index (`ScrapeField`); `pairs`
+  /// pairs (`scrapePairLayout`) and then `windows` windows (`scrapeWindowLayout`) follow it.
+  pub scrape_layout: HashMap<String, u32>,
+  /// Each pair's values after the scrape buffer's head (`ScrapePairField`).
+  pub scrape_pair_layout: HashMap<String, u32>,
+  /// Each window's values after the pairs (`ScrapeWindowField`).
+  pub scrape_window_layout: HashMap<String, u32>,
   /// The status names by index (`Status::ALL`).
   pub statuses: Vec<String>,
 }
@@ -412,6 +531,13 @@ pub fn seam_contract() -> SeamContract {
     report_layout: ReportField::to_js(),
     pair_layout: PairField::to_js(),
     figure_layout: Figure::to_js(),
+    record_stamped_symbol: RECORD_STAMPED_SYMBOL.into(),
+    guard_state_into_symbol: fast_state::GUARD_STATE_INTO_SYMBOL.into(),
+    guard_layout: GuardField::to_js(),
+    scrape_into_symbol: fast_state::SCRAPE_INTO_SYMBOL.into(),
+    scrape_layout: ScrapeField::to_js(),
+    scrape_pair_layout: ScrapePairField::to_js(),
+    scrape_window_layout: ScrapeWindowField::to_js(),
     statuses: budget_core::Status::ALL.iter().map(|s| s.as_str().to_string()).collect(),
   }
 }

@@ -17,6 +17,7 @@ mod env_hook;
 mod error;
 mod family;
 mod fast_path;
+mod fast_state;
 mod fleet;
 mod handle;
 mod listeners;
