@@ -128,7 +128,7 @@ test('a program killed at its time limit says so, with its output until then kep
 })
 
 test('specs that provoke errors on purpose pass without printing them (no "listener exploded" on a passing run)', async (t) => {
-  const files = ['listeners', 'incidents', 'guard', 'persist', 'fleet-attacks'].map((name) => `__test__/${name}.spec.js`)
+  const files = ['tracker/listeners', 'tracker/incidents', 'guard/guard', 'tracker/persist', 'fleet/fleet-attacks'].map((name) => `__test__/${name}.spec.js`)
   t.timeout(200_000) // five spec files in a child ava, on a loaded machine
   const result = await runDetached([ava, '--tap', ...files], { ...process.env, CI: 'false' }, 180_000)
   t.is(result.code, 0, result.stdout + result.stderr)

@@ -10,7 +10,7 @@ const { nativeOnly } = require('../helpers/binding')
 const { waitForCalls, noMoreDeliveries } = require('../helpers/deliveries')
 
 const manualFamily = (options = {}) => new BudgetFamily({ labelNames: ['type', 'site'], clock: 'manual', ...options })
-const PACKAGE = JSON.stringify(require.resolve('..'))
+const PACKAGE = JSON.stringify(require.resolve('../..'))
 
 function tempDir(t) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'family-attacks-'))

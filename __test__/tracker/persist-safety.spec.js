@@ -147,7 +147,7 @@ nativeOnly('WASI has no non-blocking open, and this check is not run there')('a 
   execFileSync('mkfifo', [fifo])
   // In a child with a deadline: on a FIFO the old constructor blocked forever.
   const script = `
-    const { ErrorBudgetTracker } = require(${JSON.stringify(require.resolve('..'))})
+    const { ErrorBudgetTracker } = require(${JSON.stringify(require.resolve('../..'))})
     for (const p of process.argv.slice(1)) {
       try { new ErrorBudgetTracker({ persist: { path: p } }); console.log('created') }
       catch (e) { console.log(e.code, e.message) }
