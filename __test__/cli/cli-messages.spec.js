@@ -139,7 +139,7 @@ test('generate-sample-log.js --help prints its usage and writes nothing; an unkn
   const { dir } = tempFiles({})
   const help = await run(GENERATOR, ['--help'], { cwd: dir })
   t.is(help.code, 0)
-  t.regex(help.stdout, /^Usage: node scripts\/generate-sample-log\.js \[out\.jsonl\]/)
+  t.regex(help.stdout, /^Usage: node scripts\/generate-sample-log\.js \[--if-changed\] \[out\.jsonl\]/)
   t.deepEqual(fs.readdirSync(dir), [])
   const bad = await run(GENERATOR, ['--out', 'x.jsonl'], { cwd: dir })
   t.is(bad.code, 2)

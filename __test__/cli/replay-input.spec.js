@@ -215,14 +215,6 @@ test('usage errors and unusable input exit 2 with a message', async (t) => {
   }
 })
 
-test('the sample log is what the generator writes', (t) => {
-  const { execFileSync } = require('node:child_process')
-  const dir = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'sample-'))
-  const out = path.join(dir, 'solves.jsonl')
-  execFileSync(process.execPath, [path.join(__dirname, '..', '..', 'scripts', 'generate-sample-log.js'), out])
-  t.true(fs.readFileSync(out).equals(fs.readFileSync(path.join(__dirname, '..', '..', 'sample', 'solves.jsonl'))))
-})
-
 test('a per-type setting for a type the log never mentions is warned about', async (t) => {
   const r = await replayCli(['-', '--by', 'type', '--target', 'turnstil=0.97', '--window', 'image=7d'], { stdin: toJsonl(outage()) })
   t.is(r.code, 0)
