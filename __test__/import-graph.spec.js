@@ -182,3 +182,43 @@ test("lib/'s top holds at most 10 .js files; __test__/'s folders are lib/'s (and
   t.deepEqual(strays, [])
   t.true(entries('__test__').filter((entry) => entry.isFile() && /\.spec\.m?js$/.test(entry.name)).length <= 15)
 })
+
+/** Each computed `require(…)` of `text` (its argument not a string literal): the argument's text, its parentheses balanced. */
+function computedRequires(text) {
+  const found = []
+  for (const match of text.matchAll(/\brequire\(/g)) {
+    let depth = 1
+    let end = match.index + match[0].length
+    while (depth > 0 && end < text.length) depth += { '(': 1, ')': -1 }[text[end++]] ?? 0
+    const argument = text.slice(match.index + match[0].length, end - 1).trim()
+    if (argument !== '' && !/^(['"`])[^'"`]*\1$/.test(argument)) found.push(argument)
+  }
+  return found
+}
+
+/** Whether `spec` ('pkg', 'pkg/sub', '@scope/pkg/sub') is a package's entry or a subpath its `exports` lists. */
+function publicSpecifier(spec) {
+  const parts = spec.split('/')
+  const name = parts.slice(0, spec.startsWith('@') ? 2 : 1).join('/')
+  const subpath = parts.slice(name.split('/').length).join('/')
+  if (subpath === '') return true
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8'))
+  const exported = manifest.exports
+  return exported !== null && typeof exported === 'object' && Object.hasOwn(exported, `./${subpath}`)
+}
+
+// A dependency's files other than its entries are its own business: one loaded by
+// path breaks on its next patch release, and is a file the import graph cannot see.
+test("no file of index.js, bin/ or lib/ loads a dependency's private file: a package's entry or exported subpath only, never a path found through require.resolve()", (t) => {
+  t.deepEqual(computedRequires("require(path.join(dir, 'x.js')); require('a'); require(`b`)"), ["path.join(dir, 'x.js')"])
+  t.false(publicSpecifier('commander/lib/suggestSimilar.js'))
+  t.true(publicSpecifier('commander'))
+  const private_ = []
+  for (const file of JS_FILES) {
+    const text = fs.readFileSync(path.join(root, file), 'utf8')
+    for (const argument of computedRequires(text)) if (/require\.resolve\(|node_modules/.test(argument)) private_.push(`${file}: require(${argument})`)
+    for (const spec of specifiers(file))
+      if (!isRelative(spec) && !spec.startsWith('node:') && !spec.startsWith(PACKAGE_NAME) && !publicSpecifier(spec)) private_.push(`${file}: '${spec}'`)
+  }
+  t.deepEqual(private_, [])
+})

@@ -1,12 +1,15 @@
 'use strict'
-// "Did you mean …?" for a misspelt key: the CLI's suggestion for a misspelt option
-// (commander's, a Damerau–Levenshtein distance of at most 3), so the library and
-// the CLI suggest alike. commander (a dependency, pinned) does not export it by
-// name; its file is loaded by path, and __test__/suggest.spec.js holds it to
-// what the CLI prints.
-const path = require('node:path')
+// "Did you mean …?" for a misspelt key, chosen as the CLI chooses one for a misspelt
+// option (commander's rule, which it does not export): the known keys at the least
+// optimal-string-alignment distance (Damerau–Levenshtein: a swap of two neighbours
+// is one edit), 3 at most, each more than 40 % alike, so that the library and the CLI
+// suggest alike; __test__/util/suggest.spec.js holds the two to each other.
+const distance = require('damerau-levenshtein')
 
-let similar = null
+/** commander's bound: a key more than 3 edits away is no suggestion. */
+const MAX_DISTANCE = 3
+/** commander's bound: a key must share more than this share of the longer word. */
+const MIN_SIMILARITY = 0.4
 
 /**
  * The known keys closest to `word`, as "; did you mean 'targetRate'?" (or "one of
@@ -15,17 +18,24 @@ let similar = null
  * @param {readonly string[]} known
  */
 function didYouMean(word, known) {
-  similar ??= require(path.join(path.dirname(require.resolve('commander')), 'lib', 'suggestSimilar.js')).suggestSimilar
-  // commander's text: "\n(Did you mean x?)" or "\n(Did you mean one of x, y?)".
-  const match = /^\n\(Did you mean (one of )?(.*)\?\)$/.exec(similar(word, [...known]))
-  if (match === null) {
+  let closest = []
+  let best = MAX_DISTANCE
+  for (const key of new Set(known)) {
+    if (key.length <= 1) continue // a one-character key is no guess
+    const { steps, similarity } = distance(word, key)
+    if (similarity <= MIN_SIMILARITY || steps > best) continue
+    if (steps < best) closest = []
+    best = steps
+    closest.push(key)
+  }
+  if (closest.length === 0) {
     // The CLI's flags are the keys' first words (--target, --window): a key that is the
     // start of exactly one known key names it.
     const longer = word.length >= 3 ? known.filter((key) => key.toLowerCase().startsWith(word.toLowerCase())) : []
     return longer.length === 1 ? `; did you mean '${longer[0]}'?` : ''
   }
-  const names = match[2].split(', ').map((name) => `'${name}'`)
-  return `; did you mean ${match[1] ?? ''}${names.join(', ')}?`
+  const names = closest.sort((a, b) => a.localeCompare(b)).map((name) => `'${name}'`)
+  return `; did you mean ${names.length > 1 ? 'one of ' : ''}${names.join(', ')}?`
 }
 
 /**
