@@ -76,4 +76,4 @@ exports.prometheusRules = function prometheusRules(slo, options) {
 // Many budgets keyed by labels, each child an ErrorBudgetTracker (lib/family/).
 exports.BudgetFamily = require('./lib/family/index.js').BudgetFamily
 // createFailover(family, …) refusing a site every provider fails on (lib/providers/blame.js).
-exports.FaultError = require('./lib/providers/blame.js').FaultError
+exports.FaultError = errors.FaultError

@@ -8,15 +8,7 @@ const { readFileLimited } = require('../util/read-limited.js')
 /** The most bytes an --alerts file may hold (a policy is a few pairs). */
 const MAX_ALERTS_BYTES = 1024 * 1024
 const fs = require('node:fs')
-
-/** Bad command-line input: the command prints the message and exits 2. */
-class UsageError extends Error {
-  constructor(message) {
-    super(message)
-    this.name = 'UsageError'
-    this.code = 'ERR_USAGE'
-  }
-}
+const { UsageError } = require('../util/errors.js')
 
 const DECIMAL = /^(\d+(\.\d+)?|\.\d+)$/
 

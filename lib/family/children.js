@@ -50,22 +50,18 @@ function childConfigOf(labels, override, { base, fleet, shared }) {
 
 /** `labels(l)` called by childConfig while it runs for `configuring`. */
 function createdInChildConfig(labels, configuring) {
-  const err = new Error(
+  return errors.invalidState(
     `family.labels(${showLabels(labels)}) inside childConfig(${showLabels(configuring)}): childConfig cannot create a child ` +
       '(it runs while one is being created); nothing was created',
   )
-  err.code = 'ERR_INVALID_STATE'
-  return err
 }
 
 /** `labels(l)` for a new child of a family at `maxChildren` that no child can make room in. */
 function familyFull(labels, maxChildren) {
-  const err = new RangeError(
+  return errors.outOfRange(
     `family.labels(${showLabels(labels)}): the family holds maxChildren (${maxChildren}) children and none can be evicted ` +
       "(each has solves in its window, a listener of its own, a guard() in flight or a provider's back-off running); nothing was created",
   )
-  err.code = 'ERR_OUT_OF_RANGE'
-  return err
 }
 
 module.exports = { childConfigOf, createdInChildConfig, familyFull }

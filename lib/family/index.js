@@ -113,9 +113,7 @@ class BudgetFamily {
    */
   sync() {
     if (this.#fleet === null) {
-      const err = new Error('sync() needs a family created with fleet')
-      err.code = 'ERR_INVALID_STATE'
-      return Promise.reject(err)
+      return Promise.reject(errors.invalidState('sync() needs a family created with fleet'))
     }
     return this.#fleet.sync()
   }
@@ -143,9 +141,7 @@ class BudgetFamily {
   blame(labels) {
     if (this.#closed) throw closedError('blame()')
     if (this.#attribution === null) {
-      const err = new Error('blame() needs a family created with options.attribution: { provider, site }')
-      err.code = 'ERR_INVALID_STATE'
-      throw err
+      throw errors.invalidState('blame() needs a family created with options.attribution: { provider, site }')
     }
     const copy = checkLabels(labels, this.#names, 'family.blame(labels): labels')
     const tables = this.#counts.tables(copy[this.#attribution.provider], copy[this.#attribution.site])
@@ -228,9 +224,7 @@ class BudgetFamily {
   advanceTo(ms) {
     if (this.#closed) throw closedError('advanceTo()')
     if (!this.#manual) {
-      const err = new Error('advanceTo() needs a family with clock: "manual"')
-      err.code = 'ERR_INVALID_STATE'
-      throw err
+      throw errors.invalidState('advanceTo() needs a family with clock: "manual"')
     }
     if (typeof ms !== 'number') throw errors.invalidArgType(`advanceTo(ms): ms must be a number, got ${errors.describe(ms)}`)
     if (!Number.isFinite(ms) || ms < this.#now) {
@@ -316,9 +310,7 @@ class BudgetFamily {
   /** With `persist`: writes the family's snapshot to its file now (atomically). */
   save() {
     if (!this.#persist) {
-      const err = new Error('save() needs a family created with persist')
-      err.code = 'ERR_INVALID_STATE'
-      throw err
+      throw errors.invalidState('save() needs a family created with persist')
     }
     writeAtomically(this.#persist.path, this.snapshot())
   }
@@ -450,11 +442,9 @@ class BudgetFamily {
 // code; `new`, `extends`, `instanceof`, the statics and `constructor` are BudgetFamily's.
 function ExportedFamily(options) {
   if (new.target === undefined) {
-    const err = new TypeError(
+    throw errors.constructCallRequired(
       'BudgetFamily is a class: create families with new BudgetFamily(options); calling it without new, or on an existing object (.call/.apply), is refused',
     )
-    err.code = 'ERR_CONSTRUCT_CALL_REQUIRED'
-    throw err
   }
   return Reflect.construct(BudgetFamily, [options], new.target)
 }

@@ -26,9 +26,7 @@ let configFields = null
 const configFieldNames = () => (configFields ??= native.configFields().map((field) => field.name))
 
 function closedError(method) {
-  const err = new Error(`${method} after close(): the family is closed`)
-  err.code = 'ERR_TRACKER_CLOSED'
-  return err
+  return errors.trackerClosed(`${method} after close(): the family is closed`)
 }
 
 /**

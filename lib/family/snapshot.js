@@ -11,11 +11,7 @@ const { readPersisted } = require('./persist.js')
 const SNAPSHOT_FORMAT = 'captcha-error-budget.family'
 const RESTORE_OPTIONS = ['clock', 'now', 'childConfig', 'persist', 'attribution']
 
-function snapshotInvalid(message) {
-  const err = new Error(`BudgetFamily.restore(json): ${message}`)
-  err.code = 'ERR_SNAPSHOT_INVALID'
-  return err
-}
+const snapshotInvalid = (message) => errors.snapshotInvalid(`BudgetFamily.restore(json): ${message}`)
 
 /**
  * The family's snapshot JSON: its options (`base`, not `childConfig`) and every child's snapshot with its labels

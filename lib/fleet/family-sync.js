@@ -13,6 +13,7 @@
 // a fleet tracker does; the family hands this sync each child it adds or drops.
 const { FleetLoop } = require('./loop.js')
 const { FleetSyncError, syncError, MAX_COUNT } = require('./sync.js')
+const { FLEET_WARNING } = require('../util/errors.js')
 const { excerpt } = require('./store.js')
 const { FIRST, familyKeysOf, runFamilyScript, corruptCountText } = require('./family-store.js')
 const { linkTracker, sloOf } = require('./link.js')
@@ -158,7 +159,7 @@ class FamilySync extends FleetLoop {
       : 'rebuilt from the others, nothing lost'
     process.emitWarning(
       `fleet '${this.options.key}': ${keys.join(' and ')} was missing while the other keys were not (evicted?): ${what}. A fleet needs maxmemory-policy noeviction (see docs/fleet.md)`,
-      { code: 'CAPTCHA_BUDGET_FLEET' },
+      { code: FLEET_WARNING },
     )
   }
 
@@ -232,7 +233,7 @@ class FamilySync extends FleetLoop {
     try {
       child = this.create(JSON.parse(id))
     } catch (err) {
-      process.emitWarning(`fleet '${this.options.key}': a child another worker created is left out here: ${err.message}`, { code: 'CAPTCHA_BUDGET_FLEET' })
+      process.emitWarning(`fleet '${this.options.key}': a child another worker created is left out here: ${err.message}`, { code: FLEET_WARNING })
       return undefined
     }
     return this.members.get(child)?.link

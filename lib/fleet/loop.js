@@ -9,27 +9,13 @@
 const crypto = require('node:crypto')
 const os = require('node:os')
 const { inspect } = require('node:util')
-
-/** Any thrown value, readable: an Error's message, a string as is, anything else as util.inspect shows it (Symbol(x), null prototypes). */
-function describe(value) {
-  if (value instanceof Error) {
-    try {
-      return String(value.message)
-    } catch {}
-  }
-  if (typeof value === 'string') return value
-  try {
-    return inspect(value)
-  } catch {
-    return Object.prototype.toString.call(value)
-  }
-}
+const { thrownText, FLEET_WARNING } = require('../util/errors.js')
 
 /** A listener's thrown value for a warning: an Error as `Name: message`, a string quoted, anything else as util.inspect shows it. */
 function describeThrown(value) {
-  if (value instanceof Error) return describe(value) === '' ? String(value.name) : `${value.name}: ${describe(value)}`
+  if (value instanceof Error) return thrownText(value) === '' ? String(value.name) : `${value.name}: ${thrownText(value)}`
   if (typeof value === 'string') return inspect(value)
-  return describe(value)
+  return thrownText(value)
 }
 
 /** Rejects with `timeoutError()` if `promise` has not settled within `ms` (real time). */
@@ -195,7 +181,7 @@ class FleetLoop {
       this.install(reply, parsed)
     } catch (cause) {
       // Counts a window cannot hold exactly (the native check, as for snapshots): a refusal, not a RangeError.
-      throw this.failed(new this.FleetSyncError(options.key, cause, `${describe(cause)}; the key is corrupt`))
+      throw this.failed(new this.FleetSyncError(options.key, cause, `${thrownText(cause)}; the key is corrupt`))
     }
     this.epoch = String(reply[2])
     this.version = Number(reply[3])
@@ -218,14 +204,14 @@ class FleetLoop {
         } catch (thrown) {
           // Whatever it threw (a Symbol, a null-prototype object): shown, and the next listener runs.
           try {
-            process.emitWarning(`fleet '${this.options.key}': a 'fleet-error' listener threw ${describeThrown(thrown)}`, { code: 'CAPTCHA_BUDGET_FLEET' })
+            process.emitWarning(`fleet '${this.options.key}': a 'fleet-error' listener threw ${describeThrown(thrown)}`, { code: FLEET_WARNING })
           } catch {}
         }
       }
     } else if (!this.warned) {
       // Once per outage (or refusal), when nobody listens: the owner keeps working, stale.
       this.warned = true
-      process.emitWarning(`${err.message}; the ${this.owner} counts locally until a sync succeeds`, { code: 'CAPTCHA_BUDGET_FLEET' })
+      process.emitWarning(`${err.message}; the ${this.owner} counts locally until a sync succeeds`, { code: FLEET_WARNING })
     }
     return err
   }
@@ -256,4 +242,4 @@ class FleetLoop {
   }
 }
 
-module.exports = { FleetLoop, describe, defaultMaxSkewMs }
+module.exports = { FleetLoop, defaultMaxSkewMs }

@@ -258,20 +258,10 @@ async function runScript(redis, kind, keys, args) {
   return reply
 }
 
-/**
- * `text` with the password of every URL in it replaced by `***`
- * (`redis://user:***@host`): a client's error or a message may quote the URL
- * it was given.
- * @param {string} text
- */
-function redact(text) {
-  return String(text).replace(/\b([a-z][a-z0-9+.-]*:\/\/)([^\s:@/]*):[^\s@/]*@/gi, '$1$2:***@')
-}
-
 /** A value read from Redis, quoted in a message: at most 40 characters of it. */
 function excerpt(value) {
   const text = String(value)
   return text.length > 40 ? `${text.slice(0, 40)}…` : text
 }
 
-module.exports = { redact, excerpt, SCRIPT, SHA, FIRST, LUA_COUNT, LUA_CLOCK, LUA_SLO, LUA_WORKERS, LUA_REBUILD_WORKERS, keysOf, clientKind, runScript }
+module.exports = { excerpt, SCRIPT, SHA, FIRST, LUA_COUNT, LUA_CLOCK, LUA_SLO, LUA_WORKERS, LUA_REBUILD_WORKERS, keysOf, clientKind, runScript }

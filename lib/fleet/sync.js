@@ -5,25 +5,11 @@
 // same number until one reply comes back, and the script applies a number
 // once, so nothing is counted twice. Failures never reject in the background:
 // the tracker keeps its last view (stale) plus its own solves.
-const { FleetLoop, describe } = require('./loop.js')
+const { FleetLoop } = require('./loop.js')
 const { approxDuration, humanDuration } = require('../util/duration.js')
-const { FIRST, keysOf, runScript, redact, excerpt } = require('./store.js')
+const { FIRST, keysOf, runScript, excerpt } = require('./store.js')
+const { FleetSyncError, FLEET_WARNING, thrownText } = require('../util/errors.js')
 const { sloOf } = require('./link.js')
-
-/**
- * A failed sync: `code` 'ERR_FLEET_SYNC', `cause` the client's error (or the
- * store's refusal); `skewMs` (this clock minus the server's) when the clock
- * was refused. The message never shows a URL's password.
- */
-class FleetSyncError extends Error {
-  constructor(key, cause, reason = describe(cause), extra = {}) {
-    super(redact(`fleet '${key}': sync failed: ${reason}`), { cause })
-    this.code = 'ERR_FLEET_SYNC'
-    this.key = key
-    Object.assign(this, extra)
-  }
-}
-FleetSyncError.prototype.name = 'FleetSyncError'
 
 /** A duration of `ms` (either sign) for the clock messages: "about 2h". */
 const about = (ms) => `about ${approxDuration(Math.abs(ms))}`
@@ -96,7 +82,7 @@ function replyBuckets(key, reply) {
   const flat = []
   for (let i = FIRST_REPLY; i < reply.length; i += 3) {
     const index = Number(reply[i])
-    if (!Number.isSafeInteger(index)) throw new FleetSyncError(key, null, `Redis returned a bucket index ${describe(reply[i])}; the key is corrupt`)
+    if (!Number.isSafeInteger(index)) throw new FleetSyncError(key, null, `Redis returned a bucket index ${thrownText(reply[i])}; the key is corrupt`)
     flat.push(index)
     for (const [side, at] of [
       ['s', i + 1],
@@ -180,7 +166,7 @@ class FleetSync extends FleetLoop {
     const what = lost ? 'the counts it held are lost; every worker re-reads the window, and batches still count once' : 'rebuilt from the others, nothing lost'
     process.emitWarning(
       `fleet '${key}': ${missing.split(' ').join(' and ')} was missing while the other keys were not (evicted?): ${what}. A fleet needs maxmemory-policy noeviction (see docs/fleet.md)`,
-      { code: 'CAPTCHA_BUDGET_FLEET' },
+      { code: FLEET_WARNING },
     )
   }
 

@@ -12,6 +12,8 @@ const {
   describe,
   thrownText,
   invalidArgType,
+  invalidArgValue,
+  trackerClosed,
   checkOptionsObject,
   integerOption,
 } = require('../util/errors.js')
@@ -55,9 +57,7 @@ function checkProvider(provider, where) {
   if (provider === undefined || PROVIDER_NAMES.includes(provider)) return provider
   const known = PROVIDER_NAMES.map((p) => `'${p}'`).join(', ')
   if (typeof provider !== 'string') throw invalidArgType(`${where} must be one of ${known}, got ${describe(provider)}`)
-  const err = new TypeError(`${where} must be one of ${known}, got '${provider}'`)
-  err.code = 'ERR_INVALID_ARG_VALUE'
-  throw err
+  throw invalidArgValue(`${where} must be one of ${known}, got '${provider}'`)
 }
 
 // A tracker closed while fn ran can no longer record: the outcome still reaches
@@ -144,9 +144,7 @@ function attempt(tracker, fn, options, throttle) {
 }
 
 function closedError() {
-  const err = new Error('cannot call guard() on a closed ErrorBudgetTracker')
-  err.code = 'ERR_TRACKER_CLOSED'
-  return err
+  return trackerClosed('cannot call guard() on a closed ErrorBudgetTracker')
 }
 
 /**

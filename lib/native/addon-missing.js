@@ -5,6 +5,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { name, version, napi } = require('../../package.json')
+const { moduleNotFound } = require('../util/errors.js')
 
 const root = path.join(__dirname, '..')
 const ARCH = { x86_64: 'x64', aarch64: 'arm64' }
@@ -74,7 +75,7 @@ function addonMissing(
     } else {
       lines.push(`${name}-wasm32-wasi@${version} is not installed: npm skips it unless told the CPU is wasm32:`, `  ${wasi}`, `(${again}).`)
     }
-    return coded(lines, cause)
+    return moduleNotFound(lines.join('\n'), cause)
   }
   const lines = [`${name} could not load its native addon for ${suffix}.`]
   if (clone) {
@@ -99,15 +100,7 @@ function addonMissing(
       `(${again}).`,
     )
   }
-  return coded(lines, cause)
-}
-
-/** @param {string[]} lines @param {unknown} cause */
-function coded(lines, cause) {
-  const err = new Error(lines.join('\n'))
-  err.code = 'ERR_MODULE_NOT_FOUND'
-  err.cause = cause
-  return err
+  return moduleNotFound(lines.join('\n'), cause)
 }
 
 module.exports = { suffixOf, hostSuffix, addonMissing }

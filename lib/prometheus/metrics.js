@@ -8,7 +8,7 @@
 // the tracker itself sees in its window.
 // The addon's class: every tracker (the exported class, a subclass, a shared handle) is one of its instances.
 const { ErrorBudgetTracker } = require('../native/load-native.js')
-const { describe, invalidArgType, invalidArgValue, unknownKey } = require('../util/errors.js')
+const { describe, invalidArgType, invalidArgValue, moduleNotFound, unknownKey } = require('../util/errors.js')
 const { LABEL_NAME_RULE, RESERVED_LABELS, isLabelName } = require('../util/labels.js')
 const { CHILD_SERIES } = require('./series-source.js')
 const { promDuration } = require('../util/duration.js')
@@ -317,9 +317,7 @@ function loadPromClient() {
     return require('prom-client')
   } catch (err) {
     if (err.code !== 'MODULE_NOT_FOUND') throw err
-    throw Object.assign(new Error('registerMetrics() needs prom-client (an optional peer dependency): npm install prom-client'), {
-      code: 'ERR_MODULE_NOT_FOUND',
-    })
+    throw moduleNotFound('registerMetrics() needs prom-client (an optional peer dependency): npm install prom-client')
   }
 }
 

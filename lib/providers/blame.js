@@ -27,22 +27,6 @@ const { describe, invalidArgType, invalidArgValue, unknownKey } = require('../ut
 /** χ² with one degree of freedom, 99.9 %. */
 const CRITICAL_G = 10.828
 
-/** A fault the failover will not work around (lib/providers/failover-family.js): the site's. */
-class FaultError extends Error {
-  /**
-   * @param {string} message
-   * @param {{ label: string, value: string }} blame
-   */
-  constructor(message, blame) {
-    super(message)
-    /** `'ESITE_FAULT'`: the site is blamed. */
-    this.code = 'ESITE_FAULT'
-    /** What `family.blame()` said. */
-    this.blame = blame
-  }
-}
-Object.defineProperty(FaultError.prototype, 'name', { value: 'FaultError', writable: true, configurable: true })
-
 /**
  * `options.attribution`, checked against the family's label names.
  * @returns {Readonly<{ provider: string, site: string }> | null}
@@ -113,4 +97,4 @@ function blameOf(tables, attribution, labels) {
   return provider ? { label: attribution.provider, value: labels[attribution.provider] } : { label: attribution.site, value: labels[attribution.site] }
 }
 
-module.exports = { checkAttribution, blameOf, gStatistic, FaultError, CRITICAL_G }
+module.exports = { checkAttribution, blameOf, gStatistic, CRITICAL_G }

@@ -8,7 +8,7 @@
 // as the in.php client's (lib/providers/solver.js): no redirect followed, the answer read
 // bounded, every rejection redacted with the API key as a secret.
 const { setTimeout: sleep } = require('node:timers/promises')
-const { describe, invalidArgType, invalidArgValue, printable, thrownText } = require('../util/errors.js')
+const { SolveError, describe, invalidArgType, invalidArgValue, printable, thrownText } = require('../util/errors.js')
 const { quoteBody } = require('../util/redact.js')
 const { fetchAnswer, solveError, serverWords } = require('./provider-fetch.js')
 
@@ -124,7 +124,7 @@ function createTaskClient({ title, base, apiKey, pollIntervalMs }) {
     }
     if (answer === null || typeof answer !== 'object' || typeof answer.errorId !== 'number') {
       const message = `${title} ${method} answer is not the protocol's JSON (HTTP ${httpStatus}): ${quoteBody(text, [apiKey])}`
-      throw solveError(apiKey, 'ERR_BAD_RESPONSE', message, { stage, taskId, httpStatus })
+      throw solveError(apiKey, SolveError.BAD_RESPONSE, message, { stage, taskId, httpStatus })
     }
     if (answer.errorId !== 0) {
       // The code, task id and errorDescription are the server's words: redacted and escaped (serverWords), the description quoted.
@@ -142,7 +142,7 @@ function createTaskClient({ title, base, apiKey, pollIntervalMs }) {
     const createBody = `{"clientKey":${JSON.stringify(apiKey)},"task":${taskJson}}`
     const { answer: created } = await call('createTask', createBody, signal, 'submit', null)
     if ((typeof created.taskId !== 'number' && typeof created.taskId !== 'string') || created.taskId === '') {
-      throw solveError(apiKey, 'ERR_BAD_RESPONSE', `${title} createTask answered no taskId`, { stage: 'submit' })
+      throw solveError(apiKey, SolveError.BAD_RESPONSE, `${title} createTask answered no taskId`, { stage: 'submit' })
     }
     const taskId = String(created.taskId)
     for (;;) {
@@ -161,7 +161,7 @@ function createTaskClient({ title, base, apiKey, pollIntervalMs }) {
 
   // A getTaskResult answer that is no solve: ERR_BAD_RESPONSE saying what it `answered`.
   function badResult(taskId, answered, httpStatus) {
-    return solveError(apiKey, 'ERR_BAD_RESPONSE', `${title} getTaskResult (task ${serverWords(taskId, apiKey)}) answered ${answered}`, {
+    return solveError(apiKey, SolveError.BAD_RESPONSE, `${title} getTaskResult (task ${serverWords(taskId, apiKey)}) answered ${answered}`, {
       stage: 'result',
       taskId,
       httpStatus,

@@ -13,9 +13,8 @@
 //   createFailover(solvers), one walk for both (lib/providers/failover-walk.js): a budget that
 //   does not admit the attempt, its provider's back-off, a capacity answer; any other
 //   outcome is final.
-const { describe, invalidArgType, invalidArgValue, checkOptionsObject } = require('../util/errors.js')
+const { FaultError, describe, invalidArgType, invalidArgValue, outOfRange, checkOptionsObject } = require('../util/errors.js')
 const { firstToSolve } = require('./failover-walk.js')
-const { FaultError } = require('./blame.js')
 
 /**
  * @param {object} family a BudgetFamily created with `attribution`
@@ -33,9 +32,7 @@ function createFamilyFailover(family, options) {
   }
   const order = Object.keys(providers)
   if (order.length === 0) {
-    const err = new RangeError(`${where}: options.providers must name at least one provider, got {}`)
-    err.code = 'ERR_OUT_OF_RANGE'
-    throw err
+    throw outOfRange(`${where}: options.providers must name at least one provider, got {}`)
   }
   for (const value of order) {
     if (typeof providers[value] !== 'function') {

@@ -5,7 +5,7 @@
 // primary and a fallback. Which outcomes hand the task to the next solver (a budget
 // that does not admit it, a provider's back-off, a capacity answer) is the walk both
 // forms share, lib/providers/failover-walk.js.
-const { describe, invalidArgType, checkOptionsObject } = require('../util/errors.js')
+const { describe, invalidArgType, outOfRange, checkOptionsObject } = require('../util/errors.js')
 const { firstToSolve } = require('./failover-walk.js')
 
 /**
@@ -20,9 +20,7 @@ function createFailover(solvers) {
   }
   if (!Array.isArray(solvers)) throw invalidArgType(`createFailover(solvers): solvers must be an array, got ${describe(solvers)}`)
   if (solvers.length === 0) {
-    const err = new RangeError('createFailover(solvers): solvers must hold at least one solver, got an empty array')
-    err.code = 'ERR_OUT_OF_RANGE'
-    throw err
+    throw outOfRange('createFailover(solvers): solvers must hold at least one solver, got an empty array')
   }
   // Every index, holes included (forEach skips a hole: `[, solver]`).
   const list = []

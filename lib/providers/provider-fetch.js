@@ -82,7 +82,7 @@ async function fetchUnder(url, init, requestSignal, { signal, maxBytes, apiKey, 
     response.body?.cancel().catch(() => {}) // its body is not read: the connection is let go
     const location = response.headers.get('location')
     const to = location === null ? '' : ` to ${quoteBody(location, [apiKey])}`
-    throw solveError(apiKey, 'ERR_BAD_RESPONSE', `${what} answered HTTP ${httpStatus}, a redirect${to}: not followed (the request carries the API key)`, {
+    throw solveError(apiKey, SolveError.BAD_RESPONSE, `${what} answered HTTP ${httpStatus}, a redirect${to}: not followed (the request carries the API key)`, {
       stage,
       taskId,
       httpStatus,
@@ -97,7 +97,7 @@ async function fetchUnder(url, init, requestSignal, { signal, maxBytes, apiKey, 
   if (text === null) {
     throw solveError(
       apiKey,
-      'ERR_BAD_RESPONSE',
+      SolveError.BAD_RESPONSE,
       `${what} answer is longer than ${maxBytes} bytes (HTTP ${httpStatus}): not the protocol's JSON, request aborted`,
       {
         stage,
@@ -120,7 +120,7 @@ function networkError(error, signal, apiKey, what, stage, taskId) {
   } catch {
     cause = undefined // a rejection that cannot be looked into (a revoked Proxy, a throwing trap) is not kept
   }
-  return solveError(apiKey, 'ERR_NETWORK', `${what} request failed: ${why}`, { stage, taskId, cause })
+  return solveError(apiKey, SolveError.NETWORK, `${what} request failed: ${why}`, { stage, taskId, cause })
 }
 
 // fetch's reason, as the message names it: the system's code or message (the

@@ -122,9 +122,7 @@ function checkBaseUrl(baseUrl) {
   // fetch() refuses them (quoting the URL in its error), and they would show in
   // solver.baseUrl: the API key is the service's only credential.
   if (url.username !== '' || url.password !== '') {
-    const err = new TypeError(`createSolver options.baseUrl must not hold credentials (user:password@): got '${redactUrl(url)}'`)
-    err.code = 'ERR_INVALID_ARG_VALUE'
-    throw err
+    throw invalidArgValue(`createSolver options.baseUrl must not hold credentials (user:password@): got '${redactUrl(url)}'`)
   }
   // A trailing slash keeps a proxy's path prefix when in.php / res.php are resolved against it.
   if (!url.pathname.endsWith('/')) url.pathname += '/'
@@ -186,7 +184,7 @@ async function call(url, init, signal, stage, taskId, apiKey, title) {
     (typeof body.request === 'string' || typeof body.request === 'number')
   if (!isAnswer) {
     const message = `${title} ${stage} answer is not the protocol's JSON (HTTP ${httpStatus}): ${quoteBody(text, [apiKey])}`
-    throw solveError(apiKey, 'ERR_BAD_RESPONSE', message, { stage, taskId, httpStatus })
+    throw solveError(apiKey, SolveError.BAD_RESPONSE, message, { stage, taskId, httpStatus })
   }
   return { body, httpStatus }
 }
@@ -256,7 +254,10 @@ function createSolver(options) {
     if (submitted.body.status !== 1) throw serviceError(submitted, 'submit', null, apiKey, title)
     const taskId = String(submitted.body.request)
     if (taskId === '') {
-      throw solveError(apiKey, 'ERR_BAD_RESPONSE', `${title} in.php answered status 1 without a task id`, { stage: 'submit', httpStatus: submitted.httpStatus })
+      throw solveError(apiKey, SolveError.BAD_RESPONSE, `${title} in.php answered status 1 without a task id`, {
+        stage: 'submit',
+        httpStatus: submitted.httpStatus,
+      })
     }
     const poll = new URL(resUrl)
     poll.search = new URLSearchParams({ key: apiKey, action: 'get', id: taskId, json: '1' }).toString()
@@ -265,7 +266,7 @@ function createSolver(options) {
       const result = await call(poll, { method: 'GET' }, signal, 'result', taskId, apiKey, title)
       // Status 1 with an empty answer (or whitespace alone) is no solve: recorded as a success, it would hide a service that answers nothing.
       if (result.body.status === 1 && String(result.body.request).trim() === '') {
-        throw solveError(apiKey, 'ERR_BAD_RESPONSE', `${title} res.php (task ${serverWords(taskId, apiKey)}) answered status 1 without an answer`, {
+        throw solveError(apiKey, SolveError.BAD_RESPONSE, `${title} res.php (task ${serverWords(taskId, apiKey)}) answered status 1 without an answer`, {
           stage: 'result',
           taskId,
           httpStatus: result.httpStatus,

@@ -6,18 +6,9 @@
 const { LABEL_NAME_RULE, isLabelName } = require('../util/labels.js')
 const { WINDOW } = require('../prometheus/rules-slo.js')
 // Names quoted in messages with what a terminal or log would act on escaped (a hostile name is refused later, by lib/prometheus/rules-slo.js).
-const { printable } = require('../util/errors.js')
+const { SpecError, printable } = require('../util/errors.js')
 
 const COUNTER = 'captcha_budget_solves_total'
-
-/** A document that cannot be read: `message` names the file, document and field. Code ERR_INVALID_ARG_VALUE. */
-class SpecError extends Error {
-  constructor(message) {
-    super(message)
-    this.name = 'SpecError'
-    this.code = 'ERR_INVALID_ARG_VALUE'
-  }
-}
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v)
 

@@ -196,9 +196,7 @@ const methods = {
   sync() {
     const sync = fleet.fleetOf(this)
     if (sync === undefined) {
-      const err = new Error('sync() needs a tracker created with config.fleet')
-      err.code = 'ERR_INVALID_STATE'
-      return Promise.reject(err)
+      return Promise.reject(errors.invalidState('sync() needs a tracker created with config.fleet'))
     }
     return sync.sync()
   },

@@ -1,9 +1,12 @@
 'use strict'
-// The error classes of the JavaScript parts (guard, solver) and the helpers that
-// build the package's argument errors: a TypeError / RangeError with the same
-// `code`s the native addon uses (ERR_INVALID_ARG_TYPE, ERR_INVALID_ARG_VALUE, ERR_OUT_OF_RANGE).
+// The one home of the JavaScript parts' errors: every error class (guard, solver,
+// failover, fleet, SLO specs, the CLI's) and one helper per code for the plain ones
+// (the argument errors carry the same `code`s the native addon uses:
+// ERR_INVALID_ARG_TYPE, ERR_INVALID_ARG_VALUE, ERR_OUT_OF_RANGE). Every code the
+// JavaScript sets is set in this file; __test__/error-table.spec.js reads it here.
 const { inspect } = require('node:util')
 const { didYouMean } = require('./suggest.js')
+const { maskPasswords } = require('./redact.js')
 
 /** `n` and the word that agrees with it (`one` for 1, else `many`): "1 failure", "0 failures". */
 const counted = (n, one, many) => `${n} ${n === 1 ? one : many}`
@@ -104,6 +107,75 @@ class SolveError extends Error {
   }
 }
 SolveError.prototype.name = 'SolveError'
+/** The `code` of a SolveError when no answer came (connection refused, reset, DNS). */
+SolveError.NETWORK = 'ERR_NETWORK'
+/** The `code` of a SolveError when the answer is not the protocol's. */
+SolveError.BAD_RESPONSE = 'ERR_BAD_RESPONSE'
+
+/**
+ * The rejection of a family's failover when the site, not a provider, is blamed
+ * (`family.blame()`: it fails on every provider).
+ */
+class FaultError extends Error {
+  /**
+   * @param {string} message
+   * @param {{ label: string, value: string }} blame
+   */
+  constructor(message, blame) {
+    super(message)
+    /** `'ESITE_FAULT'`: the site is blamed. */
+    this.code = 'ESITE_FAULT'
+    /** What `family.blame()` said. */
+    this.blame = blame
+  }
+}
+Object.defineProperty(FaultError.prototype, 'name', { value: 'FaultError', writable: true, configurable: true })
+
+/**
+ * A failed fleet sync: `code` 'ERR_FLEET_SYNC', `cause` the client's error (or the
+ * store's refusal); `skewMs` (this clock minus the server's) when the clock
+ * was refused. The message never shows a URL's password.
+ */
+class FleetSyncError extends Error {
+  constructor(key, cause, reason = thrownText(cause), extra = {}) {
+    super(maskPasswords(`fleet '${key}': sync failed: ${reason}`), { cause })
+    this.code = 'ERR_FLEET_SYNC'
+    this.key = key
+    Object.assign(this, extra)
+  }
+}
+FleetSyncError.prototype.name = 'FleetSyncError'
+
+/** The code of the process warnings a fleet emits when a sync fails or a listener throws (docs/fleet.md). */
+const FLEET_WARNING = 'CAPTCHA_BUDGET_FLEET'
+
+/** An SLO document that cannot be read (lib/slo/): an ERR_INVALID_ARG_VALUE naming the file and the field. */
+class SpecError extends Error {
+  constructor(message) {
+    super(message)
+    this.name = 'SpecError'
+    this.code = 'ERR_INVALID_ARG_VALUE'
+  }
+}
+
+/** A bad command line: the CLI prints the message and exits 2 (never thrown to a library caller). */
+class UsageError extends Error {
+  constructor(message) {
+    super(message)
+    this.name = 'UsageError'
+    this.code = 'ERR_USAGE'
+  }
+}
+
+/** A bad line of a replayed log under --strict: the CLI prints it and exits 2 (never thrown to a library caller). */
+class BadLineError extends Error {
+  constructor({ line, message }) {
+    super(`line ${line}: ${message}`)
+    this.name = 'BadLineError'
+    this.code = 'ERR_BAD_LINE'
+    this.line = line
+  }
+}
 
 /**
  * The registered symbol under which the package's own callers of the tracker's
@@ -132,9 +204,8 @@ function invalidThis(member, receiver) {
   else if (typeof receiver === 'function') got = `a function ${not}`
   else got = `a ${typeof receiver}`
   const how = member.endsWith('()') ? `: call it as tracker.${member.slice(0, -2)}(), or bind it to the tracker` : ''
-  const err = new TypeError(`${member} needs an ErrorBudgetTracker as this, got ${got}${how}`)
-  err.code = 'ERR_INVALID_THIS'
-  return err
+  const message = `${member} needs an ErrorBudgetTracker as this, got ${got}${how}`
+  return coded(new TypeError(message), 'ERR_INVALID_THIS')
 }
 
 /**
@@ -174,29 +245,38 @@ function printable(text) {
   )
 }
 
-/** A TypeError with code ERR_INVALID_ARG_TYPE. */
-function invalidArgType(message) {
-  const err = new TypeError(message)
-  err.code = 'ERR_INVALID_ARG_TYPE'
-  return err
+/** `err` with its `code` (and `extra`'s properties, such as `cause`) set: how each helper below makes its error. */
+function coded(err, code, extra = {}) {
+  err.code = code
+  return Object.assign(err, extra)
 }
 
+/** A TypeError with code ERR_INVALID_ARG_TYPE. */
+const invalidArgType = (message) => coded(new TypeError(message), 'ERR_INVALID_ARG_TYPE')
+
 /** A RangeError with code ERR_OUT_OF_RANGE. */
-function outOfRange(message) {
-  const err = new RangeError(message)
-  err.code = 'ERR_OUT_OF_RANGE'
-  return err
-}
+const outOfRange = (message) => coded(new RangeError(message), 'ERR_OUT_OF_RANGE')
 
 /**
  * A TypeError with code ERR_INVALID_ARG_VALUE (as Node throws it): a value of the right type
  * that is not allowed — an unknown key or choice, or a combination (two sources with the same labels).
  */
-function invalidArgValue(message) {
-  const err = new TypeError(message)
-  err.code = 'ERR_INVALID_ARG_VALUE'
-  return err
-}
+const invalidArgValue = (message) => coded(new TypeError(message), 'ERR_INVALID_ARG_VALUE')
+
+/** An Error with code ERR_INVALID_STATE: a call the object is not set up for (`sync()` without a fleet). */
+const invalidState = (message) => coded(new Error(message), 'ERR_INVALID_STATE')
+
+/** An Error with code ERR_TRACKER_CLOSED: a call on a closed tracker or family. */
+const trackerClosed = (message) => coded(new Error(message), 'ERR_TRACKER_CLOSED')
+
+/** An Error with code ERR_SNAPSHOT_INVALID: a snapshot that cannot be restored. */
+const snapshotInvalid = (message) => coded(new Error(message), 'ERR_SNAPSHOT_INVALID')
+
+/** A TypeError with code ERR_CONSTRUCT_CALL_REQUIRED: a class called without `new`. */
+const constructCallRequired = (message) => coded(new TypeError(message), 'ERR_CONSTRUCT_CALL_REQUIRED')
+
+/** An Error with code ERR_MODULE_NOT_FOUND: the addon or an optional peer dependency is not installed. */
+const moduleNotFound = (message, cause) => coded(new Error(message), 'ERR_MODULE_NOT_FOUND', cause === undefined ? {} : { cause })
 
 /**
  * The error of an unknown `key` in an options object, the one every options check
@@ -244,6 +324,12 @@ module.exports = {
   ProviderBackoffError,
   GuardTimeoutError,
   SolveError,
+  FaultError,
+  FleetSyncError,
+  FLEET_WARNING,
+  SpecError,
+  UsageError,
+  BadLineError,
   describe,
   invalidThis,
   thrownText,
@@ -251,6 +337,11 @@ module.exports = {
   invalidArgType,
   outOfRange,
   invalidArgValue,
+  invalidState,
+  trackerClosed,
+  snapshotInvalid,
+  constructCallRequired,
+  moduleNotFound,
   unknownKey,
   checkOptionsObject,
   integerOption,

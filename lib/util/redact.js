@@ -43,6 +43,17 @@ function redact(text, secrets = []) {
 }
 
 /**
+ * `text` with the password of every URL in it replaced by `***`, the user kept
+ * (`redis://user:***@host`): the fleet's messages, whose URLs name a Redis user
+ * worth seeing and carry no secret query parameters.
+ * @param {unknown} text
+ * @returns {string}
+ */
+function maskPasswords(text) {
+  return String(text).replace(/\b([a-z][a-z0-9+.-]*:\/\/)([^\s:@/]*):[^\s@/]*@/gi, `$1$2:${MASK}@`)
+}
+
+/**
  * A URL (string or URL object, valid or not) as it may be quoted: `redact` of
  * its text, so user:password@ and secret parameters are masked.
  * @param {string | URL} url
@@ -136,4 +147,4 @@ function redactError(value, secrets = [], depth = 0) {
   return copy
 }
 
-module.exports = { redact, redactUrl, urlSecrets, quoteBody, redactError, MASK, SECRET_PARAMS }
+module.exports = { redact, maskPasswords, redactUrl, urlSecrets, quoteBody, redactError, MASK, SECRET_PARAMS }

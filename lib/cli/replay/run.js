@@ -9,7 +9,7 @@ const { ReplayTrackers } = require('./trackers.js')
 const { Series } = require('./series.js')
 const { Baseline, TypeCounts } = require('./baseline.js')
 const { summarize } = require('./summary.js')
-const { UsageError } = require('../values.js')
+const { UsageError, BadLineError } = require('../../util/errors.js')
 const { DEFAULTS } = require('./options.js')
 const { GROUP_SEPARATOR } = require('./reader.js')
 const { rankKeys, rereadable } = require('./ranking.js')
@@ -20,16 +20,6 @@ const { jsonLinesHint } = require('./field-hint.js')
 
 /** What lines without a type are called. */
 const UNTYPED = 'untyped'
-
-/** Bad input met with `strict`: the first bad line. */
-class BadLineError extends Error {
-  constructor({ line, message }) {
-    super(`line ${line}: ${message}`)
-    this.name = 'BadLineError'
-    this.code = 'ERR_BAD_LINE'
-    this.line = line
-  }
-}
 
 /**
  * A per-name value for a tracker: its whole name, else (several `--by` fields)
