@@ -13,7 +13,7 @@
 // Run with --expose-gc (the npm script does).
 
 const { ErrorBudgetTracker } = require('../index.js')
-const { ReferenceTracker } = require('./reference-tracker.js')
+const { BaselineTracker } = require('./baseline-tracker.js')
 
 if (typeof gc !== 'function') throw new Error('run with node --expose-gc (npm run bench:memory)')
 
@@ -64,7 +64,7 @@ function reference(events) {
   const sample = 1_000_000
   const before = settle()
   let now = 0
-  const tracker = new ReferenceTracker({ targetRate: 0.95, windowMs: DAY_MS }, () => now++)
+  const tracker = new BaselineTracker({ targetRate: 0.95, windowMs: DAY_MS }, () => now++)
   // Its record() scans the window every time, so fill the array directly:
   // the memory is the point here, not the time.
   for (let i = 0; i < sample; i++) tracker.events.push({ t: now++, success: i % 50 !== 0 })

@@ -20,7 +20,7 @@ import { Bench } from 'tinybench'
 const require = createRequire(import.meta.url)
 const here = path.dirname(fileURLToPath(import.meta.url))
 const { ErrorBudgetTracker, BudgetFamily } = require('../index.js')
-const { ReferenceTracker } = require('./reference-tracker.js')
+const { BaselineTracker } = require('./baseline-tracker.js')
 const { BucketedTracker } = require('./bucketed-tracker.js')
 const { fleetRecordTracker, fleetFigures, familyFleetFigures } = await import('./fleet.mjs')
 
@@ -64,7 +64,7 @@ function addonTracker(events, { listeners = false } = {}) {
 // record and its window is `events` ms long.
 function referenceTracker(events) {
   let now = 0
-  const tracker = new ReferenceTracker({ targetRate: 0.95, windowMs: events }, () => now++)
+  const tracker = new BaselineTracker({ targetRate: 0.95, windowMs: events }, () => now++)
   for (let i = 0; i < events; i++) tracker.record(ok(i))
   return tracker
 }

@@ -1,14 +1,14 @@
 'use strict'
 
 // The native ErrorBudgetTracker against the plain-JS reference tracker users
-// already run (`./helpers/reference-tracker.js`, written from its description,
+// already run (`./helpers/oracle-tracker.js`, written from its description,
 // sharing no code with the addon). Every comparison is exact: t.is /
 // t.deepEqual (Object.is semantics, so even -0 vs 0 would fail), no tolerance.
 
 const test = require('ava')
 
 const { ErrorBudgetTracker } = require('../../index.js')
-const { ReferenceTracker, STATUSES } = require('../helpers/reference-tracker.js')
+const { OracleTracker, STATUSES } = require('../helpers/oracle-tracker.js')
 const { noMoreDeliveries, waitForCalls } = require('../helpers/deliveries.js')
 const { prng } = require('../../scripts/prng.js') // mulberry32
 
@@ -392,7 +392,7 @@ for (const c of HAND_CASES) {
       tracker.close()
     }
     // The reference tracker agrees with the hand computation too.
-    const ref = new ReferenceTracker(c.config, { now: () => 0 })
+    const ref = new OracleTracker(c.config, { now: () => 0 })
     recordMany(ref, c.successes, c.failures, 0)
     t.deepEqual(ref.evaluate(), c.getters)
     t.deepEqual(ref.report(), c.report)
@@ -449,7 +449,7 @@ test('hand-computed: an event counts while now - t < windowMs, exactly', (t) => 
 test('dropped: an event older than the window is not counted and increments report().dropped', (t) => {
   // windowMs 1000 → default resolution max(1, floor(1000 / 43200)) = 1 ms.
   const tracker = new ErrorBudgetTracker({ windowMs: 1000, clock: 'manual' })
-  const ref = new ReferenceTracker({ windowMs: 1000 }, { now: () => 5000 })
+  const ref = new OracleTracker({ windowMs: 1000 }, { now: () => 5000 })
   try {
     tracker.record(true, 5000)
     ref.record(true, 5000)
@@ -509,7 +509,7 @@ function usageSequence() {
 async function usageScenario(t, clockConfig, atFor) {
   const watched = ['warning', 'exhausted']
   const tracker = new ErrorBudgetTracker({ targetRate: 0.95, windowMs: 3600000, ...clockConfig })
-  const ref = new ReferenceTracker({ targetRate: 0.95, windowMs: 3600000 }, { now: () => 0 })
+  const ref = new OracleTracker({ targetRate: 0.95, windowMs: 3600000 }, { now: () => 0 })
   const got = []
   const want = []
   for (const status of watched) {
@@ -579,7 +579,7 @@ test('listeners (manual clock): warning/exhausted calls arrive in order and equa
 
 test('listeners: every transition (incl. critical/healthy) in the reference order, for listeners on all statuses', async (t) => {
   const tracker = new ErrorBudgetTracker({ clock: 'manual' })
-  const ref = new ReferenceTracker({}, { now: () => 0 })
+  const ref = new OracleTracker({}, { now: () => 0 })
   const got = []
   const want = []
   let resolveDone
@@ -663,7 +663,7 @@ class Model {
   constructor(config, windowMs) {
     this.now = 0
     this.windowMs = windowMs
-    this.ref = new ReferenceTracker(config, { now: () => this.now })
+    this.ref = new OracleTracker(config, { now: () => this.now })
     this.dropped = 0
     this.last = 'healthy'
     this.transitions = []
@@ -790,3 +790,32 @@ for (const seed of SEEDS) {
     }
   })
 }
+
+// One meaning per name (issue 45): the oracle these specs compare the addon to and
+// the benchmark's baseline (the naive tracker the bench times) are two trackers with
+// two jobs, so no class of the package, the spec helpers, the benchmarks or the
+// scripts is named like another.
+test('no two classes of lib/, bin/, the spec helpers and fixtures, benchmark/ and scripts/ share a name', (t) => {
+  const fs = require('node:fs')
+  const path = require('node:path')
+  const root = path.join(__dirname, '..', '..')
+  const sources = ['index.js', 'lib', 'bin', '__test__/helpers', '__test__/fixtures', 'benchmark', 'scripts'].flatMap((dir) => {
+    const at = path.join(root, dir)
+    if (fs.statSync(at).isFile()) return [at]
+    return fs
+      .readdirSync(at, { recursive: true })
+      .filter((name) => /\.m?js$/.test(name) && !name.split(path.sep).includes('node_modules'))
+      .map((name) => path.join(at, name))
+  })
+  const where = new Map()
+  for (const file of sources) {
+    for (const match of fs.readFileSync(file, 'utf8').matchAll(/^\s*(?:export )?class ([A-Z]\w*)/gm)) {
+      where.set(match[1], [...(where.get(match[1]) ?? []), path.relative(root, file)])
+    }
+  }
+  t.true(where.has('OracleTracker') && where.has('BaselineTracker'), 'the scan finds the two trackers')
+  t.deepEqual(
+    [...where].filter(([, files]) => files.length > 1),
+    [],
+  )
+})

@@ -8,7 +8,7 @@
 // and expired events are dropped by moving a start index (compacting now and
 // then), not by copying the array on every record.
 
-class ReferenceTracker {
+class BaselineTracker {
   constructor({ targetRate = 0.95, windowMs = 3_600_000, warningThreshold = 0.5, criticalThreshold = 0.1, minEvents = 0 } = {}, now = Date.now) {
     this.targetRate = targetRate
     this.windowMs = windowMs
@@ -75,4 +75,4 @@ class ReferenceTracker {
   }
 }
 
-module.exports = { ReferenceTracker }
+module.exports = { BaselineTracker }

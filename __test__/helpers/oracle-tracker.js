@@ -22,7 +22,7 @@ const DEFAULTS = {
   minEvents: 0,
 }
 
-class ReferenceTracker {
+class OracleTracker {
   constructor(config = {}, { now = Date.now } = {}) {
     this.config = { ...DEFAULTS }
     for (const key of Object.keys(DEFAULTS)) {
@@ -134,4 +134,4 @@ class ReferenceTracker {
   }
 }
 
-module.exports = { ReferenceTracker, STATUSES, DEFAULTS }
+module.exports = { OracleTracker, STATUSES, DEFAULTS }
