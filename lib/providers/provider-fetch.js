@@ -1,7 +1,7 @@
 'use strict'
 // One request to a provider, for both protocols' clients (lib/providers/solver.js: in.php /
 // res.php; lib/providers/create-task.js: createTask / getTaskResult) and the reports of bad
-// answers (lib/providers/report-bad.js), and the SolveError each of them rejects with. Every
+// answers (lib/providers/bad-answer.js), and the SolveError each of them rejects with. Every
 // request carries the API key (in.php's form body, res.php's query, createTask's
 // clientKey), so a redirect is never followed: fetch would re-send a 307's body to
 // whatever host the Location names and take that host's answer. What a rejection

@@ -15,7 +15,7 @@ const { fetchAnswer, solveError, serverWords } = require('./provider-fetch.js')
 const { PROVIDERS, PROVIDER_NAMES } = require('../guard/profiles.js')
 const { createTaskClient } = require('./create-task.js')
 const throttles = require('../guard/throttle.js')
-const { createBadReports } = require('./report-bad.js')
+const { createBadAnswerSender } = require('./bad-answer.js')
 const { withReject } = require('./solve-result.js')
 
 const SOLVER_OPTIONS = [
@@ -242,8 +242,8 @@ function createSolver(options) {
   const maxPolls = PROVIDERS[provider].maxPolls
   const pollEveryMs = maxPolls === undefined ? pollIntervalMs : Math.max(pollIntervalMs, Math.ceil(timeoutMs / maxPolls))
   const createTask = PROVIDERS[provider].protocol === 'createTask' ? createTaskClient({ title, base, apiKey, pollIntervalMs: pollEveryMs }) : null
-  // Bad answers reported to the provider (lib/providers/report-bad.js), on the tracker's clock.
-  const reports = createBadReports({ profile: PROVIDERS[provider], base, apiKey, now: () => tracker.now })
+  // Bad answers reported to the provider (lib/providers/bad-answer.js), on the tracker's clock.
+  const reports = createBadAnswerSender({ profile: PROVIDERS[provider], base, apiKey, now: () => tracker.now })
   const inUrl = new URL('in.php', base)
   const resUrl = new URL('res.php', base)
 

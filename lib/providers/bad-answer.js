@@ -1,6 +1,7 @@
 'use strict'
-// Reporting a bad answer to the provider: `createSolver({ reportBad: true })`, and
-// a solve's `result.reject(reason?)` that the budget took (a late verdict,
+// Sending a bad answer back to the provider (named apart from the budget report;
+// the public names stay `reportBad` and `solver.reports`, the providers' own word):
+// `createSolver({ reportBad: true })`, and a solve's `result.reject(reason?)` that the budget took (a late verdict,
 // lib/guard/verdict.js) also tells the provider, at the endpoint its profile names
 // (lib/guard/profiles.js, `reportBad`). Never more than the provider accepts: a report
 // goes only while the solve is younger than the provider's age limit and the
@@ -48,10 +49,10 @@ class Stamps {
 }
 
 /**
- * The reporter of one solver.
+ * The bad-answer sender of one solver.
  * @param {{ profile: object, protocol: 'in.php' | 'createTask', base: URL, apiKey: string, now: () => number }} options
  */
-function createBadReports({ profile, base, apiKey, now }) {
+function createBadAnswerSender({ profile, base, apiKey, now }) {
   const { reportBad, protocol } = profile
   const solves = new Stamps()
   const sent = new Stamps()
@@ -130,4 +131,4 @@ function createBadReports({ profile, base, apiKey, now }) {
   }
 }
 
-module.exports = { createBadReports, endpointFor, SHARE_WINDOW_MS }
+module.exports = { createBadAnswerSender, endpointFor, SHARE_WINDOW_MS }

@@ -1,4 +1,4 @@
-// createSolver({ reportBad: true }): a solve's result.reject() that the budget
+// Bad answers sent back (lib/providers/bad-answer.js), createSolver({ reportBad: true }): a solve's result.reject() that the budget
 // took also reports the bad answer to the provider — at most 35 % of the recent
 // solves, within the provider's age limit, never awaited or thrown. The HTTP is
 // answered on loopback (the CaptchaAI mock, a createTask server).
