@@ -1,7 +1,6 @@
 // `captcha-budget replay` input handling: bad lines, --strict, CSV and JSON Lines
 // alike, stdin, field names, timestamps, usage errors (exit 2).
 const test = require('ava')
-const fs = require('node:fs')
 const path = require('node:path')
 const { replayCli, replayJson, tempFiles } = require('../fixtures/replay/cli')
 const { T0, outage, images, byTime, toJsonl, toCsv, at } = require('../fixtures/replay/logs')
