@@ -73,7 +73,7 @@ pub fn type_name(ty: ValueType) -> &'static str {
   kind(Some(ty)).type_name()
 }
 
-/// The name of `value`'s kind as lib/errors.js `describe()` gives it: `'array'`
+/// The name of `value`'s kind as lib/util/errors.js `describe()` gives it: `'array'`
 /// for an array, else `typeof`'s.
 pub fn describe(value: &Unknown) -> &'static str {
   let ty = if value.is_array().unwrap_or(false) { None } else { Some(value.get_type().unwrap_or(ValueType::Unknown)) };
@@ -110,7 +110,7 @@ pub fn registered_symbol<'a>(env: &'a Env, name: &str) -> Result<Unknown<'a>> {
 }
 
 /// The registered symbol under which the package's own JavaScript callers give
-/// a config the name of the argument it came from (lib/errors.js ARGUMENT_NAME).
+/// a config the name of the argument it came from (lib/util/errors.js ARGUMENT_NAME).
 pub const ARGUMENT_NAME_SYMBOL: &str = "captcha-error-budget.argumentName";
 
 /// What the caller calls `config` in messages (`restore(json, options): options`),

@@ -58,7 +58,7 @@ pub struct ConfigField {
 }
 
 /// The config table (`budget_core::config::FIELDS`), one object per field in
-/// table order: what `__test__/config-table.spec.js` holds the `.d.ts` and
+/// table order: what `__test__/tracker/config-table.spec.js` holds the `.d.ts` and
 /// README's config table to. Internal: reached through `require('./native.js')`.
 #[napi(skip_typescript)]
 // Only JavaScript calls it: `cargo test` builds no registration, so Rust sees no caller.

@@ -19,7 +19,7 @@
 //!
 //! `report()`: building a 15-property object through Node-API costs ≈3 µs
 //! (each property interns its name and walks V8's map transitions), while a
-//! JavaScript object literal costs tens of ns. So `lib/fast-report.js` builds
+//! JavaScript object literal costs tens of ns. So `lib/native/fast-report.js` builds
 //! the report in JavaScript from numbers this module writes into a
 //! `Float64Array`, through a second own function stored under
 //! `Symbol.for('captcha-error-budget.reportInto')` (layout: `report_into`).
@@ -41,10 +41,10 @@ use budget_core::layout::{
   self, Figure, GuardField, PairField, ReportField, ScrapeField, ScrapePairField, ScrapeWindowField,
 };
 
-/// The registered symbol the report filler is stored under (`lib/fast-report.js`
+/// The registered symbol the report filler is stored under (`lib/native/fast-report.js`
 /// reads it from [`contract`]).
 pub const REPORT_INTO_SYMBOL: &str = "captcha-error-budget.reportInto";
-/// The registered symbol the figure reader is stored under (`lib/tracker.js`'s getters).
+/// The registered symbol the figure reader is stored under (`lib/tracker/tracker.js`'s getters).
 pub const FIGURE_SYMBOL: &str = "captcha-error-budget.figure";
 /// The registered symbol each tracker's `recordStamped` is stored under.
 pub const RECORD_STAMPED_SYMBOL: &str = "captcha-error-budget.recordStamped";
@@ -56,7 +56,7 @@ pub const NATIVE_RECORD_SYMBOL: &str = "captcha-error-budget.nativeRecord";
 pub fn remember_prototype_record(env: &Env, proto: &mut Object) -> Result<()> {
   let record: Unknown = proto.get_named_property("record")?;
   let key = registered_symbol(env, NATIVE_RECORD_SYMBOL)?;
-  // Configurable: lib/tracker.js's class defines its own, the checked `record`.
+  // Configurable: lib/tracker/tracker.js's class defines its own, the checked `record`.
   let property =
     Property::new().with_name(env, key)?.with_value(&record).with_property_attributes(PropertyAttributes::Configurable);
   proto.define_properties(&[property])
@@ -275,7 +275,7 @@ unsafe fn slow<const STAMPED: bool>(env: sys::napi_env, state: &Handle, argv: [s
 }
 
 /// `figure(index): number` — the figure `Figure` `index` now; `NaN` for an
-/// index out of range or not an int32 (`lib/tracker.js` passes the contract's indexes).
+/// index out of range or not an int32 (`lib/tracker/tracker.js` passes the contract's indexes).
 unsafe extern "C" fn figure(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
   // SAFETY: called by Node-API as the function `create` made.
   let Some((_, argv, state)) = (unsafe { call_args::<1>(env, info) }) else {
@@ -300,7 +300,7 @@ const REPORT_PAIR: usize = PairField::COUNT;
 
 /// `reportInto(buffer?: Float64Array): number` — writes the report now into
 /// `buffer`, or without one into this thread's buffer (`reportBuffer`, what
-/// `lib/fast-report.js` uses), and returns how many values it takes; when
+/// `lib/native/fast-report.js` uses), and returns how many values it takes; when
 /// that is more than the buffer's length, writes nothing (the caller grows the
 /// buffer and asks again). A Float64Array over a SharedArrayBuffer is a TypeError.
 unsafe extern "C" fn report_into(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
@@ -380,7 +380,7 @@ unsafe fn fill(env: sys::napi_env, state: &Handle, values: *mut f64, length: usi
 }
 
 /// Firing pairs this thread's report buffer has room for: a report with more
-/// is filled into a buffer its caller passes (`lib/fast-report.js` keeps one).
+/// is filled into a buffer its caller passes (`lib/native/fast-report.js` keeps one).
 pub const THREAD_BUFFER_PAIRS: usize = 64;
 /// The length of this thread's report buffer, in f64.
 const THREAD_BUFFER_LENGTH: usize = REPORT_HEAD + REPORT_PAIR * THREAD_BUFFER_PAIRS;
@@ -519,7 +519,7 @@ pub struct SeamContract {
   pub statuses: Vec<String>,
 }
 
-/// The seam's contract, for `lib/contract.js` to check at load.
+/// The seam's contract, for `lib/native/contract.js` to check at load.
 #[napi_derive::napi(skip_typescript)]
 #[cfg_attr(test, allow(dead_code))]
 pub fn seam_contract() -> SeamContract {

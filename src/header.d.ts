@@ -21,7 +21,7 @@ export type BudgetListener<E extends BudgetEvent> = (
  * Configuration of an `ErrorBudgetTracker`. Every field is optional; `0` is a
  * value like any other, never "use the default". Unknown keys are a `TypeError`.
  * Written by hand from the core's table of config fields
- * (`crates/budget-core/src/config.rs`, `FIELDS`): `__test__/config-table.spec.js`
+ * (`crates/budget-core/src/config.rs`, `FIELDS`): `__test__/tracker/config-table.spec.js`
  * fails when a name, type, range or default here disagrees with it.
  */
 export interface TrackerConfig {

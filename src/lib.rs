@@ -8,7 +8,7 @@
 //! them it is kept to what napi-rs has no safe form of (listeners.rs's
 //! `try_call`, which keeps a thrown value as it is; env_hook.rs's cleanup hooks,
 //! which napi-rs leaks on removal; the listeners' keepalive ref/unref, which
-//! napi-rs has only as deprecated `&mut` methods). The class's JavaScript side is `lib/tracker.js`.
+//! napi-rs has only as deprecated `&mut` methods). The class's JavaScript side is `lib/tracker/tracker.js`.
 
 mod args;
 mod clock;
@@ -42,7 +42,7 @@ use napi_derive::napi;
 
 /// Finishes the class once the module's exports exist: `Symbol.dispose`, and
 /// the prototype's `record` remembered for the fast path. (Receivers are
-/// checked by `lib/tracker.js`, the class's JavaScript side.)
+/// checked by `lib/tracker/tracker.js`, the class's JavaScript side.)
 #[napi(module_exports)]
 pub fn finish_class(exports: Object, env: Env) -> napi::Result<()> {
   let ctor: Unknown = exports.get_named_property("ErrorBudgetTracker")?;

@@ -1,6 +1,6 @@
 //! The alert policy asked of the core without building a tracker: the config
 //! checked whole (`CheckedConfig`) and the policy the Prometheus rules
-//! implement at a scrape interval (lib/rules-slo.js). Internal: left out of
+//! implement at a scrape interval (lib/prometheus/rules-slo.js). Internal: left out of
 //! the package's types, reached through `require('./native.js')`.
 
 use budget_core::{BudgetError, CheckedConfig};

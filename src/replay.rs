@@ -1,4 +1,4 @@
-//! The parser behind `captcha-budget replay` (lib/replay/reader.js): one chunk
+//! The parser behind `captcha-budget replay` (lib/cli/replay/reader.js): one chunk
 //! of a solve log in, typed arrays of its events out. Internal: left out of the
 //! package's types, reached through `require('./native.js')` by the reader only.
 

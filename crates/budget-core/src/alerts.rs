@@ -675,7 +675,7 @@ pub fn scrape_policy(config: &Config, policy: &[AlertRule], scrape_interval_ms: 
 }
 
 /// A duration as Prometheus writes it: the largest unit that divides it
-/// (`30d`, `144m`, `1w`, `4980ms`), as `promDuration` in lib/duration.js.
+/// (`30d`, `144m`, `1w`, `4980ms`), as `promDuration` in lib/util/duration.js.
 pub fn prom_duration(ms: i64) -> String {
   const UNITS: [(&str, i64); 5] = [("w", 604_800_000), ("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000)];
   UNITS

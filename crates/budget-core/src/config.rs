@@ -7,7 +7,7 @@
 //!
 //! The config reader ([`crate::plan`]): its type checks, messages and defaults read the table;
 //! so do `configFields()` and the spec that holds `TrackerConfig` in the
-//! `.d.ts` and README's config table to it (`__test__/config-table.spec.js`).
+//! `.d.ts` and README's config table to it (`__test__/tracker/config-table.spec.js`).
 
 use crate::error::{BudgetError, Result};
 use crate::field::{DefaultValue, Kind, Range, Unit, NON_NEGATIVE, POSITIVE_MS};

@@ -47,7 +47,7 @@ impl JsValue {
     }
   }
 
-  /// The value's kind as lib/errors.js `describe()` names it: `array` for an
+  /// The value's kind as lib/util/errors.js `describe()` names it: `array` for an
   /// array (never what an options object or a config wants), else `typeof`'s.
   pub fn describe(&self) -> &'static str {
     match self {

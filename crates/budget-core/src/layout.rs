@@ -1,7 +1,7 @@
 //! The layouts the addon and `lib/` share, each one enum: Rust writes and reads
 //! by its variants (`report_head`, `pair_values`, `figure`, `guard_state`,
 //! `scrape` here; the binding copies them into JavaScript's memory), and the binding's `seamContract()`
-//! exports each to JavaScript as `{ name: index }`, which `lib/contract.js`
+//! exports each to JavaScript as `{ name: index }`, which `lib/native/contract.js`
 //! checks at load against the names the JavaScript reads (`b[R.total]`, `figure(F.now)`).
 
 use std::collections::HashMap;
@@ -48,7 +48,7 @@ macro_rules! layout {
 }
 
 layout! {
-  /// The report buffer's head (`write_report`, `lib/fast-report.js`), before the firing pairs.
+  /// The report buffer's head (`write_report`, `lib/native/fast-report.js`), before the firing pairs.
   ReportField {
     /// The status's index in `Status::ALL` (0 healthy … 3 exhausted).
     Status => "status",
@@ -83,7 +83,7 @@ layout! {
 }
 
 layout! {
-  /// What each tracker's `figure(index)` reads (`lib/tracker.js`'s getters of the same names).
+  /// What each tracker's `figure(index)` reads (`lib/tracker/tracker.js`'s getters of the same names).
   Figure {
     Now => "now",
     Total => "total",

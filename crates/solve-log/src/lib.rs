@@ -19,7 +19,7 @@ pub const MAX_TIMESTAMP_MS: f64 = 8.64e15;
 pub const MAX_LINE_BYTES: usize = 1 << 20;
 
 /// The bad-line message of a line of `bytes` bytes, over [`MAX_LINE_BYTES`]
-/// (lib/replay/reader.js says the same of a line it skipped).
+/// (lib/cli/replay/reader.js says the same of a line it skipped).
 pub fn line_too_long(bytes: usize) -> String {
   format!("line too long: {bytes} bytes, over the 1 MiB ({MAX_LINE_BYTES} bytes) a line may hold")
 }
