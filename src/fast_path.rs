@@ -223,7 +223,7 @@ unsafe fn record_into<const STAMPED: bool>(env: sys::napi_env, info: sys::napi_c
   }
   let (successes, failures) = (success as u64, !success as u64);
   if argc == 1 {
-    return match state.record(None, successes, failures) {
+    return match state.record::<STAMPED>(None, successes, failures) {
       Ok(stamp) => unsafe { stamped::<STAMPED>(env, stamp) },
       Err(_) => unsafe { slow::<STAMPED>(env, state, argv) }, // throws the refusal, naming the counter
     };
@@ -232,7 +232,7 @@ unsafe fn record_into<const STAMPED: bool>(env: sys::napi_env, info: sys::napi_c
   let mut at_ms = 0f64;
   if unsafe { sys::napi_get_value_double(env, argv[1], &mut at_ms) } == sys::Status::napi_ok {
     if let Some(at) = crate::args::epoch_ms(at_ms) {
-      return match crate::record::record_at(state, Some(at), successes, failures) {
+      return match crate::record::record_at::<STAMPED>(state, Some(at), successes, failures) {
         Ok(stamp) => unsafe { stamped::<STAMPED>(env, stamp) },
         Err(_) => unsafe { slow::<STAMPED>(env, state, argv) },
       };
@@ -261,7 +261,7 @@ unsafe fn slow<const STAMPED: bool>(env: sys::napi_env, state: &Handle, argv: [s
     // SAFETY: both values come from this call's arguments.
     let success = unsafe { Unknown::from_napi_value(env, argv[0]) }?;
     let at_ms = unsafe { Option::<Unknown>::from_napi_value(env, argv[1]) }?;
-    crate::record::record_js(&Env::from_raw(env), state, success, at_ms)
+    crate::record::record_js::<STAMPED>(&Env::from_raw(env), state, success, at_ms)
   })();
   match result {
     // SAFETY: on the JS thread, inside this callback.

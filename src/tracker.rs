@@ -149,7 +149,7 @@ impl ErrorBudgetTracker {
   /// tracker's recorded or dropped count would pass 2⁵³ − 1.
   #[napi(ts_args_type = "success: boolean, atMs?: number")]
   pub fn record(&self, env: Env, success: Unknown, at_ms: Option<Unknown>) -> napi::Result<()> {
-    record_js(&env, &self.handle, success, at_ms).map(|_| ())
+    record_js::<false>(&env, &self.handle, success, at_ms).map(|_| ())
   }
 
   /// Records a batch of solves at once — `successes` and `failures`, each a
@@ -177,7 +177,8 @@ impl ErrorBudgetTracker {
     };
     or_throw(
       &env,
-      record_at(&self.handle, at, successes, failures).map_err(|e| e.prefixed("recordMany(successes, failures)")),
+      record_at::<false>(&self.handle, at, successes, failures)
+        .map_err(|e| e.prefixed("recordMany(successes, failures)")),
     )?;
     Ok(())
   }

@@ -67,11 +67,23 @@ impl<S: Sink, P: Saver> Handle<S, P> {
   /// Records through this handle (`TrackerState::record_measured`), then
   /// follows the window's memory: when it grew or shrank (a ring that doubled
   /// or shrank, a change of layout: rare), the engine is told the difference.
-  /// Returns the stamp recorded at (`record_measured`).
+  /// Returns, when `STAMPED`, the stamp recorded at
+  /// (`TrackerState::record_stamped`), else 0: a plain `record()` returns
+  /// nothing and does not pay for it.
   /// On the handle's JS thread, as every record through it.
   #[inline(always)]
-  pub fn record(&self, at: Option<i64>, successes: u64, failures: u64) -> Result<i64, BudgetError> {
-    match self.tracker.record_measured(at, successes, failures) {
+  pub fn record<const STAMPED: bool>(
+    &self,
+    at: Option<i64>,
+    successes: u64,
+    failures: u64,
+  ) -> Result<i64, BudgetError> {
+    let recorded = if STAMPED {
+      self.tracker.record_stamped(at, successes, failures)
+    } else {
+      self.tracker.record_measured(at, successes, failures).map(|bytes| (bytes, 0))
+    };
+    match recorded {
       Ok((window_bytes, stamp)) => {
         if window_bytes != self.window_bytes.load(Ordering::Relaxed) {
           self.follow_memory(window_bytes);

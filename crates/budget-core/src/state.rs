@@ -344,27 +344,47 @@ impl<S: Sink, P: Saver> TrackerState<S, P> {
   /// The locked path of `record()`: one lock, one clock read, and usually no
   /// allocation (events are rare).
   /// `Ok`: the window's heap bytes after it (a field read under the lock), for
-  /// the handle to follow in V8's external memory, and the stamp recorded at:
-  /// `at`, or the clock's now without one, no later than the tracker's now
-  /// (a later `at` counts now). `Err` (nothing recorded)
+  /// the handle to follow in V8's external memory. `Err` (nothing recorded)
   /// when a counter would pass 2^53 − 1: the time the refused record was at
   /// (`refusal` says which counter). Plain numbers, so that the hot path
   /// returns in registers.
   #[inline]
-  pub fn record_measured(&self, at: Option<i64>, successes: u64, failures: u64) -> Result<(i64, i64), i64> {
+  pub fn record_measured(&self, at: Option<i64>, successes: u64, failures: u64) -> Result<i64, i64> {
+    self.record_locked(at, successes, failures, None)
+  }
+
+  /// `record_measured` that also hands back the stamp recorded at: `at`, or
+  /// the clock's now without one, no later than the tracker's now (a later
+  /// `at` counts now), for a caller that needs it (`recordStamped`, a guard's
+  /// verdict). Apart from `record_measured`, so that a plain record neither
+  /// computes the stamp nor carries it out of the lock (which cost it 1–5 %).
+  #[inline]
+  pub fn record_stamped(&self, at: Option<i64>, successes: u64, failures: u64) -> Result<(i64, i64), i64> {
+    let mut stamp = 0;
+    self.record_locked(at, successes, failures, Some(&mut stamp)).map(|bytes| (bytes, stamp))
+  }
+
+  /// `record_measured`, and `record_stamped` when given where to write the
+  /// stamp. One function, not one per caller: a second copy of this body
+  /// (a const generic) made the compiler keep `Tracker::record` out of line,
+  /// a call more on every locked record.
+  #[inline(never)]
+  fn record_locked(&self, at: Option<i64>, successes: u64, failures: u64, stamp: Option<&mut i64>) -> Result<i64, i64> {
     let watched = self.watched.load(Ordering::Relaxed);
     // A shared tracker records from several threads: no lease.
     let lease = self.registry_name.get().is_none();
     // The hot path carries plain numbers out of the lock: the error of a
     // refusal (rare) is built after it, in `refusal`.
-    let (closer, refused_at, bytes, stamp) = self.with_live_core(self.core.lock(), |core, now, out| {
+    let (closer, refused_at, bytes) = self.with_live_core(self.core.lock(), |core, now, out| {
       let before = if watched { core.next_change_ms() } else { None };
       let at = at.unwrap_or(now);
       if core.record(now, at, successes, failures, out) == Placement::Refused {
-        return (None, Some(at), core.window_bytes(), at);
+        return (None, Some(at), core.window_bytes());
       }
-      // As `Tracker::record` places it: a later `at` counts at the tracker's now.
-      let stamp = at.min(core.now_ms());
+      if let Some(stamp) = stamp {
+        // As `Tracker::record` places it: a later `at` counts at the tracker's now.
+        *stamp = at.min(core.now_ms());
+      }
       let after = if watched { core.next_change_ms() } else { None };
       if lease {
         self.lease.grant(core);
@@ -374,13 +394,13 @@ impl<S: Sink, P: Saver> TrackerState<S, P> {
         (Some(b), Some(a)) if a < b => Some(a - now),
         _ => None,
       };
-      (closer, None, core.window_bytes(), stamp)
+      (closer, None, core.window_bytes())
     });
     if let Some(wait_ms) = closer {
       timer::poke(self, wait_ms);
     }
     match refused_at {
-      None => Ok((bytes as i64, stamp)),
+      None => Ok(bytes as i64),
       Some(at) => Err(at),
     }
   }

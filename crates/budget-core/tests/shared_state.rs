@@ -107,10 +107,10 @@ fn every_sink_gets_each_transition_in_order_until_it_is_removed() {
 fn a_record_returns_the_stamp_it_was_recorded_at() {
   let state = state();
   advance(&state, 5_000);
-  assert_eq!(state.record_measured(None, 1, 0).unwrap().1, 5_000, "the clock's now");
-  assert_eq!(state.record_measured(Some(4_200), 1, 0).unwrap().1, 4_200, "an earlier at, as given");
+  assert_eq!(state.record_stamped(None, 1, 0).unwrap().1, 5_000, "the clock's now");
+  assert_eq!(state.record_stamped(Some(4_200), 1, 0).unwrap().1, 4_200, "an earlier at, as given");
   // A later `at` counts now (the clock stays: a real clock's caller never moves it).
-  assert_eq!(state.record_measured(Some(9_000), 0, 1).unwrap().1, 5_000, "a later at counts at now");
+  assert_eq!(state.record_stamped(Some(9_000), 0, 1).unwrap().1, 5_000, "a later at counts at now");
   assert_eq!(state.read(|core| core.recorded().total()), 3);
 }
 
@@ -261,7 +261,7 @@ fn each_handle_closes_once_gives_its_memory_back_and_the_last_closes_the_tracker
   let second = Handle::adopt(REGISTRY.attach("handles", |_| Ok(()), || unreachable!()).unwrap(), &REGISTRY);
   let (bytes, window_before) = first.native_bytes();
   first.report_memory(7, adjust);
-  first.record(None, 1, 0).unwrap();
+  first.record::<false>(None, 1, 0).unwrap();
   // The first record fills a bucket: the window's bytes grow, and V8 is told.
   let grown = first.native_bytes().1 - window_before;
   assert!(grown > 0);
