@@ -19,7 +19,7 @@ use std::ptr;
 use budget_core::layout::{self, GuardField};
 use napi::{sys, Env};
 
-use crate::fast_path::{buffer_arg, call_args, copy_out, thread_buffer};
+use crate::raw_call::{buffer_arg, call_args, copy_out, thread_buffer};
 
 /// The registered symbol each tracker's guard-state filler is stored under.
 pub const GUARD_STATE_INTO_SYMBOL: &str = "captcha-error-budget.guardStateInto";

@@ -24,6 +24,7 @@ mod listeners;
 mod persist;
 mod persist_file;
 mod policy;
+mod raw_call;
 mod record;
 mod replay;
 mod report;
@@ -51,7 +52,7 @@ pub fn finish_class(exports: Object, env: Env) -> napi::Result<()> {
   let mut proto: Object = ctor.get_named_property("prototype")?;
   install_dispose(&env, &mut proto)?;
   fast_path::remember_prototype_record(&env, &mut proto)?;
-  fast_path::export_report_buffer(&exports)?;
+  raw_call::export_report_buffer(&exports)?;
   Ok(())
 }
 
