@@ -31,6 +31,26 @@ const REPORT_FIELDS = Object.freeze([
 ])
 /** What it reads for each firing pair after the head. */
 const REPORT_PAIR_FIELDS = Object.freeze(['index', 'burnRateLong', 'burnRateShort'])
+/** What lib/native/fast-state.js reads of a guard decision's buffer (`guardStateInto`). */
+const GUARD_FIELDS = Object.freeze(['closed', 'now', 'status', 'total', 'sloTarget', 'recentBurnRate'])
+/** What it reads of a scrape's buffer (`scrapeInto`): the head, then a pair's values per pair, then a window's per window. */
+const SCRAPE_FIELDS = Object.freeze([
+  'status',
+  'total',
+  'failures',
+  'sloTarget',
+  'insufficientData',
+  'at',
+  'remainingFraction',
+  'burnRate',
+  'recordedSuccesses',
+  'recordedFailures',
+  'rejected',
+  'pairs',
+  'windows',
+])
+const SCRAPE_PAIR_FIELDS = Object.freeze(['firing'])
+const SCRAPE_WINDOW_FIELDS = Object.freeze(['windowMs', 'burnRate'])
 /** The getters lib/tracker/tracker.js reads through `figure(index)`. */
 const FIGURES = Object.freeze([
   'now',
@@ -81,6 +101,10 @@ function layout(what, names, given) {
 const REPORT = layout('the report buffer layout', REPORT_FIELDS, contract.reportLayout)
 const PAIR = layout("the report buffer's pair layout", REPORT_PAIR_FIELDS, contract.pairLayout)
 const FIGURE_INDEX = layout('the figure indexes', FIGURES, contract.figureLayout)
+const GUARD = layout("the guard state buffer's layout", GUARD_FIELDS, contract.guardLayout)
+const SCRAPE = layout("the scrape buffer's layout", SCRAPE_FIELDS, contract.scrapeLayout)
+const SCRAPE_PAIR = layout("the scrape buffer's pair layout", SCRAPE_PAIR_FIELDS, contract.scrapePairLayout)
+const SCRAPE_WINDOW = layout("the scrape buffer's window layout", SCRAPE_WINDOW_FIELDS, contract.scrapeWindowLayout)
 // lib/util/errors.js names the symbol itself (it loads without the addon): the same key.
 check('the config argument name symbol', Symbol.keyFor(ARGUMENT_NAME), contract.argumentNameSymbol)
 
@@ -89,6 +113,12 @@ module.exports = {
   REPORT_INTO: Symbol.for(contract.reportIntoSymbol),
   /** Each tracker's figure reader (src/fast_path.rs `figure`). */
   FIGURE: Symbol.for(contract.figureSymbol),
+  /** Each tracker's guard-state filler (src/fast_state.rs `guard_state_into`). */
+  GUARD_STATE_INTO: Symbol.for(contract.guardStateIntoSymbol),
+  /** Each tracker's scrape filler (src/fast_state.rs `scrape_into`). */
+  SCRAPE_INTO: Symbol.for(contract.scrapeIntoSymbol),
+  /** Each tracker's `record` that returns the stamp it recorded at (src/fast_path.rs `record_stamped`). */
+  RECORD_STAMPED: Symbol.for(contract.recordStampedSymbol),
   /** The prototype's own `record`, which a subclass's override is told apart from. */
   NATIVE_RECORD: Symbol.for(contract.nativeRecordSymbol),
   /** The index of each field of the report buffer's head, by name. */
@@ -99,6 +129,18 @@ module.exports = {
   REPORT_HEAD: REPORT_FIELDS.length,
   /** Values of each firing pair. */
   REPORT_PAIR: REPORT_PAIR_FIELDS.length,
+  /** The index of each value of the guard state buffer, by name. */
+  GUARD,
+  /** The index of each value of the scrape buffer's head, by name. */
+  SCRAPE,
+  /** The index of each value of a scrape pair (after the head), by name. */
+  SCRAPE_PAIR,
+  /** The index of each value of a scrape window (after the pairs), by name. */
+  SCRAPE_WINDOW,
+  /** Values before the pairs, of each pair and of each window in the scrape buffer. */
+  SCRAPE_HEAD: SCRAPE_FIELDS.length,
+  SCRAPE_PAIR_SIZE: SCRAPE_PAIR_FIELDS.length,
+  SCRAPE_WINDOW_SIZE: SCRAPE_WINDOW_FIELDS.length,
   /** The figure index of each getter lib/tracker/tracker.js defines, by name. */
   FIGURE_INDEX,
   /** The statuses in the order of the native status index (`Status::ALL`): the one list. */

@@ -16,13 +16,20 @@ const HEAD = REPORT_HEAD
 // buffer argument. Reports are built one at a time on a thread. A report that
 // needs more room (more firing pairs than the buffer holds: 64) writes nothing
 // and says how much; it is then filled into a larger buffer of this module's.
-// Neither buffer ever leaves this module.
+// Neither buffer leaves lib/native/ (fast-state.js fills the thread's too, and
+// reads it before anything else can).
 let threadBuffer = null
 let large = new Float64Array(0)
-// The alert policy of each tracker, read once when a pair of it first fires
-// (it never changes after construction).
+// The alert policy of each tracker, read once when a pair of it first fires or
+// at its first scrape (it never changes after construction).
 const policies = new WeakMap()
 
+/** This thread's buffer (`reportBuffer()`), as a Float64Array made on first use. */
+function threadValues() {
+  return (threadBuffer ??= new Float64Array(native.reportBuffer()))
+}
+
+/** The alert policy of `tracker`, read once (also for its scrapes: lib/native/fast-state.js). */
 function policyOf(tracker) {
   let policy = policies.get(tracker)
   if (policy === undefined) {
@@ -58,7 +65,7 @@ function firingAlerts(policy, b, count) {
 function fastReport(tracker) {
   // Called as a method (V8 calls a native function with no receiver through a slower path).
   if (tracker?.[REPORT_INTO] === undefined) return undefined
-  let b = threadBuffer ?? (threadBuffer = new Float64Array(native.reportBuffer()))
+  let b = threadValues()
   const needed = tracker[REPORT_INTO]()
   if (needed > b.length) {
     if (needed > large.length) large = new Float64Array(needed)
@@ -96,4 +103,4 @@ function nativeReportOf(Tracker, tracker) {
   return Tracker.prototype.report.call(tracker)
 }
 
-module.exports = { fastReport, nativeReportOf, REPORT_INTO, STATUSES }
+module.exports = { fastReport, nativeReportOf, threadValues, policyOf, REPORT_INTO, STATUSES }
