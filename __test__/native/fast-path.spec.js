@@ -9,7 +9,7 @@ const path = require('node:path')
 const { Worker } = require('node:worker_threads')
 const { ErrorBudgetTracker } = require('../..')
 const native = require('../../native.js')
-const { REPORT_INTO, nativeReportOf } = require('../../lib/native/fast-report.js')
+const { REPORT_INTO, nativeReportOf, fastReport } = require('../../lib/native/fast-report.js')
 const { waitForCalls } = require('../helpers/deliveries')
 
 test('record is an own, non-enumerable function of each tracker; the prototype keeps one', (t) => {
@@ -329,9 +329,11 @@ nativeOnly('the fast report() (reportInto) is native-only: on WASI report() is t
     const seen = new Set()
     for (const tracker of trackers) {
       const compare = () => {
-        const fast = tracker.report()
+        const fast = fastReport(tracker)
         t.deepEqual(fast, nativeReport(tracker))
         t.deepEqual(Object.keys(fast), Object.keys(nativeReport(tracker)))
+        // report() is that report, then the guard's fields (lib/guard/state.js).
+        t.deepEqual(Object.keys(tracker.report()), [...Object.keys(fast), 'excluded', 'capacity', 'throttle'])
         seen.add(`${fast.status}/${fast.alerts.length}/${fast.insufficientData}/${fast.exhaustsInMs === null}`)
       }
       compare()

@@ -22,9 +22,10 @@ function getters(tracker) {
 
 /** The report without the addon's extra fields (`dropped`, `at`). */
 // The reference's fields plus the addon's `dropped` and `at`: the alert fields
-// (alerts, insufficientData, exhaustsInMs) have specs of their own.
+// (alerts, insufficientData, exhaustsInMs) have specs of their own, and so have the
+// guard's (excluded, capacity, throttle: __test__/guard/).
 function budgetPart(report) {
-  const { alerts, insufficientData, exhaustsInMs, ...rest } = report
+  const { alerts, insufficientData, exhaustsInMs, excluded, capacity, throttle, ...rest } = report
   return rest
 }
 

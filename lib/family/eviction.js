@@ -1,7 +1,7 @@
 'use strict'
 // Which child makes room when a family is full: the oldest whose window is
 // empty, that has no listener of its own, no guard() in flight and no provider's
-// back-off running (lib/guard/outcomes.js: a child re-created for the same labels would
+// back-off running (lib/guard/state.js: a child re-created for the same labels would
 // not know it, and would send at once). Looking at
 // every child for each new label set cost 11–19 ms at 10 000 children (issue
 // 30), so each child sits where it was last seen:
@@ -16,7 +16,7 @@
 // again only once its window may have emptied.
 const { inFlight } = require('../guard/guard.js')
 const { windowEmptyFrom } = require('../native/load-native.js')
-const { backoffEnd } = require('../guard/outcomes.js')
+const { backoffEnd } = require('../guard/state.js')
 
 /** A binary min-heap of items by their `key` (also lib/family/attribution-counts.js's). */
 class Heap {

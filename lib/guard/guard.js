@@ -18,7 +18,9 @@ const {
   integerOption,
 } = require('../util/errors.js')
 const throttles = require('./throttle.js')
-const outcomes = require('./outcomes.js')
+const { stateOf } = require('./state.js')
+const { guardState } = require('../native/fast-state.js')
+const { GUARD: G, RECORD_STAMPED, STATUSES } = require('../native/contract.js')
 const { classify } = require('./classify.js')
 const { PROVIDER_NAMES } = require('./profiles.js')
 const { Verdict } = require('./verdict.js')
@@ -65,23 +67,46 @@ function checkProvider(provider, where) {
 // What is recorded is also the throttle's recent evidence (lib/guard/throttle.js).
 // Returns the stamp recorded at (a late verdict names it), undefined if none.
 function record(tracker, ok, throttle, probeIntervalMs) {
-  if (tracker.closed) return undefined
-  const at = tracker.now
-  tracker.record(ok, at)
-  throttle.note(ok, at, probeIntervalMs)
+  const at = recordStamped(tracker, ok)
+  if (at !== undefined) throttle.note(ok, at, probeIntervalMs)
   return at
+}
+
+// One call into the addon: the tracker's own stamped `record` stays on record()'s
+// lock-free path and hands back the stamp it recorded at, where reading `now` and
+// passing it as `record(ok, at)` took three calls and the locked path. A subclass
+// that overrides `record` (it has no own `record` then) still has its override called.
+function recordStamped(tracker, ok) {
+  if (!Object.hasOwn(tracker, 'record')) {
+    if (tracker.closed) return undefined
+    const at = tracker.now
+    tracker.record(ok, at)
+    return at
+  }
+  try {
+    return tracker[RECORD_STAMPED](ok)
+  } catch (err) {
+    if (err?.code === 'ERR_TRACKER_CLOSED') return undefined
+    throw err
+  }
 }
 
 // A rejection, classified (lib/guard/classify.js): a success or failure goes to the
 // window, 'excluded' and 'capacity' to the outcome ledger (lib/guard/outcomes.js);
-// the provider's published back-off, if any, holds its next attempts.
+// the provider's published back-off, if any, holds its next attempts from the
+// attempt's stamp (a recorded one's, else the clock's: one more call, only then).
 function recordRejection(tracker, error, { countsAsFailure, provider, probeIntervalMs }, throttle) {
-  if (tracker.closed) return
   const { outcome, backoffMs, code } = classify(countsAsFailure, provider, error)
-  const ledger = outcomes.of(tracker)
-  ledger.holdOff(provider, code, tracker.now, backoffMs)
-  if (outcome === 'success' || outcome === 'failure') record(tracker, outcome === 'success', throttle, probeIntervalMs)
-  else ledger.count(outcome)
+  const { ledger } = stateOf(tracker)
+  if (outcome === 'success' || outcome === 'failure') {
+    const at = record(tracker, outcome === 'success', throttle, probeIntervalMs)
+    if (at !== undefined) ledger.holdOff(provider, code, at, backoffMs)
+    return
+  }
+  const b = guardState(tracker)
+  if (b[G.closed] === 1) return
+  ledger.holdOff(provider, code, b[G.now], backoffMs)
+  ledger.count(outcome)
 }
 
 function attempt(tracker, fn, options, throttle) {
@@ -177,13 +202,25 @@ function makeGuard(Tracker) {
     }
     if (typeof fn !== 'function') throw invalidArgType(`guard(fn, options): fn must be a function, got ${describe(fn)}`)
     const parsed = parseGuardOptions(options)
-    if (this.closed) throw closedError()
+    const state = stateOf(this)
+    // Everything the decision reads, in one call at one instant (lib/native/fast-state.js), copied
+    // out before anything refills the buffer. The recent burn rate (O(buckets)) is asked for only
+    // where the throttle may read it: as a throttling guard finds the window exhausted.
+    const asksRecent =
+      parsed.whenExhausted === 'throttle' && (state.throttle === null || state.throttle.state === 'open' || state.throttle.state === 'refusing')
+    const b = guardState(this, asksRecent ? throttles.RECENT_MS : undefined)
+    if (b[G.closed] === 1) throw closedError()
+    const now = b[G.now]
+    const exhausted = STATUSES[b[G.status]] === 'exhausted'
+    const total = b[G.total]
+    const recentBurnRate = b[G.recentBurnRate]
+    const sloTarget = b[G.sloTarget]
     // A provider's back-off (lib/guard/outcomes.js) holds every attempt, critical too: sending
     // during it gets the account banned. Then the throttle (lib/guard/throttle.js). Both on the tracker's clock.
-    const held = outcomes.of(this).heldAt(parsed.provider, this.now)
+    const held = state.ledger.heldAt(parsed.provider, now)
     if (held !== null) throw new ProviderBackoffError(parsed.provider, held.code, held.retryAfterMs)
-    const throttle = throttles.of(this)
-    const decision = throttle.decide(this.now, this.status === 'exhausted', this.total, parsed, () => throttles.recentBurnRate(this))
+    const throttle = state.throttleFor(sloTarget)
+    const decision = throttle.decide(now, exhausted, total, parsed, () => recentBurnRate)
     if (!decision.admit) throw new BudgetExhaustedError(this.report(), decision.retryAfterMs)
     return attempt(this, fn, parsed, throttle)
   }

@@ -6,15 +6,13 @@
 // slot free) are in neither the numerator nor the denominator, and are counted
 // here, per tracker object, in this process — as the throttle's admitted and
 // refused counts are (lib/guard/throttle.js): they are the guard's, not the window's,
-// so the core and snapshots do not hold them. `recorded` (lib/tracker/tracker.js),
-// report() (from the first guard() on, as its `throttle`) and metrics()
-// (lib/prometheus/metrics.js) show them.
+// so the core and snapshots do not hold them. Each tracker's ledger is kept with its
+// throttle in lib/guard/state.js; `recorded` (lib/tracker/tracker.js), report() and
+// metrics() (lib/prometheus/metrics.js) show its counts, zeros before the first guard().
 //
 // A provider's published back-off (lib/guard/profiles.js) after a code such as
 // ERROR_NO_SLOT_AVAILABLE holds the next attempts for that provider until it
 // has passed on the tracker's clock, so a manual clock replays it.
-
-const ledgers = new WeakMap()
 
 class OutcomeLedger {
   constructor() {
@@ -59,45 +57,4 @@ class OutcomeLedger {
   }
 }
 
-/**
- * The ledger of `tracker`, created by its first guard(). From then on the
- * tracker's `report()` carries `excluded` and `capacity`: an own `report` that
- * wraps the one in place, as the throttle's `throttle` is added (lib/guard/throttle.js).
- */
-function of(tracker) {
-  let ledger = ledgers.get(tracker)
-  if (ledger === undefined) {
-    ledger = new OutcomeLedger()
-    ledgers.set(tracker, ledger)
-    const inner = tracker.report
-    const counts = ledger
-    Object.defineProperty(tracker, 'report', {
-      value: function report() {
-        const r = inner.call(this)
-        r.excluded = counts.excluded
-        r.capacity = counts.capacity
-        return r
-      },
-      writable: true,
-      configurable: true,
-    })
-  }
-  return ledger
-}
-
-/** `{ excluded, capacity }` of `tracker`: zeros before its first guard(). */
-function countsOf(tracker) {
-  const ledger = ledgers.get(tracker)
-  return ledger === undefined ? { excluded: 0, capacity: 0 } : { excluded: ledger.excluded, capacity: ledger.capacity }
-}
-
-/**
- * When the last of `tracker`'s running back-offs ends (its clock, epoch ms), or null. A
- * family keeps such a child (lib/family/eviction.js): the back-off would go with it.
- */
-function backoffEnd(tracker) {
-  const ledger = ledgers.get(tracker)
-  return ledger === undefined ? null : ledger.heldUntil(tracker.now)
-}
-
-module.exports = { of, countsOf, backoffEnd }
+module.exports = { OutcomeLedger }

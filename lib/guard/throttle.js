@@ -42,9 +42,11 @@
 // attempts: few probes in it) keeps it throttled.
 // Once the window leaves `exhausted`, its budget governs again ('open').
 // Every decision reads the tracker's clock (`tracker.now`), so on a manual
-// clock a run replays exactly.
+// clock a run replays exactly. Each tracker object's throttle is kept in
+// lib/guard/state.js, beside its outcome ledger.
 
 const { describe, invalidArgType, invalidArgValue, integerOption } = require('../util/errors.js')
+const { recentBurnRateOver } = require('../native/fast-state.js')
 
 /** The guard's modes, the default first. */
 const MODES = Object.freeze(['throttle', 'refuse'])
@@ -267,56 +269,16 @@ const ADMIT = Object.freeze({ admit: true, retryAfterMs: null })
 /** The window's recent past a guard looks at as the window becomes exhausted. */
 const RECENT_MS = 5 * 60_000
 
-/** The burn rate over the tracker's last 5 minutes (all of a shorter window). */
+/** The burn rate over the tracker's last 5 minutes (all of a shorter window): guard() reads it in its one call (lib/guard/guard.js). */
 function recentBurnRate(tracker) {
-  try {
-    return tracker.burnRateOver(RECENT_MS)
-  } catch (err) {
-    if (err.code === 'ERR_OUT_OF_RANGE') return tracker.burnRate // a window under 5 min: all of it
-    throw err
-  }
-}
-
-// The throttle of each tracker object (each handle of a shared tracker has its own),
-// created by its first guard() call.
-const throttles = new WeakMap()
-
-/**
- * The throttle of `tracker`, created on first use. From then on the tracker's
- * `report()` carries `throttle` (its `info()`): an own `report` that wraps the
- * one in place (the prototype's, or a fleet tracker's own), as `fleet` is added.
- */
-function of(tracker) {
-  let throttle = throttles.get(tracker)
-  if (throttle === undefined) {
-    throttle = new Throttle(tracker.report().sloTarget)
-    throttles.set(tracker, throttle)
-    const inner = tracker.report
-    const t = throttle
-    Object.defineProperty(tracker, 'report', {
-      value: function report() {
-        const r = inner.call(this)
-        r.throttle = t.info(r.at)
-        return r
-      },
-      writable: true,
-      configurable: true,
-    })
-  }
-  return throttle
-}
-
-/** The throttle of `tracker` if guard() has run on it, else undefined (for the metrics). */
-function existing(tracker) {
-  return throttles.get(tracker)
+  return recentBurnRateOver(tracker, RECENT_MS)
 }
 
 module.exports = {
   Throttle,
-  of,
-  existing,
   checkOptions,
   recentBurnRate,
+  RECENT_MS,
   MODES,
   STATES,
   DEFAULTS,

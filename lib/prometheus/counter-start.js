@@ -23,15 +23,16 @@ function countFromHere(tracker) {
 }
 
 /**
- * What `tracker` recorded since it was created or restored in this process, by outcome.
+ * What `tracker` recorded since it was created or restored in this process, by outcome,
+ * from its lifetime counts `successes` and `failures` (the native `recorded`, as one
+ * scrape's buffer holds them: lib/prometheus/metrics.js).
  * @param {object} tracker an ErrorBudgetTracker
  * @returns {{ successes: number, failures: number }}
  */
-function countedSinceStart(tracker) {
-  const recorded = tracker.recorded
+function sinceStart(tracker, successes, failures) {
   const start = startCounts.get(tracker)
-  if (start === undefined) return recorded
-  return { successes: recorded.successes - start.successes, failures: recorded.failures - start.failures }
+  if (start === undefined) return { successes, failures }
+  return { successes: successes - start.successes, failures: failures - start.failures }
 }
 
-module.exports = { countFromHere, countedSinceStart }
+module.exports = { countFromHere, sinceStart }

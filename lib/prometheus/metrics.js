@@ -12,33 +12,47 @@ const { describe, invalidArgType, invalidArgValue, moduleNotFound, unknownKey } 
 const { LABEL_NAME_RULE, RESERVED_LABELS, isLabelName } = require('../util/labels.js')
 const { CHILD_SERIES } = require('./series-source.js')
 const { promDuration } = require('../util/duration.js')
-const { STATUSES } = require('../native/fast-report.js')
-const { countedSinceStart } = require('./counter-start.js')
-const throttles = require('../guard/throttle.js')
-const outcomes = require('../guard/outcomes.js')
+const { STATUSES, policyOf } = require('../native/fast-report.js')
+const { scrapeState, pairAt, windowAt } = require('../native/fast-state.js')
+const { SCRAPE: S, SCRAPE_PAIR: SP, SCRAPE_WINDOW: SW } = require('../native/contract.js')
+const { sinceStart } = require('./counter-start.js')
+const { STATES } = require('../guard/throttle.js')
+const { withGuardFields } = require('../guard/state.js')
 
 /** Content-Type of the text exposition format produced by `metrics()`. */
 const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8'
 
-// One snapshot of a tracker, read in one synchronous sequence (on a real clock,
-// the reads are microseconds apart; on a manual clock they are one instant).
+// One snapshot of a tracker, read in one call into the addon at one instant
+// (lib/native/fast-state.js: one buffer with the report's figures, the counters,
+// each pair's firing and each alert window's burn rate), the alert policy
+// cached per tracker, and the guard's fields as report() has them (lib/guard/state.js).
 function snapshot(tracker) {
-  const report = tracker.report()
-  const policy = tracker.alertPolicy
-  const windows = [...new Set(policy.flatMap((r) => [r.longWindowMs, r.shortWindowMs]))].sort((a, b) => a - b)
-  const firing = new Set(report.alerts.map((a) => a.name))
+  const b = scrapeState(tracker)
+  const policy = policyOf(tracker)
+  const pairs = b[S.pairs]
+  const windowBurn = []
+  for (let j = 0; j < b[S.windows]; j++) {
+    const w = windowAt(pairs, j)
+    windowBurn.push([promDuration(b[w + SW.windowMs]), b[w + SW.burnRate]])
+  }
+  const report = {
+    status: STATUSES[b[S.status]],
+    total: b[S.total],
+    failures: b[S.failures],
+    sloTarget: b[S.sloTarget],
+    insufficientData: b[S.insufficientData] === 1,
+    at: b[S.at],
+  }
   return {
-    recorded: countedSinceStart(tracker),
-    rejected: tracker.rejected,
+    recorded: sinceStart(tracker, b[S.recordedSuccesses], b[S.recordedFailures]),
+    rejected: b[S.rejected],
     report,
-    remainingFraction: tracker.remainingFraction,
-    burnRate: tracker.burnRate,
-    windowBurn: windows.map((ms) => [promDuration(ms), tracker.burnRateOver(ms)]),
-    alerts: policy.map((r) => [r.name, r.severity, firing.has(r.name) ? 1 : 0]),
-    // guard()'s throttle (lib/guard/throttle.js); undefined until guard() first ran on this tracker.
-    throttle: report.throttle ?? throttles.existing(tracker)?.info(report.at),
-    // guard()'s attempts outside the window (lib/guard/outcomes.js): zeros before the first guard().
-    outcomes: outcomes.countsOf(tracker),
+    remainingFraction: b[S.remainingFraction],
+    burnRate: b[S.burnRate],
+    windowBurn,
+    alerts: policy.map((r, i) => [r.name, r.severity, b[pairAt(i) + SP.firing]]),
+    // guard()'s state (lib/guard/state.js): its throttle, and its attempts outside the window.
+    guard: withGuardFields({ at: report.at }, tracker),
   }
 }
 
@@ -133,8 +147,8 @@ const FAMILIES = [
     type: 'counter',
     labels: ['decision'],
     samples: (s) => [
-      [['admitted'], s.throttle?.admitted ?? 0],
-      [['refused'], s.throttle?.refused ?? 0],
+      [['admitted'], s.guard.throttle.admitted],
+      [['refused'], s.guard.throttle.refused],
     ],
   },
   {
@@ -142,21 +156,21 @@ const FAMILIES = [
     help: "tracker.guard()'s state: 1 for the current one (open, admitting, throttled, refusing), 0 for the others; all 0 before the first guard().",
     type: 'gauge',
     labels: ['state'],
-    samples: (s) => throttles.STATES.map((state) => [[state], s.throttle?.state === state ? 1 : 0]),
+    samples: (s) => STATES.map((state) => [[state], s.guard.throttle.state === state ? 1 : 0]),
   },
   {
     name: 'captcha_budget_excluded_total',
     help: "Attempts tracker.guard() ran that were the caller's or the account's problem (outcome excluded: neither a solve nor a failure) in this process.",
     type: 'counter',
     labels: [],
-    samples: (s) => [[[], s.outcomes.excluded]],
+    samples: (s) => [[[], s.guard.excluded]],
   },
   {
     name: 'captcha_budget_capacity_total',
     help: 'Attempts tracker.guard() ran that the provider turned away for want of a free worker, thread or slot (outcome capacity: neither a solve nor a failure) in this process.',
     type: 'counter',
     labels: [],
-    samples: (s) => [[[], s.outcomes.capacity]],
+    samples: (s) => [[[], s.guard.capacity]],
   },
 ]
 

@@ -28,7 +28,7 @@ const counterStart = require('../prometheus/counter-start.js')
 const fleet = require('../fleet/index.js')
 const incidents = require('./incidents.js')
 const { suggestConfigKey, didYouMean } = require('../util/suggest.js')
-const outcomes = require('../guard/outcomes.js')
+const guardState = require('../guard/state.js')
 
 const Native = native.ErrorBudgetTracker
 const nativeProto = Native.prototype
@@ -121,10 +121,10 @@ const getters = {
   get closed() {
     return this?.[FIGURE] === undefined ? notATracker('closed', this) : this[FIGURE](F.closed) === 1
   },
-  /** The native counts by outcome, plus the guard's attempts neither counted nor failed (lib/guard/outcomes.js). */
+  /** The native counts by outcome, plus the guard's attempts neither counted nor failed (lib/guard/state.js). */
   get recorded() {
     if (this?.[FIGURE] === undefined) notATracker('recorded', this)
-    const { excluded, capacity } = outcomes.countsOf(this)
+    const { excluded, capacity } = guardState.countsOf(this)
     // Every native count as it is (the core may count more outcomes), then the guard's two.
     return { ...nativeRecorded.call(this), excluded, capacity }
   },
@@ -140,13 +140,17 @@ const lazy = {
 }
 
 const methods = {
-  /** The report now (built in JavaScript from one native call: lib/native/fast-report.js), with `fleet` for a fleet tracker. */
+  /**
+   * The report now (built in JavaScript from one native call: lib/native/fast-report.js), with `fleet`
+   * for a fleet tracker, then the guard's `excluded`, `capacity` and `throttle` (lib/guard/state.js:
+   * zeros and the state 'open' before the first guard()).
+   */
   report() {
     checkThis(this, 'report()')
     const report = (FAST_REPORT && fastReport(this)) || nativeProto.report.call(this)
     const sync = this[fleet.FLEET]
     if (sync !== undefined) report.fleet = sync.info()
-    return report
+    return guardState.withGuardFields(report, this)
   },
 
   /** One solve attempt, recorded exactly once (lib/guard/guard.js). */
