@@ -10,7 +10,6 @@ const { ErrorBudgetTracker, BudgetExhaustedError } = require('../..')
 const manual = (config = {}) => new ErrorBudgetTracker({ clock: 'manual', ...config })
 const ownKeys = (tracker) => [...Object.getOwnPropertyNames(tracker), ...Object.getOwnPropertySymbols(tracker).map(String)]
 const rejectWith = (code) => () => Promise.reject(new Error(code))
-const NO_THROTTLE = { state: null, since: null, admitted: 0, refused: 0, probes: 0, nextProbeInMs: null }
 
 test("guard() leaves the tracker's own properties as they were, and report()'s keys", async (t) => {
   const tracker = manual()
@@ -26,17 +25,19 @@ test("guard() leaves the tracker's own properties as they were, and report()'s k
   t.deepEqual(Object.keys(tracker.report()), keysBefore)
 })
 
-test("the guard's fields are in report() from construction: zeros, no throttle state yet", (t) => {
+test("the guard's fields are in report() from construction: zeros, and no throttle until a decision", async (t) => {
   const tracker = manual()
   const report = tracker.report()
   t.is(report.excluded, 0)
   t.is(report.capacity, 0)
-  t.deepEqual(report.throttle, NO_THROTTLE)
-  // After the window's own fields (and a fleet tracker's `fleet`), in this order.
+  t.is(report.throttle, null)
+  // After the window's own fields (before a fleet tracker's `fleet`), in this order.
   t.deepEqual(Object.keys(report).slice(-3), ['excluded', 'capacity', 'throttle'])
+  await tracker.guard(async () => 'token')
   // Each report gets its own object: changing one changes no other.
-  report.throttle.admitted = 99
-  t.is(tracker.report().throttle.admitted, 0)
+  const first = tracker.report()
+  first.throttle.admitted = 99
+  t.is(tracker.report().throttle.admitted, 1)
 })
 
 test('report() and metrics() show the same guard state: a success, a failure, an excluded attempt, a refusal', async (t) => {

@@ -12,9 +12,6 @@
 const { Throttle } = require('./throttle.js')
 const { OutcomeLedger } = require('./outcomes.js')
 
-/** What `report().throttle` shows before the first decision: no state yet (no Prometheus throttle_state series is 1), zero counts. */
-const NO_THROTTLE = Object.freeze({ state: null, since: null, admitted: 0, refused: 0, probes: 0, nextProbeInMs: null })
-
 /** One tracker object's guard state. */
 class GuardState {
   constructor() {
@@ -30,6 +27,8 @@ class GuardState {
 }
 
 const states = new WeakMap()
+// Whether any guard() ran in this thread: until then a report needs no lookup.
+let anyState = false
 
 /** The guard state of `tracker`, made by its first guard(). */
 function stateOf(tracker) {
@@ -37,6 +36,7 @@ function stateOf(tracker) {
   if (state === undefined) {
     state = new GuardState()
     states.set(tracker, state)
+    anyState = true
   }
   return state
 }
@@ -48,18 +48,25 @@ function countsOf(tracker) {
 }
 
 /**
- * Adds the guard's fields of `tracker` at tracker time `report.at` to `report`, in
- * report order: `excluded`, `capacity` and `throttle` (its `info()`); zeros and
- * NO_THROTTLE's before the first guard(). report() and metrics() both read them here.
+ * Sets the guard's fields of `tracker` at tracker time `report.at` on `report`, in
+ * report order: `excluded`, `capacity` and `throttle` (its `info()`); zeros and a
+ * null `throttle` before the first guard() decided (no state, nothing admitted or
+ * refused yet). report() and metrics() both read them here.
  * @template {{ at: number }} R
  * @param {R} report
  * @returns {R & { excluded: number, capacity: number, throttle: object }}
  */
 function withGuardFields(report, tracker) {
-  const state = states.get(tracker)
-  report.excluded = state === undefined ? 0 : state.ledger.excluded
-  report.capacity = state === undefined ? 0 : state.ledger.capacity
-  report.throttle = state === undefined || state.throttle === null ? { ...NO_THROTTLE } : state.throttle.info(report.at)
+  const state = anyState ? states.get(tracker) : undefined
+  if (state === undefined) {
+    report.excluded = 0
+    report.capacity = 0
+    report.throttle = null
+  } else {
+    report.excluded = state.ledger.excluded
+    report.capacity = state.ledger.capacity
+    report.throttle = state.throttle === null ? null : state.throttle.info(report.at)
+  }
   return report
 }
 
@@ -72,4 +79,4 @@ function backoffEnd(tracker) {
   return ledger === undefined ? null : ledger.heldUntil(tracker.now)
 }
 
-module.exports = { stateOf, countsOf, withGuardFields, backoffEnd, NO_THROTTLE }
+module.exports = { stateOf, countsOf, withGuardFields, backoffEnd }

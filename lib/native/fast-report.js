@@ -90,6 +90,11 @@ function fastReport(tracker) {
     alerts: firing === 0 ? [] : firingAlerts(policyOf(tracker), b, firing),
     insufficientData: b[R.insufficientData] === 1,
     exhaustsInMs: Number.isNaN(b[R.exhaustsInMs]) ? null : b[R.exhaustsInMs],
+    // The guard's fields, filled in by lib/guard/state.js (report() in lib/tracker/tracker.js):
+    // in the literal, so that filling them changes no object shape.
+    excluded: 0,
+    capacity: 0,
+    throttle: null,
   }
 }
 

@@ -147,8 +147,8 @@ const FAMILIES = [
     type: 'counter',
     labels: ['decision'],
     samples: (s) => [
-      [['admitted'], s.guard.throttle.admitted],
-      [['refused'], s.guard.throttle.refused],
+      [['admitted'], s.guard.throttle?.admitted ?? 0],
+      [['refused'], s.guard.throttle?.refused ?? 0],
     ],
   },
   {
@@ -156,7 +156,7 @@ const FAMILIES = [
     help: "tracker.guard()'s state: 1 for the current one (open, admitting, throttled, refusing), 0 for the others; all 0 before the first guard().",
     type: 'gauge',
     labels: ['state'],
-    samples: (s) => STATES.map((state) => [[state], s.guard.throttle.state === state ? 1 : 0]),
+    samples: (s) => STATES.map((state) => [[state], s.guard.throttle?.state === state ? 1 : 0]),
   },
   {
     name: 'captcha_budget_excluded_total',

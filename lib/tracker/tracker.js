@@ -141,16 +141,16 @@ const lazy = {
 
 const methods = {
   /**
-   * The report now (built in JavaScript from one native call: lib/native/fast-report.js), with `fleet`
-   * for a fleet tracker, then the guard's `excluded`, `capacity` and `throttle` (lib/guard/state.js:
-   * zeros and the state 'open' before the first guard()).
+   * The report now (built in JavaScript from one native call: lib/native/fast-report.js), with the
+   * guard's `excluded`, `capacity` and `throttle` (lib/guard/state.js: zeros and null before the
+   * first guard()), then `fleet` for a fleet tracker.
    */
   report() {
     checkThis(this, 'report()')
-    const report = (FAST_REPORT && fastReport(this)) || nativeProto.report.call(this)
+    const report = guardState.withGuardFields((FAST_REPORT && fastReport(this)) || nativeProto.report.call(this), this)
     const sync = this[fleet.FLEET]
     if (sync !== undefined) report.fleet = sync.info()
-    return guardState.withGuardFields(report, this)
+    return report
   },
 
   /** One solve attempt, recorded exactly once (lib/guard/guard.js). */
