@@ -71,11 +71,11 @@ declare module './native.js' {
     fleet?: FleetConfig
   }
   interface BudgetReport {
-    /** Present once `guard()` (or a solver) ran on this tracker. */
-    throttle?: ThrottleInfo
-    /** Present once `guard()` ran: its attempts that were the caller's or the account's problem (this process, this handle). */
+    /** In `report()` from construction (not in the reports listeners get): null until `guard()` (or a solver) first decides on this tracker. */
+    throttle?: ThrottleInfo | null
+    /** In `report()` from construction (0 until then): `guard()`'s attempts that were the caller's or the account's problem (this process, this handle). */
     excluded?: number
-    /** Present once `guard()` ran: its attempts the provider turned away for capacity (this process, this handle). */
+    /** In `report()` from construction (0 until then): `guard()`'s attempts the provider turned away for capacity (this process, this handle). */
     capacity?: number
     /** Present with `config.fleet`. */
     fleet?: FleetInfo

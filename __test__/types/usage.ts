@@ -117,7 +117,7 @@ async function guarded(): Promise<void> {
   }
   const mode: WhenExhausted = 'refuse'
   await tracker.guard(async () => 1, { whenExhausted: mode, minSolves: 0, probeIntervalMs: 10_000 })
-  const throttle: ThrottleInfo | undefined = tracker.report().throttle
+  const throttle: ThrottleInfo | null | undefined = tracker.report().throttle
   const state: ThrottleState | undefined = throttle?.state
   const next: number | null | undefined = throttle?.nextProbeInMs
   void [state, next]
