@@ -120,6 +120,8 @@ function rows(floor, fleet) {
   add('addon report()', 100, 't.report()', { t: reads })
   // The getters: each one raw Node-API call through the tracker's figure reader (lib/tracker/tracker.js).
   for (const getter of GETTERS) add(`addon .${getter} getter`, 100, `t.${getter}`, { t: reads })
+  // One scrape's text, the default policy (issue 45: its figures from one native buffer).
+  add('addon metrics(), default policy', 10, 't.metrics()', { t: reads })
   for (const events of [1_000, 10_000, 100_000]) {
     add(`reference JS (scan per record), ${events / 1000} k events`, events >= 100_000 ? 1 : 10, 't.record(ok(i))', {
       t: referenceTracker(events),
