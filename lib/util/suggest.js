@@ -4,7 +4,6 @@
 // optimal-string-alignment distance (Damerau–Levenshtein: a swap of two neighbours
 // is one edit), 3 at most, each more than 40 % alike, so that the library and the CLI
 // suggest alike; __test__/util/suggest.spec.js holds the two to each other.
-const distance = require('damerau-levenshtein')
 
 /** commander's bound: a key more than 3 edits away is no suggestion. */
 const MAX_DISTANCE = 3
@@ -18,6 +17,8 @@ const MIN_SIMILARITY = 0.4
  * @param {readonly string[]} known
  */
 function didYouMean(word, known) {
+  // Loaded on the first misspelt key, not with the package: most processes never make one.
+  const distance = require('damerau-levenshtein')
   let closest = []
   let best = MAX_DISTANCE
   for (const key of new Set(known)) {
