@@ -46,8 +46,6 @@ use budget_core::layout::{
 pub const REPORT_INTO_SYMBOL: &str = "captcha-error-budget.reportInto";
 /// The registered symbol the figure reader is stored under (`lib/tracker/tracker.js`'s getters).
 pub const FIGURE_SYMBOL: &str = "captcha-error-budget.figure";
-/// The registered symbol each tracker's `recordStamped` is stored under.
-pub const RECORD_STAMPED_SYMBOL: &str = "captcha-error-budget.recordStamped";
 /// The registered symbol under which the prototype keeps its own `record`.
 pub const NATIVE_RECORD_SYMBOL: &str = "captcha-error-budget.nativeRecord";
 
@@ -78,25 +76,22 @@ pub fn is_construct_call(env: &Env, this: &Object) -> Result<bool> {
 }
 
 /// Defines `record` on `this` (writable, configurable, not enumerable, like a
-/// class method), the report filler, the figure reader and the guard-state
-/// and scrape fillers (`fast_state.rs`) under their symbols, all as functions bound to `state`. A subclass that overrides `record` keeps its override:
-/// an own property would shadow it, so it gets the filler only.
+/// class method), the report filler and the figure reader under their
+/// symbols, all as functions bound to `state`. A subclass that overrides
+/// `record` keeps its override: an own property would shadow it, so it gets the
+/// filler only. The guard's and the scrape's functions are not made here but by
+/// `guard_fillers`, for the trackers that guard or are scraped: three more
+/// functions on every tracker grew a process making and closing 20 000 of them
+/// by 25 MiB of RSS before a collection.
 pub fn install(env: &Env, this: &Object, state: &Arc<Handle>) -> Result<()> {
   let inherited: Unknown = this.get_named_property("record")?;
   let prototype_record: Unknown = this.get_property(registered_symbol(env, NATIVE_RECORD_SYMBOL)?)?;
   let overridden = !env.strict_equals(inherited, prototype_record)?;
   let attributes = PropertyAttributes::Writable | PropertyAttributes::Configurable;
   let bound = |key: Unknown, value| Property::new().with_name(env, key)?.with_napi_value(env, value);
-  let guard_state_into = create(env, c"guardStateInto", fast_state::guard_state_into, state)?;
   let mut properties = vec![
     bound(registered_symbol(env, REPORT_INTO_SYMBOL)?, create(env, c"reportInto", report_into, state)?)?,
     bound(registered_symbol(env, FIGURE_SYMBOL)?, create(env, c"figure", figure, state)?)?,
-    bound(registered_symbol(env, fast_state::GUARD_STATE_INTO_SYMBOL)?, guard_state_into)?,
-    bound(registered_symbol(env, RECORD_STAMPED_SYMBOL)?, create(env, c"recordStamped", record_stamped, state)?)?,
-    bound(
-      registered_symbol(env, fast_state::SCRAPE_INTO_SYMBOL)?,
-      create(env, c"scrapeInto", fast_state::scrape_into, state)?,
-    )?,
   ];
   if !overridden {
     properties
@@ -136,6 +131,28 @@ pub(crate) fn create(
   Ok(func)
 }
 
+/// `guardFillers(tracker): [guardStateInto, scrapeInto, recordStamped]` — the
+/// tracker's guard-state and scrape fillers (`fast_state.rs`) and its stamped
+/// `record`, bound to its state like `record` (`lib/native/fast-state.js` keeps
+/// them per tracker, made on its first guard() or scrape).
+// Called from JS only: unused in `cargo test` builds.
+#[cfg_attr(test, allow(dead_code))]
+#[napi_derive::napi(js_name = "guardFillers")]
+pub fn guard_fillers<'env>(env: &'env Env, tracker: &crate::tracker::ErrorBudgetTracker) -> Result<Array<'env>> {
+  let state = &tracker.handle;
+  let functions = [
+    create(env, c"guardStateInto", fast_state::guard_state_into, state)?,
+    create(env, c"scrapeInto", fast_state::scrape_into, state)?,
+    create(env, c"recordStamped", record_stamped, state)?,
+  ];
+  let mut array = env.create_array(functions.len() as u32)?;
+  for (index, function) in functions.into_iter().enumerate() {
+    // SAFETY: a function just made on this thread's env.
+    array.set(index as u32, unsafe { Unknown::from_napi_value(env.raw(), function) }?)?;
+  }
+  Ok(array)
+}
+
 /// Finalizer of a `record` function: drops its reference to the state.
 unsafe extern "C" fn release(_env: sys::napi_env, data: *mut c_void, _hint: *mut c_void) {
   // SAFETY: `data` came from `Arc::into_raw` in `install` and is released only here.
@@ -154,7 +171,7 @@ unsafe extern "C" fn record(env: sys::napi_env, info: sys::napi_callback_info) -
 /// passes it back as `atMs`, which takes the lock. A function of its own:
 /// making the number (a heap number: epoch ms is no small integer) costs
 /// ≈20 ns, half again a plain `record()`, which returns `undefined`.
-unsafe extern "C" fn record_stamped(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+pub(crate) unsafe extern "C" fn record_stamped(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
   // SAFETY: as `record_into`'s.
   unsafe { record_into::<true>(env, info) }
 }
@@ -353,14 +370,8 @@ pub struct SeamContract {
   pub pair_layout: HashMap<String, u32>,
   /// The figures of `figure(index)`: each figure's index (`Figure`).
   pub figure_layout: HashMap<String, u32>,
-  /// `Symbol.for` key of each tracker's `recordStamped(success, atMs?)`: `record()` returning its stamp.
-  pub record_stamped_symbol: String,
-  /// `Symbol.for` key of each tracker's guard-state filler (`guardStateInto(buffer?, recentMs?)`).
-  pub guard_state_into_symbol: String,
   /// The guard-state buffer: each value's index (`GuardField`).
   pub guard_layout: HashMap<String, u32>,
-  /// `Symbol.for` key of each tracker's scrape filler (`scrapeInto(buffer?)`).
-  pub scrape_into_symbol: String,
   /// The scrape buffer's head: each value's index (`ScrapeField`); `pairs`
   /// pairs (`scrapePairLayout`) and then `windows` windows (`scrapeWindowLayout`) follow it.
   pub scrape_layout: HashMap<String, u32>,
@@ -384,10 +395,7 @@ pub fn seam_contract() -> SeamContract {
     report_layout: ReportField::to_js(),
     pair_layout: PairField::to_js(),
     figure_layout: Figure::to_js(),
-    record_stamped_symbol: RECORD_STAMPED_SYMBOL.into(),
-    guard_state_into_symbol: fast_state::GUARD_STATE_INTO_SYMBOL.into(),
     guard_layout: GuardField::to_js(),
-    scrape_into_symbol: fast_state::SCRAPE_INTO_SYMBOL.into(),
     scrape_layout: ScrapeField::to_js(),
     scrape_pair_layout: ScrapePairField::to_js(),
     scrape_window_layout: ScrapeWindowField::to_js(),

@@ -2,7 +2,8 @@
 //! tracker's `guardStateInto` (what one `guard()` decision reads) and
 //! `scrapeInto` (what one Prometheus scrape reads), raw Node-API functions
 //! bound to the tracker's state like `record` and `reportInto`
-//! (`fast_path.rs`), stored under registered symbols. Each bare call costs
+//! (`fast_path.rs`), made by `guardFillers` for a tracker that guards or is
+//! scraped (`lib/native/fast-state.js` keeps them). Each bare call costs
 //! about as much as one getter, so a decision that read `closed`, `now`,
 //! `status` and `total` (and the recent burn rate) in 4–5 calls, or a scrape
 //! that read 6 figures and one burn rate per alert window, reads one buffer.
@@ -20,11 +21,6 @@ use budget_core::layout::{self, GuardField};
 use napi::{sys, Env};
 
 use crate::raw_call::{buffer_arg, call_args, copy_out, thread_buffer};
-
-/// The registered symbol each tracker's guard-state filler is stored under.
-pub const GUARD_STATE_INTO_SYMBOL: &str = "captcha-error-budget.guardStateInto";
-/// The registered symbol each tracker's scrape filler is stored under.
-pub const SCRAPE_INTO_SYMBOL: &str = "captcha-error-budget.scrapeInto";
 
 /// The buffer a filler writes into: its first argument (`argv[0]`), or this
 /// thread's when it is missing or `undefined`; `None` after throwing.

@@ -1,13 +1,15 @@
 // Issue 45: how many calls into the addon a guard() decision with its record, and a
 // scrape, cost. Every way this package's JavaScript reaches the addon from a tracker is
 // counted: the tracker's own native functions (`record` and those under the
-// contract's symbols), and every native member of the prototype except the getters
+// contract's symbols), its guard fillers (made by `guardFillers` on its first guard()
+// or scrape: lib/native/fast-state.js), and every native member of the prototype except the getters
 // that read through the figure function (counted there) and report() (its filler).
 // This file patches the prototype: its tests run serially, in their own worker.
 const test = require('ava')
 const { ErrorBudgetTracker, BudgetExhaustedError } = require('../..')
 const native = require('../../native.js')
 const { FIGURE_INDEX } = require('../../lib/native/contract.js')
+const { fillersOf } = require('../../lib/native/fast-state.js')
 const { nativeOnly } = require('../helpers/binding')
 
 const serial = nativeOnly('on WASI the getters stand in for the buffers (lib/native/fast-state.js)', test.serial)
@@ -42,9 +44,27 @@ for (const key of Object.getOwnPropertyNames(native.ErrorBudgetTracker.prototype
   }
 }
 
-/** A manual-clock tracker whose own native functions note each call by name. */
+const makeFillers = native.guardFillers
+native.guardFillers = function () {
+  calls.push('guardFillers')
+  return Reflect.apply(makeFillers, this, arguments)
+}
+
+/** The guard fillers of `tracker`, each call noted by name (made now: one call, not counted after). */
+function countFillers(tracker) {
+  const bound = fillersOf(tracker)
+  for (const [name, own] of Object.entries(bound)) {
+    bound[name] = function () {
+      calls.push(name)
+      return Reflect.apply(own, this, arguments)
+    }
+  }
+}
+
+/** A manual-clock tracker whose own native functions and guard fillers note each call by name. */
 function counted(config = {}) {
   const tracker = new ErrorBudgetTracker({ clock: 'manual', ...config })
+  countFillers(tracker)
   for (const key of [...Object.getOwnPropertyNames(tracker), ...Object.getOwnPropertySymbols(tracker)]) {
     const own = tracker[key]
     const name = typeof key === 'symbol' ? key.description.replace('captcha-error-budget.', '') : key
@@ -102,4 +122,18 @@ serial('a scrape with the default policy: one buffer read (the policy read once,
   t.deepEqual(await callsOf(() => tracker.metrics()), ['scrapeInto', 'get alertPolicy'])
   t.deepEqual(await callsOf(() => tracker.metrics()), ['scrapeInto'])
   t.deepEqual(await callsOf(() => tracker.metrics({ name: 'again' })), ['scrapeInto'])
+})
+
+serial("a tracker's first guard() makes its fillers (one call, once); trackers that never guard nor are scraped make none", async (t) => {
+  const tracker = new ErrorBudgetTracker({ clock: 'manual' })
+  t.deepEqual(await callsOf(() => tracker.guard(async () => 'token')), ['guardFillers'])
+  t.deepEqual(await callsOf(() => tracker.guard(async () => 'token')), [])
+  // Its scrape uses the fillers its guard made (the policy is read at the first scrape, as always).
+  t.deepEqual(await callsOf(() => tracker.metrics()), ['get alertPolicy'])
+  const plain = new ErrorBudgetTracker({ clock: 'manual' })
+  t.deepEqual(await callsOf(() => (plain.record(true), plain.report())), [])
+  t.deepEqual(
+    Object.getOwnPropertySymbols(plain).map((s) => s.description),
+    ['captcha-error-budget.reportInto', 'captcha-error-budget.figure'],
+  )
 })

@@ -4,7 +4,8 @@
 // the getters (what WASI reads instead).
 const test = require('ava')
 const { ErrorBudgetTracker } = require('../..')
-const { RECORD_STAMPED, GUARD_STATE_INTO, SCRAPE_INTO, GUARD: G, SCRAPE: S, SCRAPE_HEAD } = require('../../lib/native/contract.js')
+const { GUARD: G, SCRAPE: S, SCRAPE_HEAD } = require('../../lib/native/contract.js')
+const { fillersOf } = require('../../lib/native/fast-state.js')
 const { guardState, guardStateFromGetters, scrapeState, scrapeFromGetters } = require('../../lib/native/fast-state.js')
 const { nativeOnly } = require('../helpers/binding')
 
@@ -15,9 +16,9 @@ test('recordStamped returns the stamp it recorded at; record(ok) still returns u
   const tracker = manual()
   tracker.advanceTo(5_000)
   t.is(tracker.record(true), undefined)
-  t.is(tracker[RECORD_STAMPED](true), 5_000) // the manual clock's reading
-  t.is(tracker[RECORD_STAMPED](false, 3_000), 3_000) // an earlier `at`: that stamp
-  t.is(tracker[RECORD_STAMPED](true, 9_000), 9_000) // a later one moves the manual clock there first
+  t.is(fillersOf(tracker).recordStamped(true), 5_000) // the manual clock's reading
+  t.is(fillersOf(tracker).recordStamped(false, 3_000), 3_000) // an earlier `at`: that stamp
+  t.is(fillersOf(tracker).recordStamped(true, 9_000), 9_000) // a later one moves the manual clock there first
   t.is(tracker.now, 9_000)
   t.like(tracker.report(), { total: 4, failures: 1 })
 })
@@ -28,20 +29,20 @@ test('recordStamped on the locked path (budget at exactly 0) stamps the clock to
   tracker.record(true)
   tracker.record(false)
   t.is(tracker.budgetRemaining, 0) // 2 × 0.5 = 1 failure allowed, 1 spent
-  t.is(tracker[RECORD_STAMPED](true), 5_000)
+  t.is(fillersOf(tracker).recordStamped(true), 5_000)
   t.is(tracker.total, 3)
 })
 
 test('recordStamped refuses as record does: a closed tracker, a bad outcome; nothing recorded', (t) => {
   const tracker = manual()
   t.like(
-    t.throws(() => tracker[RECORD_STAMPED]('yes')),
+    t.throws(() => fillersOf(tracker).recordStamped('yes')),
     { name: 'TypeError' },
   )
   t.is(tracker.total, 0)
   tracker.close()
   t.like(
-    t.throws(() => tracker[RECORD_STAMPED](true)),
+    t.throws(() => fillersOf(tracker).recordStamped(true)),
     { code: 'ERR_TRACKER_CLOSED' },
   )
 })
@@ -51,15 +52,15 @@ test('guardStateInto: closed, now, status, total, sloTarget and the recent burn 
   tracker.advanceTo(10_000)
   for (const ok of [true, true, true, false]) tracker.record(ok)
   const b = new Float64Array(6)
-  t.is(tracker[GUARD_STATE_INTO](b, 300_000), 6)
+  t.is(fillersOf(tracker).guardStateInto(b, 300_000), 6)
   // 1 failure of 4 at 95 %: exhausted; over the last 5 minutes (all 4): 0.25 / 0.05 = 5.
   t.deepEqual([...b.slice(0, 5)], [0, 10_000, 3, 4, 0.95])
   near(t, b[G.recentBurnRate], 5, 'recentBurnRate')
   // Without recentMs it is not read.
-  tracker[GUARD_STATE_INTO](b)
+  fillersOf(tracker).guardStateInto(b)
   t.true(Number.isNaN(b[G.recentBurnRate]))
   tracker.close()
-  tracker[GUARD_STATE_INTO](b)
+  fillersOf(tracker).guardStateInto(b)
   t.is(b[G.closed], 1)
 })
 
@@ -67,13 +68,13 @@ test('guardStateInto: no recent burn rate unless exhausted; a window shorter tha
   const b = new Float64Array(6)
   const healthy = manual()
   healthy.record(true)
-  healthy[GUARD_STATE_INTO](b, 300_000)
+  fillersOf(healthy).guardStateInto(b, 300_000)
   t.is(b[G.status], 0)
   t.true(Number.isNaN(b[G.recentBurnRate]))
   const short = manual({ windowMs: 60_000 })
   short.advanceTo(10_000)
   short.record(false)
-  short[GUARD_STATE_INTO](b, 300_000)
+  fillersOf(short).guardStateInto(b, 300_000)
   near(t, b[G.recentBurnRate], 20, 'recentBurnRate') // 1 of 1 failed: 1 / 0.05
 })
 
@@ -82,7 +83,7 @@ test('guardStateInto: bad arguments throw with a code before anything is written
   tracker.record(true)
   const b = new Float64Array(6).fill(-1)
   t.like(
-    t.throws(() => tracker[GUARD_STATE_INTO](b, 1.5)),
+    t.throws(() => fillersOf(tracker).guardStateInto(b, 1.5)),
     {
       name: 'RangeError',
       code: 'ERR_OUT_OF_RANGE',
@@ -90,24 +91,24 @@ test('guardStateInto: bad arguments throw with a code before anything is written
     },
   )
   t.like(
-    t.throws(() => tracker[GUARD_STATE_INTO](b, 0)),
+    t.throws(() => fillersOf(tracker).guardStateInto(b, 0)),
     { code: 'ERR_OUT_OF_RANGE' },
   )
   t.like(
-    t.throws(() => tracker[GUARD_STATE_INTO](b, '300000')),
+    t.throws(() => fillersOf(tracker).guardStateInto(b, '300000')),
     { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' },
   )
   t.like(
-    t.throws(() => tracker[GUARD_STATE_INTO]([0, 0, 0, 0, 0, 0])),
+    t.throws(() => fillersOf(tracker).guardStateInto([0, 0, 0, 0, 0, 0])),
     { name: 'TypeError', code: 'ERR_INVALID_ARG_TYPE' },
   )
   t.like(
-    t.throws(() => tracker[GUARD_STATE_INTO](new Float64Array(new SharedArrayBuffer(48)))),
+    t.throws(() => fillersOf(tracker).guardStateInto(new Float64Array(new SharedArrayBuffer(48)))),
     { code: 'ERR_INVALID_ARG_TYPE' },
   )
   t.deepEqual([...b], [-1, -1, -1, -1, -1, -1])
   const short = new Float64Array(5).fill(-1)
-  t.is(tracker[GUARD_STATE_INTO](short), 6)
+  t.is(fillersOf(tracker).guardStateInto(short), 6)
   t.deepEqual([...short], [-1, -1, -1, -1, -1])
   t.is(tracker.total, 1)
 })
@@ -124,7 +125,7 @@ test("scrapeInto: the report's figures, the counters, each pair's firing and eac
   tracker.reject(600_000)
   const b = new Float64Array(64)
   // 13 values, then 2 pairs, then 4 distinct windows of 2 values.
-  t.is(tracker[SCRAPE_INTO](b), 13 + 2 + 2 * 4)
+  t.is(fillersOf(tracker).scrapeInto(b), 13 + 2 + 2 * 4)
   // 11 failures of 100 (the rejected success is one) at 95 %: exhausted, burning 0.11 / 0.05 = 2.2 in every window.
   t.deepEqual([b[S.status], b[S.total], b[S.failures], b[S.sloTarget], b[S.insufficientData], b[S.at]], [3, 100, 11, 0.95, 0, 600_000])
   t.deepEqual([b[S.recordedSuccesses], b[S.recordedFailures], b[S.rejected]], [90, 10, 1])
@@ -142,7 +143,7 @@ test("scrapeInto: the report's figures, the counters, each pair's firing and eac
     near(t, b[SCRAPE_HEAD + 2 + 2 * j + 1], 2.2, `burn rate over ${windows[j]} ms`)
   }
   const short = new Float64Array(22).fill(-1)
-  t.is(tracker[SCRAPE_INTO](short), 23)
+  t.is(fillersOf(tracker).scrapeInto(short), 23)
   t.true(short.every((v) => v === -1))
 })
 

@@ -19,8 +19,8 @@ const {
 } = require('../util/errors.js')
 const throttles = require('./throttle.js')
 const { stateOf } = require('./state.js')
-const { guardState } = require('../native/fast-state.js')
-const { GUARD: G, RECORD_STAMPED, STATUSES } = require('../native/contract.js')
+const { guardState, fillersOf } = require('../native/fast-state.js')
+const { GUARD: G, STATUSES } = require('../native/contract.js')
 const { classify } = require('./classify.js')
 const { PROVIDER_NAMES } = require('./profiles.js')
 const { Verdict } = require('./verdict.js')
@@ -84,7 +84,7 @@ function recordStamped(tracker, ok) {
     return at
   }
   try {
-    return tracker[RECORD_STAMPED](ok)
+    return fillersOf(tracker).recordStamped(ok)
   } catch (err) {
     if (err?.code === 'ERR_TRACKER_CLOSED') return undefined
     throw err

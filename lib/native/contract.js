@@ -113,12 +113,6 @@ module.exports = {
   REPORT_INTO: Symbol.for(contract.reportIntoSymbol),
   /** Each tracker's figure reader (src/fast_path.rs `figure`). */
   FIGURE: Symbol.for(contract.figureSymbol),
-  /** Each tracker's guard-state filler (src/fast_state.rs `guard_state_into`). */
-  GUARD_STATE_INTO: Symbol.for(contract.guardStateIntoSymbol),
-  /** Each tracker's scrape filler (src/fast_state.rs `scrape_into`). */
-  SCRAPE_INTO: Symbol.for(contract.scrapeIntoSymbol),
-  /** Each tracker's `record` that returns the stamp it recorded at (src/fast_path.rs `record_stamped`). */
-  RECORD_STAMPED: Symbol.for(contract.recordStampedSymbol),
   /** The prototype's own `record`, which a subclass's override is told apart from. */
   NATIVE_RECORD: Symbol.for(contract.nativeRecordSymbol),
   /** The index of each field of the report buffer's head, by name. */
