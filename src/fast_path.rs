@@ -34,7 +34,6 @@ use napi::bindgen_prelude::*;
 use napi::{check_status, sys, Env};
 
 use crate::args::registered_symbol;
-use crate::fast_state;
 use crate::handle::Handle;
 use crate::raw_call::{buffer_arg, call_args, number, thread_buffer};
 use budget_core::layout::{
@@ -80,7 +79,7 @@ pub fn is_construct_call(env: &Env, this: &Object) -> Result<bool> {
 /// symbols, all as functions bound to `state`. A subclass that overrides
 /// `record` keeps its override: an own property would shadow it, so it gets the
 /// filler only. The guard's and the scrape's functions are not made here but by
-/// `guard_fillers`, for the trackers that guard or are scraped: three more
+/// `fast_state::guard_fillers`, for the trackers that guard or are scraped: three more
 /// functions on every tracker grew a process making and closing 20 000 of them
 /// by 25 MiB of RSS before a collection.
 pub fn install(env: &Env, this: &Object, state: &Arc<Handle>) -> Result<()> {
@@ -129,28 +128,6 @@ pub(crate) fn create(
     }
   }
   Ok(func)
-}
-
-/// `guardFillers(tracker): [guardStateInto, scrapeInto, recordStamped]` — the
-/// tracker's guard-state and scrape fillers (`fast_state.rs`) and its stamped
-/// `record`, bound to its state like `record` (`lib/native/fast-state.js` keeps
-/// them per tracker, made on its first guard() or scrape).
-// Called from JS only: unused in `cargo test` builds.
-#[cfg_attr(test, allow(dead_code))]
-#[napi_derive::napi(js_name = "guardFillers")]
-pub fn guard_fillers<'env>(env: &'env Env, tracker: &crate::tracker::ErrorBudgetTracker) -> Result<Array<'env>> {
-  let state = &tracker.handle;
-  let functions = [
-    create(env, c"guardStateInto", fast_state::guard_state_into, state)?,
-    create(env, c"scrapeInto", fast_state::scrape_into, state)?,
-    create(env, c"recordStamped", record_stamped, state)?,
-  ];
-  let mut array = env.create_array(functions.len() as u32)?;
-  for (index, function) in functions.into_iter().enumerate() {
-    // SAFETY: a function just made on this thread's env.
-    array.set(index as u32, unsafe { Unknown::from_napi_value(env.raw(), function) }?)?;
-  }
-  Ok(array)
 }
 
 /// Finalizer of a `record` function: drops its reference to the state.

@@ -18,9 +18,12 @@
 use std::ptr;
 
 use budget_core::layout::{self, GuardField};
+use napi::bindgen_prelude::{Array, FromNapiValue, Unknown};
 use napi::{sys, Env};
 
+use crate::fast_path::{create, record_stamped};
 use crate::raw_call::{buffer_arg, call_args, copy_out, thread_buffer};
+use crate::tracker::ErrorBudgetTracker;
 
 /// The buffer a filler writes into: its first argument (`argv[0]`), or this
 /// thread's when it is missing or `undefined`; `None` after throwing.
@@ -114,4 +117,26 @@ pub(crate) unsafe extern "C" fn scrape_into(env: sys::napi_env, info: sys::napi_
   let values = state.read(layout::scrape);
   // SAFETY: `out` is valid for `length` f64 (a Float64Array's memory or the thread buffer).
   unsafe { copy_out(env, &values, out, length) }
+}
+
+/// `guardFillers(tracker): [guardStateInto, scrapeInto, recordStamped]` — the
+/// tracker's guard-state and scrape fillers (above) and its stamped
+/// `record`, bound to its state like `record` (`lib/native/fast-state.js` keeps
+/// them per tracker, made on its first guard() or scrape).
+// Called from JS only: unused in `cargo test` builds.
+#[cfg_attr(test, allow(dead_code))]
+#[napi_derive::napi(js_name = "guardFillers")]
+pub fn guard_fillers<'env>(env: &'env Env, tracker: &ErrorBudgetTracker) -> napi::Result<Array<'env>> {
+  let state = &tracker.handle;
+  let functions = [
+    create(env, c"guardStateInto", guard_state_into, state)?,
+    create(env, c"scrapeInto", scrape_into, state)?,
+    create(env, c"recordStamped", record_stamped, state)?,
+  ];
+  let mut array = env.create_array(functions.len() as u32)?;
+  for (index, function) in functions.into_iter().enumerate() {
+    // SAFETY: a function just made on this thread's env.
+    array.set(index as u32, unsafe { Unknown::from_napi_value(env.raw(), function) }?)?;
+  }
+  Ok(array)
 }
