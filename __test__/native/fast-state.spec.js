@@ -9,6 +9,9 @@ const { fillersOf } = require('../../lib/native/fast-state.js')
 const { guardState, guardStateFromGetters, scrapeState, scrapeFromGetters } = require('../../lib/native/fast-state.js')
 const { nativeOnly } = require('../helpers/binding')
 
+// On WASI the addon fills a copy in wasm memory, not the Float64Array it is given (lib/native/fast-state.js reads the getters there).
+const bufferOnly = nativeOnly('the buffers are native only; WASI reads the getters')
+
 const manual = (config = {}) => new ErrorBudgetTracker({ clock: 'manual', ...config })
 const near = (t, actual, expected, what) => t.true(Math.abs(actual - expected) < 1e-9, `${what}: ${actual} ≠ ${expected}`)
 
@@ -47,7 +50,7 @@ test('recordStamped refuses as record does: a closed tracker, a bad outcome; not
   )
 })
 
-test('guardStateInto: closed, now, status, total, sloTarget and the recent burn rate while exhausted', (t) => {
+bufferOnly('guardStateInto: closed, now, status, total, sloTarget and the recent burn rate while exhausted', (t) => {
   const tracker = manual()
   tracker.advanceTo(10_000)
   for (const ok of [true, true, true, false]) tracker.record(ok)
@@ -64,7 +67,7 @@ test('guardStateInto: closed, now, status, total, sloTarget and the recent burn 
   t.is(b[G.closed], 1)
 })
 
-test('guardStateInto: no recent burn rate unless exhausted; a window shorter than recentMs gives the whole window', (t) => {
+bufferOnly('guardStateInto: no recent burn rate unless exhausted; a window shorter than recentMs gives the whole window', (t) => {
   const b = new Float64Array(6)
   const healthy = manual()
   healthy.record(true)
@@ -113,7 +116,7 @@ test('guardStateInto: bad arguments throw with a code before anything is written
   t.is(tracker.total, 1)
 })
 
-test("scrapeInto: the report's figures, the counters, each pair's firing and each window's burn rate", (t) => {
+bufferOnly("scrapeInto: the report's figures, the counters, each pair's firing and each window's burn rate", (t) => {
   const alerts = [
     { name: 'fast', severity: 'page', longWindowMs: 120_000, shortWindowMs: 10_000, burnRate: 2, minEvents: 0 },
     { name: 'never', severity: 'ticket', longWindowMs: 720_000, shortWindowMs: 60_000, burnRate: 10, minEvents: 0 },
@@ -147,24 +150,21 @@ test("scrapeInto: the report's figures, the counters, each pair's firing and eac
   t.true(short.every((v) => v === -1))
 })
 
-nativeOnly('the buffers are native only; WASI reads the getters')(
-  "lib/native/fast-state.js: the native buffers hold what the getters read, a policy too big for the thread's buffer too",
-  (t) => {
-    // 100 pairs of distinct windows: 13 + 100 + 2 × 200 values, more than the thread's 207.
-    const alerts = Array.from({ length: 100 }, (_, i) => ({
-      name: `p${i}`,
-      severity: 'page',
-      longWindowMs: 600_000 + i * 1_000,
-      shortWindowMs: 60_000 + i * 1_000,
-      burnRate: 1 + i / 10,
-      minEvents: 0,
-    }))
-    for (const tracker of [manual(), manual({ windowMs: 3_600_000, alerts, resolutionMs: 1_000 })]) {
-      for (let minute = 1; minute <= 20; minute++) tracker.recordMany(50, minute > 10 ? 10 : 0, minute * 60_000)
-      const scraped = scrapeState(tracker)
-      const length = SCRAPE_HEAD + scraped[S.pairs] + 2 * scraped[S.windows]
-      t.deepEqual([...scraped.slice(0, length)], scrapeFromGetters(tracker))
-      t.deepEqual([...guardState(tracker, 300_000).slice(0, 6)], guardStateFromGetters(tracker, 300_000))
-    }
-  },
-)
+bufferOnly("lib/native/fast-state.js: the native buffers hold what the getters read, a policy too big for the thread's buffer too", (t) => {
+  // 100 pairs of distinct windows: 13 + 100 + 2 × 200 values, more than the thread's 207.
+  const alerts = Array.from({ length: 100 }, (_, i) => ({
+    name: `p${i}`,
+    severity: 'page',
+    longWindowMs: 600_000 + i * 1_000,
+    shortWindowMs: 60_000 + i * 1_000,
+    burnRate: 1 + i / 10,
+    minEvents: 0,
+  }))
+  for (const tracker of [manual(), manual({ windowMs: 3_600_000, alerts, resolutionMs: 1_000 })]) {
+    for (let minute = 1; minute <= 20; minute++) tracker.recordMany(50, minute > 10 ? 10 : 0, minute * 60_000)
+    const scraped = scrapeState(tracker)
+    const length = SCRAPE_HEAD + scraped[S.pairs] + 2 * scraped[S.windows]
+    t.deepEqual([...scraped.slice(0, length)], scrapeFromGetters(tracker))
+    t.deepEqual([...guardState(tracker, 300_000).slice(0, 6)], guardStateFromGetters(tracker, 300_000))
+  }
+})
