@@ -125,4 +125,4 @@ function onceEach(command) {
   return command
 }
 
-module.exports = { writeOutput, UsageError, parseTarget, parseHysteresis, parseCount, parseDurationArg, parseAlerts, onceEach, MAX_ALERTS_BYTES }
+module.exports = { writeOutput, parseTarget, parseHysteresis, parseCount, parseDurationArg, parseAlerts, onceEach, MAX_ALERTS_BYTES }

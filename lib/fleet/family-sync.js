@@ -12,7 +12,8 @@
 // own solves. Each child syncs through its own native FleetLink (link.js), as
 // a fleet tracker does; the family hands this sync each child it adds or drops.
 const { FleetLoop } = require('./loop.js')
-const { FleetSyncError, syncError, MAX_COUNT } = require('./sync.js')
+const { syncError, MAX_COUNT } = require('./sync.js')
+const { FleetSyncError } = require('../util/errors.js')
 const { FLEET_WARNING } = require('../util/errors.js')
 const { excerpt } = require('./store.js')
 const { FIRST, familyKeysOf, runFamilyScript, corruptCountText } = require('./family-store.js')

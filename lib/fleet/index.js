@@ -11,7 +11,8 @@
 // lib/family/ starts a family's sync here and hands it each child it adds or drops.
 const { linkTracker } = require('./link.js')
 const { checkFleet } = require('./options.js')
-const { FleetSync, FleetSyncError } = require('./sync.js')
+const { FleetSync } = require('./sync.js')
+const { FleetSyncError } = require('../util/errors.js')
 const { FamilySync } = require('./family-sync.js')
 
 /** Where a fleet tracker keeps its FleetSync (an own, non-enumerable data property). */

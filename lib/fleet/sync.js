@@ -188,4 +188,4 @@ class FleetSync extends FleetLoop {
 
 FleetSync.prototype.FIRST = FIRST
 
-module.exports = { FleetSync, FleetSyncError, syncError, MAX_COUNT }
+module.exports = { FleetSync, syncError, MAX_COUNT }

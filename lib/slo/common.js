@@ -6,7 +6,7 @@
 const { LABEL_NAME_RULE, isLabelName } = require('../util/labels.js')
 const { WINDOW } = require('../prometheus/rules-slo.js')
 // Names quoted in messages with what a terminal or log would act on escaped (a hostile name is refused later, by lib/prometheus/rules-slo.js).
-const { SpecError, printable } = require('../util/errors.js')
+const { printable } = require('../util/errors.js')
 
 const COUNTER = 'captcha_budget_solves_total'
 
@@ -159,4 +159,4 @@ function namedDocument(doc, fail) {
   return { meta, spec }
 }
 
-module.exports = { SpecError, isObject, readSelector, readLabels, onlyKnown, SELECTOR, rateTemplate, readSli, percent, namedDocument }
+module.exports = { isObject, readSelector, readLabels, onlyKnown, SELECTOR, rateTemplate, readSli, percent, namedDocument }

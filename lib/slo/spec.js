@@ -12,8 +12,8 @@
 const path = require('node:path')
 const YAML = require('yaml')
 // Names quoted in messages with what a terminal or log would act on escaped.
-const { printable } = require('../util/errors.js')
-const { SpecError, isObject, readSelector } = require('./common.js')
+const { printable, SpecError } = require('../util/errors.js')
+const { isObject, readSelector } = require('./common.js')
 const { readOpenSlo, readOpenSloAlpha } = require('./openslo.js')
 const { readSloth } = require('./sloth.js')
 const { readPyrra } = require('./pyrra.js')
@@ -169,4 +169,4 @@ function readSpec(text, { file = 'spec', windowMs = 30 * 86_400_000 } = {}) {
   return { slos, where, metadata }
 }
 
-module.exports = { readSpec, readSelector, SpecError }
+module.exports = { readSpec, readSelector }

@@ -8,7 +8,7 @@ const path = require('node:path')
 const { Option } = require('commander')
 const { DEFAULTS } = require('../replay/options.js')
 const { humanDuration } = require('../../util/duration.js')
-const { printable } = require('../../util/errors.js')
+const { printable, UsageError, BadLineError } = require('../../util/errors.js')
 const cliValues = require('../values.js')
 
 /** Exit codes of `replay`, documented in the README. */
@@ -67,7 +67,7 @@ function register(program) {
 async function replayCommand(file, options) {
   // Required here, not at the top: the CLI's other commands need no addon.
   const { perName, checkFields } = require('../replay/options.js')
-  const { replay, BadLineError } = require('../replay/run.js')
+  const { replay } = require('../replay/run.js')
   const { progressBar } = require('../replay/progress.js')
   const input = file ?? '-'
   const fail = (message) => {
@@ -77,9 +77,9 @@ async function replayCommand(file, options) {
   let bar = { update() {}, stop() {} }
   let shown = 0
   try {
-    if (input === '-' && process.stdin.isTTY) throw new cliValues.UsageError('no input: give a log file, or pipe one to stdin')
+    if (input === '-' && process.stdin.isTTY) throw new UsageError('no input: give a log file, or pipe one to stdin')
     const fields = checkFields({ ts: options.tsField, ok: options.okField, type: options.typeField })
-    const by = options.by === undefined ? undefined : parseBy(options.by, fields, cliValues.UsageError)
+    const by = options.by === undefined ? undefined : parseBy(options.by, fields, UsageError)
     const settings = {
       input,
       format: options.format,
@@ -151,7 +151,7 @@ async function replayCommand(file, options) {
     return EXIT.ok
   } catch (err) {
     bar.stop()
-    if (err instanceof cliValues.UsageError || err instanceof BadLineError) return fail(err.message)
+    if (err instanceof UsageError || err instanceof BadLineError) return fail(err.message)
     if (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'EISDIR') return fail(err.message)
     throw err
   }
@@ -192,7 +192,7 @@ function parseBy(text, fields, UsageError) {
 /** `--top n`: a positive integer (`0` and `-1` get the same message). */
 function parseTop(text, cliValues) {
   const n = /^\d+$/.test(text) ? Number(text) : NaN
-  if (!(Number.isSafeInteger(n) && n >= 1)) throw new cliValues.UsageError(`--top must be a positive integer (at least 1), got '${text}'`)
+  if (!(Number.isSafeInteger(n) && n >= 1)) throw new UsageError(`--top must be a positive integer (at least 1), got '${text}'`)
   return n
 }
 

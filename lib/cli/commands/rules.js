@@ -3,7 +3,8 @@
 // judged across every worker that exposes tracker.metrics({ name }): one SLO
 // from the flags, or many from an OpenSLO / Sloth file (--spec).
 const { readFileLimited } = require('../../util/read-limited.js')
-const { writeOutput, UsageError, parseTarget, parseCount, parseDurationArg, parseAlerts, onceEach } = require('../values.js')
+const { writeOutput, parseTarget, parseCount, parseDurationArg, parseAlerts, onceEach } = require('../values.js')
+const { UsageError, SpecError } = require('../../util/errors.js')
 const { printable } = require('../../util/errors.js')
 
 const BAD_INPUT = 2
@@ -68,7 +69,7 @@ function specSlos(options) {
     if (options[flag] !== undefined) throw new UsageError(`--${flag} cannot be given with --spec (the file describes the SLOs)`)
   }
   // Required here, not at the top: only --spec reads OpenSLO / Sloth files (and loads yaml).
-  const { readSpec, SpecError } = require('../../slo/spec.js')
+  const { readSpec } = require('../../slo/spec.js')
   let text
   try {
     text = readFileLimited(options.spec, { maxBytes: MAX_SPEC_BYTES, what: 'an SLO spec' })

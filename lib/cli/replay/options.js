@@ -3,7 +3,7 @@
 // (`--target turnstile=0.97`), field names; the values it shares with `rules`
 // (targets, counts, durations, alerts) are read by lib/cli/values.js. Every
 // problem is a UsageError, which the command turns into exit code 2.
-const { UsageError } = require('../values.js')
+const { UsageError } = require('../../util/errors.js')
 
 /** A tracker's settings when the command line gives none (also shown by --help). */
 const DEFAULTS = Object.freeze({ targetRate: 0.95, windowMs: 86_400_000, minEvents: 100 })

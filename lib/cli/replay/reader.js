@@ -5,7 +5,7 @@
 const fs = require('node:fs')
 const path = require('node:path')
 const { parseLogChunk } = require('../../native/load-native.js')
-const { UsageError } = require('../values.js')
+const { UsageError } = require('../../util/errors.js')
 const { fieldHint } = require('./field-hint.js')
 
 const CHUNK_BYTES = 1 << 20

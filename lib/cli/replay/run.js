@@ -237,4 +237,4 @@ function checkSettings(settingsFor, names) {
   }
 }
 
-module.exports = { replay, BadLineError, UNTYPED, DEFAULTS }
+module.exports = { replay, UNTYPED, DEFAULTS }
